@@ -1,0 +1,61 @@
+"""``redlinebench``: one CLI, thin. Each command family lives in its own module and only
+wires options to library calls; heavy imports (litellm, datasets) happen inside commands so
+``redlinebench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+
+import click
+
+from ..errors import RedlineBenchError
+
+# Command-family modules, each exposing ``register(group: click.Group) -> None``.
+_FAMILIES = (
+    "doc",           # redlinebench doc ...            (engine, issue 2)
+    "tasks",         # redlinebench tasks|dataset ...  (task model + HF dataset, issue 3)
+    "data",          # redlinebench data ...           (synthetic benchmark, issue 4)
+    "scoring",       # redlinebench score|summarize|judge ... (issue 5)
+    "run",           # redlinebench run|demo ...       (issue 6)
+    "report",        # redlinebench report|compare ... (issue 8)
+    "integrations",  # redlinebench export|import|push|verify ... (issue 7)
+)
+
+
+class _Main(click.Group):
+    """Turns user errors into one line on stderr and a non-zero exit; bugs keep tracebacks."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except RedlineBenchError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="redlinebench")
+def main() -> None:
+    """RedlineBench: evaluate LLM agents on lawyer-grade contract redlining.
+
+    \b
+    Quick start (no API key, no network):
+      redlinebench demo
+    Run a model:
+      redlinebench run --model openai/gpt-5.4-mini --judges panel
+    """
+
+
+for _name in _FAMILIES:
+    try:
+        _mod = import_module(f".{_name}", __name__)
+    except ModuleNotFoundError as _exc:  # a family not written yet must not break the others
+        if _exc.name != f"{__name__}.{_name}":
+            raise
+        continue
+    _mod.register(main)

@@ -1,0 +1,50 @@
+"""Every environment variable the package reads, in one place.
+
+Importing this module also sets the defaults that keep imports offline-safe (litellm must
+not fetch its model-cost map from the network at import time).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# litellm fetches a remote model cost map at import unless told not to.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# litellm telemetry / callbacks off by default.
+os.environ.setdefault("LITELLM_TELEMETRY", "False")
+
+#: The public dataset and the revision our results are pinned to (SPEC §1).
+HUB_DATASET_ID = "crosbylegal/RedlineBench"
+HUB_DATASET_REVISION = "eee1b6790982ed1279e86bec7616b662a61993e6"
+
+
+def benchmark_dir_env() -> Path | None:
+    """``$REDLINEBENCH_BENCHMARK_DIR``: an explicit task tree for every command."""
+    value = os.environ.get("REDLINEBENCH_BENCHMARK_DIR")
+    return Path(value).expanduser() if value else None
+
+
+def cache_dir() -> Path:
+    """Where datasets, judge verdicts and Hub snapshots are cached."""
+    value = os.environ.get("REDLINEBENCH_CACHE")
+    if value:
+        return Path(value).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "redlinebench"
+
+
+def hub_offline() -> bool:
+    """True when ``HF_HUB_OFFLINE`` asks for no Hub traffic."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def require_external_tools() -> bool:
+    """In CI, tests that drive LibreOffice / Chromium must fail, not skip, when those are missing."""
+    return os.environ.get("REDLINEBENCH_REQUIRE_EXTERNAL", "").strip() in {"1", "true", "yes"}
+
+
+def embedded_benchmark_dir() -> Path:
+    """The synthetic benchmark shipped inside the package (built by ``redlinebench data build-synthetic``)."""
+    return Path(__file__).parent / "_data" / "benchmark"
