@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, Episode, agent
 from .limits import AgentLimits
@@ -22,6 +22,47 @@ from .transcript import Transcript
 
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
 _SHORT_KEEP = 600
+
+
+class ToolBackend(Protocol):
+    """The document side of an episode: the five tools over one open document."""
+
+    schemas: list[dict]
+    finished: bool
+    stats: dict
+
+    def dispatch(self, name: str, arguments: Any) -> dict: ...
+    def save(self, path: Path) -> None: ...
+
+
+class _DocumentTools:
+    """The real backend: ``redlinebench.tools.ToolSession`` over the task's contract."""
+
+    def __init__(self, task: Any, out_path: Path) -> None:
+        from ..docx import RedlineDocument
+        from ..tools import TOOL_SCHEMAS, ToolSession
+
+        self.doc = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
+        self.session = ToolSession(self.doc, task.author, output_path=out_path)
+        self.schemas = TOOL_SCHEMAS
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.session.finished)
+
+    @property
+    def stats(self) -> dict:
+        return dict(getattr(self.session, "stats", {}) or {})
+
+    def dispatch(self, name: str, arguments: Any) -> dict:
+        return self.session.dispatch(name, arguments)
+
+    def save(self, path: Path) -> None:
+        self.doc.save(path)
+
+
+def open_document_tools(task: Any, out_path: Path) -> ToolBackend:
+    return _DocumentTools(task, out_path)
 
 
 class ProviderFailure(Exception):
@@ -40,6 +81,7 @@ class LLMAgent:
         api_base: str | None = None,
         seed: int | None = None,
         extra_params: dict[str, Any] | None = None,
+        backend: Callable[[Any, Path], "ToolBackend"] | None = None,
         **_: Any,
     ) -> None:
         if not model:
@@ -52,6 +94,7 @@ class LLMAgent:
         self.api_base = api_base
         self.seed = seed
         self.extra_params = dict(extra_params or {})
+        self.backend = backend or open_document_tools
 
     # -- one model call --------------------------------------------------------------------
     def _params(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
@@ -75,23 +118,20 @@ class LLMAgent:
         return params
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
-        from ..docx import RedlineDocument
-        from ..tools import TOOL_SCHEMAS, ToolSession
-
         litellm = _litellm()
         limits = self.limits
         out_path = workdir / REDLINE
         stats = _Stats()
         with Transcript(workdir / TRANSCRIPT) as log:
-            doc = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
-            session = ToolSession(doc, task.author, output_path=out_path)
+            session = self.backend(task, out_path)
+            schemas = session.schemas
             messages: list[dict[str, Any]] = [
                 {"role": "system", "content": system_prompt(task)},
                 {"role": "user", "content": kickoff_message(task)},
             ]
             log.write({"type": "start", "task_id": task.task_id, "model": self.model, "trial": trial,
                        "prompt_version": PROMPT_VERSION, "limits": limits.to_dict(), "messages": messages,
-                       "tools": [t["function"]["name"] for t in TOOL_SCHEMAS]})
+                       "tools": [t["function"]["name"] for t in schemas]})
             status, end_reason, error = "completed", "", None
             while True:
                 if stats.steps >= limits.max_steps:
@@ -101,7 +141,7 @@ class LLMAgent:
                 if shortened:
                     log.write({"type": "shorten", "step": stats.steps + 1, **shortened})
                 try:
-                    response, latency = await self._complete(litellm, messages, TOOL_SCHEMAS, log, stats)
+                    response, latency = await self._complete(litellm, messages, schemas, log, stats)
                 except ProviderFailure as exc:
                     status, end_reason, error = "errored", "provider_error", str(exc)
                     log.write({"type": "error", "step": stats.steps + 1, "error": error})
@@ -138,7 +178,7 @@ class LLMAgent:
                     status, end_reason = "limit_reached", "max_cost"
                     break
             if status != "errored":
-                doc.save(out_path)
+                session.save(out_path)
             log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
         metrics = stats.metrics(session)
         metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason})

@@ -115,6 +115,7 @@ async def run_trials(
                 on_update(state)
 
     await asyncio.gather(*(one(k, s) for k, s in todo))
+    clean_partial(layout)  # every trial is published by now: only empty staging folders remain
     return state
 
 
