@@ -78,7 +78,13 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
     return spec, None
 
 
-def run(
+def run(spec: RunSpec | None, run_dir: Path | None = None, **kwargs: Any) -> RunResult:
+    """Run (or resume) a benchmark run end to end; see :func:`arun`. Not for a running event loop
+    (in Jupyter, ``await arun(...)`` instead)."""
+    return asyncio.run(arun(spec, run_dir, **kwargs))
+
+
+async def arun(
     spec: RunSpec | None,
     run_dir: Path | None = None,
     *,
@@ -89,7 +95,7 @@ def run(
     judges: list[Any] | None = None,
     taskset: Any | None = None,
 ) -> RunResult:
-    """Run (or resume) a benchmark run end to end: trials, grades, metrics_summary.json, report.html.
+    """Run (or resume) a benchmark run: trials, grades, metrics_summary.json, report.html.
 
     ``agents`` / ``judges`` / ``taskset`` let a caller inject ready-made objects (tests, notebooks);
     the run still records the names from ``spec``.
@@ -128,7 +134,7 @@ def run(
             if on_update:
                 on_update(state)
 
-        state = asyncio.run(run_trials(spec, layout, tasks, grader=grader, on_update=update, agents=agents))
+        state = await run_trials(spec, layout, tasks, grader=grader, on_update=update, agents=agents)
 
     summary = None
     if grader is not None:
