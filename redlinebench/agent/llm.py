@@ -40,11 +40,11 @@ class _DocumentTools:
 
     def __init__(self, task: Any, out_path: Path) -> None:
         from ..docx import RedlineDocument
-        from ..tools import TOOL_SCHEMAS, ToolSession
+        from ..tools import ToolSession
 
         self.doc = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
         self.session = ToolSession(self.doc, task.author, output_path=out_path)
-        self.schemas = TOOL_SCHEMAS
+        self.schemas = getattr(self.session, "schemas", None) or _default_schemas()
 
     @property
     def finished(self) -> bool:
@@ -59,6 +59,12 @@ class _DocumentTools:
 
     def save(self, path: Path) -> None:
         self.doc.save(path)
+
+
+def _default_schemas() -> list[dict]:
+    from ..tools import TOOL_SCHEMAS
+
+    return list(TOOL_SCHEMAS)
 
 
 def open_document_tools(task: Any, out_path: Path) -> ToolBackend:
@@ -356,6 +362,8 @@ class _Stats:
             "tool_errors": self.tool_errors,
             "edits_ok": session_stats.get("edits_ok", self.edits_ok),
             "edits_failed": session_stats.get("edits_failed", self.edits_failed),
+            "comments_added": session_stats.get("comments_added"),
+            "tool_internal_errors": session_stats.get("internal_errors", 0),
         }
 
 
