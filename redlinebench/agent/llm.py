@@ -270,12 +270,20 @@ def _usage(response: Any) -> tuple[int, int]:
 
 
 def _cost(litellm: Any, response: Any) -> float | None:
-    """Cost in USD from litellm's price table; ``None`` when the model's price is unknown."""
+    """Cost in USD from litellm's price table; ``None`` when the model's price is unknown.
+
+    litellm already prices every response (``_hidden_params["response_cost"]``); pricing it again
+    would double the per-call overhead, so the table is consulted directly only when that is absent.
+    """
+    hidden = getattr(response, "_hidden_params", None)
+    if isinstance(hidden, dict) and "response_cost" in hidden:
+        value = hidden["response_cost"]
+        return float(value) if isinstance(value, (int, float)) else None
     try:
         value = litellm.completion_cost(completion_response=response)
     except Exception:
         return None
-    return float(value) if value else (0.0 if value == 0 else None)
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 def _estimate_tokens(messages: list[dict]) -> int:

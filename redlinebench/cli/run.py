@@ -59,6 +59,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
         limits=limits,
         seed=int(pick("seed", 0)),
         api_base=api_base,
+        judge_api_base=opts.get("judge_api_base") or preset.get("judge_api_base"),
     )
     if opts.get("run_id"):
         spec_kwargs["run_id"] = opts["run_id"]
@@ -149,6 +150,8 @@ def register(main: click.Group) -> None:
     @click.option("--dry-run", is_flag=True, help="Print the plan and a token/cost estimate; run nothing.")
     @click.option("--api-base", metavar="URL", help="OpenAI-compatible endpoint for the model (vLLM, Ollama, "
                   "LM Studio, a proxy), e.g. http://localhost:8000/v1.")
+    @click.option("--judge-api-base", metavar="URL", help="OpenAI-compatible endpoint for the judges "
+                  "(default: each judge's provider, or OPENAI_API_BASE).")
     @click.option("--preset", metavar="NAME|PATH", help="YAML defaults from configs/presets/ (options win).")
     @click.option("--max-steps", type=click.IntRange(1, 10_000), help="Model calls per episode [40].")
     @click.option("--max-tokens", type=click.IntRange(1), help="Prompt+completion tokens per episode [2,000,000].")

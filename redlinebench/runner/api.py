@@ -56,6 +56,8 @@ def create_judge_list(spec: RunSpec) -> list[Any]:
         return []
     from ..judge import create_judges
 
+    if spec.judge_api_base:
+        return list(create_judges(spec.judges, api_base=spec.judge_api_base))
     return list(create_judges(spec.judges))
 
 
@@ -140,7 +142,7 @@ async def arun(
     if grader is not None:
         from .grading import write_summary
 
-        summary = write_summary(layout, spec, tasks, state)
+        summary = write_summary(layout, spec, tasks, state, judge_list)
     report = write_report(layout, summary, config)
     return RunResult(run_dir=run_dir, spec=spec, progress=state, summary=summary, report=report, config=config)
 

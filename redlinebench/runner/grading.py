@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import paths
-from .atomic import read_json, write_json, write_text
+from .atomic import read_json, write_json
 from .scheduler import Progress, TrialKey
 from .spec import RunSpec
 
@@ -27,46 +27,45 @@ def _grade_dict(grade: Any) -> dict[str, Any]:
 
 
 def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKey, Path], Any]:
+    """An async ``grade(key, trial_dir)`` that leaves grade.json (last), judges/*.json and
+    annotated_view.md in the trial directory and appends to the run's judge_audit.jsonl."""
     from ..judge import grade_trial
 
     async def grade(key: TrialKey, tdir: Path) -> None:
         redline = tdir / paths.REDLINE
         result = await grade_trial(key.task, redline, judges, model=key.label, trial=key.trial,
-                                   run_dir=layout.root)
-        data = _grade_dict(result)
-        for name, payload in _judge_payloads(result).items():
-            write_json(tdir / paths.JUDGES / f"{paths.slug(name)}.json", payload)
-        view = _annotated_view(result, redline, key.task)
-        if view is not None:
-            write_text(tdir / paths.ANNOTATED, view)
-        write_json(tdir / paths.GRADE, data)  # last: its presence means "graded"
+                                   run_dir=layout.root, trial_dir=tdir)
+        if not (tdir / paths.GRADE).is_file():  # a grader that only returns its grade
+            write_json(tdir / paths.GRADE, _grade_dict(result))
 
     return grade
 
 
-def _judge_payloads(result: Any) -> dict[str, Any]:
-    """Per-judge raw results if the grade carries them (verdicts, usage, errors)."""
-    for attr in ("judge_results", "per_judge", "judge_outputs"):
-        value = getattr(result, attr, None)
-        if isinstance(value, dict):
-            return {str(k): _grade_dict(v) if not isinstance(v, (dict, list)) else v for k, v in value.items()}
-    return {}
+def errored_grade(key: TrialKey, judges: list[Any], error: str) -> dict[str, Any]:
+    """The grade.json of a trial whose agent never produced a document (provider down, bad input).
+
+    It is ``errored``, not a zero: the summary lists it as incomplete, and ``--resume`` reruns it.
+    """
+    from ..judge import judge_method
+    from ..scoring import TrialGrade
+
+    t = key.task
+    grade = TrialGrade(task_id=t.task_id, model=key.label, trial=key.trial, scenario_id=int(t.scenario_id),
+                       turn=int(t.turn), side=t.side, input_group=t.input_group, variant=t.variant,
+                       status="errored", judge_method=judge_method(judges) if judges else "none",
+                       judges=[getattr(j, "name", str(j)) for j in judges],
+                       gate={"passed": False, "reason": "the agent produced no document"}, weighted=0.0,
+                       errors=[f"agent error: {error}"])
+    return grade.to_dict()
 
 
-def _annotated_view(result: Any, redline: Path, task: Any) -> str | None:
-    view = getattr(result, "annotated_view", None) or getattr(result, "view", None)
-    if isinstance(view, str):
-        return view
-    try:
-        from ..docx import RedlineDocument
+def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any],
+                   judges: list[Any]) -> tuple[list[dict], list[dict]]:
+    """Every planned trial's grade. A trial whose agent errored gets an ``errored`` grade so the
+    summary lists it as incomplete; anything else without a grade is returned in the second list.
+    Nothing planned is dropped silently."""
+    from .scheduler import TrialKey
 
-        return RedlineDocument.open(redline).annotated_view(focus_author=task.author)
-    except Exception:  # a document the gate rejects has no view; the grade says why
-        return None
-
-
-def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any]) -> tuple[list[dict], list[dict]]:
-    """Every planned trial's grade; trials without one come back in the second list (never dropped)."""
     grades: list[dict] = []
     missing: list[dict] = []
     for e in spec.entrants:
@@ -74,26 +73,30 @@ def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any]) -> 
             for k in range(1, spec.trials + 1):
                 tdir = layout.trial_dir(e.label, t.task_id, k)
                 grade = read_json(tdir / paths.GRADE)
-                if isinstance(grade, dict):
-                    grades.append(grade)
-                    continue
                 metrics = read_json(tdir / paths.METRICS) or {}
-                missing.append({"model": e.label, "task_id": t.task_id, "trial": k,
-                                "status": metrics.get("status", "not_run"),
-                                "error": metrics.get("error") or "no grade.json"})
+                if isinstance(grade, dict) and metrics.get("status") != "errored":
+                    grades.append(grade)
+                elif metrics.get("status") == "errored":
+                    grades.append(errored_grade(TrialKey(e, t, k), judges, str(metrics.get("error") or "")))
+                else:
+                    missing.append({"model": e.label, "task_id": t.task_id, "trial": k,
+                                    "status": metrics.get("status", "not_run"),
+                                    "error": "no grade.json (grading failed or the run was interrupted)"})
     return grades, missing
 
 
-def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], state: Progress) -> dict[str, Any]:
+def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], state: Progress,
+                  judges: list[Any]) -> dict[str, Any]:
+    """metrics_summary.json: SPEC §6 fields from ``summarize`` plus a ``run`` section of our own."""
     from ..scoring import summarize
 
-    grades, missing = collect_grades(layout, spec, tasks)
+    grades, missing = collect_grades(layout, spec, tasks, judges)
     summary = dict(summarize(grades)) if grades else {"n_trials": 0, "n_models": 0, "models": [],
                                                       "judge_method": None, "leaderboard": []}
     summary["run"] = {
         "run_id": spec.run_id,
         "n_planned": len(spec.entrants) * len(tasks) * spec.trials,
-        "n_graded": len(grades),
+        "n_grades": len(grades),
         "not_graded": missing,
         "errors": state.errors,
         "cost_usd": round(state.cost_usd, 6),

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-KEYS = {"model", "models", "agent", "agents", "judges", "trials", "concurrency", "seed", "api_base", "limits",
+KEYS = {"model", "models", "agent", "agents", "judges", "trials", "concurrency", "seed", "api_base", "judge_api_base", "limits",
         "description"}
 
 

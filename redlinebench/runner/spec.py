@@ -71,7 +71,8 @@ class RunSpec:
     judges: str = "heuristic"                  # create_judges() spec: panel | heuristic | none | a,b,c | file
     limits: AgentLimits = field(default_factory=AgentLimits)
     seed: int = 0
-    api_base: str | None = None
+    api_base: str | None = None                # the model's endpoint (OpenAI-compatible servers)
+    judge_api_base: str | None = None          # the judges' endpoint, when they are served locally too
     run_id: str = field(default_factory=new_run_id)
 
     def __post_init__(self) -> None:
@@ -104,6 +105,7 @@ class RunSpec:
             "limits": self.limits.to_dict(),
             "seed": self.seed,
             "api_base": self.api_base,
+            "judge_api_base": self.judge_api_base,
         }
 
     @classmethod
@@ -120,6 +122,7 @@ class RunSpec:
                 limits=AgentLimits.from_mapping(data.get("limits"), where=where),
                 seed=int(data.get("seed", 0)),
                 api_base=data.get("api_base"),
+                judge_api_base=data.get("judge_api_base"),
                 run_id=str(data["run_id"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -12,7 +12,7 @@ from redlinebench.runner.presets import load_preset
 
 BASE = dict(model=(), agent=(), preset=None, source=None, tasks=None, scenario=None, turn=None, side=None,
             trials=None, concurrency=None, judges=None, run_dir=None, run_id=None, resume=False, dry_run=False,
-            api_base=None, max_steps=None, max_tokens=None, max_cost=None, timeout=None, temperature=None,
+            api_base=None, judge_api_base=None, max_steps=None, max_tokens=None, max_cost=None, timeout=None, temperature=None,
             seed=None, no_progress=True)
 
 
