@@ -157,3 +157,36 @@ async def test_old_tool_outputs_are_shortened_when_context_grows(tmp_path, srv):
     assert sum(c.startswith("[shortened") for c in tool_contents) >= 3
     assert sum(len(c) for c in tool_contents) // 4 + 500 < 12_000 + 5_000
     assert any(e["type"] == "shorten" for e in _events(tmp_path))
+
+
+async def test_cost_is_priced_from_litellms_table_and_the_cost_limit_stops(tmp_path, srv):
+    # gpt-4o-mini in litellm's local table: $0.15 / M input, $0.60 / M output tokens.
+    srv.set_handler(lambda body: Reply.tool_calls([("read_document", {})], usage=(1000, 100)))
+    agent = LLMAgent("openai/gpt-4o-mini", api_base=srv.url, limits=AgentLimits(max_cost_usd=0.0005),
+                     backend=lambda task, out: FakeTools())
+    ep = await agent.run(make_task(tmp_path), tmp_path, trial=1)
+    # $0.00021 a step: 0.00042 after two steps, 0.00063 >= 0.0005 after the third.
+    assert (ep.status, ep.end_reason, ep.metrics["steps"]) == ("limit_reached", "max_cost", 3)
+    assert ep.metrics["cost_known"] is True
+    assert ep.metrics["cost_usd"] == pytest.approx(0.00063)
+
+
+async def test_request_carries_limits_and_sampling_settings(tmp_path, srv):
+    srv.enqueue(Reply.tool_calls([("end_session", {})]))
+    agent = LLMAgent(MODEL, api_base=srv.url, seed=11, limits=AgentLimits(max_output_tokens=321, temperature=0.0),
+                     backend=lambda task, out: FakeTools())
+    await agent.run(make_task(tmp_path), tmp_path, trial=1)
+    body = srv.requests[0].body
+    assert body["model"] == "agent-x" and body["max_tokens"] == 321 and body["temperature"] == 0.0
+    assert body["seed"] == 11 and body["tool_choice"] == "auto"
+    assert srv.requests[0].headers.get("authorization") == "Bearer sk-agent-test-key-1234567890"
+
+
+def test_redact_removes_credentials_from_any_env_name(monkeypatch):
+    from redlinebench.agent.redact import redact, register_secret
+
+    monkeypatch.setenv("MY_PROVIDER_API_KEY", "abcd-1234-efgh-5678")
+    monkeypatch.setenv("SHORT_TOKEN", "abc")  # too short to be told apart from words: left alone
+    register_secret("cli-given-secret-value")
+    text = "key abcd-1234-efgh-5678 and cli-given-secret-value; abc stays"
+    assert redact(text) == "key [redacted] and [redacted]; abc stays"
