@@ -224,6 +224,14 @@ class RedlineDocument:
     def ids(self) -> IdAllocator:
         return self._ids
 
+    def story_parts(self):
+        """(part name, root) of the main document and every header, footer and note part."""
+        out = [(self._pkg.main_part, self._root)]
+        for rel in self._pkg.rels(self._pkg.main_part):
+            if rel.reltype in STORY_RELTYPES[:4] and not rel.external and self._pkg.has(rel.target):
+                out.append((rel.target, self._pkg.xml(rel.target)))
+        return out
+
     def _story_roots(self):
         roots = [self._root]
         for rel in self._pkg.rels(self._pkg.main_part):

@@ -628,6 +628,72 @@ def _restore(doc, p, parent, snapshot, created_paras) -> None:
     doc.invalidate()
 
 
+RESERVED = "Reserved."
+
+
 def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
                   date: datetime | None = None) -> dict:
-    raise ToolFailure("not_implemented", "mark_reserved is not available yet")
+    """Strike paragraphs ``start_id``..``end_id`` leaving "Reserved." so later numbers do not shift.
+
+    The first paragraph keeps its number (and a typed leading number) and reads "Reserved.";
+    a later paragraph numbered at the same or a shallower level does too; deeper or
+    unnumbered paragraphs are deleted whole (mark included). One comment spans the range.
+    """
+    if not isinstance(author, str) or not author.strip():
+        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    if not isinstance(comment, str) or not sanitize(comment).strip():
+        raise ToolFailure("comment_required", "mark_reserved needs a comment explaining the deletion")
+    index = {para.id: i for i, para in enumerate(doc.paragraphs)}
+    for pid in (start_id, end_id):
+        if not isinstance(pid, str) or pid not in index:
+            raise ToolFailure("paragraph_not_found", f"no paragraph {pid!r}; use the [p-NNN] ids from read_document")
+    a, b = index[start_id], index[end_id]
+    if a > b:
+        raise ToolFailure("invalid_range", f"{start_id} comes after {end_id}; give the range in document order")
+    paras = doc.paragraphs[a: b + 1]
+    ctx = EditContext(doc, author, format_date(date))
+    numbering = doc.numbering
+    first = numbering.resolve(paras[0].element.find(W_PPR))
+    snapshots = [(para.element, para.element.getparent(), copy.deepcopy(para.element)) for para in paras]
+    touched: list = []
+    kept: list[str] = []
+    try:
+        for i, para in enumerate(paras):
+            p = para.element
+            raw = walk_paragraph(p).current
+            level = numbering.resolve(p.find(W_PPR))
+            keep = i == 0 or (first is not None and level is not None and level[0] == first[0]
+                              and level[1] <= first[1])
+            prefix = 0
+            if keep and level is None:
+                typed = _LEADING_NUMBER.match(raw)
+                if typed:
+                    prefix = typed.end()
+            dels = delete_range(ctx, p, prefix, len(raw))
+            touched.extend(dels)
+            if keep:
+                inserted = insert_at(ctx, p, prefix, RESERVED)
+                if inserted is not None:
+                    touched.append(inserted)
+                kept.append(para.id)
+            else:
+                delete_paragraph_mark(ctx, p)
+        live = [el for el in touched if el is not None and el.getparent() is not None]
+        if not live:
+            raise ToolFailure("no_change", "the range holds no text to strike")
+        doc.touch()
+        from .comments import anchor_new_comment
+
+        ordered = _elements_order([para.element for para in paras], live)
+        comment_id = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, ctx.date)
+    except ToolFailure:
+        for p, parent, snap in snapshots:
+            _restore(doc, p, parent, snap, [])
+        raise
+    except Exception as exc:  # noqa: BLE001 - the model sees a runtime error, the document is intact
+        for p, parent, snap in snapshots:
+            _restore(doc, p, parent, snap, [])
+        raise ToolFailure("runtime_error", f"internal: {type(exc).__name__}: {exc}") from exc
+    return {"status": "ok", "start_id": start_id, "end_id": end_id,
+            "paragraph_ids": [para.id for para in paras], "reserved_paragraph_ids": kept,
+            "comment_id": comment_id}
