@@ -56,7 +56,7 @@ from typing import Any, Literal
 
 from lxml import etree
 
-__all__ = ["Finding", "validate_package", "RPR_ORDER", "PPR_ORDER", "errors_only"]
+__all__ = ["Finding", "validate", "validate_package", "RPR_ORDER", "PPR_ORDER", "errors_only"]
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -269,6 +269,14 @@ def validate_package(package_or_bytes: Any) -> list[Finding]:
         _check_fields(name, pkg.trees[name], findings)
     _check_notes(pkg, stories, findings)
     return findings
+
+
+def validate(document: Any) -> list[Finding]:
+    """``validate_package`` for an open ``RedlineDocument`` (its in-memory package, unsaved edits included)."""
+    package = getattr(document, "package", None)
+    if package is not None and not isinstance(package, (bytes, bytearray)):
+        return validate_package(package)
+    return validate_package(document)
 
 
 # --------------------------------------------------------------------------- package level
