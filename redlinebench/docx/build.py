@@ -388,6 +388,7 @@ class _Track:
     kind: str  # ins | del | moveFrom | moveTo
     author: str
     date: str
+    outer: "_Track | None" = None  # a del inside another author's ins (w:ins > w:del)
 
 
 @dataclass
@@ -800,7 +801,8 @@ class _Ctx:
         self.b = builder
         self.story = story
         self.part_dir = part_dir
-        self._wrapper: tuple[etree._Element, _Track] | None = None  # the open ins/del, reused by the next run
+        self._wrappers: dict[int, _Track] = {}  # id(wrapper element) -> its track, so runs of one Ins share it
+        self._alive: list[etree._Element] = []
 
     # parent: a w:p, w:hyperlink or similar container
     def emit(self, parent: etree._Element, content: Content, track: _Track | None, fmt: Fmt = Fmt()) -> None:
@@ -838,7 +840,8 @@ class _Ctx:
         elif isinstance(content, Ins):
             self.emit(parent, content.content, _Track("ins", content.author, self.b._date(content.date)), fmt)
         elif isinstance(content, Del):
-            self.emit(parent, content.content, _Track("del", content.author, self.b._date(content.date)), fmt)
+            outer = track if track is not None and track.kind == "ins" else None
+            self.emit(parent, content.content, _Track("del", content.author, self.b._date(content.date), outer), fmt)
         elif isinstance(content, (MoveFrom, MoveTo)):
             kind = "moveFrom" if isinstance(content, MoveFrom) else "moveTo"
             date = self.b._date(content.date)
@@ -886,15 +889,20 @@ class _Ctx:
                 t.tag = _qn("w:delText")
             for t in run.iter(_qn("w:instrText")):
                 t.tag = _qn("w:delInstrText")
+        self._wrapper_for(parent, track).append(run)
+
+    def _wrapper_for(self, parent: etree._Element, track: _Track) -> etree._Element:
+        """The open w:ins/w:del for ``track`` at the end of ``parent``, or a new one (nested for del-in-ins)."""
+        if track.outer is not None:
+            parent = self._wrapper_for(parent, track.outer)
         last = parent[-1] if len(parent) else None
-        if last is not None and self._wrapper is not None and self._wrapper[0] is last \
-                and self._wrapper[1] is track:
-            last.append(run)
-            return
+        if last is not None and self._wrappers.get(id(last)) is track:
+            return last
         wrapper = _el(f"w:{track.kind}", {"w:id": self.b._new_id(), "w:author": track.author, "w:date": track.date})
-        wrapper.append(run)
         parent.append(wrapper)
-        self._wrapper = (wrapper, track)
+        self._wrappers[id(wrapper)] = track
+        self._alive.append(wrapper)  # keeps id() values unique while this context lives
+        return wrapper
 
     def _text_runs(self, parent: etree._Element, text: str, fmt: Fmt, track: _Track | None,
                    change: tuple[str, str, Fmt] | None = None) -> None:
@@ -1347,3 +1355,74 @@ def _app() -> etree._Element:
     etree.SubElement(root, f"{{{ns}}}Application").text = "redlinebench"
     etree.SubElement(root, f"{{{ns}}}DocSecurity").text = "0"
     return root
+
+
+# --------------------------------------------------------------------------- sample contracts
+
+_TERMS = ("Services", "Customer Data", "Confidential Information", "Fees", "Deliverables", "Affiliate",
+          "Intellectual Property Rights", "Service Levels", "Personal Data", "Term")
+_SUBJECTS = ("The Vendor", "The Customer", "Each party", "Neither party", "The receiving party", "The Supplier")
+_VERBS = ("shall provide", "shall not disclose", "may terminate", "shall indemnify", "shall maintain",
+          "warrants", "shall promptly notify", "may suspend", "shall use commercially reasonable efforts to deliver")
+_OBJECTS = ("the Services in accordance with the Service Levels", "any Confidential Information to a third party",
+            "this Agreement on thirty (30) days' written notice", "the other party against third-party claims",
+            "adequate insurance coverage throughout the Term", "that the Deliverables will conform to the Specifications",
+            "the other party of any Security Incident", "access to the Services for non-payment of Fees",
+            "reasonable records of all Fees invoiced")
+_TAILS = ("", " within ten (10) business days", " at its own cost", " except as required by law",
+          " subject to Section 9.2", " in a professional and workmanlike manner", " without undue delay")
+_HEADINGS = ("Definitions", "Services", "Fees and Payment", "Confidentiality", "Data Protection", "Warranties",
+             "Indemnification", "Limitation of Liability", "Term and Termination", "Insurance", "Audit",
+             "Intellectual Property", "Subcontracting", "Notices", "General")
+
+
+def sample_contract(paragraphs: int = 600, *, seed: int = 0, title: str = "MASTER SERVICES AGREEMENT",
+                    other_author: str | None = None, date: datetime = DEFAULT_DATE) -> DocumentBuilder:
+    """A realistic-looking numbered contract of about ``paragraphs`` paragraphs (benchmarks, tests).
+
+    Deterministic for a given ``seed``. Headings, clauses on levels 0-3 (``1.``, ``1.1``,
+    ``1.1.1``, ``(a)``), defined terms in bold, a tab, a hyperlink and a fee table every few
+    sections. With ``other_author`` about one clause in eight carries that author's pending
+    insertion or deletion (a turn-2 document).
+    """
+    import random
+
+    rng = random.Random(seed)
+    b = DocumentBuilder(title=title.title(), creator="LargeCo Legal", date=date)
+    b.title(title)
+    b.paragraph(["This Agreement is entered into by ", Run("LargeCo Inc.", bold=True), " (the \"Customer\") and ",
+                 Run("AgentCo Ltd.", bold=True), " (the \"Vendor\")."])
+    count = 2
+    section = 0
+    while count < paragraphs:
+        heading = _HEADINGS[section % len(_HEADINGS)]
+        section += 1
+        b.clause(Run(heading, bold=True), 0)
+        count += 1
+        for sub in range(rng.randint(2, 5)):
+            if count >= paragraphs:
+                break
+            level = 1 if sub == 0 else rng.choice((1, 1, 2, 2, 3))
+            sentence = f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_OBJECTS)}{rng.choice(_TAILS)}."
+            term = rng.choice(_TERMS)
+            content: list[Content] = []
+            if rng.random() < 0.25:
+                content += ["\u201c", Run(term, bold=True), "\u201d means ", sentence[0].lower() + sentence[1:]]
+            else:
+                content.append(sentence)
+            if rng.random() < 0.05:
+                content += [" See ", Hyperlink("the Service Description", "https://example.com/services"), "."]
+            if rng.random() < 0.05:
+                content = ["Notice period:", Tab(), *content]
+            if other_author and rng.random() < 0.125:
+                if rng.random() < 0.5:
+                    content.append(Ins(" and any successor thereto", other_author, date))
+                else:
+                    content.append(Del(" as updated from time to time", other_author, date))
+            b.clause(content, level)
+            count += 1
+        if section % 6 == 0 and count + 3 < paragraphs:
+            b.table([["Item", "Fee", "Payment terms"], ["Platform subscription", "USD 120,000", "Annually in advance"],
+                     ["Support", "USD 15,000", "Quarterly"]])
+            count += 9
+    return b

@@ -17,7 +17,7 @@ rel-dangling             an internal relationship points at a missing part
 rel-id-missing           an ``r:id`` in a part is not among that part's relationships
 main-part-missing        no officeDocument relationship to an existing part
 revision-attr-missing    a revision element without ``w:id`` or ``w:author``
-revision-id-duplicate    two revision elements share a ``w:id`` (across all story parts)
+revision-id-duplicate    two revision elements share a ``w:id`` (across parts; across kinds: warning)
 revision-misplaced       a revision element inside ``w:r``/``w:t``/a run's ``w:rPr``
 revision-nested          ``w:ins`` in ``w:ins`` or ``w:del`` in ``w:del`` (``w:ins`` in ``w:del``: warning)
 deltext-outside-del      ``w:delText``/``w:delInstrText`` not inside ``w:del``
@@ -354,8 +354,20 @@ def _check_rel_ids(name: str, root: etree._Element, ids: Mapping[str, str], find
 # --------------------------------------------------------------------------- revisions
 
 
+def _revision_family(tag: str) -> str:
+    local = tag[len(W) + 2:]
+    if local.endswith("Change"):
+        return "property"
+    if local.endswith("RangeStart"):
+        return "range"
+    return "content"
+
+
 def _check_revisions(pkg: _Input, stories: list[str], findings: list[Finding]) -> None:
-    seen: dict[str, str] = {}
+    # Ids must be unique; a clash inside one family (content wrappers, property changes, move
+    # ranges) breaks Word's review pane, a clash across families is what LibreOffice writes
+    # (separate counters) and Word tolerates: a warning.
+    seen: dict[str, tuple[str, str, str]] = {}  # id -> (part, family, local name)
     for name in stories:
         for el in pkg.trees[name].iter(*_REVISION_TAGS):
             local = etree.QName(el).localname
@@ -363,11 +375,15 @@ def _check_revisions(pkg: _Input, stories: list[str], findings: list[Finding]) -
             if rid is None or (el.tag not in _NEEDS_ONLY_ID and not el.get(_w("author"))):
                 findings.append(Finding("revision-attr-missing", f"w:{local} without w:id or w:author", name))
             if rid is not None:
+                family = _revision_family(el.tag)
                 if rid in seen:
+                    part, other_family, other = seen[rid]
+                    same = other_family == family
                     findings.append(Finding("revision-id-duplicate", f"revision id {rid} (w:{local}) is also used "
-                                                                     f"in {seen[rid]}", name))
+                                                                     f"by w:{other} in {part}", name,
+                                            "error" if same else "warning"))
                 else:
-                    seen[rid] = name
+                    seen[rid] = (name, family, local)
             if el.tag in _RUN_WRAPPERS:
                 _check_wrapper_place(name, el, local, findings)
         for el in pkg.trees[name].iter(_w("delText"), _w("delInstrText")):
