@@ -137,10 +137,18 @@ def download_hub_snapshot(revision: str = config.HUB_DATASET_REVISION, *, offlin
     if offline:
         raise HubError(f"HF_HUB_OFFLINE is set and no complete snapshot is cached at {folder}")
     try:
-        from huggingface_hub import snapshot_download
+        import httpx2
+        from huggingface_hub import HfApi, snapshot_download
         from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
     except ImportError as exc:  # pragma: no cover - a hard dependency
         raise HubError("huggingface_hub is not installed (pip install huggingface_hub)") from exc
+    endpoint = os.environ.get("HF_ENDPOINT") or None
+    timeout = float(os.environ.get("HF_HUB_ETAG_TIMEOUT", "10"))
+    try:
+        # One plain request first: without a network, snapshot_download retries for ~20 s.
+        HfApi(endpoint=endpoint).dataset_info(config.HUB_DATASET_ID, revision=revision, timeout=timeout)
+    except (HfHubHTTPError, httpx2.HTTPError, OSError) as exc:
+        raise HubError(f"cannot reach the Hub for {config.HUB_DATASET_ID}@{revision[:12]}: {_first_line(exc)}") from exc
     folder.mkdir(parents=True, exist_ok=True)
     try:
         path = snapshot_download(
@@ -148,12 +156,11 @@ def download_hub_snapshot(revision: str = config.HUB_DATASET_REVISION, *, offlin
             repo_type="dataset",
             revision=revision,
             local_dir=str(folder),
-            endpoint=os.environ.get("HF_ENDPOINT") or None,
-            etag_timeout=float(os.environ.get("HF_HUB_ETAG_TIMEOUT", "10")),
+            endpoint=endpoint,
+            etag_timeout=timeout,
         )
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as exc:
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HubError(f"could not download {config.HUB_DATASET_ID}@{revision[:12]}: {first_line}") from exc
+        raise HubError(f"could not download {config.HUB_DATASET_ID}@{revision[:12]}: {_first_line(exc)}") from exc
     root = Path(path)
     if not (root / "tasks").is_dir():
         raise HubError(f"the snapshot of {config.HUB_DATASET_ID}@{revision[:12]} has no tasks/ directory", path=root)
@@ -161,6 +168,11 @@ def download_hub_snapshot(revision: str = config.HUB_DATASET_REVISION, *, offlin
     tmp.write_text(json.dumps({"repo_id": config.HUB_DATASET_ID, "revision": revision}), encoding="utf-8")
     os.replace(tmp, root / _MARKER)
     return root
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
 
 
 # -- resolution ---------------------------------------------------------------------------
