@@ -175,37 +175,42 @@ def _merge_metadata(
     json_meta: dict[str, Any],
     report: _Report,
 ) -> dict[str, Any]:
-    """rubrics.json wins; every key both files state must agree, and the name must agree too."""
+    """rubrics.json wins; the directory name and both files must agree on every key they state.
+
+    A value that contradicts the name is reported against the file that states it (and not
+    again as a disagreement between the two files).
+    """
     merged = {**toml_meta, **json_meta}
-    for key in KNOWN_KEYS:
-        if key in toml_meta and key in json_meta and not _same(key, json_meta[key], toml_meta[key]):
-            report.error(
-                json_path,
-                f"{json_meta[key]!r} disagrees with {toml_meta[key]!r} in {toml_path.name}",
-                key,
-            )
     parsed = parse_task_name(name)
-    if parsed is None:
-        return merged
-    scenario, turn, group, variant = parsed
-    from_name = {
-        "task_id": name,
-        "scenario_id": scenario,
-        "level": turn,
-        "input_group": input_group_of(name),
-        "variant": variant,
-    }
+    from_name: dict[str, Any] = {}
+    if parsed is not None:
+        scenario, turn, _, variant = parsed
+        from_name = {
+            "task_id": name,
+            "scenario_id": scenario,
+            "level": turn,
+            "input_group": input_group_of(name),
+            "variant": variant,
+        }
+    flagged: set[str] = set()
     for key, expected in from_name.items():
         for path, meta in ((json_path, json_meta), (toml_path, toml_meta)):
             if key in meta and not _same(key, meta[key], expected):
+                flagged.add(key)
                 report.error(
                     path,
                     f"{meta[key]!r} disagrees with the directory name {name!r} (which says {expected!r})",
                     key,
                 )
         merged.setdefault(key, expected)
-    # The name's spelling of the group is canonical (s1-t1-g1 and s1-t1-g01 are one group).
-    merged["input_group"] = from_name["input_group"]
+    for key in KNOWN_KEYS:
+        if key in flagged or key not in toml_meta or key not in json_meta:
+            continue
+        if not _same(key, json_meta[key], toml_meta[key]):
+            report.error(json_path, f"{json_meta[key]!r} disagrees with {toml_meta[key]!r} in {toml_path.name}", key)
+    if from_name:
+        # The name's spelling of the group is canonical (s1-t1-g1 and s1-t1-g01 are one group).
+        merged["input_group"] = from_name["input_group"]
     return merged
 
 
