@@ -18,8 +18,19 @@ from ._features import COLUMN_DOCS, FULL_FEATURES, INDEX_FEATURES, SPLIT
 
 PRETTY_NAME = "RedlineBench"
 TAGS = ["legal", "negotiation", "contracts", "benchmark", "docx"]
-#: Where the exporter writes each config, relative to the dataset root.
-PARQUET_PATHS = {"tasks": "data/tasks/test-00000-of-00001.parquet", "full": "data/full/test-00000-of-00001.parquet"}
+#: Where each config's parquet lives, relative to the dataset root (the card's ``configs`` patterns).
+PARQUET_PATTERNS = {"tasks": "data/tasks/test-*.parquet", "full": "data/full/test-*.parquet"}
+
+
+def parquet_path(config: str, fingerprint: str) -> str:
+    """``data/<config>/test-<fingerprint>.parquet``.
+
+    The content hash in the name is deliberate: ``datasets`` 5.2 keys its cache for a local
+    directory with YAML ``configs`` on the data-file *patterns* only (not paths, not mtimes), so
+    re-exporting changed data under the same pattern into a directory of the same name would
+    silently load the previous rows. An exact, content-named path changes that key.
+    """
+    return f"data/{config}/test-{fingerprint[:16]}.parquet"
 
 _SOURCE_WORDS = {
     "hub": "the pinned Hub snapshot",
@@ -55,14 +66,12 @@ def render_eval_yaml() -> str:
     return yaml.safe_dump(eval_yaml_data(), sort_keys=False, allow_unicode=True, width=100)
 
 
-def card_metadata(tasks: TaskSet) -> dict[str, Any]:
-    """The card's YAML front matter, with ``configs`` pointing at the exported parquet files."""
+def card_metadata(tasks: TaskSet, data_files: dict[str, str] | None = None) -> dict[str, Any]:
+    """The card's YAML front matter; ``configs`` point at ``data_files`` (default: the patterns)."""
+    paths = {**PARQUET_PATTERNS, **(data_files or {})}
     configs: list[dict[str, Any]] = []
-    for name, path in PARQUET_PATHS.items():
-        entry: dict[str, Any] = {
-            "config_name": name,
-            "data_files": [{"split": SPLIT, "path": path.replace("-00000-of-00001", "-*")}],
-        }
+    for name, path in paths.items():
+        entry: dict[str, Any] = {"config_name": name, "data_files": [{"split": SPLIT, "path": path}]}
         if name == "tasks":
             entry["default"] = True
         configs.append(entry)
@@ -152,10 +161,14 @@ def _type_name(feature: Any) -> str:
     return type(feature).__name__
 
 
-def render_card(tasks: TaskSet) -> str:
-    """The whole card: YAML front matter, then statistics, fields, loading, licence, citation."""
+def render_card(tasks: TaskSet, data_files: dict[str, str] | None = None) -> str:
+    """The whole card: YAML front matter, then statistics, fields, loading, licence, citation.
+
+    ``data_files`` maps config -> exact parquet path (the exporter's); by default the card
+    carries the ``data/<config>/test-*.parquet`` patterns.
+    """
     stats = card_stats(tasks)
-    front = yaml.safe_dump(card_metadata(tasks), sort_keys=False, allow_unicode=True, width=100)
+    front = yaml.safe_dump(card_metadata(tasks, data_files), sort_keys=False, allow_unicode=True, width=1000)
     n_rubrics = stats["n_rubrics"]
     lo, hi = stats["rubrics_per_task"]
     source_words = _SOURCE_WORDS.get(tasks.source.kind, "a task tree")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..tasks import Source, TaskSet, load_tasks
-from ._card import PARQUET_PATHS, render_card, render_eval_yaml
+from ._card import PARQUET_PATTERNS, parquet_path, render_card, render_eval_yaml
 from ._features import SPLIT
 from ._load import load_dataset, quiet_progress
 
@@ -40,16 +40,22 @@ def export_dataset(
     tasks: TaskSet = load_tasks(source)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
-    for config, rel in PARQUET_PATHS.items():
+    fingerprint = tasks.fingerprint()
+    data_files: dict[str, str] = {}
+    for config in PARQUET_PATTERNS:
         dataset = load_dataset(tasks.source, config=config, split=SPLIT)
-        target = out / rel
+        data_files[config] = parquet_path(config, fingerprint)
+        target = out / data_files[config]
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + ".tmp")
         with quiet_progress():
             dataset.to_parquet(str(tmp))
+        for old in target.parent.glob("test-*.parquet"):  # an earlier export's data
+            if old != target:
+                old.unlink()
         os.replace(tmp, target)
         written[config] = target
-    _write_text(out / "README.md", render_card(tasks))
+    _write_text(out / "README.md", render_card(tasks, data_files))
     written["README.md"] = out / "README.md"
     _write_text(out / "eval.yaml", render_eval_yaml())
     written["eval.yaml"] = out / "eval.yaml"

@@ -208,3 +208,9 @@ def edit_json(path: Path, change) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":  # python -m tests.tasks.treefactory OUT  (the fixture tree, e.g. for the card)
+    import sys
+
+    print(build_tree(Path(sys.argv[1])))
