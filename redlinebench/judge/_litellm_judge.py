@@ -143,6 +143,8 @@ class LiteLLMJudge:
                 attempts.append(outcome)
                 if status is not None and 400 <= status < 500 and not _retryable(exc):
                     low = error.lower()
+                    if status not in (400, 422):
+                        break  # auth, permission, unknown model: retrying cannot fix it
                     if temperature is not None and "temperature" in low and "temperature" not in dropped:
                         temperature = None
                         dropped.append("temperature")

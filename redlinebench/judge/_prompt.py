@@ -30,8 +30,8 @@ thread they reply to are listed in an appendix after the document.
 
 Rules for every verdict:
 1. PASS only when this turn's markup clearly and completely does what the criterion says, at \
-the place the criterion names. If it is done only in part, only approximately, in the wrong \
-clause, or you are unsure, the verdict is FAIL.
+the place the criterion names. There is no partial credit: if it is done only in part, only \
+approximately, in the wrong clause, or you are unsure, the verdict is FAIL.
 2. Grade the tracked changes, not the comments. A comment that proposes, promises or explains \
 a change does not count as making it: "Inserts X" fails unless X is actually inserted as a \
 tracked change.

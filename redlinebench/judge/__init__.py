@@ -1,0 +1,28 @@
+"""Judging: validity gate, judge prompt, litellm judges with cache and audit, panel, heuristic judge."""
+
+from ._audit import AuditLog, redact
+from ._base import Judge, JudgeResult, create_judge, judge, judge_slug
+from ._cache import JudgeCache, cache_key
+from ._litellm_judge import LiteLLMJudge, backoff_delay
+from ._parse import ParsedVerdicts, UnparseableReply, parse_verdicts
+from ._prompt import PROMPT_VERSION, SYSTEM_PROMPT, judge_messages
+
+__all__ = [
+    "PROMPT_VERSION",
+    "SYSTEM_PROMPT",
+    "AuditLog",
+    "Judge",
+    "JudgeCache",
+    "JudgeResult",
+    "LiteLLMJudge",
+    "ParsedVerdicts",
+    "UnparseableReply",
+    "backoff_delay",
+    "cache_key",
+    "create_judge",
+    "judge",
+    "judge_messages",
+    "judge_slug",
+    "parse_verdicts",
+    "redact",
+]
