@@ -107,6 +107,9 @@ class TrialGrade:
     extra: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
     source: str | None = None   # where it was read from; not serialised
+    # Produced while grading, written beside grade.json (judges/<judge>.json, annotated_view.md), not in it:
+    judge_results: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    annotated_view: str | None = field(default=None, repr=False)
 
     # ---------------------------------------------------------------- writing
     def to_dict(self) -> dict[str, Any]:
