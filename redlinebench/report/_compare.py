@@ -92,32 +92,30 @@ def render_comparison(runs: Sequence[RunData]) -> str:
 
 
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours) -> Markup:
-    head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Input groups",
-            "Gate failures", "Incomplete", "Agent cost", "Cost / trial", "Tokens", "Mean latency", "Judges", "Run"]
-    numeric = {"#", "redline_overall", "best@k", "Side A", "Side B", "Trials", "Input groups", "Gate failures", "Incomplete",
-               "Agent cost", "Cost / trial", "Tokens", "Mean latency"}
+    head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
+            "Incomplete", "Cost / trial", "Tokens / trial", "Latency / trial"]
+    numeric = set(head) - {"Model"}
     rows = []
     for rank, e in enumerate(entries, 1):
         s = e.summary
         side = s.get("by_side_turn_weighted") if isinstance(s.get("by_side_turn_weighted"), dict) else {}
         ro = redline_overall(s)
-        tokens = total([(t.tokens_in or 0) + (t.tokens_out or 0) if (t.tokens_in is not None or t.tokens_out is not None) else None
-                        for t in e.trials])
+        tokens = mean([(t.tokens_in or 0) + (t.tokens_out or 0) if (t.tokens_in is not None or t.tokens_out is not None) else None
+                       for t in e.trials])
+        latency = mean([t.latency for t in e.trials])
         rows.append(el("tr",
                        num_cell(rank),
-                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), e.label),
+                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), e.model,
+                          el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown", class_="small muted mono")),
                        el("td", el("b", f"{ro:.1f}") if ro is not None else "—", class_="num", data_v=f"{ro:.4f}" if ro is not None else ""),
                        el("td", ci_text(s), class_="num"),
                        num_cell(s.get("best_at_k_turn_weighted"), score100(s.get("best_at_k_turn_weighted"))),
                        num_cell(side.get("A"), score100(side.get("A"))), num_cell(side.get("B"), score100(side.get("B"))),
-                       num_cell(s.get("n_trials", len(e.trials))), num_cell(s.get("n_input_groups")),
+                       num_cell(s.get("n_trials", len(e.trials))),
                        num_cell(s.get("n_gate_failures")), num_cell(sum(1 for t in e.trials if t.judging_incomplete)),
-                       num_cell(total([t.cost for t in e.trials]), money(total([t.cost for t in e.trials]))),
                        num_cell(e.cost_per_trial, money(e.cost_per_trial)),
                        num_cell(tokens, count(tokens)),
-                       num_cell(mean([t.latency for t in e.trials]), seconds(mean([t.latency for t in e.trials]))),
-                       el("td", e.run.judge_method or "—", class_="small"),
-                       el("td", e.run.run_id, class_="mono small")))
+                       num_cell(latency, seconds(latency))))
     table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
                el("tbody", *rows), class_="sortable")
     warnings = []
@@ -209,14 +207,16 @@ def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
             for lb in labels:
                 v = rate(lb, key)
                 if v is None:
-                    cells.append(el("td", "·", class_="h muted", title="not run"))
+                    cells.append(el("td", "not run", class_="h none", title=f"{lb}: not run on this task"))
                 else:
                     n, _ = rates[lb][key]
                     cells.append(el("td", f"{100 * v:.0f}", class_="h", data_v=f"{v:.4f}", title=f"{lb}: satisfied in {100 * v:.0f}% of {n} trial(s)",
                                     style=f"background:{ramp(v)};color:{ink_on(v)}"))
             w = r.get("weight")
-            body.append(el("tr", el("td", key[0], class_="mono small"), el("td", key[1], class_="mono small"),
-                           el("td", plain(w), class_="num"), el("td", r.get("criteria") or "", class_="crit"), *cells))
+            pen = bool(r.get("is_penalty")) or (is_number(w) and w < 0)
+            body.append(el("tr", el("td", key[0], class_="mono small nowrap"), el("td", key[1], class_="mono small"),
+                           el("td", el("span", plain(w), class_="badge b-pen", title="penalty rubric") if pen else plain(w),
+                              class_="num"), el("td", r.get("criteria") or "", class_="crit"), *cells))
         return el("div", el("table", el("thead", head), el("tbody", *body), class_="heat sortable"), class_="tablewrap")
 
     multi = len(labels) > 1

@@ -95,6 +95,13 @@ def _sorted_keys(keys: Any) -> list[str]:
     return sorted({str(x) for x in keys}, key=k)
 
 
+def _full_range(keys: set[str]) -> list[str]:
+    """Observed keys, with numeric gaps filled from 1 so the grid shows what was not run."""
+    if keys and all(k.isdigit() for k in keys):
+        return [str(i) for i in range(1, max(int(k) for k in keys) + 1)]
+    return _sorted_keys(keys)
+
+
 def dimension_charts(entries: Sequence[tuple[str, Mapping[str, Any]]], colours: ModelColours,
                      scen_labels: Mapping[str, str]) -> Markup:
     """By turn, side, scenario and category: grouped bars (one series per model) plus tables."""
@@ -150,7 +157,7 @@ def scenario_turn_heatmap(model: str, entry: Mapping[str, Any], scen_labels: Map
         if len(parts) == 2:
             scen.add(parts[0])
             turns.add(parts[1])
-    scen_l, turn_l = _sorted_keys(scen), _sorted_keys(turns)
+    scen_l, turn_l = _full_range(scen), _full_range(turns)
     if not scen_l:
         return None
     vals = [[cells.get(f"{s}-{t}") if is_number(cells.get(f"{s}-{t}")) else None for t in turn_l] for s in scen_l]

@@ -154,7 +154,7 @@ def _comment_card(thread: list[Any], number: int, colours: AuthorColours, dom: s
     quote = None
     if anchor:
         short = anchor if len(anchor) <= ANCHOR_QUOTE_CHARS else anchor[:ANCHOR_QUOTE_CHARS] + "…"
-        quote = el("div", "on “", short, "”", class_="rl-quote")
+        quote = el("div", el("span", "on ", class_="rl-on"), short, class_="rl-quote")
     resolved = bool(_get(root, "resolved"))
     return el("div", el("div", el("span", str(number), class_="rl-cnum"), " ", str(_get(root, "id") or ""),
                         " · resolved" if resolved else "", class_="rl-cid"),

@@ -211,9 +211,9 @@ def _task_id(task_id: str) -> str:
 
 
 def _task_table(run: RunData) -> Markup:
-    head = ["Task", "Model", "Trial", "S", "T", "Side", "Reward", "Rubrics passed", "Status", "Cost", "Tokens in",
-            "Tokens out", "Latency", "Tool calls", "Failed edits"]
-    numeric = {"Trial", "Reward", "Rubrics passed", "Cost", "Tokens in", "Tokens out", "Latency", "Tool calls", "Failed edits"}
+    head = ["Task", "Model", "Trial", "S", "T", "Side", "Reward", "Rubrics passed", "Status", "Cost", "Tokens in / out",
+            "Latency", "Tool calls", "Failed edits"]
+    numeric = {"Trial", "Reward", "Rubrics passed", "Cost", "Tokens in / out", "Latency", "Tool calls", "Failed edits"}
     rows = []
     for t in sorted(run.trials, key=trial_sort_key):
         sc = t.score
@@ -227,12 +227,13 @@ def _task_table(run: RunData) -> Markup:
                        reward_cell(t.reward),
                        el("td", passed, class_="num", data_v=f"{n_pass / n_tot:.6f}" if is_number(n_pass) and is_number(n_tot) and n_tot else ""),
                        el("td", status_badge(t.status), data_v=t.status),
-                       num_cell(t.cost, money(t.cost)), num_cell(t.tokens_in, count(t.tokens_in)),
-                       num_cell(t.tokens_out, count(t.tokens_out)), num_cell(t.latency, seconds(t.latency)),
+                       num_cell(t.cost, money(t.cost)),
+                       num_cell(total([t.tokens_in, t.tokens_out]), f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
+                       num_cell(t.latency, seconds(t.latency)),
                        num_cell(t.tool_calls), num_cell(t.failed_edits)))
     foot = el("tr", el("td", "Total", colspan="9"), el("td", money_total([t.cost for t in run.trials]), class_="num"),
-              el("td", count(total([t.tokens_in for t in run.trials])), class_="num"),
-              el("td", count(total([t.tokens_out for t in run.trials])), class_="num"),
+              el("td", count(total([t.tokens_in for t in run.trials])), " / ", count(total([t.tokens_out for t in run.trials])),
+                 class_="num"),
               el("td", seconds(mean([t.latency for t in run.trials])), " mean", class_="num"),
               el("td", plain(total([t.tool_calls for t in run.trials])), class_="num"),
               el("td", plain(total([t.failed_edits for t in run.trials])), class_="num"))

@@ -16,7 +16,7 @@ header.top .sub{opacity:.9;font-size:13.5px}
 header.top .sub span+span::before{content:" · "}
 nav.toc{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid var(--line);padding:8px 32px;font-size:13.5px}
 nav.toc a{margin-right:18px;text-decoration:none;font-weight:500}
-main{max-width:1280px;margin:0 auto;padding:8px 32px 64px}
+main{max-width:1400px;margin:0 auto;padding:8px 32px 64px}
 section{margin:34px 0}
 h2{font:600 20px/1.3 var(--serif);border-bottom:2px solid var(--ink);padding-bottom:4px;margin:0 0 14px}
 h3{font:600 16px/1.35 var(--sans);margin:22px 0 8px}
@@ -45,6 +45,7 @@ svg.chart{max-width:100%;height:auto;display:block;font-family:var(--sans)}
 table{border-collapse:collapse;width:100%;font-size:13.5px}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;background:var(--paper);position:sticky;top:37px;z-index:1}
+td a.mono{white-space:nowrap}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tbody tr:hover{background:#f6f4ee}
 table.sortable th{cursor:pointer;user-select:none}
@@ -111,6 +112,7 @@ a.rl-ref{font:600 10.5px var(--sans);vertical-align:super;text-decoration:none;b
 .rl-thread.rl-resolved{opacity:.65}
 .rl-cid{font-size:11px;color:var(--muted)}
 .rl-cnum{display:inline-block;background:#6b5200;color:#fff;border-radius:7px;padding:0 5px;font-weight:700}
+.rl-quote .rl-on{font-style:normal;color:var(--muted)}
 .rl-quote{font-style:italic;color:#555;margin:2px 0 3px;font-size:11.5px;word-wrap:break-word}
 .rl-comment{margin-top:3px;word-wrap:break-word}
 .rl-comment.rl-is-reply{margin-left:12px;border-top:1px dashed #e0cf95;padding-top:3px}
@@ -130,10 +132,12 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .av-pid{color:#8a8a8a}
 .heat td.h{text-align:center;font-weight:600;font-variant-numeric:tabular-nums;min-width:54px}
 .heat th.rot{white-space:nowrap}
+.heat td.h.none{background:repeating-linear-gradient(135deg,#fff 0 4px,#eeece6 4px 6px);color:#8a8a8a;font-weight:400;font-size:11px}
+.nowrap{white-space:nowrap}
 .heat td.crit{font-size:12.5px;max-width:520px}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:13.5px}
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
-footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1280px;margin:0 auto}
+footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
 @media (max-width:800px){main{padding:8px 14px 40px}header.top,nav.toc{padding-left:14px;padding-right:14px}.rl-p{grid-template-columns:40px 1fr}.rl-margin{grid-column:2}}
 @media print{

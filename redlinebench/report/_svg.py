@@ -50,6 +50,23 @@ def _t(x: float, y: float, text: str, *, anchor: str = "start", cls: str | None 
     return el("text", text, x=num(x), y=num(y), text_anchor=anchor, class_=cls, **kw)
 
 
+def _wrap(text: str, max_px: float, max_lines: int = 3) -> list[str]:
+    """Greedy word wrap to *max_px*; the last line is clipped with an ellipsis."""
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        trial = f"{cur} {w}".strip()
+        if _text_width(trial) <= max_px or not cur:
+            cur = trial
+        else:
+            lines.append(cur)
+            cur = w
+    if cur:
+        lines.append(cur)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines - 1] + [" ".join(lines[max_lines - 1:])]
+    return [_clip(line, max_px) for line in lines] or [""]
+
+
 @dataclass
 class Series:
     """One coloured series: a value (0-1 or None) per category and optional CIs."""
@@ -100,8 +117,8 @@ def grouped_bars(
     plot_w = width - left - right
     group_w = plot_w / n_cat
     label_px = group_w - 6
-    rotate = any(_text_width(c) > label_px for c in categories)
-    bottom = 22.0 if not rotate else min(110.0, 14 + max(_text_width(c) for c in categories) * 0.72)
+    wrapped = [_wrap(c, label_px) for c in categories]
+    bottom = 10.0 + 14.0 * max((len(w) for w in wrapped), default=1)
     height = top + plot_height + bottom
 
     def y_of(v: float) -> float:
@@ -150,13 +167,8 @@ def grouped_bars(
                 label_y = y - 4 if not ci_v else min(y, y_of(ci_v[1]) if is_number(ci_v[1]) else y) - 4
                 parts.append(_t(x + bar_w / 2, label_y, f"{100 * v:.0f}", anchor="middle", fill="#1B1B1B", font_size="10.5"))  # type: ignore[operator]
         lx = left + group_w * (ci + 0.5)
-        base = y_of(0) + 15
-        if rotate:
-            parts.append(
-                _t(lx, base - 4, _clip(cat, 140), anchor="end", fill="#1B1B1B", transform=f"rotate(-35 {num(lx)} {num(base - 4)})")
-            )
-        else:
-            parts.append(_t(lx, base, cat, anchor="middle", fill="#1B1B1B"))
+        for li, line in enumerate(wrapped[ci]):
+            parts.append(_t(lx, y_of(0) + 15 + 14 * li, line, anchor="middle", fill="#1B1B1B"))
     parts.append(el("line", x1=num(left), x2=num(width - right), y1=num(y_of(0)), y2=num(y_of(0)), stroke=AXIS))
     return _svg(width, height, title, *legend, *parts)
 
@@ -262,7 +274,9 @@ def scatter(points: Sequence[Point], *, title: str, x_label: str, x_format: Call
     left, right, top, bottom = 46.0, 24.0, 14.0, 42.0
     pw, ph = width - left - right, height - top - bottom
     xmax = max((p.x for p in points if is_number(p.x)), default=0.0)
-    xmax = _nice(xmax * 1.08) if xmax > 0 else 1.0
+    step = _nice(xmax * 1.08 / 4) if xmax > 0 else 0.25
+    n_ticks = max(1, math.ceil(xmax * 1.08 / step)) if xmax > 0 else 4
+    xmax = step * n_ticks
 
     def x_of(v: float) -> float:
         return left + pw * (v / xmax)
@@ -271,8 +285,8 @@ def scatter(points: Sequence[Point], *, title: str, x_label: str, x_format: Call
         return top + ph * (1 - min(1.0, max(0.0, v)))
 
     parts: list[Markup] = list(_y_axis(left, width - right, y_of))
-    for k in range(0, 5):
-        xv = xmax * k / 4
+    for k in range(0, n_ticks + 1):
+        xv = step * k
         parts.append(_t(x_of(xv), height - bottom + 16, x_format(xv), anchor="middle", fill=AXIS))
     parts.append(_t(left + pw / 2, height - 6, x_label, anchor="middle", fill="#1B1B1B"))
     parts.append(_t(12, top + ph / 2, "redline_overall", anchor="middle", fill="#1B1B1B",

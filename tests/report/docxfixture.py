@@ -140,3 +140,73 @@ def write_docx(path: Path, doc: Doc) -> Path:
         for name in ("[Content_Types].xml", "_rels/.rels", *sorted(k for k in parts if k not in ("[Content_Types].xml", "_rels/.rels"))):
             z.writestr(name, parts[name])
     return path
+
+
+# ------------------------------------------------------------------ engine-shaped stand-in
+
+@dataclass(frozen=True)
+class _Seg:
+    kind: str
+    text: str
+    author: str | None = None
+    revision_id: str | None = None
+    date: str | None = None
+    inserted_by: str | None = None
+
+
+@dataclass
+class _Par:
+    id: str
+    index: int
+    number: str | None
+    style: str | None
+    in_table: bool
+    flags: list[str]
+    segments: list[_Seg]
+    comment_ids: list[str]
+
+
+@dataclass(frozen=True)
+class _Com:
+    id: str
+    author: str
+    date: str
+    parent: str | None
+    paragraph_ids: list[str]
+    anchor_text: str
+    text: str
+    resolved: bool
+
+
+@dataclass
+class StandIn:
+    paragraphs: list[_Par]
+    comments: list[_Com]
+
+
+def standin(doc: Doc) -> StandIn:
+    """The same document in the shape of the engine's ``RedlineDocument`` (ARCHITECTURE.md contract),
+    with clause numbers computed the simple way the fixture numbers them."""
+    counters = [0, 0, 0]
+    paras, rev = [], 0
+    for i, p in enumerate(doc.paras):
+        number = None
+        if p.level is not None:
+            counters[p.level] += 1
+            for k in range(p.level + 1, 3):
+                counters[k] = 0
+            number = ".".join(str(c) for c in counters[: p.level + 1]) + ("." if p.level == 0 else "")
+        segs = []
+        for kind, text, author in p.runs:
+            if kind != "text":
+                rev += 1
+            segs.append(_Seg(kind, text, author, f"rev-{rev}" if kind != "text" else None, DATE if author else None))
+        cids = [f"cmt-{c.cid}" for c in doc.comments if c.para == i]
+        flags = (["has_revisions"] if any(k != "text" for k, _, _ in p.runs) else []) + (["has_comments"] if cids else [])
+        paras.append(_Par(f"p-{i + 1:03d}", i, number, "Heading1" if p.heading else None, False, flags, segs, cids))
+    comments = []
+    for c in doc.comments:
+        anchor = "".join(t for k, t, _ in doc.paras[c.para].runs if k != "del")
+        comments.append(_Com(f"cmt-{c.cid}", c.author, DATE, f"cmt-{c.parent}" if c.parent is not None else None,
+                             [f"p-{c.para + 1:03d}"], anchor, c.text, c.done))
+    return StandIn(paras, comments)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from .docxfixture import Cmt, Doc, Para, write_docx
 
-HOSTILE = '<script>alert("pwned")</script>'
-HOSTILE_IMG = '<img src=x onerror="alert(1)">'
+HOSTILE = '<script>window.__pwned = 1</script>'
+HOSTILE_IMG = '<img src=x onerror="window.__pwned = 2">'
 ME = "Reviewing Counsel (AgentCo Legal)"
 THEM = "LargeCo Legal"
 ATTORNEY = "Attorney Golden"
