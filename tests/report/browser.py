@@ -73,7 +73,7 @@ class Chromium:
         shutil.rmtree(self.profile, ignore_errors=True)
 
     async def open(self, path: Path, *, width: int = 1280, height: int = 900, evaluate: dict[str, str] | None = None,
-                   full_page: bool = True, before_screenshot: str | None = None) -> PageResult:
+                   full_page: bool = True, before_screenshot: str | None = None, scale: float = 1.0) -> PageResult:
         result = PageResult()
         async with aiohttp.ClientSession() as http:
             async with http.put(f"http://127.0.0.1:{self.port}/json/new?about:blank") as resp:
@@ -109,7 +109,7 @@ class Chromium:
                     fut: asyncio.Future = asyncio.get_running_loop().create_future()
                     pending[i] = fut
                     await ws.send_str(json.dumps({"id": i, "method": method, "params": params}))
-                    reply = await asyncio.wait_for(fut, 60)
+                    reply = await asyncio.wait_for(fut, 20)
                     if "error" in reply:
                         raise RuntimeError(f"{method}: {reply['error']}")
                     return reply.get("result", {})
@@ -129,7 +129,13 @@ class Chromium:
                     if before_screenshot:
                         await call("Runtime.evaluate", expression=before_screenshot, returnByValue=True)
                         await asyncio.sleep(0.2)
-                    shot = await call("Page.captureScreenshot", format="png", captureBeyondViewport=full_page)
+                    params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page}
+                    if scale != 1.0:
+                        size = await call("Runtime.evaluate", returnByValue=True,
+                                          expression="[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+                        w, h = size["result"]["value"] if full_page else (width, height)
+                        params["clip"] = {"x": 0, "y": 0, "width": w, "height": h, "scale": scale}
+                    shot = await call("Page.captureScreenshot", **params)
                     result.screenshot = base64.b64decode(shot["data"])
                 finally:
                     task.cancel()
