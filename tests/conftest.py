@@ -60,3 +60,6 @@ def soffice() -> str:
 def chromium() -> str:
     """Path to Chromium; fails (not skips) in CI where .ci/run installs it."""
     return _require("chromium", "chromium")
+
+# Shared loopback fakes exposed as fixtures (``fake_hub``) to every test package.
+pytest_plugins = ["tests.fakes.hub_server"]
