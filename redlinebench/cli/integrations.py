@@ -99,7 +99,81 @@ def _export_dataset(source: str | None, out: Path) -> Path:
     return out
 
 
+
+
+# ----------------------------------------------------------------------------- harbor
+@click.command("harbor")
+@click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Directory for the Harbor tasks.")
+@click.option("--source", default=None, help="Task source (directory, 'hub', 'embedded'; default as `run`).")
+@click.option("--task", "task_ids", multiple=True, help="Only these task ids (repeatable).")
+@click.option("--scenario", "scenarios", multiple=True, type=int, help="Only these scenarios (repeatable).")
+@click.option("--turn", "turns", multiple=True, type=int, help="Only these turns (repeatable).")
+@click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="A redlinebench wheel to copy into every environment and install from.")
+@click.option("--package-spec", default=None, help="pip requirement to install instead (default redlinebench==VERSION).")
+@click.option("--judges", default="panel", show_default=True, help="Judge spec the verifier uses.")
+@click.option("--base-image", default="python:3.11-slim", show_default=True)
+@click.option("--overwrite", is_flag=True, help="Replace task directories that already exist.")
+def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], scenarios: tuple[int, ...],
+                      turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, judges: str,
+                      base_image: str, overwrite: bool) -> None:
+    """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`."""
+    from ..errors import ConfigError
+    from ..integrations.harbor import ExportOptions, export_harbor
+    from ..tasks import load_tasks
+
+    if wheel is not None and package_spec is not None:
+        raise ConfigError("use either --wheel or --package-spec, not both")
+    tasks = load_tasks(source).filter(task_ids or None, scenario=scenarios or None, turn=turns or None)
+    if not len(tasks):
+        raise ConfigError("no task matches the filters: nothing to export")
+    opts = ExportOptions(package_spec=package_spec, wheel=wheel, judges=judges, base_image=base_image,
+                         overwrite=overwrite)
+    written = export_harbor(tasks, out, opts)
+    click.echo(f"exported {len(written)} Harbor task(s) to {out}")
+    click.echo(f"run them with: harbor run -p {out} -a <agent> -m <model>")
+
+
+@click.command("harbor")
+@click.argument("jobs_dir", type=click.Path(path_type=Path))
+@click.option("--run-dir", type=click.Path(path_type=Path), required=True, help="Our run directory to fill.")
+@click.option("--no-summary", is_flag=True, help="Do not recompute metrics_summary.json.")
+def import_harbor_cmd(jobs_dir: Path, run_dir: Path, no_summary: bool) -> None:
+    """Turn Harbor job trials into a redlinebench run directory (summarize and reports then work)."""
+    from ..integrations.harbor import import_harbor
+
+    report = import_harbor(jobs_dir, run_dir, summarize=not no_summary)
+    click.echo(f"imported {len(report.imported)} trial(s) into {run_dir}"
+               + (f", {len(report.skipped)} already present" if report.skipped else ""))
+    for line in report.errored:
+        click.echo(f"warning: errored trial kept as an errored row: {line}", err=True)
+    if report.summary_path is not None:
+        click.echo(f"summary: {report.summary_path}")
+
+
+@click.command("verify")
+@click.option("--task-dir", type=click.Path(path_type=Path), required=True, help="The task (with tests/rubrics.json).")
+@click.option("--output", type=click.Path(path_type=Path), required=True, help="The agent's redlined .docx.")
+@click.option("--logs", type=click.Path(path_type=Path), default=Path("/logs/verifier"), show_default=True,
+              help="Where reward.txt and grade.json go.")
+@click.option("--judges", default="panel", show_default=True, help="Judge spec (panel, heuristic, a,b,c, YAML).")
+@click.option("--model", default=None, help="Model label recorded in grade.json (import harbor fills it in).")
+@click.option("--trial", default=1, show_default=True, type=click.IntRange(min=1))
+def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str | None, trial: int) -> None:
+    """Grade one output document (the Harbor verifier): writes reward.txt and grade.json."""
+    from ..errors import JudgeError
+    from ..integrations.harbor import verify
+
+    outcome = verify(task_dir, output, logs, judges=judges, model=model, trial=trial)
+    if outcome.reward is None:
+        raise JudgeError(f"judging incomplete ({outcome.status}); see {outcome.grade_path}; no reward written")
+    click.echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}")
+
+
 def register(main: click.Group) -> None:
     push = _group(main, "push", "Publish results and the dataset to the Hugging Face Hub.")
     push.add_command(push_results)
     push.add_command(push_dataset)
+    _group(main, "export", "Export tasks for other harnesses.").add_command(export_harbor_cmd)
+    _group(main, "import", "Import runs from other harnesses.").add_command(import_harbor_cmd)
+    main.add_command(verify_cmd)
