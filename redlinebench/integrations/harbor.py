@@ -36,6 +36,7 @@ from typing import Any
 
 from ..errors import ConfigError, RedlineBenchError, TaskError
 from . import _toml
+from ._common import load_single_task
 
 APP_DIR = "/app"
 OUTPUT_PATH = "/app/output/redline.docx"
@@ -237,24 +238,6 @@ def _atomic_write(path: Path, data: bytes | str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     os.replace(tmp, path)
-
-
-def load_single_task(task_dir: str | Path) -> Any:
-    """Read one task directory with the task loader; every problem in one error."""
-    from ..tasks import read_task
-
-    task_dir = Path(task_dir)
-    if not task_dir.is_dir():
-        raise TaskError("task directory not found", path=task_dir)
-    problems: list[Any] = []
-    task = read_task(task_dir, problems)
-    if task is None:
-        errors = [p for p in problems if getattr(p, "severity", "error") == "error"] or problems
-        text = "; ".join(
-            f"{getattr(p, 'path', task_dir)}: {getattr(p, 'field', None) + ': ' if getattr(p, 'field', None) else ''}"
-            f"{getattr(p, 'message', p)}" for p in errors)
-        raise TaskError(f"not a valid task: {text or 'unreadable'}")
-    return task
 
 
 def verify(
