@@ -96,19 +96,22 @@ def dockerfile(task_id: str, opts: ExportOptions, *, has_skills: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_sh(task_id: str, judges: str) -> str:
+def verifier_script(task_id: str, judges: str) -> str:
+    """The verifier script. Paths can be moved with env vars so the same script runs outside Harbor."""
     if any(c in judges for c in "'\"\n\\$`"):
         raise ConfigError(f"--judges: shell metacharacters are not allowed: {judges!r}")
     return f"""#!/usr/bin/env bash
 # Harbor verifier for RedlineBench task {task_id}.
 # Grades the agent's document with redlinebench (gate, judge panel, reward) and writes
-# {VERIFIER_LOGS}/reward.txt for Harbor plus grade.json, redline.docx and annotated_view.md.
+# reward.txt for Harbor plus grade.json, redline.docx and annotated_view.md to the log dir.
 set -u
-mkdir -p {VERIFIER_LOGS}
+TESTS_DIR="${{REDLINEBENCH_TESTS_DIR:-{TESTS_DIR}}}"
+LOGS_DIR="${{REDLINEBENCH_LOGS_DIR:-{VERIFIER_LOGS}}}"
+mkdir -p "$LOGS_DIR"
 exec redlinebench verify \\
-  --task-dir {TESTS_DIR}/task/{task_id} \\
+  --task-dir "$TESTS_DIR/task/{task_id}" \\
   --output "${{REDLINEBENCH_OUTPUT:-{OUTPUT_PATH}}}" \\
-  --logs {VERIFIER_LOGS} \\
+  --logs "$LOGS_DIR" \\
   --judges "${{REDLINEBENCH_JUDGES:-{judges}}}"
 """
 
@@ -205,7 +208,7 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
             dockerfile(task.task_id, opts, has_skills=(env_dir / "skills").is_dir()), encoding="utf-8")
         script = tmp / "tests" / "test.sh"
         script.parent.mkdir(parents=True, exist_ok=True)
-        script.write_text(test_sh(task.task_id, opts.judges), encoding="utf-8")
+        script.write_text(verifier_script(task.task_id, opts.judges), encoding="utf-8")
         script.chmod(0o755)
         os.replace(tmp, dest)
     except BaseException:
