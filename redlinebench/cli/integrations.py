@@ -159,12 +159,15 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, no_summary: bool) -> None:
 @click.option("--judges", default="panel", show_default=True, help="Judge spec (panel, heuristic, a,b,c, YAML).")
 @click.option("--model", default=None, help="Model label recorded in grade.json (import harbor fills it in).")
 @click.option("--trial", default=1, show_default=True, type=click.IntRange(min=1))
-def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str | None, trial: int) -> None:
+@click.option("--judge-api-base", default=None, help="Send every litellm judge to this base URL (a proxy).")
+def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str | None, trial: int,
+               judge_api_base: str | None) -> None:
     """Grade one output document (the Harbor verifier): writes reward.txt and grade.json."""
     from ..errors import JudgeError
     from ..integrations.harbor import verify
 
-    outcome = verify(task_dir, output, logs, judges=judges, model=model, trial=trial)
+    outcome = verify(task_dir, output, logs, judges=judges, model=model, trial=trial,
+                     judge_api_base=judge_api_base)
     if outcome.reward is None:
         raise JudgeError(f"judging incomplete ({outcome.status}); see {outcome.grade_path}; no reward written")
     click.echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tomllib
 from collections import defaultdict
@@ -46,6 +47,8 @@ TESTS_DIR = "/tests"
 JUDGE_ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
 _SKIP_COPY = {"tests/test.sh", "environment/Dockerfile"}
+#: What a judge spec may contain once it is written into a shell script.
+_SAFE_SPEC = re.compile(r"[\w.,:/@+=-]+")
 
 
 class HarborError(RedlineBenchError):
@@ -98,8 +101,8 @@ def dockerfile(task_id: str, opts: ExportOptions, *, has_skills: bool) -> str:
 
 def verifier_script(task_id: str, judges: str) -> str:
     """The verifier script. Paths can be moved with env vars so the same script runs outside Harbor."""
-    if any(c in judges for c in "'\"\n\\$`"):
-        raise ConfigError(f"--judges: shell metacharacters are not allowed: {judges!r}")
+    if not _SAFE_SPEC.fullmatch(judges):
+        raise ConfigError(f"--judges: only letters, digits and . , : / @ + = _ - are allowed (no shell metacharacters): {judges!r}")
     return f"""#!/usr/bin/env bash
 # Harbor verifier for RedlineBench task {task_id}.
 # Grades the agent's document with redlinebench (gate, judge panel, reward) and writes
@@ -251,6 +254,7 @@ def verify(
     judges: str = "panel",
     model: str | None = None,
     trial: int = 1,
+    judge_api_base: str | None = None,
 ) -> VerifyOutcome:
     """Grade ``output`` for the task in ``task_dir``; write Harbor's reward and our grade.json.
 
@@ -266,26 +270,20 @@ def verify(
     logs = Path(logs)
     logs.mkdir(parents=True, exist_ok=True)
     output = Path(output)
-    panel = create_judges(judges)
+    panel = create_judges(judges, api_base=judge_api_base)
     model = model or os.environ.get("REDLINEBENCH_MODEL") or "harbor-agent"
-    grade = asyncio.run(grade_trial(task, output, panel, model=model, trial=trial, run_dir=None, cache=False))
-    grade_path = logs / "grade.json"
-    grade.write(grade_path)
+    # trial_dir=logs: grade_trial writes grade.json, annotated_view.md and judges/*.json there.
+    grade = asyncio.run(grade_trial(task, output, panel, model=model, trial=trial, run_dir=None, cache=False,
+                                    trial_dir=logs))
     if output.is_file():
         _atomic_write(logs / "redline.docx", output.read_bytes())
-        try:
-            from ..docx import RedlineDocument
-
-            view = RedlineDocument.open(output).annotated_view(focus_author=task.author)
-            _atomic_write(logs / "annotated_view.md", view)
-        except RedlineBenchError:
-            pass  # the gate already recorded why the document does not open
-    status = getattr(grade, "status", "graded")
-    if status in ("graded", "gate_failed"):
+    grade_path = logs / "grade.json"
+    if grade.status in ("graded", "gate_failed"):
         reward_path = logs / "reward.txt"
         _atomic_write(reward_path, f"{float(grade.weighted):.6f}\n")
-        return VerifyOutcome(status, float(grade.weighted), grade_path, reward_path)
-    return VerifyOutcome(status, None, grade_path, None)
+        return VerifyOutcome(grade.status, float(grade.weighted), grade_path, reward_path)
+    (logs / "reward.txt").unlink(missing_ok=True)
+    return VerifyOutcome(grade.status, None, grade_path, None)
 
 
 # ============================================================================ import
