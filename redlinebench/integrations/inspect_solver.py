@@ -44,15 +44,15 @@ def output_path_for(output_dir: Path, state: Any) -> Path:
 
 def redline_agent_solver(output_dir: Path):
     """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`)."""
-    from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
-    from inspect_ai.model import ChatMessageUser
-
-    from ..agent.prompt import kickoff_message
-    from ..docx import RedlineDocument
-    from ..tools import ToolSession
-    from .inspect_tools import session_tools
-
     async def solve(state: Any, generate: Any) -> Any:
+        from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
+        from inspect_ai.model import ChatMessageUser
+
+        from ..agent.prompt import kickoff_message
+        from ..docx import RedlineDocument
+        from ..tools import ToolSession
+        from .inspect_tools import session_tools
+
         task = task_for_state(state)
         out = output_path_for(output_dir, state)
         out.parent.mkdir(parents=True, exist_ok=True)
