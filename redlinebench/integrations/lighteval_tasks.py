@@ -12,7 +12,7 @@ Known gaps in lighteval 0.13, and the way around them
 * ``lighteval eval`` (the inspect-ai backend command) accepts ``--custom-tasks`` but builds
   its registry with ``custom_tasks=None``, so custom tasks are never found there
   ("Cannot find task redlinebench ..."). Use the Python API instead — :func:`inspect_tasks`
-  does exactly what ``lighteval eval`` would, with our module as the custom-task source::
+  does what ``lighteval eval`` would (lighteval's ``get_inspect_ai_task`` on our configs)::
 
       from inspect_ai import eval
       from redlinebench.integrations.lighteval_tasks import inspect_tasks
@@ -20,6 +20,9 @@ Known gaps in lighteval 0.13, and the way around them
            model_roles={"grader": ["openai/gpt-5.4-mini", "anthropic/claude-haiku-4-5"]})
 
   or skip lighteval entirely: ``inspect eval redlinebench/redlinebench`` runs the same task.
+* lighteval's ``Registry`` imports every built-in task module before it looks at custom tasks,
+  and ``tiny_benchmarks`` downloads a file at import, so the Registry cannot be built offline;
+  :func:`resolve_configs` reads ``TASKS_TABLE`` directly with the same ``task|few_shot`` syntax.
 * The inspect-ai backend calls ``hf_dataset`` without ``hf_revision``: the index is read at the
   repo head, not the pinned revision. The task tree our ``sample_fields`` resolves *is* pinned
   (``redlinebench.tasks`` downloads the pinned snapshot), and a task id missing from it is an
@@ -98,17 +101,41 @@ def make_config(
     )
 
 
-def inspect_tasks(tasks: str = f"{TASK_NAME}|0", *, custom_tasks: Any = None, epochs: int = 1) -> list[Any]:
-    """What ``lighteval eval`` would build, with this module registered (the ``--custom-tasks`` gap)."""
-    import sys
+def resolve_configs(tasks: str = f"{TASK_NAME}|0", table: list[LightevalTaskConfig] | None = None) -> list[LightevalTaskConfig]:
+    """``name|fewshots,...`` -> configs from ``table`` (default ``TASKS_TABLE``), as lighteval's Registry would.
 
+    lighteval's own ``Registry`` first imports every built-in task module, and one of them
+    (``tiny_benchmarks``) downloads a file at import time, so it cannot even be built offline.
+    We resolve against our table directly, with the same ``task|few_shot`` syntax.
+    """
+    import copy
+
+    by_name = {cfg.name: cfg for cfg in (table if table is not None else TASKS_TABLE)}
+    out = []
+    for spec in [t.strip() for t in tasks.split(",") if t.strip()]:
+        parts = spec.split("|")
+        name = parts[-2] if len(parts) == 3 else parts[0]
+        shots = parts[-1] if len(parts) >= 2 else "0"
+        if name not in by_name:
+            raise ConfigError(f"lighteval: no task {name!r} here (have: {', '.join(sorted(by_name))})")
+        if shots.strip() != "0":
+            raise ConfigError(f"lighteval: {name} is agentic and takes no few-shot examples (got {spec!r})")
+        cfg = copy.deepcopy(by_name[name])
+        cfg.num_fewshots = 0
+        cfg.full_name = f"{name}|0"
+        out.append(cfg)
+    return out
+
+
+def inspect_tasks(tasks: str = f"{TASK_NAME}|0", *, table: list[LightevalTaskConfig] | None = None,
+                  epochs: int = 1) -> list[Any]:
+    """What ``lighteval eval`` would build for our tasks (the ``--custom-tasks`` gap): Inspect Tasks."""
     from lighteval.main_inspect import get_inspect_ai_task
-    from lighteval.tasks.registry import Registry
 
-    registry = Registry(tasks=tasks, custom_tasks=custom_tasks or sys.modules[__name__], load_multilingual=False)
-    return [get_inspect_ai_task(cfg, epochs=epochs) for cfgs in registry.task_to_configs.values() for cfg in cfgs]
+    return [get_inspect_ai_task(cfg, epochs=epochs) for cfg in resolve_configs(tasks, table)]
 
 
 TASKS_TABLE = [make_config()]
 
-__all__ = ["TASKS_TABLE", "TASK_NAME", "inspect_tasks", "make_config", "prompt_function", "sample_fields_for"]
+__all__ = ["TASKS_TABLE", "TASK_NAME", "inspect_tasks", "make_config", "prompt_function", "resolve_configs",
+           "sample_fields_for"]
