@@ -93,9 +93,7 @@ def _export_dataset(source: str | None, out: Path) -> Path:
         from ..dataset import export_dataset  # type: ignore[attr-defined]
     except ImportError:
         raise ConfigError("this build cannot export datasets; pass an exported directory with --from") from None
-    from ..tasks import load_tasks
-
-    export_dataset(load_tasks(source), out)
+    export_dataset(source, out, include_tree=True)
     return out
 
 
