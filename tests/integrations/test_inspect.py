@@ -7,82 +7,26 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import get_model
 
-from redlinebench.docx import RedlineDocument
 from redlinebench.integrations.inspect_task import redlinebench, sample_for
 from redlinebench.tasks import load_tasks
+from tests.integrations.scripted import editing_agent, idle_agent, role_panel
 from tests.tasks.treefactory import build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 AUTHOR = "Reviewing Counsel (AgentCo Legal)"
-USAGE = ModelUsage(input_tokens=100, output_tokens=20, total_tokens=120)
-
-
-def _out(output: ModelOutput) -> ModelOutput:
-    output.usage = USAGE
-    return output
-
-
-def _call(name: str, args: dict) -> ModelOutput:
-    return _out(ModelOutput.for_tool_call(model="mockllm", tool_name=name, tool_arguments=args))
-
-
-def editing_agent(messages, tools, tool_choice, config) -> ModelOutput:
-    """read_document -> one tracked replace on the payment clause -> end_session."""
-    results = [m for m in messages if isinstance(m, ChatMessageTool)]
-    if not results:
-        assert {t.name for t in tools} == {"read_document", "propose_edits", "add_comment", "mark_reserved",
-                                           "end_session"}
-        return _call("read_document", {})
-    last = results[-1]
-    if last.function == "read_document":
-        view = json.loads(last.text)["document"]
-        pid = re.search(r"\[(p-\d+)\][^\n]*Customer shall pay", view).group(1)
-        edit = {"op": "replace", "anchor": {"paragraph_id": pid, "text": "30 days"}, "new_text": "45 days",
-                "comment": "Our playbook requires 45-day payment terms."}
-        return _call("propose_edits", {"edits": [edit]})
-    if last.function == "propose_edits":
-        statuses = [e["status"] for e in json.loads(last.text)["results"]]
-        assert statuses == ["ok"], last.text
-        return _call("end_session", {})
-    raise AssertionError(f"unexpected tool result {last.function}")
-
-
-def idle_agent(messages, tools, tool_choice, config) -> ModelOutput:
-    return _call("end_session", {})
-
-
-def judge(passes: set[str], calls: list[str]):
-    """A scripted judge: PASS for rubric ids ending in one of ``passes``, FAIL for the rest."""
-
-    def reply(messages, tools, tool_choice, config) -> ModelOutput:
-        prompt = "\n".join(m.text for m in messages)
-        ids = sorted(set(re.findall(r"redline-s\d+-t\d+-g\d+[a-z]-r\d\d", prompt)))
-        calls.append(ids[0][:-4] if ids else "?")
-        verdicts = [{"rubric_id": i, "verdict": "PASS" if i[-3:] in passes else "FAIL", "justification": "ok"}
-                    for i in ids]
-        return _out(ModelOutput.from_content(model="mockllm", content="```json\n" + json.dumps(
-            {"verdicts": verdicts}) + "\n```"))
-
-    return reply
 
 
 @pytest.fixture
 def tree(tmp_path) -> Path:
     return build_tree(tmp_path / "bench", [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)])
-
-
-def _panel(calls: list[str]):
-    return [get_model(f"mockllm/judge-{n}", custom_outputs=judge(p, calls))
-            for n, p in ((1, {"r01", "r02", "r06"}), (2, {"r01", "r06"}), (3, {"r02", "r03"}))]
 
 
 def test_samples_come_from_our_loader(tree):
@@ -102,7 +46,7 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     [log] = inspect_eval(
         redlinebench(source=str(tree), scenario=1, output_dir=str(out_dir)),
         model=get_model("mockllm/agent", custom_outputs=editing_agent),
-        model_roles={"grader": _panel(calls)},
+        model_roles={"grader": role_panel(calls)},
         log_dir=str(tmp_path / "logs"), display="none",
     )
     assert log.status == "success", log.error
@@ -120,6 +64,8 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     assert metrics["redline_overall"].value == 52.7
     assert metrics["overall_turn_weighted"].value == 0.5266
     assert metrics["gate_failures"].value == 0
+    from redlinebench.docx import RedlineDocument
+
     doc = RedlineDocument.open(out_dir / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx")
     mine = [r for r in doc.revisions if r.author == AUTHOR]
     assert {r.type for r in mine} == {"ins", "del"} and any("45 days" in r.text for r in mine)
@@ -130,7 +76,7 @@ def test_an_agent_that_changes_nothing_fails_the_gate_without_judging(tree, tmp_
     [log] = inspect_eval(
         redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", trials=2, output_dir=str(tmp_path / "o")),
         model=get_model("mockllm/agent", custom_outputs=idle_agent),
-        model_roles={"grader": _panel(calls)},
+        model_roles={"grader": role_panel(calls)},
         log_dir=str(tmp_path / "logs"), display="none",
     )
     assert log.status == "success", log.error

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
@@ -12,7 +11,7 @@ from redlinebench import config
 from redlinebench.dataset import export_dataset
 from redlinebench.errors import ConfigError
 from redlinebench.integrations import lighteval_tasks as lt
-from tests.integrations.test_inspect import _panel, editing_agent
+from tests.integrations.scripted import editing_agent, role_panel
 from tests.tasks.treefactory import build_tree
 
 
@@ -39,7 +38,7 @@ def test_lighteval_builds_the_task_from_an_exported_dataset_and_scores_a_sample(
     calls: list[str] = []
     [log] = inspect_eval(
         task, model=get_model("mockllm/agent", custom_outputs=editing_agent),
-        model_roles={"grader": _panel(calls)}, sample_id="redline-s1-t1-g01a",
+        model_roles={"grader": role_panel(calls)}, sample_id="redline-s1-t1-g01a",
         log_dir=str(tmp_path / "logs"), display="none",
     )
     assert log.status == "success", log.error
