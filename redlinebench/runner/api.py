@@ -148,17 +148,26 @@ async def arun(
 
 
 def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:
-    """The rich report from ``redlinebench.report`` when it exists, else a minimal page."""
-    try:
-        from ..report import write_run_report  # type: ignore[attr-defined]
-    except ImportError:
-        write_run_report = None
-    if write_run_report is not None:
-        out = write_run_report(layout.root)
-        return Path(out) if out else layout.report
+    """The rich report from ``redlinebench.report`` when it exists, else a minimal page.
+
+    A report failure never costs the run: the minimal page is written instead and the reason
+    printed, since every trial and grade is already safely on disk.
+    """
     from .fallback_report import write_minimal_report
 
-    return write_minimal_report(layout.root, summary, config)
+    try:
+        from ..report import write_run_report
+    except ImportError:
+        return write_minimal_report(layout.root, summary, config)
+    try:
+        out = write_run_report(layout.root)
+    except Exception as exc:  # noqa: BLE001  the report is a view of finished work
+        import sys
+
+        print(f"warning: the full report failed ({type(exc).__name__}: {exc}); writing a minimal one",
+              file=sys.stderr)
+        return write_minimal_report(layout.root, summary, config)
+    return Path(out) if out else layout.report
 
 
 def trial_keys(spec: RunSpec, tasks: list[Any]) -> list[TrialKey]:

@@ -1,0 +1,70 @@
+"""`redlinebench demo`, `run --dry-run` and `run --judges none` through the CLI on a real task tree."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from redlinebench.cli import main
+from tests.runner.taskfixture import build_tree
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    return build_tree(tmp_path_factory.mktemp("tree"))
+
+
+def test_demo_prints_leaderboard_golden_first_and_the_report(tree, tmp_path):
+    run_dir = tmp_path / "demo"
+    r = CliRunner().invoke(main, ["demo", "--source", str(tree), "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.output.splitlines() if re.match(r"^\W*(golden|accept-all|noop)\b", line)]
+    assert [re.match(r"^\W*(\S+)", x).group(1) for x in rows] == ["golden", "accept-all", "noop"]
+    assert f"report: {run_dir / 'report.html'}" in r.output
+    assert (run_dir / "report.html").is_file()
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert summary["judge_method"] == "heuristic" and summary["n_trials"] == 9
+    scores = {e["model"]: e["overall_turn_weighted"] for e in summary["leaderboard"]}
+    assert scores["golden"] >= scores["accept-all"] >= scores["noop"] == 0.0
+    noop = next(e for e in summary["leaderboard"] if e["model"] == "noop")
+    assert noop["n_gate_failures"] == 3
+
+
+def test_dry_run_prints_plan_and_estimate_and_runs_nothing(tree, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o-mini", "--source", str(tree), "--trials", "2",
+                                  "--judges", "heuristic", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "1 entrant(s) x 3 task(s) x 2 trial(s) = 6 trials" in r.output
+    assert re.search(r"total: about \$\d+\.\d{2,4}\n", r.output)
+    assert "nothing was run" in r.output
+    assert not (tmp_path / "runs").exists()
+    r = CliRunner().invoke(main, ["run", "--model", "openai/not-a-priced-model", "--source", str(tree),
+                                  "--judges", "none", "--dry-run"])
+    assert r.exit_code == 0 and "unknown price" in r.output
+
+
+def test_run_without_judges_writes_trials_and_a_report_but_no_grades(tree, tmp_path):
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--agent", "golden", "--source", str(tree), "--judges", "none",
+                                  "--run-dir", str(run_dir), "--no-progress", "--scenario", "1", "--turn", "2"])
+    assert r.exit_code == 0, r.output
+    trials = list((run_dir / "trials" / "golden").glob("*/*"))
+    assert [t.parent.name for t in trials] == ["redline-s1-t2-g02a"]
+    assert not list(run_dir.rglob("grade.json")) and not (run_dir / "metrics_summary.json").exists()
+    assert (run_dir / "report.html").is_file()
+    # Resuming a finished run does nothing and says so.
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0 and "trials: 1 (1 already done)" in r.output
+
+
+def test_unknown_task_and_empty_selection_are_one_line_errors(tree, tmp_path):
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--tasks", "redline-s9-t9-g99z",
+                                  "--run-dir", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "unknown task id(s): redline-s9-t9-g99z" in r.output
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--scenario", "3",
+                                  "--run-dir", str(tmp_path / "y")])
+    assert r.exit_code == 2 and "no task matches" in r.output and "Traceback" not in r.output
