@@ -68,3 +68,37 @@ def test_unknown_task_and_empty_selection_are_one_line_errors(tree, tmp_path):
     r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--scenario", "3",
                                   "--run-dir", str(tmp_path / "y")])
     assert r.exit_code == 2 and "no task matches" in r.output and "Traceback" not in r.output
+
+
+def test_errored_trials_are_reported_not_dropped_and_resume_redoes_them(tree, tmp_path):
+    from redlinebench.agent import create_agent
+    from redlinebench.agent.base import Episode
+    from redlinebench.runner import Entrant, RunSpec, run
+
+    class Flaky:
+        name, label = "accept-all", "accept-all"
+
+        def __init__(self, fail: bool) -> None:
+            self.inner, self.fail = create_agent("accept-all"), fail
+
+        async def run(self, task, workdir, *, trial):
+            if self.fail and task.task_id == "redline-s1-t2-g02a":
+                return Episode("errored", "provider_error", {}, error="RateLimitError (429): slow down")
+            return await self.inner.run(task, workdir, trial=trial)
+
+    spec = RunSpec(entrants=(Entrant("accept-all"),), source=str(tree), judges="heuristic", run_id="flaky")
+    first = run(spec, tmp_path / "r", progress=False, agents={"accept-all": Flaky(True)})
+    assert first.progress.failures == 1
+    entry = first.summary["leaderboard"][0]
+    # Scored rows exclude it, and the summary lists it as incomplete with the provider's reason.
+    assert entry["n_trials"] == 2 and entry["n_incomplete"] == 1
+    incomplete = first.summary["incomplete"]
+    assert [(i["task_id"], i["status"]) for i in incomplete] == [("redline-s1-t2-g02a", "errored")]
+    assert "429" in incomplete[0]["reason"]
+    assert first.summary["run"]["errors"][0]["task_id"] == "redline-s1-t2-g02a"
+    assert not (tmp_path / "r" / "trials" / "accept-all" / "redline-s1-t2-g02a" / "1" / "grade.json").exists()
+
+    second = run(None, tmp_path / "r", resume=True, progress=False, agents={"accept-all": Flaky(False)})
+    assert second.progress.failures == 0 and second.progress.skipped == 2
+    entry = second.summary["leaderboard"][0]
+    assert entry["n_trials"] == 3 and entry["n_incomplete"] == 0 and second.summary["incomplete"] == []
