@@ -55,7 +55,7 @@ _SIMPLE_CHARS = {
     qn("w:noBreakHyphen"): "\u2011",
 }
 _ATOMIC_OBJECTS = {qn(t) for t in ("w:drawing", "w:pict", "w:object", "w:footnoteReference",
-                                     "w:endnoteReference", "w:ruby", "w:embeddedObject")}
+                                     "w:endnoteReference", "w:ruby", "w:embeddedObject", "mc:AlternateContent")}
 W_SYM = qn("w:sym")
 
 
