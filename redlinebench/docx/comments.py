@@ -376,7 +376,15 @@ def place_range(first_el, last_el, number: int) -> None:
     _climb(first_el, True).addprevious(start)
     anchor = _climb(last_el, False)
     anchor.addnext(end)
-    end.addnext(_reference_run(number))
+    # The reference is a run: never leave it inside another author's insertion or deletion
+    # (rejecting or accepting theirs would take our comment with it).
+    holder = end
+    node = end.getparent()
+    while node is not None and node.tag != W_P:
+        if node.tag in REVISION_WRAPPERS:
+            holder = node
+        node = node.getparent()
+    holder.addnext(_reference_run(number))
 
 
 def place_on_paragraph(p, number: int) -> None:

@@ -185,13 +185,8 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
             groups.append([run])
     created = []
     for group in groups:
-        wrapper = group[0].getparent()
-        if wrapper.tag in (W_INS, W_MOVETO):
-            if not is_first_content(group[0]):
-                wrapper = split_wrapper_before(wrapper, group[0], ctx.doc.ids.next())
-            if not is_last_content(group[-1]):
-                nxt = next(s for s in group[-1].itersiblings() if s.tag in CONTENT_TAGS)
-                split_wrapper_before(wrapper, nxt, ctx.doc.ids.next())
+        # Inside another author's insertion the w:del goes inside their w:ins, which keeps its id:
+        # rejecting their insertion later still removes all of it, our strike included.
         deleted = ctx.revision("w:del")
         group[0].addprevious(deleted)
         for run in group:
@@ -308,22 +303,28 @@ def _diff_ops(old: str, new: str) -> list[tuple[int, int, str]]:
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             continue
-        if changes:
-            prev = changes[-1]
-            gap = old_tokens[prev[1]:i1]
-            if len(gap) <= 1 and all(t.isspace() for t in gap):
-                prev[1], prev[3] = i2, j2
-                continue
         changes.append([i1, i2, j1, j2])
     return [(offsets[i1], offsets[i2], "".join(new_tokens[j1:j2])) for i1, i2, j1, j2 in changes]
 
 
 def replace_range(ctx: EditContext, p, start: int, end: int, new_text: str) -> list:
+    """Replace current text [start, end) by ``new_text`` as a minimal set of word-level changes."""
     raw = walk_paragraph(p).current
     old = raw[start:end]
-    created = []
-    for o_start, o_end, piece in reversed(_diff_ops(old, new_text)):
+    ops: list[list] = []
+    for o_start, o_end, piece in _diff_ops(old, new_text):
         a, b = start + o_start, start + o_end
+        wa, wb = _expand(p, a, b) if a < b else _expand_point(p, a)
+        # an atomic unit (a field) was widened: carry its untouched text into the replacement
+        piece = raw[wa:a] + piece + raw[b:wb]
+        if ops and wa < ops[-1][1]:
+            # two changes inside one atomic unit: replace the whole widened range at once
+            ws, we = _expand(p, start, end)
+            ops = [[ws, we, raw[ws:start] + new_text + raw[end:we]]]
+            break
+        ops.append([wa, wb, piece])
+    created = []
+    for a, b, piece in reversed(ops):
         walk = walk_paragraph(p)
         first_run = None
         for atom in walk.atoms:
@@ -340,7 +341,22 @@ def replace_range(ctx: EditContext, p, start: int, end: int, new_text: str) -> l
     return created
 
 
+def _expand_point(p, pos: int) -> tuple[int, int]:
+    """An insertion point inside an atomic unit moves to the unit's end."""
+    for atom in walk_paragraph(p).atoms:
+        if atom.visible and atom.atomic and atom.start < pos < atom.end:
+            return atom.end, atom.end
+    return pos, pos
+
+
 # ---------------------------------------------------------------------------- paragraphs
+def _next_block(p):
+    for sib in p.itersiblings():
+        if sib.tag in (W_P, W_TBL, W_SDT, W_SECTPR):
+            return sib if sib.tag != W_SECTPR else None
+    return None
+
+
 def is_last_in_container(p) -> bool:
     for sib in p.itersiblings():
         if sib.tag in (W_P, W_TBL, W_SDT):
@@ -406,7 +422,11 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
         if atom.visible and atom.text.strip() and not atom.atomic:
             source = atom.run
             break
-    last = is_last_in_container(p)
+    # When no paragraph follows (end of a cell or of the body, or a table next), the new last
+    # paragraph takes over p's role and p's own mark is the inserted one: rejecting then joins
+    # p with it and nothing is left over.
+    nxt = _next_block(p)
+    last = nxt is None or nxt.tag != W_P
     new_paras = []
     anchor = p
     for line in lines:
@@ -424,8 +444,11 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
             inserted.append(run)
         np.append(inserted)
     if last:
-        # the final new paragraph takes over the container-end mark; p's mark becomes inserted
         marked = [p] + new_paras[:-1]
+        ppr = p.find(W_PPR)
+        sect = ppr.find(W_SECTPR) if ppr is not None else None
+        if sect is not None and new_paras:
+            new_paras[-1].get_or_add("w:pPr").insert_ordered(sect)
     else:
         marked = new_paras
     for para in marked:
