@@ -478,7 +478,7 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
                               **({"candidates": exc.candidates} if exc.candidates else {})) from None
         from .edits import _isolate
 
-        inside = [a for a in _isolate(p, match.start, match.end) if a.text]
+        inside = [a for a in _isolate(p, match.start, match.end, doc.ids.next) if a.text]
         if not inside:
             raise ToolFailure("text_not_found", "the span covers no text")
         number, _ = _write_comment(doc, author, text, stamp, None)

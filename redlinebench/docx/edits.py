@@ -116,12 +116,12 @@ def _inside(el, tag) -> bool:
 
 
 # ---------------------------------------------------------------------------- primitives
-def _boundary(p, pos: int) -> None:
+def _boundary(p, pos: int, fresh_id=None) -> None:
     """Make ``pos`` (current text) fall between runs, splitting a text run if needed."""
     walk = walk_paragraph(p)
     for atom in walk.atoms:
         if atom.visible and atom.start < pos < atom.end and atom.splittable:
-            split_text_atom(atom, pos - atom.start)
+            split_text_atom(atom, pos - atom.start, fresh_id)
             return
 
 
@@ -136,10 +136,10 @@ def _expand(p, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _isolate(p, start: int, end: int):
+def _isolate(p, start: int, end: int, fresh_id=None):
     """Split and explode runs so the visible atoms in [start, end) own their runs exclusively."""
-    _boundary(p, start)
-    _boundary(p, end)
+    _boundary(p, start, fresh_id)
+    _boundary(p, end, fresh_id)
     for _ in range(3):
         walk = walk_paragraph(p)
         inside = [a for a in walk.atoms if a.visible and start <= a.start and a.end <= end
@@ -154,7 +154,7 @@ def _isolate(p, start: int, end: int):
         if not mixed:
             return inside
         for run in dict.fromkeys(mixed):
-            explode_run(run)
+            explode_run(run, fresh_id)
     return inside
 
 
@@ -163,7 +163,7 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
     if start >= end:
         return []
     start, end = _expand(p, start, end)
-    inside = _isolate(p, start, end)
+    inside = _isolate(p, start, end, ctx.doc.ids.next)
     runs = []
     for atom in inside:
         for run in atom.all_runs:
@@ -204,7 +204,7 @@ def insert_at(ctx: EditContext, p, pos: int, text: str, *, rpr_source=None):
     for atom in walk.atoms:
         if atom.visible and atom.start < pos < atom.end:
             if atom.splittable:
-                split_text_atom(atom, pos - atom.start)
+                split_text_atom(atom, pos - atom.start, ctx.doc.ids.next)
             else:
                 pos = atom.end
             walk = walk_paragraph(p)
@@ -222,7 +222,7 @@ def insert_at(ctx: EditContext, p, pos: int, text: str, *, rpr_source=None):
         # same run holds both sides: give the right side its own run
         child = right.node if right.node is not None else None
         if child is not None:
-            new_run = split_run_before(right.run, child)
+            new_run = split_run_before(right.run, child, ctx.doc.ids.next)
             right.run = new_run
             right.runs = [new_run] if right.runs else []
     target = None

@@ -34,6 +34,7 @@ def check(doc, original_text):
     """Output reopens; rejecting everything gives back the input text exactly."""
     out = reopen(doc)
     assert out.text("original") == original_text
+    assert [f for f in out.validate() if f.severity == "error"] == []
     return out
 
 
@@ -54,7 +55,7 @@ def check(doc, original_text):
          edit("replace", "p-001", "two (2) years", "three (3) years"),
          "Term:\tthree  (3) years", "Term:\t~~two~~++three++[A1]  ~~(2)~~++(3)++[A1]"),
         # hyperlinks: text inside a link is editable
-        (p("See ", '<w:hyperlink r:id="rId5"><w:r><w:t>our terms</w:t></w:r></w:hyperlink>', " here."),
+        (p("See ", '<w:hyperlink w:anchor="target"><w:r><w:t>our terms</w:t></w:r></w:hyperlink>', " here."),
          edit("replace", "p-001", "our terms here", "the policy here"),
          "See the policy here.", "See ~~our~~++the++[A1] ~~terms~~++policy++[A1]"),
         # leading spaces
@@ -284,3 +285,15 @@ def test_replace_inside_a_field_result_replaces_the_whole_field():
     assert "~~Schedule 1~~++Schedule 2++[A1]" in out.annotated_view(focus_author=ME)
     (res,) = doc.apply_edits([edit("replace", "p-001", "set out in", "in")], author=ME, date=WHEN)
     assert doc.text("accepted") == "Fees are in Schedule 2."
+
+
+def test_splitting_a_format_changed_run_gives_the_copy_a_fresh_id():
+    run = ('<w:r><w:rPr><w:b/><w:rPrChange w:id="9" w:author="B" w:date="2025-01-01T00:00:00Z"><w:rPr/></w:rPrChange>'
+           '</w:rPr><w:t>bold words here</w:t></w:r>')
+    doc = open_body(p(run))
+    (res,) = doc.apply_edits([edit("replace", "p-001", "words", "terms")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    ids = [r.id for r in doc.revisions]
+    assert len(ids) == len(set(ids))
+    assert [r.type for r in doc.revisions].count("format") == 3
+    check(doc, "bold words here")

@@ -7,6 +7,8 @@ edited paragraph's accepted text is the intended text, and other paragraphs are 
 
 from __future__ import annotations
 
+import itertools
+import re
 from datetime import datetime, timezone
 
 from hypothesis import HealthCheck, given, settings
@@ -41,7 +43,7 @@ def segment(draw):
     if kind == "del":
         return dele(text, author="Other", rid=rid)
     if kind == "link":
-        return f'<w:hyperlink r:id="rId9"><w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:hyperlink>'
+        return f'<w:hyperlink w:anchor="target"><w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:hyperlink>'
     if kind == "tab":
         return "<w:r><w:tab/></w:r>"
     if kind == "space":
@@ -59,7 +61,8 @@ def _squash(text: str) -> str:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(paras=st.lists(paragraph, min_size=2, max_size=4), data=st.data())
 def test_random_edits_keep_invariants(paras, data):
-    source = docx("".join(paras))
+    counter = itertools.count(100)
+    source = docx(re.sub(r'w:id="\d+"', lambda m: f'w:id="{next(counter)}"', "".join(paras)))
     doc = RedlineDocument.open(source)
     before_current = [x.text for x in doc.paragraphs]
     before_original = doc.text("original")
@@ -81,6 +84,7 @@ def test_random_edits_keep_invariants(paras, data):
     assert res["status"] != "runtime_error" or res["error"].startswith("no_change"), res
     out = RedlineDocument.open(doc.to_bytes())
     assert out.text("original") == before_original
+    assert [f for f in out.validate() if f.severity == "error"] == []
     mine_rejected = RedlineDocument.open(doc.to_bytes())
     mine_rejected.reject(author=ME)
     assert [x.text for x in mine_rejected.paragraphs] == before_current
