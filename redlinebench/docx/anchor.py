@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 
 _CHAR_MAP = {
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u0060": "'",
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
     "\u00b4": "'",
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"',
     "\u00bb": '"',
@@ -83,7 +83,12 @@ def normalize_map(raw: str) -> Normalized:
     return Normalized("".join(out), starts, ends, n)
 
 
+_ASCII_WS = re.compile(r"\s+")
+
+
 def normalize(text: str) -> str:
+    if text.isascii():
+        return _ASCII_WS.sub(" ", text)
     return normalize_map(text).text
 
 

@@ -187,7 +187,11 @@ def _part(doc, kind: str):
 
 
 def _existing_para_ids(doc) -> set[int]:
-    ids = set()
+    """Every paraId/textId in use (computed once per document, then kept up to date)."""
+    cached = getattr(doc, "_taken_para_ids", None)
+    if cached is not None:
+        return cached
+    ids: set[int] = set()
     for reltype in (RT_COMMENTS,):
         part = doc.part_for(reltype)
         if part is None:
@@ -207,6 +211,7 @@ def _existing_para_ids(doc) -> set[int]:
                 ids.add(int(value, 16))
             except ValueError:
                 pass
+    doc._taken_para_ids = ids
     return ids
 
 
@@ -380,6 +385,31 @@ def _comment_element(doc, number: int):
     return None
 
 
+def _thread_parents(doc) -> dict[int, int]:
+    """comment number -> parent comment number, from comments.xml + commentsExtended.xml only."""
+    part = doc.part_for(RT_COMMENTS)
+    if part is None:
+        return {}
+    extended = _extended(doc)
+    by_para: dict[str, int] = {}
+    last_para: dict[int, str] = {}
+    for el in doc.package.xml(part).iterfind(qn("w:comment")):
+        try:
+            number = int(el.get(W_ID))
+        except (TypeError, ValueError):
+            continue
+        last = (_last_para_id(el) or "").upper()
+        if last:
+            by_para[last] = number
+            last_para[number] = last
+    out = {}
+    for number, last in last_para.items():
+        parent_pid, _ = extended.get(last, (None, False))
+        if parent_pid and parent_pid in by_para and by_para[parent_pid] != number:
+            out[number] = by_para[parent_pid]
+    return out
+
+
 def _parse_cid(value) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -404,17 +434,15 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
         return _reply(doc, author, text, stamp, reply_to, paragraph_id)
     if not isinstance(paragraph_id, str):
         raise ToolFailure("paragraph_not_found", "paragraph_id is required for a new comment thread")
-    try:
-        para = doc.paragraph(paragraph_id)
-    except KeyError:
+    p = doc.element_for(paragraph_id)
+    if p is None:
         raise ToolFailure("paragraph_not_found", f"no paragraph {paragraph_id!r}; use the [p-NNN] ids "
-                          "from read_document") from None
-    p = para.element
+                          "from read_document")
     if span is not None and (not isinstance(span, str) or not span.strip()):
         span = None
     if span is not None:
         try:
-            match = locate(para.text, span)
+            match = locate(walk_paragraph(p).current, span)
         except AnchorError as exc:
             raise ToolFailure(exc.code, f"{exc.message} ({paragraph_id})",
                               **({"candidates": exc.candidates} if exc.candidates else {})) from None
@@ -438,13 +466,13 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
     if comment_el is None:
         raise ToolFailure("comment_not_found", f"no comment cmt-{target}; use the cmt-N ids from read_document")
     # threads are one level deep: a reply to a reply points at the root
-    by_id = {c.id: c for c in doc.comments}
-    root_id = f"cmt-{target}"
+    parents = _thread_parents(doc)
+    root_number = target
     seen = set()
-    while by_id.get(root_id) is not None and by_id[root_id].parent and root_id not in seen:
-        seen.add(root_id)
-        root_id = by_id[root_id].parent
-    root_number = int(root_id.split("-")[1])
+    while root_number in parents and root_number not in seen:
+        seen.add(root_number)
+        root_number = parents[root_number]
+    root_id = f"cmt-{root_number}"
     root_el = _comment_element(doc, root_number) if root_number != target else comment_el
     root_para_id = _last_para_id(root_el) if root_el is not None else None
     if root_para_id is None and root_el is not None:
@@ -464,10 +492,12 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
     refs = {el.get(W_ID): el for el in doc.body.iter(W_CREF)}
     root_start = starts.get(str(root_number))
     root_ref = refs.get(str(root_number))
+    fallback = None
     if root_start is None and root_ref is None:
-        if paragraph_id is None:
+        fallback = doc.element_for(paragraph_id) if paragraph_id is not None else None
+        if fallback is None:
             raise ToolFailure("comment_not_anchored", f"{root_id} has no anchor in the document body; "
-                              "give paragraph_id to anchor the reply")
+                              "give a valid paragraph_id to anchor the reply")
     number, _ = _write_comment(doc, author, text, stamp, root_para_id)
     if root_start is not None or root_ref is not None:
         start = make_element("w:commentRangeStart", {"w:id": str(number)})
@@ -484,10 +514,6 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
             (ends.get(str(root_number)) or root_start).addnext(end)
         end.addnext(_reference_run(number))
     else:
-        try:
-            para = doc.paragraph(paragraph_id)
-        except KeyError:
-            raise ToolFailure("paragraph_not_found", f"no paragraph {paragraph_id!r}") from None
-        place_on_paragraph(para.element, number)
+        place_on_paragraph(fallback, number)
     doc.touch()
     return f"cmt-{number}"

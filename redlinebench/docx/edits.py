@@ -416,6 +416,7 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
         if base is not None:
             np.append(copy.deepcopy(base))
         anchor.addnext(np)
+        ctx.doc.paragraph_id_of(np)
         anchor = np
         new_paras.append(np)
         inserted = ctx.revision("w:ins")
@@ -527,17 +528,15 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
     except ValueError as exc:
         result.update(status="runtime_error", error=f"invalid_edit: {exc}")
         return result
-    try:
-        para = doc.paragraph(pid)
-    except KeyError:
+    p = doc.element_for(pid)
+    if p is None:
         result.update(status="anchor_failed", error=f"paragraph_not_found: no paragraph {pid!r}; use the "
                       "[p-NNN] ids from read_document")
         if anchor.get("text"):
             result["candidates"] = _elsewhere(doc, anchor["text"], "")
         return result
-    p = para.element
     text = anchor.get("text") or ""
-    raw = para.text
+    raw = walk_paragraph(p).current
     match = None
     if text.strip():
         try:

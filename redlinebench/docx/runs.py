@@ -159,6 +159,8 @@ def walk_paragraph(p) -> Walk:
         kind, rev, outer = _context(stack)
         for child in run:
             tag = child.tag
+            if tag == W_RPR:
+                continue
             if tag == W_T or tag == W_DELTEXT:
                 if child.text:
                     emit_text(run, child, child.text, kind, rev, outer)
