@@ -60,3 +60,16 @@ def soffice() -> str:
 def chromium() -> str:
     """Path to Chromium; fails (not skips) in CI where .ci/run installs it."""
     return _require("chromium", "chromium")
+
+
+@pytest.fixture
+def fake_openai():
+    """A started loopback OpenAI-compatible server (see tests/fakes/openai_server.py)."""
+    from tests.fakes.openai_server import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        yield server
+
+
+# Shared loopback fakes exposed as fixtures (``fake_hub``) to every test package.
+pytest_plugins = ["tests.fakes.hub_server"]
