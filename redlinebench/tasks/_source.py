@@ -109,8 +109,9 @@ def _from_dir(kind: SourceKind, directory: Path, reason: str, skipped: tuple[str
 
 
 # -- the Hub ------------------------------------------------------------------------------
-def hub_snapshot_dir(revision: str = config.HUB_DATASET_REVISION) -> Path:
-    """Where the pinned Hub snapshot is materialised as real files."""
+def hub_snapshot_dir(revision: str | None = None) -> Path:
+    """Where the Hub snapshot of ``revision`` (default: the pinned one) is materialised as real files."""
+    revision = revision or config.HUB_DATASET_REVISION
     return config.cache_dir() / "hub" / config.HUB_DATASET_ID.replace("/", "--") / revision
 
 
@@ -122,7 +123,7 @@ def _snapshot_complete(folder: Path, revision: str) -> bool:
     return marker.get("revision") == revision and (folder / "tasks").is_dir()
 
 
-def download_hub_snapshot(revision: str = config.HUB_DATASET_REVISION, *, offline: bool | None = None) -> Path:
+def download_hub_snapshot(revision: str | None = None, *, offline: bool | None = None) -> Path:
     """Fetch (or reuse) the pinned snapshot as real files; raises ``HubError`` when impossible.
 
     The endpoint is read from ``HF_ENDPOINT`` at call time (huggingface_hub reads it only at
@@ -130,6 +131,7 @@ def download_hub_snapshot(revision: str = config.HUB_DATASET_REVISION, *, offlin
     """
     from ..errors import HubError
 
+    revision = revision or config.HUB_DATASET_REVISION
     folder = hub_snapshot_dir(revision)
     if _snapshot_complete(folder, revision):
         return folder
