@@ -39,6 +39,7 @@ from ._model import (
 )
 
 _GROUP_RE = re.compile(r"^s(\d+)-t(\d+)-g(\d+)$")
+_SIDE_RE = re.compile(r"^(?:side\s*)?([AB])$", re.I)  # "A", "b", "Side A"
 
 #: Metadata keys this package understands; ``turn`` is accepted as an alias of ``level``.
 KNOWN_KEYS = (
@@ -138,8 +139,9 @@ def _normalise(key: str, value: Any) -> tuple[Any, str | None]:
             return None, f"must be a positive integer, got {value!r}"
         return number, None
     if key == "side":
-        if isinstance(value, str) and value.strip().upper() in ("A", "B"):
-            return value.strip().upper(), None
+        match = _SIDE_RE.match(value.strip()) if isinstance(value, str) else None
+        if match:
+            return match.group(1).upper(), None
         return None, f'must be "A" or "B", got {value!r}'
     if key == "task_id":
         if isinstance(value, str) and value.strip():
