@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from .. import config
-from ..errors import ConfigError, TaskError
+from ..errors import ConfigError, HubError, TaskError
 from ._model import INSTRUCTION, TASK_NAME_RE, TASK_TOML
 
 log = logging.getLogger(__name__)
@@ -129,8 +129,6 @@ def download_hub_snapshot(revision: str | None = None, *, offline: bool | None =
     The endpoint is read from ``HF_ENDPOINT`` at call time (huggingface_hub reads it only at
     import), so a caller or a test can point it elsewhere without re-importing anything.
     """
-    from ..errors import HubError
-
     revision = revision or config.HUB_DATASET_REVISION
     folder = hub_snapshot_dir(revision)
     if _snapshot_complete(folder, revision):
@@ -191,7 +189,7 @@ def resolve_source(source: str | Path | None = None) -> Source:
         text = str(source)
         if not Path(text).expanduser().exists():
             if text == "embedded":
-                return _embedded(("asked for the embedded set",), reason="asked for explicitly")
+                return _embedded((), reason="asked for explicitly")
             if text == "hub" or text.startswith("hub@"):
                 revision = text.partition("@")[2] or config.HUB_DATASET_REVISION
                 root = download_hub_snapshot(revision)  # HubError propagates: it was asked for
@@ -208,8 +206,6 @@ def resolve_source(source: str | Path | None = None) -> Source:
     if local.is_dir():
         return _from_dir("local", local, "./benchmark/ exists in the working directory", tuple(skipped))
     skipped.append("no ./benchmark/ in the working directory")
-
-    from ..errors import HubError
 
     try:
         root = download_hub_snapshot()
