@@ -70,7 +70,8 @@ def cases(script: Script, variant: VariantSpec) -> list[Case]:
     2. ``drop-alternate``: remove every second op of the script (markup, comments and replies).
     3. ``reverse``: replace golden ops by the violations that reverse them and add the other
        violations (every penalty rubric of the task turns PASS).
-    4. ``comments-only``: keep only comments and replies (no tracked change), when that differs.
+    4. ``reverse-one``: only the first violation this variant's rubrics grade, when there are several.
+    5. ``comments-only``: keep only comments and replies (no tracked change), when that differs.
     """
     golden = Case("golden", "the attorney's redline as scripted", script.ops)
     out = [golden]
@@ -92,6 +93,13 @@ def cases(script: Script, variant: VariantSpec) -> list[Case]:
         removed = tuple(o.id for o in script.ops if o not in reversed_ops)
         out.append(Case("reverse", "golden with the undesirable moves (violations) in place of the ops they reverse",
                         reversed_ops, removed=removed, added=tuple(v.id for v in script.violations)))
+    if len(script.violations) > 1:
+        graded = {ref for r, _ in variant.rubrics for ref in r.requires + r.unless}
+        first = next((v for v in script.violations if v.id in graded or graded & set(v.replaces)), None)
+        if first is not None:
+            one = _with_violations(script, [first])
+            out.append(Case("reverse-one", f"golden with only one violation ({first.id})", one,
+                            removed=tuple(o.id for o in script.ops if o not in one), added=(first.id,)))
     comments_only = tuple(o for o in script.ops if not o.is_markup)
     if comments_only and len(comments_only) < len(script.ops):
         out.append(Case("comments-only", "only the comments and replies of the golden, no tracked change",
