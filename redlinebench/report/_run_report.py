@@ -109,6 +109,9 @@ def _judges_text(run: RunData) -> str:
 
 
 def _cells_text(entry: Mapping[str, Any]) -> str | None:
+    if is_number(entry.get("n_cells")) and isinstance(entry.get("missing_cells"), list):
+        n, missing = int(entry["n_cells"]), len(entry["missing_cells"])
+        return "all 12 cells" if entry.get("grid_complete") and n == 12 else f"{n} of {n + missing} cells"
     cells = entry.get("by_scenario_turn")
     if isinstance(cells, dict):
         n = sum(1 for v in cells.values() if is_number(v))
@@ -159,6 +162,12 @@ def _callouts(run: RunData) -> Markup:
                       "published RedlineBench results and must not be published.", class_="callout info"))
     if run.summary_note:
         out.append(el("div", el("b", "Summary"), run.summary_note, class_="callout"))
+    notes = [f"{e.get('model')}: {e['grid_note']}" for e in run.leaderboard if isinstance(e.get("grid_note"), str)]
+    warnings = (run.summary or {}).get("warnings")
+    notes += [str(w) for w in warnings] if isinstance(warnings, list) else []
+    if notes:
+        out.append(el("div", el("b", "Read the headline with care"), el("ul", *[el("li", n) for n in notes[:20]]),
+                      class_="callout"))
     gate = [t for t in run.trials if t.status == "gate_failed"]
     if gate:
         out.append(el("div", el("b", f"{len(gate)} trial(s) failed the validity gate (scored 0, counted in the averages)"),
@@ -169,8 +178,8 @@ def _callouts(run: RunData) -> Markup:
     inc = [t for t in run.trials if t.judging_incomplete]
     if inc:
         out.append(el("div", el("b", f"{len(inc)} trial(s) with incomplete judging"),
-                      "A judge failed after all retries or left rubrics unanswered; missing verdicts count as FAIL and the "
-                      "trial stays in the averages.",
+                      "A judge failed after all retries, so these trials have no final panel verdict. They are listed, "
+                      "not averaged in; re-run `redlinebench score` on this run to complete them.",
                       el("ul", *[el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}",
                                     f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "")
                                  for t in inc[:50]]),
@@ -312,31 +321,36 @@ def _task_details(run: RunData) -> Markup:
 
 
 def _judge_verdicts(t: TrialRecord) -> dict[str, dict[str, dict[str, Any]]]:
-    """judge name -> rubric id -> {verdict, justification} from judges/*.json (format-tolerant)."""
+    """judge name -> rubric id -> {verdict, justification} from ``judges/*.json``.
+
+    Reads the scorer's form (``verdicts`` and ``justifications`` as maps keyed by rubric id) and
+    the judge-reply form (``verdicts`` as a list of ``{rubric_id, verdict, justification}``).
+    """
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for stem, data in t.judge_files.items():
-        name = data.get("judge") or data.get("model") or data.get("name") or stem
-        verdicts = _find_verdicts(data)
-        table = {}
-        for v in verdicts:
-            if isinstance(v, dict) and "rubric_id" in v:
-                table[str(v["rubric_id"])] = v
-        out[str(name)] = table
+        name = str(data.get("judge") or data.get("model") or data.get("name") or stem)
+        verdicts, notes = data.get("verdicts"), data.get("justifications")
+        table: dict[str, dict[str, Any]] = {}
+        if isinstance(verdicts, dict):
+            notes = notes if isinstance(notes, dict) else {}
+            for rid, v in verdicts.items():
+                table[str(rid)] = {"verdict": v, "justification": notes.get(rid)}
+        elif isinstance(verdicts, list):
+            for v in verdicts:
+                if isinstance(v, dict) and "rubric_id" in v:
+                    table[str(v["rubric_id"])] = v
+        out[name] = table
     return out
 
 
-def _find_verdicts(data: Any, depth: int = 0) -> list[Any]:
-    if depth > 3:
-        return []
-    if isinstance(data, dict):
-        v = data.get("verdicts")
-        if isinstance(v, list):
-            return v
-        for x in data.values():
-            found = _find_verdicts(x, depth + 1)
-            if found:
-                return found
-    return []
+def _judge_failures(t: TrialRecord) -> list[str]:
+    out = list(t.errors)
+    for stem, data in t.judge_files.items():
+        err = data.get("error")
+        name = str(data.get("judge") or stem)
+        if isinstance(err, str) and err and not any(e.startswith(f"{name}:") for e in out):
+            out.append(f"{name}: {err}")
+    return out
 
 
 def _slug(s: str) -> str:
@@ -430,11 +444,18 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     if t.status == "gate_failed":
         notes.append(el("div", el("b", "Validity gate failed: reward 0"), t.gate.get("reason") or "no reason recorded",
                         class_="callout bad"))
+    failures = _judge_failures(t)
     if t.judging_incomplete:
         missing = t.missing_judges
         notes.append(el("div", el("b", "Judging incomplete"),
                         f"No verdicts from {', '.join(missing)}. " if missing else "",
-                        "Rubrics without a verdict count as FAIL.", class_="callout"))
+                        "This trial's reward is provisional: the scorer lists it instead of averaging it in. "
+                        "Re-run `redlinebench score` on the run to complete it.",
+                        el("ul", *[el("li", f, class_="mono small") for f in failures]) if failures else None,
+                        class_="callout"))
+    elif failures:
+        notes.append(el("div", el("b", "Judge errors"), el("ul", *[el("li", f, class_="mono small") for f in failures]),
+                        class_="callout"))
     if t.status == "errored":
         err = (t.grade or {}).get("error") or (t.metrics or {}).get("error") or "no error message recorded"
         notes.append(el("div", el("b", "Trial errored"), str(err), class_="callout bad"))

@@ -202,15 +202,27 @@ def build_run(root: Path, *, bench: Path | None = None, plan: dict | None = None
                                    "total_revisions": 8, "touched_paragraphs": 4, "comments_added": 2,
                                    "median_insertion_chars": 52, "surgicalness_score": 0.8}}
                 if incomplete:
-                    grade["missing_judges"] = [j for j in JUDGES if j not in trial]
+                    grade["incomplete_judges"] = [j for j in JUDGES if j not in trial]
+                    grade["errors"] = [f"{j}: JudgeError: no valid reply after 10 attempts" for j in JUDGES if j not in trial]
+                grade["usage"] = {"prompt_tokens": 30000, "completion_tokens": 900, "cost_usd": 0.012}
                 (tdir / "grade.json").write_text(json.dumps(grade, indent=1), encoding="utf-8")
                 (tdir / "judges").mkdir(exist_ok=True)
                 for j, v in trial.items():
-                    verdicts = [{"rubric_id": rid, "verdict": "PASS" if v[k] == "P" else "FAIL",
-                                 "justification": f"{j} reads Section {k + 1}: {'met' if v[k] == 'P' else 'not met'}."
-                                                  + (f" {HOSTILE_IMG}" if k == 1 else "")}
-                                for k, (rid, *_r) in enumerate(rubrics)]
-                    (tdir / "judges" / f"{slug(j)}.json").write_text(json.dumps({"judge": j, "verdicts": verdicts}), encoding="utf-8")
+                    notes = {rid: f"{j} reads Section {k + 1}: {'met' if v[k] == 'P' else 'not met'}."
+                                  + (f" {HOSTILE_IMG}" if k == 1 else "") for k, (rid, *_r) in enumerate(rubrics)}
+                    verdicts = {rid: "PASS" if v[k] == "P" else "FAIL" for k, (rid, *_r) in enumerate(rubrics)}
+                    if model == MODELS[1]:  # the judge-reply form: a list of verdict objects
+                        payload = {"judge": j, "verdicts": [{"rubric_id": r, "verdict": verdicts[r], "justification": notes[r]}
+                                                            for r in verdicts]}
+                    else:  # the scorer's form: maps keyed by rubric id
+                        payload = {"judge": j, "method": "llm", "ok": True, "verdicts": verdicts, "justifications": notes,
+                                   "missing": [], "invalid": [], "error": None}
+                    (tdir / "judges" / f"{slug(j)}.json").write_text(json.dumps(payload), encoding="utf-8")
+                for j in JUDGES:
+                    if j not in trial:
+                        (tdir / "judges" / f"{slug(j)}.json").write_text(json.dumps(
+                            {"judge": j, "ok": False, "verdicts": {}, "justifications": {},
+                             "error": "JudgeError: no valid reply after 10 attempts"}), encoding="utf-8")
                 hostile = model == MODELS[2] or task_id == "redline-s2-t1-g02b"
                 write_docx(tdir / "redline.docx", contract(ME, hostile=hostile, turn=spec["turn"]))
                 (tdir / "annotated_view.md").write_text(

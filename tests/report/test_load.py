@@ -35,7 +35,7 @@ def test_statuses(run_dir):
 def test_missing_judges_inferred_from_votes_when_not_stated(run_dir):
     p = run_dir / "trials" / slug(MODELS[0]) / "redline-s1-t2-g01a" / "2" / "grade.json"
     g = json.loads(p.read_text())
-    del g["missing_judges"], g["status"]
+    del g["incomplete_judges"], g["status"]
     p.write_text(json.dumps(g))
     t = next(t for t in load_run(run_dir).trials if t.path == p.parent)
     assert t.missing_judges == [JUDGES[2]] and t.status == "judging_incomplete"

@@ -101,3 +101,17 @@ def test_output_option_and_atomic_write(run_dir, tmp_path):
     out = write_run_report(run_dir, tmp_path / "elsewhere" / "r.html")
     assert out.is_file() and not (run_dir / "report.html").exists()
     assert [p for p in os.listdir(out.parent) if p.endswith(".tmp")] == []
+
+
+def test_judge_files_in_both_forms_and_failed_judges(run_dir):
+    tree = parse(write_run_report(run_dir))
+    # list form (judge replies) for the second model
+    opus = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s2-t1-g02b', '1')}']")[0]
+    r2 = opus.xpath(".//table[contains(@class,'rubrics')]/tbody/tr")[1]
+    assert f"{JUDGES[0]} reads Section 2: not met. {HOSTILE_IMG}" in r2.text_content()
+    # the judge that failed is listed with no verdict, and its error is shown
+    inc = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t2-g01a', '2')}']")[0]
+    votes = inc.xpath(".//table[contains(@class,'rubrics')]/tbody/tr[1]/td[7]/span[@class='vote']")
+    assert [v.xpath(".//span[contains(@class,'badge')]")[0].text_content() for v in votes] == ["PASS", "PASS", "no verdict"]
+    assert f"{JUDGES[2]}: JudgeError: no valid reply after 10 attempts" in inc.text_content()
+    assert "Judge cost" in inc.text_content() and "$0.01" in inc.text_content()
