@@ -69,3 +69,7 @@ def fake_openai():
 
     with FakeOpenAI() as server:
         yield server
+
+
+# Shared loopback fakes exposed as fixtures (``fake_hub``) to every test package.
+pytest_plugins = ["tests.fakes.hub_server"]

@@ -1,0 +1,180 @@
+"""``redlinebench push|export|import|verify``: the ecosystem bridges, thin wrappers over
+:mod:`redlinebench.integrations`. Heavy libraries load inside the commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import config
+
+
+def _group(main: click.Group, name: str, help_text: str) -> click.Group:
+    """Reuse a group another family already registered under ``name`` instead of replacing it."""
+    existing = main.commands.get(name)
+    if isinstance(existing, click.Group):
+        return existing
+    group = click.Group(name=name, help=help_text)
+    main.add_command(group)
+    return group
+
+
+# ----------------------------------------------------------------------------- push
+@click.command("results")
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--model-repo", required=True, metavar="ORG/MODEL", help="Model repo that receives the result.")
+@click.option("--model", "model", default=None, help="Which model of the summary (needed when it holds several).")
+@click.option("--dataset-repo", default=config.HUB_DATASET_ID, show_default=True, metavar="ID",
+              help="Benchmark dataset the score refers to.")
+@click.option("--revision", default=None, metavar="SHA",
+              help="Dataset revision the run used (default: the run's recorded revision, or the pinned one).")
+@click.option("--source-url", default=None, help="Link to logs or a report for this result.")
+@click.option("--source-name", default=None, help="Display name of --source-url.")
+@click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")
+@click.option("--force", is_flag=True, help="Publish even heuristic-judge / incomplete / partial results.")
+@click.option("--dry-run", is_flag=True, help="Show the files and YAML; contact nothing.")
+def push_results(target: Path, model_repo: str, model: str | None, dataset_repo: str, revision: str | None,
+                 source_url: str | None, source_name: str | None, create_pr: bool, force: bool, dry_run: bool) -> None:
+    """Publish redline_overall from RUN_DIR or metrics_summary.json as .eval_results/redlinebench.yaml."""
+    from ..integrations import hub
+
+    existing: list = []
+    token = None
+    if not dry_run:
+        token = hub.resolve_token()
+        existing = hub.fetch_existing_results(model_repo, token=token)
+    plan, problems = hub.plan_results_push(
+        target, model_repo=model_repo, model=model, dataset_id=dataset_repo, revision=revision,
+        source_url=source_url, source_name=source_name, create_pr=create_pr, force=force, existing=existing,
+    )
+    for problem in problems:
+        click.echo(f"warning: {problem} (forced)", err=True)
+    if dry_run:
+        click.echo("dry run: nothing was sent")
+        click.echo(plan.describe())
+        return
+    outcome = hub.execute(plan, token=token)
+    click.echo(f"pushed {hub.RESULTS_PATH} to {model_repo}: {outcome.pr_url or outcome.commit_url}")
+
+
+@click.command("dataset")
+@click.option("--repo", "repo_id", required=True, metavar="ORG/NAME", help="Dataset repo to create or update.")
+@click.option("--from", "export_dir", type=click.Path(path_type=Path), default=None,
+              help="An exported dataset directory (default: export the selected task source now).")
+@click.option("--source", default=None, help="Task source to export when --from is not given.")
+@click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")
+@click.option("--private", is_flag=True, help="Create the repo as private.")
+@click.option("--dry-run", is_flag=True, help="List the files that would be uploaded; contact nothing.")
+def push_dataset(repo_id: str, export_dir: Path | None, source: str | None, create_pr: bool, private: bool,
+                 dry_run: bool) -> None:
+    """Upload the exported dataset (parquet index, card, eval.yaml, task tree) to the Hub."""
+    import tempfile
+
+    from ..integrations import hub
+
+    with tempfile.TemporaryDirectory(prefix="redlinebench-export-") as tmp:
+        if export_dir is None:
+            export_dir = _export_dataset(source, Path(tmp) / "export")
+        plan = hub.plan_dataset_push(export_dir, repo_id=repo_id, create_pr=create_pr, private=private)
+        if dry_run:
+            click.echo("dry run: nothing was sent")
+            click.echo(plan.describe())
+            return
+        outcome = hub.execute(plan)
+    click.echo(f"pushed {outcome.n_files} files to dataset {repo_id}: {outcome.pr_url or outcome.commit_url}")
+
+
+def _export_dataset(source: str | None, out: Path) -> Path:
+    """Export ``source`` with the dataset module (issue 3's ``dataset export``)."""
+    from ..errors import ConfigError
+
+    try:
+        from ..dataset import export_dataset  # type: ignore[attr-defined]
+    except ImportError:
+        raise ConfigError("this build cannot export datasets; pass an exported directory with --from") from None
+    export_dataset(source, out, include_tree=True)
+    return out
+
+
+
+
+# ----------------------------------------------------------------------------- harbor
+@click.command("harbor")
+@click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Directory for the Harbor tasks.")
+@click.option("--source", default=None, help="Task source (directory, 'hub', 'embedded'; default as `run`).")
+@click.option("--task", "task_ids", multiple=True, help="Only these task ids (repeatable).")
+@click.option("--scenario", "scenarios", multiple=True, type=int, help="Only these scenarios (repeatable).")
+@click.option("--turn", "turns", multiple=True, type=int, help="Only these turns (repeatable).")
+@click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="A redlinebench wheel to copy into every environment and install from.")
+@click.option("--package-spec", default=None, help="pip requirement to install instead (default redlinebench==VERSION).")
+@click.option("--judges", default="panel", show_default=True, help="Judge spec the verifier uses.")
+@click.option("--base-image", default="python:3.11-slim", show_default=True)
+@click.option("--overwrite", is_flag=True, help="Replace task directories that already exist.")
+def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], scenarios: tuple[int, ...],
+                      turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, judges: str,
+                      base_image: str, overwrite: bool) -> None:
+    """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`."""
+    from ..errors import ConfigError
+    from ..integrations.harbor import ExportOptions, export_harbor
+    from ..tasks import load_tasks
+
+    if wheel is not None and package_spec is not None:
+        raise ConfigError("use either --wheel or --package-spec, not both")
+    tasks = load_tasks(source).filter(task_ids or None, scenario=scenarios or None, turn=turns or None)
+    if not len(tasks):
+        raise ConfigError("no task matches the filters: nothing to export")
+    opts = ExportOptions(package_spec=package_spec, wheel=wheel, judges=judges, base_image=base_image,
+                         overwrite=overwrite)
+    written = export_harbor(tasks, out, opts)
+    click.echo(f"exported {len(written)} Harbor task(s) to {out}")
+    click.echo(f"run them with: harbor run -p {out} -a <agent> -m <model>")
+
+
+@click.command("harbor")
+@click.argument("jobs_dir", type=click.Path(path_type=Path))
+@click.option("--run-dir", type=click.Path(path_type=Path), required=True, help="Our run directory to fill.")
+@click.option("--no-summary", is_flag=True, help="Do not recompute metrics_summary.json.")
+def import_harbor_cmd(jobs_dir: Path, run_dir: Path, no_summary: bool) -> None:
+    """Turn Harbor job trials into a redlinebench run directory (summarize and reports then work)."""
+    from ..integrations.harbor import import_harbor
+
+    report = import_harbor(jobs_dir, run_dir, summarize=not no_summary)
+    click.echo(f"imported {len(report.imported)} trial(s) into {run_dir}"
+               + (f", {len(report.skipped)} already present" if report.skipped else ""))
+    for line in report.errored:
+        click.echo(f"warning: errored trial kept as an errored row: {line}", err=True)
+    if report.summary_path is not None:
+        click.echo(f"summary: {report.summary_path}")
+
+
+@click.command("verify")
+@click.option("--task-dir", type=click.Path(path_type=Path), required=True, help="The task (with tests/rubrics.json).")
+@click.option("--output", type=click.Path(path_type=Path), required=True, help="The agent's redlined .docx.")
+@click.option("--logs", type=click.Path(path_type=Path), default=Path("/logs/verifier"), show_default=True,
+              help="Where reward.txt and grade.json go.")
+@click.option("--judges", default="panel", show_default=True, help="Judge spec (panel, heuristic, a,b,c, YAML).")
+@click.option("--model", default=None, help="Model label recorded in grade.json (import harbor fills it in).")
+@click.option("--trial", default=1, show_default=True, type=click.IntRange(min=1))
+@click.option("--judge-api-base", default=None, help="Send every litellm judge to this base URL (a proxy).")
+def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str | None, trial: int,
+               judge_api_base: str | None) -> None:
+    """Grade one output document (the Harbor verifier): writes reward.txt and grade.json."""
+    from ..errors import JudgeError
+    from ..integrations.harbor import verify
+
+    outcome = verify(task_dir, output, logs, judges=judges, model=model, trial=trial,
+                     judge_api_base=judge_api_base)
+    if outcome.reward is None:
+        raise JudgeError(f"judging incomplete ({outcome.status}); see {outcome.grade_path}; no reward written")
+    click.echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}")
+
+
+def register(main: click.Group) -> None:
+    push = _group(main, "push", "Publish results and the dataset to the Hugging Face Hub.")
+    push.add_command(push_results)
+    push.add_command(push_dataset)
+    _group(main, "export", "Export tasks for other harnesses.").add_command(export_harbor_cmd)
+    _group(main, "import", "Import runs from other harnesses.").add_command(import_harbor_cmd)
+    main.add_command(verify_cmd)

@@ -1,0 +1,494 @@
+"""Publishing to the Hugging Face Hub: a model's ``redline_overall`` and the exported dataset.
+
+A result is one entry of ``.eval_results/redlinebench.yaml`` in the *model* repo (SPEC §7),
+built with ``huggingface_hub``'s own :class:`EvalResultEntry` so the Hub's leaderboard reads it.
+Results that would mislead a leaderboard (heuristic judge, judging left incomplete, a partial
+task set) are refused unless the caller forces them; the reasons are returned, not printed.
+
+Everything is planned first (:class:`PushPlan`: the files, the YAML, the commit) and then sent
+in one commit, so ``--dry-run`` shows exactly what a real push would upload. The token comes
+from ``HF_TOKEN`` or the stored login and is never echoed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from ..errors import HubError
+
+RESULTS_PATH = ".eval_results/redlinebench.yaml"
+TASK_ID = "redline_overall"
+#: Judge methods whose numbers may go on a leaderboard.
+_TRUSTED_METHODS = {"panel", "litellm", "llm", "judge"}
+#: Task count of the real benchmark (SPEC §1); a run claiming it must have graded all of them.
+REAL_SET_TASKS = 140
+
+
+# ----------------------------------------------------------------------------- reading results
+@dataclass
+class RunResults:
+    """What ``push results`` reads: the summary and, when given a run directory, its grades."""
+
+    summary: dict[str, Any]
+    summary_path: Path
+    run_dir: Path | None = None
+    run_config: dict[str, Any] = field(default_factory=dict)
+    grades: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise HubError(f"{what} not found", path=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HubError(f"cannot read {what}: {exc}", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise HubError(f"{what} is not valid JSON ({exc.msg} at line {exc.lineno})", path=path) from None
+
+
+def load_results(target: str | Path) -> RunResults:
+    """Read a run directory (``metrics_summary.json`` + ``config.json`` + grades) or a summary file."""
+    target = Path(target)
+    if target.is_dir():
+        summary_path = target / "metrics_summary.json"
+        if not summary_path.is_file():
+            raise HubError("no metrics_summary.json in this run directory (run `redlinebench summarize` first)",
+                           path=target)
+        run_dir: Path | None = target
+    elif target.is_file():
+        summary_path, run_dir = target, None
+        sibling = target.parent / "config.json"
+        if (target.parent / "trials").is_dir() and sibling.is_file():
+            run_dir = target.parent
+    else:
+        raise HubError("no such run directory or metrics_summary.json", path=target)
+
+    summary = _read_json(summary_path, "metrics summary")
+    if not isinstance(summary, dict) or not isinstance(summary.get("leaderboard"), list):
+        raise HubError("not a metrics summary: expected an object with a 'leaderboard' list", path=summary_path)
+    results = RunResults(summary=summary, summary_path=summary_path, run_dir=run_dir)
+    if run_dir is not None:
+        cfg = run_dir / "config.json"
+        if cfg.is_file():
+            data = _read_json(cfg, "run config")
+            results.run_config = data if isinstance(data, dict) else {}
+        for grade_path in sorted(run_dir.glob("trials/**/grade.json")):
+            data = _read_json(grade_path, "grade file")
+            if isinstance(data, dict):
+                results.grades.append(data)
+    return results
+
+
+def pick_entry(summary: Mapping[str, Any], model: str | None = None) -> dict[str, Any]:
+    """The leaderboard row to publish: the named model, or the only one."""
+    rows = [r for r in summary.get("leaderboard", []) if isinstance(r, Mapping)]
+    if not rows:
+        raise HubError("the metrics summary has no leaderboard rows: nothing to publish")
+    if model is None:
+        if len(rows) > 1:
+            names = ", ".join(str(r.get("model")) for r in rows)
+            raise HubError(f"the summary holds {len(rows)} models ({names}); choose one with --model")
+        return dict(rows[0])
+    for row in rows:
+        if row.get("model") == model:
+            return dict(row)
+    raise HubError(f"model {model!r} is not in the summary (has: {', '.join(str(r.get('model')) for r in rows)})")
+
+
+def redline_overall_of(entry: Mapping[str, Any]) -> float:
+    """SPEC §6: ``round(100 * overall_turn_weighted, 1)`` (trusting a precomputed value only if it agrees)."""
+    otw = entry.get("overall_turn_weighted")
+    if isinstance(otw, bool) or not isinstance(otw, (int, float)):
+        raise HubError(f"model {entry.get('model')!r} has no overall_turn_weighted score: nothing to publish")
+    if not 0.0 <= otw <= 1.0:
+        raise HubError(f"model {entry.get('model')!r}: overall_turn_weighted {otw} is outside [0, 1]")
+    return round(100 * float(otw), 1)
+
+
+# ----------------------------------------------------------------------------- what the run was
+def _model_grades(results: RunResults, model: str) -> list[dict[str, Any]]:
+    return [g for g in results.grades if g.get("model") == model]
+
+
+def judges_of(results: RunResults, entry: Mapping[str, Any]) -> list[str]:
+    """Judge model names: from the grades when we have them, else the summary / run config."""
+    names: set[str] = set()
+    for g in _model_grades(results, str(entry.get("model"))):
+        names.update(str(j) for j in g.get("judges") or [])
+    if not names:
+        for source in (entry, results.summary, results.run_config):
+            value = source.get("judges")
+            if isinstance(value, list):
+                names.update(str(j) for j in value)
+            elif isinstance(value, str) and value:
+                names.update(j.strip() for j in value.split(",") if j.strip())
+            if names:
+                break
+    return sorted(names)
+
+
+def judge_method_of(results: RunResults, entry: Mapping[str, Any]) -> str:
+    methods = {str(g.get("judge_method")) for g in _model_grades(results, str(entry.get("model")))
+               if g.get("judge_method")}
+    if not methods:
+        value = entry.get("judge_method") or results.summary.get("judge_method")
+        return str(value) if value else "unknown"
+    return methods.pop() if len(methods) == 1 else "mixed"
+
+
+def _cfg_get(cfg: Mapping[str, Any], key: str) -> Any:
+    """A run-config value, at the top level or under ``spec`` (the RunSpec)."""
+    if cfg.get(key) is not None:
+        return cfg[key]
+    spec = cfg.get("spec")
+    return spec.get(key) if isinstance(spec, Mapping) else None
+
+
+def agent_of(results: RunResults) -> str:
+    cfg = results.run_config
+    for key in ("agent", "solver"):
+        value = _cfg_get(cfg, key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, Mapping):
+            name = value.get("name") or value.get("kind")
+            if name:
+                return str(name)
+    return "redlinebench tool-loop agent"
+
+
+def _source_info(results: RunResults) -> Mapping[str, Any]:
+    cfg = results.run_config
+    for key in ("source", "data_source", "dataset"):
+        value = _cfg_get(cfg, key)
+        if isinstance(value, Mapping):
+            return value
+        if isinstance(value, str):
+            return {"path": value}
+    return {}
+
+
+def _is_subset_run(cfg: Mapping[str, Any]) -> bool:
+    for key in ("task_ids", "tasks_filter", "filters", "filter", "limit", "max_tasks", "scenarios", "turns"):
+        value = _cfg_get(cfg, key)
+        if value not in (None, [], {}, "", 0, False):
+            return True
+    return False
+
+
+def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_id: str) -> list[str]:
+    """Why this row should not go on a leaderboard (empty: fine). Each reason is a full sentence."""
+    model = entry.get("model")
+    problems: list[str] = []
+    method = judge_method_of(results, entry)
+    judges = judges_of(results, entry)
+    if "heuristic" in method or any("heuristic" in j for j in judges):
+        problems.append(f"{model}: graded by the heuristic judge, not an LLM judge panel")
+    elif method.lower() not in _TRUSTED_METHODS:
+        problems.append(f"{model}: judge method is {method!r}, not an LLM judge panel")
+
+    incomplete = entry.get("n_incomplete") or 0
+    if not incomplete:
+        incomplete = sum(1 for i in results.summary.get("incomplete", []) or []
+                         if isinstance(i, Mapping) and i.get("model") == model)
+    if not incomplete:
+        incomplete = sum(1 for g in _model_grades(results, str(model))
+                         if g.get("status") in ("judging_incomplete", "errored"))
+    if incomplete:
+        problems.append(f"{model}: {incomplete} trial(s) have incomplete judging or errored; re-judge them first")
+
+    if entry.get("grid_complete") is False:
+        missing = ", ".join(entry.get("missing_cells") or []) or "some cells"
+        problems.append(f"{model}: partial task set, scenario x turn cells missing: {missing}")
+    if _is_subset_run(results.run_config):
+        problems.append(f"{model}: the run used a task filter or limit (partial task set)")
+    n_tasks = entry.get("n_tasks")
+    if isinstance(n_tasks, int) and dataset_id == config.HUB_DATASET_ID and n_tasks < REAL_SET_TASKS:
+        problems.append(f"{model}: {n_tasks} of the {REAL_SET_TASKS} tasks of {dataset_id} were graded (partial task set)")
+    kind = str(_source_info(results).get("kind") or "")
+    if dataset_id == config.HUB_DATASET_ID and kind in {"embedded", "synthetic", "directory", "dir", "local"}:
+        problems.append(f"{model}: the run used the {kind} task set, not {dataset_id}")
+    return problems
+
+
+# ----------------------------------------------------------------------------- the YAML
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def build_entry(
+    results: RunResults,
+    entry: Mapping[str, Any],
+    *,
+    dataset_id: str,
+    revision: str | None,
+    source_url: str | None = None,
+    source_name: str | None = None,
+    date: str | None = None,
+):
+    """One :class:`huggingface_hub.EvalResultEntry` for this model's ``redline_overall``."""
+    from huggingface_hub import EvalResultEntry
+
+    from .. import __version__
+
+    judges = judges_of(results, entry)
+    method = judge_method_of(results, entry)
+    n_trials = entry.get("n_trials", "?")
+    n_tasks = entry.get("n_tasks") or len({g.get("task_id") for g in _model_grades(results, str(entry.get("model")))}) or "?"
+    notes = (
+        f"agent: {agent_of(results)}; model: {entry.get('model')}; "
+        f"judges: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
+        f"trials: {n_trials} over {n_tasks} tasks; "
+        f"ci95: {entry.get('ci')}; redlinebench {__version__}"
+    )
+    if revision is None:
+        revision = _source_info(results).get("revision") or (
+            config.HUB_DATASET_REVISION if dataset_id == config.HUB_DATASET_ID else None)
+    run_date = date or results.run_config.get("created_at") or results.summary.get("created_at") or _utc_now()
+    return EvalResultEntry(
+        dataset_id=dataset_id,
+        task_id=TASK_ID,
+        value=redline_overall_of(entry),
+        dataset_revision=str(revision) if revision else None,
+        date=str(run_date),
+        source_url=source_url,
+        source_name=(source_name or "redlinebench") if source_url else None,
+        notes=notes,
+    )
+
+
+def render_results_yaml(entries: Sequence[Any]) -> str:
+    """The ``.eval_results/*.yaml`` text for ``entries`` (``huggingface_hub``'s serialisation)."""
+    import yaml
+    from huggingface_hub import eval_result_entries_to_yaml
+
+    return yaml.safe_dump(eval_result_entries_to_yaml(list(entries)), sort_keys=False, allow_unicode=True)
+
+
+def merge_entries(existing: Sequence[Any], new: Any) -> list[Any]:
+    """Keep other benchmarks' / revisions' entries; replace the one this result supersedes."""
+    same = lambda e: (e.dataset_id, e.task_id, e.dataset_revision) == (new.dataset_id, new.task_id, new.dataset_revision)  # noqa: E731
+    return [e for e in existing if not same(e)] + [new]
+
+
+def parse_results_yaml(text: str, *, where: str) -> list[Any]:
+    import yaml
+    from huggingface_hub import parse_eval_result_entries
+
+    try:
+        data = yaml.safe_load(text) or []
+        if not isinstance(data, list):
+            raise ValueError("top level is not a list")
+        return parse_eval_result_entries(data)
+    except (yaml.YAMLError, ValueError, KeyError, TypeError) as exc:
+        raise HubError(f"existing eval results file is malformed ({exc}); fix or remove it first", path=where) from None
+
+
+# ----------------------------------------------------------------------------- plans and pushes
+@dataclass
+class PushPlan:
+    """One commit: what goes where. ``describe()`` is the dry-run output."""
+
+    repo_id: str
+    repo_type: str
+    files: dict[str, bytes]
+    commit_message: str
+    create_pr: bool = False
+    revision: str | None = None
+    create_repo: bool = False
+    private: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        kind = "PR against" if self.create_pr else "commit to"
+        lines = [f"{kind} {self.repo_type} repo {self.repo_id}" + (f" @ {self.revision}" if self.revision else ""),
+                 f"message: {self.commit_message}", f"files ({len(self.files)}):"]
+        lines += [f"  {path}  ({len(content):,} bytes)" for path, content in sorted(self.files.items())]
+        lines += self.notes
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PushOutcome:
+    commit_url: str
+    pr_url: str | None
+    n_files: int
+
+
+def resolve_token(token: str | None = None) -> str:
+    """``token`` or ``HF_TOKEN`` or the stored login; a clear error otherwise (the token is never shown)."""
+    if token:
+        return token
+    from huggingface_hub import get_token
+
+    found = get_token()
+    if not found:
+        raise HubError("no Hugging Face token: set HF_TOKEN or run `hf auth login` (or use --dry-run)")
+    return found
+
+
+def _hub_error(exc: Exception, what: str) -> HubError:
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    hint = {401: " (token missing or invalid)", 403: " (token lacks write access)",
+            404: " (repository or revision not found)"}.get(status or 0, "")
+    return HubError(f"{what} failed: {first}{hint}")
+
+
+def execute(plan: PushPlan, *, token: str | None = None) -> PushOutcome:
+    """Send ``plan`` as one commit (creating the repo first when asked)."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+    from huggingface_hub.errors import HfHubHTTPError
+
+    api = HfApi(token=resolve_token(token))
+    try:
+        if plan.create_repo:
+            api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True, private=plan.private)
+        ops = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=c) for p, c in sorted(plan.files.items())]
+        info = api.create_commit(
+            plan.repo_id, ops, commit_message=plan.commit_message, repo_type=plan.repo_type,
+            create_pr=plan.create_pr, revision=None if plan.create_pr else plan.revision,
+        )
+    except HfHubHTTPError as exc:
+        raise _hub_error(exc, f"push to {plan.repo_id}") from None
+    except OSError as exc:  # connection refused / DNS / TLS
+        raise HubError(f"push to {plan.repo_id} failed: cannot reach the Hub ({exc})") from None
+    return PushOutcome(commit_url=str(info.commit_url), pr_url=info.pr_url, n_files=len(plan.files))
+
+
+def fetch_existing_results(repo_id: str, *, token: str | None, revision: str | None = None) -> list[Any]:
+    """Entries already in the model repo's ``.eval_results/redlinebench.yaml`` (``[]`` if none)."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
+
+    api = HfApi(token=token)
+    try:
+        path = api.hf_hub_download(repo_id, RESULTS_PATH, revision=revision)
+    except (EntryNotFoundError, RepositoryNotFoundError):
+        return []
+    except HfHubHTTPError as exc:
+        raise _hub_error(exc, f"reading {RESULTS_PATH} from {repo_id}") from None
+    return parse_results_yaml(Path(path).read_text(encoding="utf-8"), where=f"{repo_id}/{RESULTS_PATH}")
+
+
+def plan_results_push(
+    target: str | Path,
+    *,
+    model_repo: str,
+    model: str | None = None,
+    dataset_id: str = config.HUB_DATASET_ID,
+    revision: str | None = None,
+    source_url: str | None = None,
+    source_name: str | None = None,
+    create_pr: bool = False,
+    force: bool = False,
+    existing: Sequence[Any] = (),
+    date: str | None = None,
+) -> tuple[PushPlan, list[str]]:
+    """Build the results commit; returns ``(plan, problems)``. Problems raise unless ``force``."""
+    _check_repo_id(model_repo, "--model-repo")
+    _check_repo_id(dataset_id, "--dataset-repo")
+    results = load_results(target)
+    entry = pick_entry(results.summary, model)
+    problems = publish_problems(results, entry, dataset_id=dataset_id)
+    if problems and not force:
+        raise HubError("refusing to publish: " + "; ".join(problems) + " (use --force to publish anyway)")
+    new = build_entry(results, entry, dataset_id=dataset_id, revision=revision, source_url=source_url,
+                      source_name=source_name, date=date)
+    entries = merge_entries(existing, new)
+    text = render_results_yaml(entries)
+    notes = [f"--- {RESULTS_PATH}", text.rstrip("\n")]
+    if problems:
+        notes.insert(0, "forced despite: " + "; ".join(problems))
+    plan = PushPlan(
+        repo_id=model_repo, repo_type="model", files={RESULTS_PATH: text.encode("utf-8")},
+        commit_message=f"Add RedlineBench result: redline_overall {new.value} ({entry.get('model')})",
+        create_pr=create_pr, notes=notes,
+    )
+    return plan, problems
+
+
+def _check_repo_id(repo_id: str, option: str) -> None:
+    parts = repo_id.split("/")
+    if len(parts) != 2 or not all(parts) or any(c.isspace() for c in repo_id):
+        raise HubError(f"{option}: expected ORG/NAME, got {repo_id!r}")
+
+
+# ----------------------------------------------------------------------------- dataset push
+_DATASET_REQUIRED = ("README.md", "eval.yaml")
+
+
+def plan_dataset_push(
+    export_dir: str | Path,
+    *,
+    repo_id: str,
+    create_pr: bool = False,
+    private: bool = False,
+    message: str | None = None,
+) -> PushPlan:
+    """Plan uploading an exported dataset directory (parquet index, card, ``eval.yaml``, task tree)."""
+    import yaml
+
+    _check_repo_id(repo_id, "--repo")
+    root = Path(export_dir)
+    if not root.is_dir():
+        raise HubError("exported dataset directory not found", path=root)
+    missing = [name for name in _DATASET_REQUIRED if not (root / name).is_file()]
+    if missing:
+        raise HubError(f"not an exported dataset: missing {', '.join(missing)} (run `redlinebench dataset export`)",
+                       path=root)
+    if not any(root.rglob("*.parquet")):
+        raise HubError("not an exported dataset: no parquet index found", path=root)
+    if not (root / "tasks").is_dir():
+        raise HubError("not an exported dataset: no tasks/ tree", path=root)
+    try:
+        eval_yaml = yaml.safe_load((root / "eval.yaml").read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise HubError(f"eval.yaml is not valid YAML: {exc}", path=root / "eval.yaml") from None
+    tasks = eval_yaml.get("tasks") if isinstance(eval_yaml, dict) else None
+    if not isinstance(tasks, list) or not any(isinstance(t, dict) and t.get("id") == TASK_ID for t in tasks):
+        raise HubError(f"eval.yaml must list a task with id {TASK_ID!r} (SPEC §7)", path=root / "eval.yaml")
+
+    files: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts) or path.is_symlink():
+            continue  # no dot-files (caches, .git) and nothing that points outside the export
+        if path.is_file():
+            files[rel.as_posix()] = path.read_bytes()
+    n_tasks = len({p.split("/")[1] for p in files if p.startswith("tasks/") and p.count("/") >= 2})
+    return PushPlan(
+        repo_id=repo_id, repo_type="dataset", files=files,
+        commit_message=message or f"Upload RedlineBench dataset ({n_tasks} tasks)",
+        create_pr=create_pr, create_repo=not create_pr, private=private,
+        notes=[f"tasks: {n_tasks}", f"total: {sum(len(c) for c in files.values()):,} bytes"],
+    )
+
+
+__all__ = [
+    "RESULTS_PATH",
+    "TASK_ID",
+    "RunResults",
+    "PushPlan",
+    "PushOutcome",
+    "load_results",
+    "pick_entry",
+    "redline_overall_of",
+    "publish_problems",
+    "build_entry",
+    "render_results_yaml",
+    "parse_results_yaml",
+    "merge_entries",
+    "plan_results_push",
+    "plan_dataset_push",
+    "fetch_existing_results",
+    "execute",
+    "resolve_token",
+]

@@ -1,0 +1,209 @@
+"""The Inspect scorer and metrics: our gate, judge panel and reward; ``redline_overall`` headline.
+
+Judges. ``judges`` is a comma-separated spec. ``role:NAME`` is every model bound to the Inspect
+model role ``NAME`` (``--model-role grader=openai/gpt-5.4-mini``, or a list for a panel);
+``inspect:PROVIDER/MODEL`` is one model through Inspect's providers. Anything else (``panel``,
+``heuristic``, ``a,b,c``, a YAML path) goes to :func:`redlinebench.judge.create_judges`, i.e. our
+own litellm panel. Whatever the source, grading is :func:`redlinebench.judge.grade_trial`: the
+same gate, prompt, majority vote and reward as a local run.
+
+Metrics. Each score carries its full ``grade.json`` dict; the metrics hand all of them to
+:func:`redlinebench.scoring.summarize`, so ``redline_overall`` is the SPEC §6 group -> cell ->
+turn-weighted aggregation, not a mean of sample scores. Epochs are trials: the reducer keeps
+every epoch's grade so nothing is averaged away before aggregation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+DEFAULT_JUDGES = "role:grader"
+JUDGE_ATTEMPTS = 3
+
+
+# ----------------------------------------------------------------------------- judges
+class InspectModelJudge:
+    """A judge that asks an Inspect ``Model`` (a role binding or a provider model)."""
+
+    method = "llm"
+
+    def __init__(self, model: Any, *, label: str | None = None, attempts: int = JUDGE_ATTEMPTS) -> None:
+        self.model = model
+        self.name = label or str(model)
+        self.attempts = attempts
+
+    async def grade(self, task: Any, view: str, doc: Any, **options: Any) -> Any:
+        from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+
+        from ..judge import JudgeResult, UnparseableReply, judge_messages, parse_verdicts
+
+        messages = [
+            ChatMessageSystem(content=m["content"]) if m["role"] == "system" else ChatMessageUser(content=m["content"])
+            for m in judge_messages(task, view)
+        ]
+        ids = [r.id for r in task.rubrics]
+        started = time.monotonic()
+        prompt_tokens = completion_tokens = 0
+        last_error = "no reply"
+        raw = None
+        for attempt in range(1, self.attempts + 1):
+            try:
+                output = await self.model.generate(messages, config=GenerateConfig(temperature=0))
+            except Exception as exc:  # provider failure after Inspect's own retries: this judge is incomplete
+                last_error = f"{type(exc).__name__}: {exc}"
+                break
+            if output.usage is not None:
+                prompt_tokens += output.usage.input_tokens
+                completion_tokens += output.usage.output_tokens
+            raw = output.completion
+            try:
+                parsed = parse_verdicts(raw, ids)
+            except UnparseableReply as exc:
+                last_error = f"unparseable reply: {exc}"
+                continue
+            return JudgeResult(
+                judge=self.name, ok=True, verdicts=parsed.verdicts, justifications=parsed.justifications,
+                missing=parsed.missing, invalid=parsed.invalid, attempts=attempt,
+                latency_s=time.monotonic() - started, prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens, cost_usd=None, raw=raw, method=self.method,
+            )
+        return JudgeResult(
+            judge=self.name, ok=False, error=last_error, attempts=self.attempts,
+            latency_s=time.monotonic() - started, prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens, cost_usd=None, raw=raw, method=self.method,
+        )
+
+
+def resolve_judges(spec: str) -> list[Any]:
+    """Judges for ``spec`` (see the module doc). Called while a sample runs (roles are bound then)."""
+    from inspect_ai.model import get_model, model_roles
+
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    if not items:
+        raise ConfigError("judges: empty judge spec")
+    if not any(i.startswith(("role:", "inspect:")) for i in items):
+        from ..judge import create_judges
+
+        return list(create_judges(spec))
+    judges: list[Any] = []
+    for item in items:
+        if item.startswith("role:"):
+            role = item[5:]
+            bound = model_roles().get(role)
+            if bound is None:
+                raise ConfigError(
+                    f"judges: no model is bound to the Inspect role {role!r}; pass --model-role "
+                    f"{role}=PROVIDER/MODEL (or a list of models for a panel), or -T judges=panel")
+            for model in bound if isinstance(bound, list) else [bound]:
+                judges.append(InspectModelJudge(model, label=str(model)))
+        elif item.startswith("inspect:"):
+            judges.append(InspectModelJudge(get_model(item[8:]), label=item[8:]))
+        else:
+            raise ConfigError(f"judges: cannot mix {item!r} with role:/inspect: judges in one spec")
+    names = [j.name for j in judges]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"judges: the same model appears twice in the panel ({', '.join(names)})")
+    return judges
+
+
+# ----------------------------------------------------------------------------- scorer
+def _explanation(grade: Any) -> str:
+    gate = grade.gate if isinstance(grade.gate, dict) else {}
+    if grade.status == "gate_failed":
+        return f"gate failed: {gate.get('reason') or 'no change by the task author'}"
+    if grade.status != "graded":
+        detail = "; ".join(grade.errors) or ", ".join(grade.incomplete_judges)
+        return f"{grade.status}: {detail}"
+    return (f"reward {grade.weighted:.4f}: {grade.n_pass}/{grade.n_total} positive rubrics passed "
+            f"(earned {grade.earned_weight}, penalty {grade.penalty_weight}, of {grade.total_weight})")
+
+
+def redline_score_fn(judges: str):
+    """The async score function behind the registered ``redline_scorer``."""
+    from inspect_ai.scorer import Score
+
+    from ..judge import grade_trial
+    from .inspect_solver import FINISHED_KEY, OUTPUT_KEY, STATS_KEY, task_for_state
+
+    async def score(state: Any, target: Any) -> Any:
+        task = task_for_state(state)
+        output = state.store.get(OUTPUT_KEY)
+        output_path = Path(output) if output else None
+        panel = resolve_judges(judges)
+        grade = await grade_trial(task, output_path, panel, model=str(state.model),
+                                  trial=int(getattr(state, "epoch", 1) or 1), run_dir=None, cache=False)
+        record = grade.to_dict()
+        record["inspect"] = {"finished": state.store.get(FINISHED_KEY), "tool_stats": state.store.get(STATS_KEY),
+                             "output": output}
+        return Score(
+            value=float(grade.weighted),
+            answer=output,
+            explanation=_explanation(grade),
+            metadata={"status": grade.status, "grades": [record]},
+        )
+
+    return score
+
+
+# ----------------------------------------------------------------------------- epochs + metrics
+def keep_trials_reduce(scores: Sequence[Any]) -> Any:
+    """Epoch reducer: value = mean reward, metadata keeps every epoch's grade (trials)."""
+    from inspect_ai.scorer import Score
+
+    grades: list[dict] = []
+    for s in scores:
+        grades.extend((s.metadata or {}).get("grades", []))
+    values = [float(s.value) for s in scores if isinstance(s.value, (int, float))]
+    statuses = sorted({(s.metadata or {}).get("status", "graded") for s in scores})
+    return Score(
+        value=sum(values) / len(values) if values else 0.0,
+        answer=scores[0].answer if scores else None,
+        explanation="; ".join(s.explanation or "" for s in scores),
+        metadata={"status": statuses[0] if len(statuses) == 1 else "mixed", "grades": grades},
+    )
+
+
+def grades_of(sample_scores: Sequence[Any]) -> list[dict]:
+    out: list[dict] = []
+    for ss in sample_scores:
+        out.extend((ss.score.metadata or {}).get("grades", []))
+    return out
+
+
+def summary_row(sample_scores: Sequence[Any]) -> dict[str, Any] | None:
+    """The one model's leaderboard row from ``summarize`` (None when nothing was graded)."""
+    from ..scoring import summarize
+
+    grades = grades_of(sample_scores)
+    if not grades:
+        return None
+    summary = summarize(grades, expected_cells=sorted({(int(g["scenario_id"]), int(g["turn"])) for g in grades
+                                                       if "scenario_id" in g and "turn" in g}))
+    rows = summary.get("leaderboard") or []
+    return rows[0] if rows else None
+
+
+def metric_value(sample_scores: Sequence[Any], key: str, *, scale: float = 1.0, digits: int | None = None) -> float:
+    row = summary_row(sample_scores)
+    value = (row or {}).get(key)
+    if not isinstance(value, (int, float)):
+        return 0.0
+    value = float(value) * scale
+    return round(value, digits) if digits is not None else value
+
+
+__all__ = [
+    "DEFAULT_JUDGES",
+    "InspectModelJudge",
+    "grades_of",
+    "keep_trials_reduce",
+    "metric_value",
+    "redline_score_fn",
+    "resolve_judges",
+    "summary_row",
+]

@@ -1,0 +1,88 @@
+"""The Inspect agent: Inspect's ``react`` loop over our five tools, one document per sample.
+
+Each sample opens its own :class:`RedlineDocument` and :class:`ToolSession`; ``end_session``
+is react's submit tool, so the loop ends exactly when the model declares the redline done.
+If a message/token/time limit stops the loop first, the document is saved as it stands and
+graded (as a local run does with ``limit_reached``). The output path and tool statistics go
+into the sample store for the scorer and the log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+OUTPUT_KEY = "redlinebench:output"
+STATS_KEY = "redlinebench:tool_stats"
+FINISHED_KEY = "redlinebench:finished"
+
+
+def task_for_state(state: Any) -> Any:
+    """The :class:`redlinebench.tasks.Task` behind a sample (its directory is in the metadata)."""
+    from ._common import cached_task
+
+    root = (state.metadata or {}).get("task_root")
+    if not root:
+        from ..errors import TaskError
+
+        raise TaskError(f"sample {state.sample_id!r} has no 'task_root' metadata (not a redlinebench sample)")
+    return cached_task(str(root))
+
+
+def agent_instructions(task: Any) -> str:
+    """The system message: tool guide and grounding (the brief itself is the sample input)."""
+    from ..agent.prompt import system_prompt
+
+    return system_prompt(dataclasses.replace(task, instruction="")).strip() + "\n"
+
+
+def output_path_for(output_dir: Path, state: Any) -> Path:
+    epoch = getattr(state, "epoch", 1) or 1
+    return output_dir / str(state.sample_id) / f"epoch-{epoch}" / "redline.docx"
+
+
+def redline_agent_solver(output_dir: Path):
+    """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`)."""
+    async def solve(state: Any, generate: Any) -> Any:
+        from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
+        from inspect_ai.model import ChatMessageUser
+
+        from ..agent.prompt import kickoff_message
+        from ..docx import RedlineDocument
+        from ..tools import ToolSession
+        from .inspect_tools import session_tools
+
+        task = task_for_state(state)
+        out = output_path_for(output_dir, state)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        doc = RedlineDocument.open(task.contract_path, name=task.task_id)
+        session = ToolSession(doc, task.author, output_path=out)
+        tools = session_tools(session)
+        end = tools.pop("end_session")
+        agent = react(
+            prompt=AgentPrompt(
+                instructions=agent_instructions(task),
+                assistant_prompt="Work through the document with the tools; explain each edit in its comment.",
+                submit_prompt="When the redline is complete, call {submit}() once; the document is saved as it stands.",
+            ),
+            tools=list(tools.values()),
+            submit=AgentSubmit(name="end_session", tool=end, keep_in_messages=True),
+        )
+        state.messages.append(ChatMessageUser(content=kickoff_message(task)))
+        state.store.set(OUTPUT_KEY, str(out))
+        try:
+            state = await as_solver(agent)(state, generate)
+        finally:
+            # A limit or an error ended the loop before end_session: grade the document as it stands.
+            if not session.finished:
+                doc.save(out)
+            state.store.set(FINISHED_KEY, bool(session.finished))
+            state.store.set(STATS_KEY, dict(session.stats))
+        return state
+
+    return solve
+
+
+__all__ = ["OUTPUT_KEY", "STATS_KEY", "FINISHED_KEY", "agent_instructions", "output_path_for",
+           "redline_agent_solver", "task_for_state"]

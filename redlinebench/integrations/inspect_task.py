@@ -1,0 +1,213 @@
+"""The Inspect AI task ``redlinebench`` (``inspect eval redlinebench/redlinebench --model ...``).
+
+Samples come from our loader (input = the attorney brief, files = the contract and grounding,
+metadata = the task fields and its directory), the solver is Inspect's ``react`` agent over our
+five tools, the scorer applies our gate, judge panel and reward, and the headline metric is
+``redline_overall`` with the SPEC §6 group -> cell aggregation.
+
+Registered names (with the package installed, Inspect prefixes ``redlinebench/``): task
+``redlinebench``, solver ``redline_agent``, scorer ``redline_scorer``, reducer ``redline_trials``,
+metrics ``redline_overall``, ``overall_turn_weighted``, ``mean_per_task_reward``,
+``gate_failures``, ``judging_incomplete``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Epochs, Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, metric, score_reducer, scorer
+from inspect_ai.solver import Solver, solver
+
+from .. import config
+from ..errors import ConfigError
+from .inspect_scorer import DEFAULT_JUDGES, grades_of, keep_trials_reduce, metric_value, redline_score_fn
+from .inspect_solver import redline_agent_solver
+
+
+# ----------------------------------------------------------------------------- samples
+def sample_for(task_obj: Any) -> Sample:
+    """One Inspect sample for a :class:`redlinebench.tasks.Task`."""
+    files = {"contract.docx": str(task_obj.contract_path)}
+    grounding_dir = Path(task_obj.root) / "environment" / "app" / "grounding"
+    for name in sorted(task_obj.grounding):
+        path = grounding_dir / name
+        if path.is_file():
+            files[f"grounding/{name}"] = str(path)
+    metadata = dict(task_obj.metadata())
+    metadata.update({
+        "turn": task_obj.turn,
+        "task_root": str(task_obj.root),
+        "n_rubrics": len(task_obj.rubrics),
+        "has_golden": task_obj.golden_path is not None,
+    })
+    return Sample(id=task_obj.task_id, input=task_obj.instruction, files=files, metadata=metadata)
+
+
+def _ids(value: str | list[str] | None) -> list[str] | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value]
+
+
+def load_samples(
+    source: str | None = None,
+    task_ids: str | list[str] | None = None,
+    scenario: int | str | list | None = None,
+    turn: int | str | list | None = None,
+    side: str | list | None = None,
+    limit: int | None = None,
+) -> list[Sample]:
+    from ..tasks import load_tasks
+
+    taskset = load_tasks(source).filter(_ids(task_ids), scenario=_ids(scenario) if isinstance(scenario, str) else scenario,
+                                        turn=_ids(turn) if isinstance(turn, str) else turn, side=side)
+    samples = [sample_for(t) for t in taskset]
+    if limit is not None:
+        samples = samples[: int(limit)]
+    if not samples:
+        raise ConfigError("redlinebench: no task matches the given filters")
+    return samples
+
+
+# ----------------------------------------------------------------------------- registered pieces
+@solver
+def redline_agent(output_dir: str | None = None) -> Solver:
+    """Inspect's react agent over the five redlinebench document tools (``end_session`` submits)."""
+    out = Path(output_dir) if output_dir else config.cache_dir() / "inspect-outputs" / uuid.uuid4().hex[:12]
+    return redline_agent_solver(out)
+
+
+@metric
+def redline_overall() -> Metric:
+    """The leaderboard number: 100 x turn-weighted mean of cell means, one decimal (SPEC §6)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return metric_value(scores, "overall_turn_weighted", scale=100.0, digits=1)
+
+    return compute
+
+
+@metric
+def overall_turn_weighted() -> Metric:
+    """Mean of the scenario x turn cell means (0-1)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return metric_value(scores, "overall_turn_weighted")
+
+    return compute
+
+
+@metric
+def mean_per_task_reward() -> Metric:
+    """Plain mean of scored trial rewards (for comparison; not the headline)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return metric_value(scores, "mean_per_task_reward")
+
+    return compute
+
+
+@metric
+def gate_failures() -> Metric:
+    """Trials whose document failed the validity gate (each a 0 row, always counted)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(sum(1 for g in grades_of(scores) if g.get("status") == "gate_failed"))
+
+    return compute
+
+
+@metric
+def judging_incomplete() -> Metric:
+    """Trials whose judging did not finish: listed, never averaged in as a 0."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(sum(1 for g in grades_of(scores) if g.get("status") in ("judging_incomplete", "errored")))
+
+    return compute
+
+
+@scorer(metrics=[redline_overall(), overall_turn_weighted(), mean_per_task_reward(), gate_failures(),
+                 judging_incomplete()])
+def redline_scorer(judges: str = DEFAULT_JUDGES):
+    """Gate, judge panel (Inspect model roles by default) and reward, as grade.json records."""
+    return redline_score_fn(judges)
+
+
+@score_reducer(name="redline_trials")
+def redline_trials() -> ScoreReducer:
+    """Keep every epoch's grade (epochs are trials); value = mean reward."""
+
+    def reduce(scores: list[Score]) -> Score:
+        return keep_trials_reduce(scores)
+
+    return reduce
+
+
+@task(name="redlinebench")
+def redlinebench(
+    source: str | None = None,
+    task_ids: str | list[str] | None = None,
+    scenario: int | str | list | None = None,
+    turn: int | str | list | None = None,
+    side: str | None = None,
+    limit: int | None = None,
+    judges: str = DEFAULT_JUDGES,
+    trials: int = 1,
+    message_limit: int | None = 120,
+    token_limit: int | None = None,
+    time_limit: int | None = None,
+    output_dir: str | None = None,
+) -> Task:
+    """RedlineBench: redline a contract as counsel for one side; graded by a judge panel.
+
+    Args:
+        source: Task source: a directory, "hub" (pinned revision), "embedded" (default: as `redlinebench run`).
+        task_ids: Only these task ids (comma-separated or list).
+        scenario: Only these scenarios (1-3).
+        turn: Only these turns (1-4).
+        side: Only side "A" (vendor) or "B" (customer).
+        limit: At most this many tasks.
+        judges: "role:grader" (models bound with --model-role grader=...), "inspect:provider/model,...",
+            or a redlinebench judge spec ("panel", "heuristic", "a,b,c").
+        trials: Trials per task (Inspect epochs; every trial's grade is kept).
+        message_limit: Cap on messages per sample.
+        token_limit: Cap on tokens per sample.
+        time_limit: Cap on seconds per sample.
+        output_dir: Where the agents' redlined documents are written.
+    """
+    if trials < 1:
+        raise ConfigError(f"trials must be >= 1, got {trials}")
+    samples = load_samples(source, task_ids, scenario, turn, side, limit)
+    return Task(
+        dataset=MemoryDataset(samples, name="redlinebench"),
+        solver=redline_agent(output_dir),
+        scorer=redline_scorer(judges),
+        epochs=Epochs(trials, [redline_trials()]),
+        message_limit=message_limit,
+        token_limit=token_limit,
+        time_limit=time_limit,
+        version=1,
+        metadata={"benchmark": "redlinebench", "judges": judges},
+    )
+
+
+__all__ = [
+    "gate_failures",
+    "judging_incomplete",
+    "load_samples",
+    "mean_per_task_reward",
+    "overall_turn_weighted",
+    "redline_agent",
+    "redline_overall",
+    "redline_scorer",
+    "redline_trials",
+    "redlinebench",
+    "sample_for",
+]

@@ -1,0 +1,220 @@
+"""Harbor: export real task trees, run the exported test.sh logic locally, import job directories."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from redlinebench.cli import main
+from redlinebench.errors import RedlineBenchError
+from redlinebench.integrations import harbor
+from redlinebench.tasks import load_tasks
+from tests.tasks.treefactory import build_tree
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYOUT = [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)]
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    return build_tree(tmp_path / "bench", LAYOUT)
+
+
+@pytest.fixture
+def exported(tree, tmp_path) -> Path:
+    wheel = tmp_path / "redlinebench-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK fake wheel")
+    out = tmp_path / "harbor"
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", str(tree),
+                                    "--wheel", str(wheel), "--judges", "heuristic"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "exported 3 Harbor task(s)" in res.output
+    return out
+
+
+def test_export_writes_a_runnable_harbor_task(exported, tree):
+    task = exported / "redline-s1-t1-g01a"
+    src = tree / "tasks" / "redline-s1-t1-g01a"
+    cfg = tomllib.loads((task / "task.toml").read_text())
+    assert cfg["metadata"]["author"] == "Reviewing Counsel (AgentCo Legal)"
+    assert cfg["metadata"]["input_group"] == "s1-t1-g01"
+    assert cfg["verifier"]["env"]["REDLINEBENCH_JUDGES"] == "heuristic"
+    assert cfg["verifier"]["env"]["OPENAI_API_KEY"] == "${OPENAI_API_KEY}"
+    assert cfg["agent"]["timeout_sec"] == 1800.0
+    # agent side: the same contract and grounding, and where to leave the result
+    assert (task / "environment/app/contract.docx").read_bytes() == (src / "environment/app/contract.docx").read_bytes()
+    assert (task / "environment/app/grounding/playbook.md").is_file()
+    instruction = (task / "instruction.md").read_text()
+    assert instruction.startswith((src / "instruction.md").read_text().rstrip("\n"))
+    assert "/app/output/redline.docx" in instruction and "Reviewing Counsel (AgentCo Legal)" in instruction
+    docker = (task / "environment/Dockerfile").read_text().splitlines()
+    assert "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl" in docker
+    assert any(line.startswith("RUN pip install --no-cache-dir /tmp/redlinebench-0.1.0") for line in docker)
+    assert (task / "environment/redlinebench-0.1.0-py3-none-any.whl").read_bytes() == b"PK fake wheel"
+    # verifier side: test.sh calls verify on a pristine copy of the task
+    script = task / "tests/test.sh"
+    assert script.stat().st_mode & stat.S_IXUSR
+    assert 'redlinebench verify' in script.read_text()
+    assert '--task-dir "$TESTS_DIR/task/redline-s1-t1-g01a"' in script.read_text()
+    copy = task / "tests/task/redline-s1-t1-g01a"
+    assert (copy / "tests/rubrics.json").read_bytes() == (src / "tests/rubrics.json").read_bytes()
+    assert (copy / "tests/attorney_redlines.docx").is_file()
+    assert not (exported / "redline-s2-t4-g01a/tests/task/redline-s2-t4-g01a/tests/attorney_redlines.docx").exists()
+    loaded = harbor.load_single_task(copy)
+    original = load_tasks(tree).get("redline-s1-t1-g01a")
+    assert loaded.rubrics == original.rubrics and loaded.author == original.author
+
+
+def test_export_refuses_to_overwrite_and_rejects_bad_options(exported, tree, tmp_path):
+    again = CliRunner().invoke(main, ["export", "harbor", "--out", str(exported), "--source", str(tree)])
+    assert again.exit_code == 1 and "already exists (use --overwrite" in again.output
+    ok = CliRunner().invoke(main, ["export", "harbor", "--out", str(exported), "--source", str(tree),
+                                   "--task", "redline-s2-t4-g01a", "--overwrite",
+                                   "--package-spec", "redlinebench==0.1.0"])
+    assert ok.exit_code == 0, ok.output
+    docker = (exported / "redline-s2-t4-g01a/environment/Dockerfile").read_text()
+    assert "RUN pip install --no-cache-dir 'redlinebench==0.1.0'" in docker
+    bad = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "x"), "--source", str(tree),
+                                    "--judges", "panel; rm -rf /"])
+    assert bad.exit_code == 2 and "shell metacharacters" in bad.output
+
+
+def _shim(tmp_path: Path) -> dict[str, str]:
+    """A `redlinebench` on PATH that runs this worktree's package, as the container's would."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "redlinebench"
+    shim.write_text(f"#!/bin/sh\nexec {sys.executable} -m redlinebench \"$@\"\n")
+    shim.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(PATH=f"{bin_dir}:{env.get('PATH', '')}", PYTHONPATH=str(ROOT))
+    return env
+
+
+def _run_test_sh(task_dir: Path, logs: Path, output: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    env = {**env, "REDLINEBENCH_TESTS_DIR": str(task_dir / "tests"), "REDLINEBENCH_LOGS_DIR": str(logs),
+           "REDLINEBENCH_OUTPUT": str(output)}
+    return subprocess.run(["bash", str(task_dir / "tests/test.sh")], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_exported_test_sh_grades_a_good_and_a_missing_document(exported, tree, tmp_path):
+    env = _shim(tmp_path)
+    task = exported / "redline-s1-t1-g01a"
+    # the golden redline is a document with the task author's tracked changes: it passes the gate
+    good = tmp_path / "agent_out.docx"
+    good.write_bytes((tree / "tasks/redline-s1-t1-g01a/tests/attorney_redlines.docx").read_bytes())
+    logs = tmp_path / "logs-good"
+    proc = _run_test_sh(task, logs, good, env)
+    assert proc.returncode == 0, proc.stderr
+    grade = json.loads((logs / "grade.json").read_text())
+    assert grade["task_id"] == "redline-s1-t1-g01a" and grade["gate"]["passed"] is True
+    assert grade["judge_method"] == "heuristic"
+    assert float((logs / "reward.txt").read_text()) == pytest.approx(grade["score"]["weighted"], abs=1e-6)
+    assert (logs / "redline.docx").read_bytes() == good.read_bytes()
+    # no document at all: a gate failure is a 0 reward, still written for Harbor
+    logs = tmp_path / "logs-missing"
+    proc = _run_test_sh(task, logs, tmp_path / "nothing.docx", env)
+    assert proc.returncode == 0, proc.stderr
+    grade = json.loads((logs / "grade.json").read_text())
+    assert grade["gate"]["passed"] is False and grade["status"] == "gate_failed"
+    assert (logs / "reward.txt").read_text().strip() == "0.000000"
+
+
+# --------------------------------------------------------------------------- import
+def _grade(task_id: str, weighted: float, **over) -> dict:
+    g = {"task_id": task_id, "model": "harbor-agent", "trial": 1, "status": "graded", "judge_method": "llm",
+         "judges": ["openai/gpt-5.4-mini"], "gate": {"passed": True}, "score": {"weighted": weighted}}
+    g.update(over)
+    return g
+
+
+def _trial(job: Path, name: str, task_id: str, started: str, *, grade: dict | None, reward=None, exc=None) -> Path:
+    d = job / name
+    (d / "verifier").mkdir(parents=True)
+    (d / "agent").mkdir()
+    (d / "agent" / "trajectory.json").write_text('{"steps": []}')
+    result = {"task_name": task_id, "trial_name": name, "started_at": started, "finished_at": started,
+              "agent_info": {"name": "terminus-2"}, "agent_result": {"n_input_tokens": 1200, "n_output_tokens": 300,
+                                                                     "cost_usd": 0.01},
+              "verifier_result": {"rewards": {"reward": reward}} if reward is not None else None,
+              "exception_info": {"exception_type": exc, "exception_message": "boom"} if exc else None}
+    (d / "result.json").write_text(json.dumps(result))
+    if grade is not None:
+        (d / "verifier" / "grade.json").write_text(json.dumps(grade))
+        (d / "verifier" / "redline.docx").write_bytes(b"PK docx of " + name.encode())
+    return d
+
+
+@pytest.fixture
+def jobs(tmp_path) -> Path:
+    root = tmp_path / "jobs"
+    job = root / "2026-11-29__10-00-00"
+    job.mkdir(parents=True)
+    (job / "config.json").write_text(json.dumps({"agents": [{"name": "terminus-2", "model_name": "openai/gpt-5.5"}]}))
+    (job / "result.json").write_text(json.dumps({"n_total_trials": 3, "started_at": "2026-11-29T10:00:00"}))
+    # started later, so it is trial 2 even though its name sorts first
+    _trial(job, "redline-s1-t1-g01a__aaa", "redline-s1-t1-g01a", "2026-11-29T10:05:00",
+           grade=_grade("redline-s1-t1-g01a", 0.25), reward=0.25)
+    _trial(job, "redline-s1-t1-g01a__zzz", "redline-s1-t1-g01a", "2026-11-29T10:01:00",
+           grade=_grade("redline-s1-t1-g01a", 0.5), reward=0.5)
+    _trial(job, "redline-s1-t2-g01a__ccc", "redline-s1-t2-g01a", "2026-11-29T10:02:00",
+           grade=None, exc="AgentTimeoutError")
+    return root
+
+
+def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
+    run = tmp_path / "run"
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "imported 3 trial(s)" in res.output
+    assert "AgentTimeoutError: boom" in res.output
+    base = run / "trials" / "openai_gpt-5.5"
+    first = json.loads((base / "redline-s1-t1-g01a/1/grade.json").read_text())
+    second = json.loads((base / "redline-s1-t1-g01a/2/grade.json").read_text())
+    assert (first["model"], first["trial"], first["score"]["weighted"]) == ("openai/gpt-5.5", 1, 0.5)
+    assert (second["trial"], second["score"]["weighted"]) == (2, 0.25)
+    assert (base / "redline-s1-t1-g01a/1/redline.docx").read_bytes() == b"PK docx of redline-s1-t1-g01a__zzz"
+    assert (base / "redline-s1-t1-g01a/1/harbor/agent/trajectory.json").is_file()
+    metrics = json.loads((base / "redline-s1-t1-g01a/1/metrics.json").read_text())
+    assert (metrics["agent"], metrics["n_input_tokens"], metrics["cost_usd"]) == ("terminus-2", 1200, 0.01)
+    errored = json.loads((base / "redline-s1-t2-g01a/1/grade.json").read_text())
+    assert errored["status"] == "errored" and "AgentTimeoutError" in errored["errors"][0]
+    summary = json.loads((run / "metrics_summary.json").read_text())
+    [row] = summary["leaderboard"]
+    # one scored group (s1-t1-g01: mean of 0.5 and 0.25) in one cell -> 0.375; the errored trial is listed
+    assert row["overall_turn_weighted"] == 0.375 and row["redline_overall"] == 37.5
+    assert row["n_trials"] == 2 and summary["n_incomplete"] == 1
+
+
+def test_reimport_is_idempotent_and_adds_only_new_trials(jobs, tmp_path):
+    run = tmp_path / "run"
+    harbor.import_harbor(jobs, run)
+    job = next(jobs.iterdir())
+    _trial(job, "redline-s1-t1-g01a__new", "redline-s1-t1-g01a", "2026-11-29T11:00:00",
+           grade=_grade("redline-s1-t1-g01a", 1.0), reward=1.0)
+    report = harbor.import_harbor(jobs, run)
+    assert len(report.skipped) == 3 and [p.name for p in report.imported] == ["3"]
+    grades = sorted((run / "trials").glob("*/*/*/grade.json"))
+    assert len(grades) == 4
+
+
+def test_import_errors_name_the_file(tmp_path):
+    with pytest.raises(RedlineBenchError, match="Harbor jobs directory not found"):
+        harbor.import_harbor(tmp_path / "nope", tmp_path / "run")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RedlineBenchError, match="no Harbor trials"):
+        harbor.import_harbor(tmp_path / "empty", tmp_path / "run")
+    bad = tmp_path / "bad" / "job" / "t1"
+    bad.mkdir(parents=True)
+    (bad / "result.json").write_text("{broken")
+    with pytest.raises(RedlineBenchError, match=r"t1/result\.json: unreadable JSON"):
+        harbor.import_harbor(tmp_path / "bad", tmp_path / "run")

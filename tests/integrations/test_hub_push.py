@@ -1,0 +1,200 @@
+"""``push results`` / ``push dataset`` against the loopback fake Hub (real huggingface_hub HTTP)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from redlinebench import config
+from redlinebench.cli import main
+from redlinebench.errors import HubError
+from redlinebench.integrations import hub
+
+TOKEN = "hf_TESTtokenNEVERprinted123"
+JUDGES = ["anthropic/claude-haiku-4-5", "gemini/gemini-3.1-flash-lite", "openai/gpt-5.4-mini"]
+
+
+def _row(model: str = "openai/gpt-5.5", otw: float = 0.4237, **over) -> dict:
+    row = {
+        "model": model, "overall_turn_weighted": otw, "redline_overall": None if otw is None else round(100 * otw, 1),
+        "best_at_k_turn_weighted": otw, "ci": [0.38, 0.47], "n_trials": 280, "n_tasks": 140,
+        "n_input_groups": 60, "n_gate_failures": 3, "grid_complete": True, "missing_cells": [],
+        "n_incomplete": 0, "judge_method": "panel",
+    }
+    row.update(over)
+    return row
+
+
+def _run_dir(tmp_path: Path, rows: list[dict], *, method: str = "panel", judges=JUDGES, statuses=("graded",),
+             run_config: dict | None = None) -> Path:
+    run = tmp_path / "run"
+    for row in rows:
+        for i, status in enumerate(statuses):
+            d = run / "trials" / row["model"].replace("/", "_") / f"redline-s1-t1-g0{i + 1}a" / "1"
+            d.mkdir(parents=True)
+            (d / "grade.json").write_text(json.dumps({
+                "task_id": f"redline-s1-t1-g0{i + 1}a", "model": row["model"], "trial": 1, "status": status,
+                "judge_method": method, "judges": list(judges), "gate": {"passed": True}, "score": {"weighted": 0.5},
+            }))
+    summary = {"n_trials": sum(r["n_trials"] for r in rows), "n_models": len(rows), "models": [r["model"] for r in rows],
+               "judge_method": method, "leaderboard": rows, "n_incomplete": 0, "incomplete": []}
+    (run / "metrics_summary.json").write_text(json.dumps(summary))
+    (run / "config.json").write_text(json.dumps(run_config or {
+        "agent": "redlinebench tool loop (react, 40 turns)",
+        "source": {"kind": "hub", "path": config.HUB_DATASET_ID, "revision": config.HUB_DATASET_REVISION},
+        "created_at": "2026-11-20T10:00:00Z",
+    }))
+    return run
+
+
+def _invoke(*args: str, env: dict | None = None):
+    return CliRunner().invoke(main, list(args), env=env or {}, catch_exceptions=False)
+
+
+def test_dry_run_shows_the_yaml_and_contacts_nothing(tmp_path, fake_hub):
+    run = _run_dir(tmp_path, [_row()])
+    res = _invoke("push", "results", str(run), "--model-repo", "org/model", "--dry-run")
+    assert res.exit_code == 0, res.output
+    assert "dry run: nothing was sent" in res.output
+    assert ".eval_results/redlinebench.yaml" in res.output
+    assert "value: 42.4" in res.output
+    assert f"revision: {config.HUB_DATASET_REVISION}" in res.output
+    assert fake_hub.requests == []
+
+
+def test_push_results_opens_a_pr_whose_yaml_reads_back(tmp_path, fake_hub):
+    from huggingface_hub import parse_eval_result_entries
+
+    fake_hub.seed("org/model", {"config.json": "{}"})
+    run = _run_dir(tmp_path, [_row()])
+    res = _invoke("push", "results", str(run), "--model-repo", "org/model", "--create-pr",
+                  "--source-url", "https://example.org/logs", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0, res.output
+    assert TOKEN not in res.output
+    rec = fake_hub.commits[-1]
+    assert (rec.repo_id, rec.create_pr, rec.pr_num, rec.token) == ("org/model", True, 1, TOKEN)
+    assert set(rec.files) == {".eval_results/redlinebench.yaml"}
+    [entry] = parse_eval_result_entries(yaml.safe_load(rec.files[".eval_results/redlinebench.yaml"]))
+    assert (entry.dataset_id, entry.task_id, entry.value) == (config.HUB_DATASET_ID, "redline_overall", 42.4)
+    assert entry.dataset_revision == config.HUB_DATASET_REVISION
+    assert entry.date == "2026-11-20T10:00:00Z"
+    assert (entry.source_url, entry.source_name) == ("https://example.org/logs", "redlinebench")
+    for needle in ("redlinebench tool loop (react, 40 turns)", *JUDGES, "(panel)", "trials: 280 over 140 tasks"):
+        assert needle in entry.notes
+    assert "discussions/1" in res.output
+
+
+def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fake_hub):
+    old = [
+        {"dataset": {"id": "cais/hle", "task_id": "default"}, "value": 20.9},
+        {"dataset": {"id": config.HUB_DATASET_ID, "task_id": "redline_overall",
+                     "revision": config.HUB_DATASET_REVISION}, "value": 30.0},
+    ]
+    fake_hub.seed("org/model", {".eval_results/redlinebench.yaml": yaml.safe_dump(old)})
+    run = _run_dir(tmp_path, [_row(otw=0.5)])
+    res = _invoke("push", "results", str(run), "--model-repo", "org/model", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0, res.output
+    data = yaml.safe_load(fake_hub.files_at("org/model")[".eval_results/redlinebench.yaml"])
+    assert [(d["dataset"]["id"], d["value"]) for d in data] == [("cais/hle", 20.9), (config.HUB_DATASET_ID, 50.0)]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"method": "heuristic", "judges": ["heuristic"]}, "heuristic judge"),
+        ({"statuses": ("graded", "judging_incomplete")}, "incomplete judging"),
+        ({"rows": [_row(grid_complete=False, missing_cells=["3-4"])]}, "cells missing: 3-4"),
+        ({"rows": [_row(n_tasks=12)]}, "12 of the 140 tasks"),
+        ({"run_config": {"source": {"kind": "embedded"}}}, "embedded task set"),
+        ({"run_config": {"source": {"kind": "hub"}, "limit": 5}}, "task filter or limit"),
+    ],
+)
+def test_misleading_results_are_refused_unless_forced(tmp_path, fake_hub, kwargs, needle):
+    rows = kwargs.pop("rows", [_row()])
+    run = _run_dir(tmp_path, rows, **kwargs)
+    fake_hub.seed("org/model", {"config.json": "{}"})
+    res = _invoke("push", "results", str(run), "--model-repo", "org/model", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code != 0
+    assert needle in res.output and "--force" in res.output and "Traceback" not in res.output
+    assert fake_hub.commits == []
+    forced = _invoke("push", "results", str(run), "--model-repo", "org/model", "--force", env={"HF_TOKEN": TOKEN})
+    assert forced.exit_code == 0, forced.output
+    assert needle in forced.output  # the warning is still shown
+    assert len(fake_hub.commits) == 1
+
+
+def test_no_token_is_a_one_line_error(tmp_path, fake_hub):
+    run = _run_dir(tmp_path, [_row()])
+    res = _invoke("push", "results", str(run), "--model-repo", "org/model")
+    assert res.exit_code == 1
+    assert res.output.strip().splitlines() == [
+        "error: no Hugging Face token: set HF_TOKEN or run `hf auth login` (or use --dry-run)"]
+
+
+def test_several_models_need_a_choice(tmp_path):
+    run = _run_dir(tmp_path, [_row("a/one", 0.3), _row("b/two", 0.2)])
+    with pytest.raises(HubError, match="holds 2 models"):
+        hub.plan_results_push(run, model_repo="org/m")
+    plan, problems = hub.plan_results_push(run / "metrics_summary.json", model_repo="org/m", model="b/two")
+    assert problems == []
+    assert b"value: 20.0" in plan.files[hub.RESULTS_PATH]
+
+
+def test_a_summary_without_a_score_or_with_bad_json_is_a_clear_error(tmp_path):
+    run = _run_dir(tmp_path, [_row(otw=None)])
+    with pytest.raises(HubError, match="no overall_turn_weighted"):
+        hub.plan_results_push(run, model_repo="org/m")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(HubError, match=r"bad\.json: metrics summary is not valid JSON"):
+        hub.load_results(bad)
+    with pytest.raises(HubError, match="expected ORG/NAME"):
+        hub.plan_results_push(run, model_repo="no-namespace")
+
+
+def _export(tmp_path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "export"
+    (out / "data").mkdir(parents=True)
+    pq.write_table(pa.table({"task_id": ["redline-s1-t1-g01a"]}), out / "data" / "test-00000-of-00001.parquet")
+    (out / "README.md").write_text("---\nlicense: cc-by-4.0\npretty_name: RedlineBench\n---\n# RedlineBench\n")
+    (out / "eval.yaml").write_text(yaml.safe_dump({
+        "name": "RedlineBench", "description": "d", "evaluation_framework": "redline-bench",
+        "tasks": [{"id": "redline_overall", "config": "tasks", "split": "test"}]}))
+    task = out / "tasks" / "redline-s1-t1-g01a"
+    (task / "environment" / "app").mkdir(parents=True)
+    (task / "environment" / "app" / "contract.docx").write_bytes(b"PK\x03\x04binary\x00\xff")
+    (task / "task.toml").write_text("[metadata]\n")
+    (out / ".cache").mkdir()
+    (out / ".cache" / "junk").write_text("x")
+    return out
+
+
+def test_push_dataset_uploads_the_whole_export_in_one_commit(tmp_path, fake_hub):
+    out = _export(tmp_path)
+    res = _invoke("push", "dataset", "--repo", "org/RedlineBench", "--from", str(out), env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0, res.output
+    assert "pushed 5 files" in res.output
+    files = fake_hub.files_at("org/RedlineBench", repo_type="dataset")
+    assert files["tasks/redline-s1-t1-g01a/environment/app/contract.docx"] == b"PK\x03\x04binary\x00\xff"
+    assert yaml.safe_load(files["eval.yaml"])["evaluation_framework"] == "redline-bench"
+    assert not any(p.startswith(".cache") for p in files)
+    assert fake_hub.commits[-1].message == "Upload RedlineBench dataset (1 tasks)"
+
+
+def test_push_dataset_dry_run_and_bad_exports(tmp_path, fake_hub):
+    out = _export(tmp_path)
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out), "--dry-run")
+    assert res.exit_code == 0 and "eval.yaml" in res.output and fake_hub.requests == []
+    (out / "eval.yaml").write_text(yaml.safe_dump({"tasks": [{"id": "other"}]}))
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out))
+    assert res.exit_code == 1 and "must list a task with id 'redline_overall'" in res.output
+    (out / "eval.yaml").unlink()
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out))
+    assert "missing eval.yaml" in res.output

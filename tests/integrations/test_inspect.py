@@ -1,0 +1,126 @@
+"""The Inspect AI task, run offline: mockllm scripts the agent's tool calls and the judges' replies.
+
+Every mock output carries token usage, so Inspect never reaches for a tokenizer download.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
+
+from redlinebench.integrations.inspect_task import redlinebench, sample_for
+from redlinebench.tasks import load_tasks
+from tests.integrations.scripted import editing_agent, idle_agent, role_panel
+from tests.tasks.treefactory import build_tree
+
+ROOT = Path(__file__).resolve().parents[2]
+AUTHOR = "Reviewing Counsel (AgentCo Legal)"
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    return build_tree(tmp_path / "bench", [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)])
+
+
+def test_samples_come_from_our_loader(tree):
+    task = load_tasks(tree).get("redline-s1-t1-g01a")
+    sample = sample_for(task)
+    assert sample.id == "redline-s1-t1-g01a"
+    assert sample.input == task.instruction
+    assert sample.files["contract.docx"] == str(task.contract_path)
+    assert set(sample.files) == {"contract.docx", "grounding/commercial_context.md", "grounding/playbook.md"}
+    assert sample.metadata["author"] == AUTHOR and sample.metadata["input_group"] == "s1-t1-g01"
+    assert sample.metadata["side"] == "A" and sample.metadata["turn"] == 1
+
+
+def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
+    calls: list[str] = []
+    out_dir = tmp_path / "outputs"
+    [log] = inspect_eval(
+        redlinebench(source=str(tree), scenario=1, output_dir=str(out_dir)),
+        model=get_model("mockllm/agent", custom_outputs=editing_agent),
+        model_roles={"grader": role_panel(calls)},
+        log_dir=str(tmp_path / "logs"), display="none",
+    )
+    assert log.status == "success", log.error
+    scores = {s.id: s.scores["redline_scorer"] for s in log.samples}
+    # a: PASS r01 (7) r02 (8), penalty r06 (3) of 27 positive -> 12/27; b: (8 + 9 - 3) / 23 = 14/23
+    assert scores["redline-s1-t1-g01a"].value == pytest.approx(12 / 27, abs=1e-4)
+    assert scores["redline-s1-t1-g01b"].value == pytest.approx(14 / 23, abs=1e-4)
+    grade = scores["redline-s1-t1-g01a"].metadata["grades"][0]
+    assert grade["status"] == "graded" and grade["gate"]["passed"] is True
+    votes = {r["rubric_id"][-3:]: (r["verdict"], r.get("votes")) for r in grade["score"]["per_rubric"]}
+    assert votes["r03"][0] == "FAIL" and votes["r02"][0] == "PASS" and len(votes["r02"][1]) == 3
+    assert len(calls) == 6  # three judges x two tasks
+    # one group, one cell: mean(12/27, 14/23) = 0.52657 -> cell 0.5266 -> 52.7
+    metrics = log.results.scores[0].metrics
+    assert metrics["redline_overall"].value == 52.7
+    assert metrics["overall_turn_weighted"].value == 0.5266
+    assert metrics["gate_failures"].value == 0
+    from redlinebench.docx import RedlineDocument
+
+    doc = RedlineDocument.open(out_dir / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx")
+    mine = [r for r in doc.revisions if r.author == AUTHOR]
+    assert {r.type for r in mine} == {"ins", "del"} and any("45 days" in r.text for r in mine)
+
+
+def test_an_agent_that_changes_nothing_fails_the_gate_without_judging(tree, tmp_path):
+    calls: list[str] = []
+    [log] = inspect_eval(
+        redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", trials=2, output_dir=str(tmp_path / "o")),
+        model=get_model("mockllm/agent", custom_outputs=idle_agent),
+        model_roles={"grader": role_panel(calls)},
+        log_dir=str(tmp_path / "logs"), display="none",
+    )
+    assert log.status == "success", log.error
+    assert calls == []
+    [sample_score] = [s.scores["redline_scorer"] for s in log.samples][:1]
+    metrics = log.results.scores[0].metrics
+    assert metrics["gate_failures"].value == 2  # both trials kept by the reducer, both 0 rows
+    assert metrics["redline_overall"].value == 0.0
+    assert all(g["status"] == "gate_failed" for s in log.samples for g in s.scores["redline_scorer"].metadata["grades"])
+
+
+def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_path):
+    [log] = inspect_eval(
+        redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", output_dir=str(tmp_path / "o")),
+        model=get_model("mockllm/agent", custom_outputs=idle_agent),
+        log_dir=str(tmp_path / "logs"), display="none", fail_on_error=False,
+    )
+    [sample] = log.samples
+    assert sample.error is not None and "no model is bound to the Inspect role 'grader'" in sample.error.message
+
+
+def test_the_entry_point_resolves_redlinebench_slash_redlinebench(tree, tmp_path):
+    """With the package installed (simulated: an editable dist-info), Inspect finds the task by name."""
+    site = tmp_path / "site"
+    dist = site / "redlinebench-0.1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: redlinebench\nVersion: 0.1.0\n")
+    ep = [line for line in (ROOT / "pyproject.toml").read_text().splitlines() if line.startswith("redlinebench = \"redlinebench.integrations")]
+    (dist / "entry_points.txt").write_text("[inspect_ai]\n" + ep[0].replace('"', "") + "\n")
+    (dist / "direct_url.json").write_text(json.dumps({"url": ROOT.as_uri(), "dir_info": {"editable": True}}))
+    code = f"""
+import json
+from inspect_ai import eval
+from inspect_ai.model import get_model, ModelOutput, ModelUsage
+out = ModelOutput.for_tool_call(model="mockllm", tool_name="end_session", tool_arguments={{}})
+out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+[log] = eval("redlinebench/redlinebench", task_args={{"source": {str(tree)!r}, "task_ids": "redline-s2-t4-g01a",
+             "judges": "heuristic", "output_dir": {str(tmp_path / 'o')!r}}},
+             model=get_model("mockllm/m", custom_outputs=[out]), log_dir={str(tmp_path / 'logs')!r}, display="none")
+print(json.dumps({{"status": log.status, "task": log.eval.task,
+                  "value": log.samples[0].scores["redlinebench/redline_scorer"].value}}))
+"""
+    env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{ROOT}"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result == {"status": "success", "task": "redlinebench/redlinebench", "value": 0.0}
