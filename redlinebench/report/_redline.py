@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from ._html import Markup, el, esc, join, slug_id
 from ._palette import AUTHOR_COLOURS, ColourMap
@@ -21,11 +21,25 @@ _HEADING = re.compile(r"heading|title", re.I)
 ANCHOR_QUOTE_CHARS = 140
 
 
-class AuthorColours(ColourMap):
-    """Per-page author colours; the model's own author string is always the first colour."""
+class AuthorColours:
+    """Per-page author colours, stable within a page.
+
+    The first colour is reserved for the author whose edits are being judged (the model's own
+    author string); everyone else (the other side, earlier turns, the attorney of the golden)
+    takes the following colours in order of appearance.
+    """
 
     def __init__(self) -> None:
-        super().__init__(AUTHOR_COLOURS)
+        self._focus: dict[str, str] = {}
+        self._others = ColourMap(AUTHOR_COLOURS[1:])
+
+    def focus(self, name: str) -> str:
+        if name not in self._focus:
+            self._focus[name] = AUTHOR_COLOURS[0]
+        return self._focus[name]
+
+    def __call__(self, name: str) -> str:
+        return self._focus.get(name) or self._others(name)
 
 
 @dataclass
@@ -183,7 +197,7 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
     paragraphs = list(_get(doc, "paragraphs") or [])
     comments = list(_get(doc, "comments") or [])
     if focus_author:
-        colours(focus_author)
+        colours.focus(focus_author)
     threads, _ = _threads(comments)
     by_para: dict[str | None, list[tuple[int, list[Any]]]] = {}
     for n, thread in enumerate(threads, 1):
@@ -291,5 +305,3 @@ def dom_id(*parts: object) -> str:
     return slug_id(*parts)
 
 
-def legend_items(colours: AuthorColours) -> Iterable[tuple[str, str]]:
-    return colours.items()

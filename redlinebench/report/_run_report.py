@@ -293,9 +293,10 @@ def _task_details(run: RunData) -> Markup:
                                    "or the data source recorded in config.json is not available on this machine.")
         rewards = []
         for model in dict.fromkeys(t.model for t in trials):
-            vals = [t.reward for t in trials if t.model == model]
-            m = mean(vals)
-            rewards.append(el("span", f"{model}: ", el("b", score100(m)), class_="small"))
+            # the same trials the scorer averages: graded and gate failures, not provisional ones
+            vals = [t.reward for t in trials if t.model == model and t.status in ("graded", "gate_failed")]
+            rewards.append(el("span", f"{model}: ", el("b", score100(mean(vals))), class_="small",
+                              title=f"mean reward over {len(vals)} scored trial(s)"))
         meta = el("div", *[el("span", k, " ", el("b", v)) for k, v in (
             ("Scenario", first.scenario or "—"), ("Turn", first.turn or "—"),
             ("Side", SIDE_NAMES.get(first.side or "", first.side or "—")),

@@ -42,7 +42,7 @@ async def test_run_report_in_chromium(chromium, run_dir):
         result = await browser.open(page, evaluate={**COMMON, "sorted": sort_js, "golden": golden_js}, scale=0.25)
     _assert_clean(result, min_height=2500)
     text = result.values["text"]
-    assert "68.8" in text and "41.2" in text and "42.5 – 90.0" in text
+    assert "84.8" in text and "42.5" in text and "95% CI" in text
     for task_id in TASKS:
         assert task_id in text
     for model in MODELS:
@@ -63,7 +63,7 @@ async def test_comparison_in_chromium(chromium, run_dir, run_b, tmp_path):
             "heat": "document.querySelectorAll('#rubrics td.h').length"}, scale=0.25)
     _assert_clean(result, min_height=2000)
     assert result.values["rows"] == 5 and result.values["heat"] > 0
-    assert "80.0" in result.values["text"] and "55.1" in result.values["text"]
+    assert "80.0" in result.values["text"] and "85.8" in result.values["text"]
 
 
 async def test_the_checks_themselves_can_fail(chromium, tmp_path):

@@ -14,10 +14,14 @@ def test_report_has_headlines_every_task_and_every_trial(run_dir):
     tree = parse(out)
     cards = tree.xpath("//div[contains(@class,'card')]")
     got = {c.xpath(".//div[@class='model']")[0].text_content(): c.xpath(".//div[@class='big']")[0].text_content() for c in cards}
-    # redline_overall = round(100 * overall_turn_weighted, 1): 0.6875 -> 68.8, 0.4125 -> 41.2 (round half even), 0 -> 0.0
-    assert got == {MODELS[0]: "68.8 redline_overall", MODELS[1]: "41.2 redline_overall", MODELS[2]: "0.0 redline_overall"}
+    # gpt-5.5 cells (hand-computed from runfixture.PLAN; the judging-incomplete trial is listed, not averaged):
+    #   1-1 (0.8 + 1.0)/2 = 0.9; 1-2 10/12 = 0.8333; 2-1 0.8; 3-4 (1 + 0.7143)/2 = 0.8572 -> mean 0.8476 -> 84.8
+    # opus: 1-1 clamp((3 - 4)/10) = 0; 1-2 gate failure 0; 2-1 7/10; 3-4 1.0 -> 0.425 -> 42.5 ; evil: all FAIL -> 0.0
+    assert got == {MODELS[0]: "84.8 redline_overall", MODELS[1]: "42.5 redline_overall", MODELS[2]: "0.0 redline_overall"}
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
     body = text(tree)
-    assert "42.5 – 90.0" in body and "0.0 – 80.0" in body  # CIs x 100
+    for e in summary["leaderboard"]:  # the CI shown is the scorer's, x 100, one decimal
+        assert f"{100 * e['ci'][0]:.1f} – {100 * e['ci'][1]:.1f}" in body
     rows = tree.xpath("//section[@id='tasks']//tbody/tr")
     assert len(rows) == 13
     assert {r.xpath("./td[1]")[0].text_content() for r in rows} == set(TASKS)
