@@ -200,7 +200,7 @@ class TrialRecord:
 
     @property
     def latency(self) -> float | None:
-        return self.metric("latency_s", "wall_time_s", "duration_s", "elapsed_s", "latency", "seconds")
+        return self.metric("wall_s", "latency_s", "wall_time_s", "duration_s", "elapsed_s", "latency", "seconds")
 
     @property
     def tool_calls(self) -> float | None:
@@ -256,7 +256,7 @@ class RunData:
 
     @property
     def run_id(self) -> str:
-        v = self.config.get("run_id")
+        v = config_value(self.config, "run_id", "spec.run_id")
         return v if isinstance(v, str) and v else self.path.name
 
     @property

@@ -135,6 +135,8 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .heat td.h.none{background:repeating-linear-gradient(135deg,#fff 0 4px,#eeece6 4px 6px);color:#8a8a8a;font-weight:400;font-size:11px}
 .nowrap{white-space:nowrap}
 .heat td.crit{font-size:12.5px;max-width:520px}
+.brief{white-space:pre-wrap;font:14px/1.55 var(--serif);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px 16px;max-height:420px;overflow:auto;max-width:980px}
+.callout details>summary{cursor:pointer;color:var(--accent);margin:2px 0 0 20px}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:13.5px}
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
@@ -147,7 +149,7 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
  header.top{background:none;color:var(--ink);border-bottom:2px solid var(--ink);padding:0 0 8px}
  main{max-width:none;padding:0}
  th{position:static}
- .rl-body,pre.annot{max-height:none;overflow:visible}
+ .rl-body,pre.annot,.brief{max-height:none;overflow:visible}
  .rl-modes{display:none}
  details.task,figure,.card,.rl-thread,tr{break-inside:avoid}
  a{color:inherit;text-decoration:none}
