@@ -175,10 +175,12 @@ def _comment_card(thread: list[Any], number: int, colours: AuthorColours, dom: s
               quote, *items, class_="rl-thread" + (" rl-resolved" if resolved else ""), id=f"{dom}-c{number}")
 
 
-def author_counts(doc: Any) -> dict[str, dict[str, int]]:
+def author_counts(doc: Any, segments: Sequence[Sequence[Any]] | None = None) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
-    for p in _get(doc, "paragraphs") or []:
-        for seg in _get(p, "segments") or []:
+    if segments is None:
+        segments = [list(_get(p, "segments") or []) for p in _get(doc, "paragraphs") or []]
+    for segs in segments:
+        for seg in segs:
             kind = str(_get(seg, "kind", "text"))
             if kind == "text":
                 continue
@@ -203,7 +205,8 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
     for n, thread in enumerate(threads, 1):
         by_para.setdefault(_anchor_paragraph(thread[0], paragraphs), []).append((n, thread))
 
-    counts = author_counts(doc)
+    all_segs = [list(_get(p, "segments") or []) for p in paragraphs]
+    counts = author_counts(doc, all_segs)
     legend = []
     for author in sorted(counts, key=lambda a: (a != focus_author, a)):
         c = counts[author]
@@ -214,9 +217,8 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
         legend.append(el("li", "No tracked changes or comments in this document."))
 
     rows = []
-    for p in paragraphs:
+    for p, segs in zip(paragraphs, all_segs):
         pid = str(_get(p, "id") or "")
-        segs = list(_get(p, "segments") or [])
         if not segs and _get(p, "text"):
             segs = [{"kind": "text", "text": _get(p, "text")}]
         anchored = by_para.get(pid, [])

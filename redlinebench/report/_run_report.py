@@ -30,6 +30,7 @@ from ._html import Markup, count, el, esc, is_number, join, money, pct, plain, s
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._redline import AuthorColours, render_annotated, render_path
+from ._pack import Packer
 from ._stats import judge_agreement, mean, total
 from ._tasks import load_run_tasks
 
@@ -45,27 +46,29 @@ DIAG_LABELS = {
 _SLUG = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def write_run_report(run_dir: Path, output: Path | None = None) -> Path:
+def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | None = None) -> Path:
     """Write ``<run_dir>/report.html`` (or *output*) from the run's files; return its path.
 
     Needs nothing but the files: config.json, trials/**/grade.json, metrics.json,
     transcript.jsonl, annotated_view.md, redline.docx and metrics_summary.json. Missing or
     malformed files are reported on the page; only a path that is not a run directory raises
-    :class:`ReportError`.
+    :class:`ReportError`. ``pack`` stores the documents compressed (expanded by the page's script
+    when opened); ``None`` packs only when the page would otherwise exceed ``PACK_LIMIT_BYTES``.
     """
     run = load_run(run_dir)
     out = Path(output) if output is not None else Path(run_dir) / "report.html"
-    return write_atomic(out, render_run(run))
+    return write_atomic(out, render_run(run, pack=pack))
 
 
 # ------------------------------------------------------------------------------ page
 
-def render_run(run: RunData) -> str:
+def render_run(run: RunData, *, pack: bool | None = False) -> str:
     colours = ModelColours()
     for m in run.models:
         colours(m)
     scen = scenario_labels([run])
     tasks, tasks_note = load_run_tasks(run)
+    packer = Packer(pack)
     for task in tasks.values():
         label = getattr(task, "scenario_label", None)
         if label and str(getattr(task, "scenario_id", "")) not in scen:
@@ -74,7 +77,7 @@ def render_run(run: RunData) -> str:
         _summary(run, colours, tasks_note),
         _charts(run, colours, scen),
         _task_table(run),
-        _task_details(run, tasks),
+        _task_details(run, tasks, packer),
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
         el("section", el("h2", "Run configuration"), config_list(run.config), id="config"),
@@ -83,7 +86,7 @@ def render_run(run: RunData) -> str:
                 f"{len(run.trials)} trials", f"{len({t.task_id for t in run.trials})} tasks"]
     nav = [("summary", "Summary"), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
            ("diagnostics", "Diagnostics"), ("method", "Method"), ("config", "Configuration")]
-    return page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections))
+    return packer.finish(page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections)))
 
 
 def _source_text(run: RunData) -> str | None:
@@ -289,7 +292,7 @@ def _golden_path(run: RunData, task_id: str) -> Path | None:
     return None
 
 
-def _task_details(run: RunData, tasks: Mapping[str, Any]) -> Markup:
+def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Markup:
     by_task: dict[str, list[TrialRecord]] = defaultdict(list)
     for t in sorted(run.trials, key=trial_sort_key):
         by_task[t.task_id].append(t)
@@ -322,13 +325,14 @@ def _task_details(run: RunData, tasks: Mapping[str, Any]) -> Markup:
         brief = (el("details", el("summary", "The brief the model received"), el("div", str(task.instruction), class_="brief"),
                     class_="sub") if task is not None and getattr(task, "instruction", None) else None)
         notes = _attorney_notes(task)
-        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes) for t in trials]
+        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer) for t in trials]
         blocks.append(el("details",
                          el("summary", el("span", task_id, class_="tid"),
                             el("span", f"S{first.scenario} · T{first.turn} · {first.side or '?'}", class_="muted small"),
                             *rewards),
                          el("div", meta, brief,
-                            el("details", el("summary", "Attorney golden redline"), gold.html, class_="sub", id=golden_dom),
+                            el("details", el("summary", "Attorney golden redline"), packer(gold.html) if gold.ok else gold.html,
+                               class_="sub", id=golden_dom),
                             *trial_blocks, class_="inner"),
                          class_="task", id=_task_id(task_id)))
     if not blocks:
@@ -479,7 +483,7 @@ def _diag_list(t: TrialRecord) -> Markup:
 
 
 def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_dom: str | None, author: str | None,
-                 notes: Mapping[str, str]) -> Markup:
+                 notes: Mapping[str, str], packer: Packer) -> Markup:
     dom = _trial_id(t)
     callouts = []
     if t.status == "gate_failed":
@@ -505,14 +509,19 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
                         class_="callout bad"))
     model_doc = render_path(t.redline_path, colours=colours, dom=dom + "-doc", focus_author=str(author) if author else None,
                             label=f"{t.model} · trial {t.trial}", missing="This trial produced no redline.docx.")
+    doc_html = packer(model_doc.html) if model_doc.ok else model_doc.html
     if golden_dom:
-        slot = el("div", el("div", "Open to show the attorney golden redline here.", class_="rl-missing"),
+        slot = el("div", el("div", "The attorney golden redline appears here when this trial is opened "
+                                   "(it is stored once, in the task's 'Attorney golden redline' section).", class_="rl-missing"),
                   data_golden=golden_dom, id=dom + "-g")
-        redlines = el("div", model_doc.html, slot, class_="redlines two")
+        redlines = el("div", doc_html, slot, class_="redlines two")
     else:
-        redlines = el("div", model_doc.html, class_="redlines")
-    annotated = (el("details", el("summary", "Annotated view the judges read"), render_annotated(t.annotated_view), class_="sub")
-                 if t.annotated_view else el("p", "No annotated_view.md for this trial.", class_="small muted"))
+        redlines = el("div", doc_html, class_="redlines")
+    if t.annotated_view:
+        view = render_annotated(t.annotated_view)
+        annotated = el("details", el("summary", "Annotated view the judges read"), packer(view), class_="sub")
+    else:
+        annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
               el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
               *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated,

@@ -119,3 +119,20 @@ def test_judge_files_in_both_forms_and_failed_judges(run_dir):
     assert [v.xpath(".//span[contains(@class,'badge')]")[0].text_content() for v in votes] == ["PASS", "PASS", "no verdict"]
     assert f"{JUDGES[2]}: JudgeError: no valid reply after 10 attempts" in inc.text_content()
     assert "Judge cost" in inc.text_content() and "$0.01" in inc.text_content()
+
+
+def test_packed_pages_carry_the_same_documents_compressed(run_dir):
+    from redlinebench.report._pack import unpack
+
+    plain_tree = parse(write_run_report(run_dir, pack=False))
+    tree = parse(write_run_report(run_dir, pack=True))
+    assert_safe(tree)
+    packed = tree.xpath("//div[@class='packed']")
+    n_docs = len(plain_tree.xpath("//div[@class='rl-doc']"))
+    n_views = len(plain_tree.xpath("//pre[@class='annot']"))
+    assert len(packed) == n_docs + n_views and not tree.xpath("//div[@class='rl-doc']")
+    expanded = [unpack(p.get("data-z")) for p in packed]
+    assert any(HOSTILE.replace("<", "&lt;").replace(">", "&gt;") in x for x in expanded)  # still escaped inside
+    assert all("<script" not in x for x in expanded)
+    # the rest of the page (headline, tables, rubrics) is not packed
+    assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
