@@ -120,11 +120,23 @@ exec redlinebench verify \\
 
 
 def output_note(author: str) -> str:
+    """What the agent in the container must leave, and the commands that make it (``redlinebench doc``)."""
+    out = OUTPUT_PATH
     return (
         "\n\n## Deliverable (Harbor)\n\n"
-        f"Save the redlined contract as `{OUTPUT_PATH}`: the same document as `{APP_DIR}/contract.docx`, "
-        f"with your edits as native Word tracked changes and margin comments authored as `{author}`. "
-        "The `redlinebench` command in this environment provides the document tools.\n"
+        f"Leave the redlined contract at `{out}`: the same document as `{APP_DIR}/contract.docx`, with your "
+        f"edits as native Word tracked changes and margin comments authored exactly as `{author}`. "
+        "The `redlinebench doc` commands in this environment make such edits:\n\n"
+        "```\n"
+        f"cp {APP_DIR}/contract.docx {out}\n"
+        f"redlinebench doc read {out}                  # paragraphs as [p-NNN] with clause numbers and changes\n"
+        f"redlinebench doc edit {out} edits.json --author \"{author}\"\n"
+        f"redlinebench doc comment {out} --paragraph-id p-012 --text \"...\" --author \"{author}\"\n"
+        f"redlinebench doc reserve {out} --start p-020 --end p-024 --comment \"...\" --author \"{author}\"\n"
+        "```\n\n"
+        "`edits.json` is a list of `{\"op\": \"replace\"|\"delete\"|\"insert_after\", \"anchor\": "
+        "{\"paragraph_id\", \"text\"}, \"new_text\", \"comment\"}` objects; reply to an existing thread "
+        "with `doc comment --reply-to cmt-N`.\n"
     )
 
 
