@@ -48,3 +48,12 @@ def require_external_tools() -> bool:
 def embedded_benchmark_dir() -> Path:
     """The synthetic benchmark shipped inside the package (built by ``redlinebench data build-synthetic``)."""
     return Path(__file__).parent / "_data" / "benchmark"
+
+
+def retry_base_delay() -> float:
+    """``$REDLINEBENCH_RETRY_BASE_DELAY``: first backoff step in seconds for judge/model retries (tests: 0)."""
+    value = os.environ.get("REDLINEBENCH_RETRY_BASE_DELAY", "").strip()
+    try:
+        return max(0.0, float(value)) if value else 1.0
+    except ValueError:
+        return 1.0

@@ -1,0 +1,221 @@
+"""Runner speed: 140 tasks, a fake model (50 ms a call, 6 tool calls a task), fake judges, concurrency 16.
+
+    python benchmarks/runner.py [--tasks 140] [--latency 0.05] [--concurrency 16]
+
+The model is a loopback OpenAI-compatible server in a separate process (so its threads do not
+share our GIL), reached through real litellm; each episode reads the contract, sends two edit
+batches (one with a bad anchor), two comments and end_session: 6 model calls, 6 tool calls, all
+on a real 60-clause contract through the real tool session. Judges are in-process fakes that pass
+every rubric instantly, so the figures are the runner's own.
+
+Prints: wall time against the ideal (calls x latency / concurrency), the tool-dispatch time per
+tool call, and our overhead per model call (time in the episode not spent waiting on the model).
+Targets (issue 6): wall within 1.5x of ideal; overhead per tool call under 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SIDES = {1: "ABAB", 2: "BABA", 3: "ABAB"}
+PARTIES = {1: ("AgentCo", "LargeCo"), 2: ("AgentCo", "LargeCo"), 3: ("AgentCo", "GiantCo")}
+LINE = re.compile(r"^\[(p-\d+)\] (.*)$")
+
+
+# ---------------------------------------------------------------- the fake model (child process)
+
+def _view_lines(messages: list[dict]) -> list[tuple[str, list[str]]]:
+    for m in messages:
+        if m.get("role") == "tool":
+            try:
+                doc = json.loads(m["content"]).get("document")
+            except (ValueError, AttributeError):
+                continue
+            if doc:
+                out = []
+                for line in doc.splitlines():
+                    match = LINE.match(line)
+                    if match and "{" not in line and "[" not in match.group(2):
+                        words = match.group(2).split()
+                        if len(words) >= 6:
+                            out.append((match.group(1), words))
+                return out
+    return []
+
+
+def script(body: dict):
+    from tests.fakes.openai_server import Reply
+
+    messages = body.get("messages", [])
+    step = sum(1 for m in messages if m.get("role") == "assistant")
+    lines = _view_lines(messages)
+    pick = lambda i: lines[(7 * i + 3) % len(lines)] if lines else ("p-001", ["x", "y", "z"])  # noqa: E731
+    if step == 0:
+        calls = [("read_document", {})]
+    elif step == 1:
+        (pa, wa), (pb, wb) = pick(1), pick(2)
+        calls = [("propose_edits", {"edits": [
+            {"op": "replace", "anchor": {"paragraph_id": pa, "text": " ".join(wa[-3:-1])},
+             "new_text": "reasonably " + " ".join(wa[-3:-1]), "comment": "Qualify the obligation."},
+            {"op": "delete", "anchor": {"paragraph_id": pb, "text": wb[-2]}, "comment": "Not needed."}]})]
+    elif step == 2:
+        (pc, wc) = pick(3)
+        calls = [("propose_edits", {"edits": [
+            {"op": "replace", "anchor": {"paragraph_id": pc, "text": "words that are not there"},
+             "new_text": "x", "comment": "Bad anchor on purpose."},
+            {"op": "insert_after", "anchor": {"paragraph_id": pc, "text": wc[-1]},
+             "new_text": " (as amended)", "comment": "Clarify."}]})]
+    elif step in (3, 4):
+        (pd, _) = pick(step + 1)
+        calls = [("add_comment", {"paragraph_id": pd, "text": f"Please confirm this clause ({step})."})]
+    else:
+        calls = [("end_session", {"summary": "done"})]
+    return Reply.tool_calls(calls, usage=(2000, 150))
+
+
+def serve(latency: float) -> None:
+    from tests.fakes.openai_server import FakeOpenAI, Reply
+
+    srv = FakeOpenAI().start()
+    # Headers and body go out as two writes; without TCP_NODELAY every reply waits ~40 ms for the
+    # client's delayed ACK, which would be charged to the model, not to us.
+    srv._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[union-attr]
+    srv.set_handler(lambda body: Reply.delay(latency, script(body)))
+    print(srv.url, flush=True)
+    sys.stdin.read()  # until the parent closes our stdin
+    srv.stop()
+
+
+# ---------------------------------------------------------------- the task tree
+
+def build_tree(root: Path, n: int) -> Path:
+    from redlinebench.docx.build import DocumentBuilder
+
+    b = DocumentBuilder(title="Master Services Agreement")
+    b.title("MASTER SERVICES AGREEMENT")
+    topics = ["Definitions", "Services", "Service Levels", "Fees", "Payment", "Data Protection", "Security",
+              "Artificial Intelligence", "Intellectual Property", "Confidentiality", "Warranties", "Indemnities",
+              "Limitation of Liability", "Term and Termination", "General"]
+    for topic in topics:
+        b.clause(topic, level=0)
+        for j in range(1, 5):
+            b.clause(f"In respect of {topic.lower()}, each party shall perform its obligations under clause "
+                     f"{j} diligently and in accordance with good industry practice within thirty (30) days "
+                     f"of a written request from the other party.", level=1)
+    contract = b.to_bytes()
+    made = 0
+    for s in (1, 2, 3):
+        for t in (1, 2, 3, 4):
+            for g in range(1, 13):
+                if made >= n:
+                    return root
+                made += 1
+                side = SIDES[s][t - 1]
+                vendor, customer = PARTIES[s]
+                party, other = (vendor, customer) if side == "A" else (customer, vendor)
+                name = f"redline-s{s}-t{t}-g{g:02d}a"
+                d = root / "tasks" / name
+                (d / "environment" / "app" / "grounding").mkdir(parents=True)
+                (d / "tests").mkdir()
+                meta = {"task_id": name, "scenario_id": s, "side": side, "level": t,
+                        "input_group": f"s{s}-t{t}-g{g:02d}", "variant": "a", "represented_party": party,
+                        "counterparty": other, "author": f"Reviewing Counsel ({party} Legal)"}
+                (d / "task.toml").write_text("[metadata]\n" + "".join(f"{k} = {json.dumps(v)}\n"
+                                                                     for k, v in meta.items()))
+                (d / "instruction.md").write_text(f"# Representation — {party} Legal (Side {side})\n\n"
+                                                  f"## Mandate\nRedline for {party}.\n")
+                (d / "environment" / "Dockerfile").write_text("FROM scratch\n")
+                (d / "environment" / "app" / "contract.docx").write_bytes(contract)
+                (d / "environment" / "app" / "grounding" / "playbook.md").write_text("Be fair.\n")
+                rubrics = [{"id": f"r{i}", "criteria": f"Replaces in Section {i}.1 thirty days", "weight": 3,
+                            "category": "Commercial Context"} for i in range(1, 6)]
+                (d / "tests" / "rubrics.json").write_text(json.dumps({**meta, "rubrics": rubrics}))
+                (d / "tests" / "test.sh").write_text("#!/bin/sh\n")
+    return root
+
+
+class PassJudge:
+    """A judge that passes every rubric at once."""
+
+    method = "llm"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def grade(self, task, view, doc, **options):
+        from redlinebench.judge import JudgeResult
+
+        return JudgeResult(judge=self.name, ok=True, verdicts={r.id: "PASS" for r in task.rubrics},
+                           justifications={r.id: "fake" for r in task.rubrics})
+
+
+# ---------------------------------------------------------------- the measurement
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", type=int, default=140)
+    ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.serve:
+        serve(args.latency)
+        return
+
+    os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark")
+    from redlinebench.runner import Entrant, RunSpec, arun
+    from redlinebench.tasks import load_tasks
+
+    server = subprocess.Popen([sys.executable, __file__, "--serve", "--latency", str(args.latency)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        url = server.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = build_tree(Path(tmp) / "bench", args.tasks)
+            taskset = load_tasks(tree)
+            spec = RunSpec(entrants=(Entrant("llm", "openai/bench-model"),), source=str(tree), judges="panel",
+                           concurrency=args.concurrency, api_base=url, run_id="bench")
+            judges = [PassJudge("fake-a"), PassJudge("fake-b"), PassJudge("fake-c")]
+            # Warm litellm (import, client) outside the timed region, as a long run amortises it.
+            from redlinebench._litellm import get_litellm
+            asyncio.run(get_litellm().acompletion(model="openai/bench-model", api_base=url,
+                                                  messages=[{"role": "user", "content": "warm up"}]))
+            t0 = time.perf_counter()
+            result = asyncio.run(arun(spec, Path(tmp) / "run", progress=False, judges=judges, taskset=taskset))
+            wall = time.perf_counter() - t0
+            metrics = [json.loads(p.read_text()) for p in (Path(tmp) / "run" / "trials").rglob("metrics.json")]
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+
+    steps = sum(m["steps"] for m in metrics)
+    tool_calls = sum(sum(m["tool_calls"].values()) for m in metrics)
+    tool_time = sum(m["tool_time_s"] for m in metrics)
+    episode_time = sum(m["wall_s"] for m in metrics)
+    ideal = steps * args.latency / args.concurrency
+    overhead_per_call = (episode_time - steps * args.latency) / steps
+    statuses = sorted({m["status"] for m in metrics})
+    edits_ok = sum(m["edits_ok"] for m in metrics)
+    edits_failed = sum(m["edits_failed"] for m in metrics)
+    print(f"trials {len(metrics)} ({', '.join(statuses)}), model calls {steps}, tool calls {tool_calls}, "
+          f"edits ok/failed {edits_ok}/{edits_failed}, graded {result.summary['n_trials'] if result.summary else 0}")
+    print(f"wall {wall:.2f} s, ideal {ideal:.2f} s -> ratio {wall / ideal:.2f} (target <= 1.5)")
+    print(f"tool dispatch per tool call: {1000 * tool_time / tool_calls:.2f} ms")
+    print(f"our overhead per model call (episode time not spent in the 50 ms model): "
+          f"{1000 * overhead_per_call:.2f} ms (target < 20)")
+
+
+if __name__ == "__main__":
+    main()

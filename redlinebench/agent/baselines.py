@@ -1,0 +1,192 @@
+"""Reference agents that need no model and no network.
+
+* ``noop``: hands the input back unchanged. It fails the validity gate by construction: the floor.
+* ``accept-all``: leaves every outstanding change of the other side in place, replies "Accepted."
+  on each of their open threads and adds one closing comment: what a party that wants to sign
+  now would do.
+* ``golden``: the attorney redline, re-attributed to the task's author string so the gate and
+  the judges see it as the agent's work: an upper bound where a golden exists. Tasks without a
+  golden (accept-only turns) fall back to ``accept-all``, and the trial's metrics say so.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from .base import REDLINE, TRANSCRIPT, Episode, agent
+from .transcript import Transcript
+
+ACCEPTED_REPLY = "Accepted."
+
+
+def _closing_text(task: Any) -> str:
+    return (
+        f"{task.represented_party} accepts {task.counterparty}'s outstanding changes in this draft and has "
+        "no further comments. We are ready to sign."
+    )
+
+
+def _base_metrics() -> dict[str, Any]:
+    return {"steps": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "cost_known": True,
+            "model_latency_s": 0.0, "retries": 0, "tool_calls": {}, "tool_errors": 0,
+            "edits_ok": 0, "edits_failed": 0}
+
+
+@agent("noop")
+class NoopAgent:
+    name = "noop"
+    label = "noop"
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
+        with Transcript(workdir / TRANSCRIPT) as log:
+            log.write({"type": "start", "task_id": task.task_id, "agent": self.name, "trial": trial})
+            shutil.copyfile(task.contract_path, workdir / REDLINE)
+            log.write({"type": "end", "status": "completed", "end_reason": "baseline",
+                       "note": "input returned unchanged"})
+        return Episode("completed", "baseline", _base_metrics())
+
+
+def accept_all(doc: Any, task: Any, log: Transcript | None = None) -> dict[str, int]:
+    """Reply "Accepted." on each open thread of another author and add one closing comment.
+
+    A thread is open when its root comment is not resolved and nobody with the task's author
+    string has replied to it yet. Returns counts for the metrics.
+    """
+    comments = list(doc.comments)
+    answered = {c.parent for c in comments if c.parent and c.author == task.author}
+    replies = 0
+    for c in comments:
+        if c.parent is None and c.author != task.author and not c.resolved and c.id not in answered:
+            new_id = doc.add_comment(author=task.author, text=ACCEPTED_REPLY, reply_to=c.id)
+            replies += 1
+            if log is not None:
+                log.write({"type": "action", "action": "reply", "reply_to": c.id, "comment_id": new_id,
+                           "text": ACCEPTED_REPLY})
+    target = next((p for p in doc.paragraphs if p.text.strip()), None)
+    if target is None:
+        target = doc.paragraphs[0]
+    closing_id = doc.add_comment(author=task.author, text=_closing_text(task), paragraph_id=target.id)
+    if log is not None:
+        log.write({"type": "action", "action": "comment", "paragraph_id": target.id, "comment_id": closing_id,
+                   "text": _closing_text(task)})
+    return {"replies": replies, "comments_added": replies + 1}
+
+
+@agent("accept-all")
+class AcceptAllAgent:
+    name = "accept-all"
+    label = "accept-all"
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
+        from ..docx import RedlineDocument
+
+        metrics = _base_metrics()
+        with Transcript(workdir / TRANSCRIPT) as log:
+            log.write({"type": "start", "task_id": task.task_id, "agent": self.name, "trial": trial})
+            doc = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
+            counts = accept_all(doc, task, log)
+            doc.save(workdir / REDLINE)
+            metrics["tool_calls"] = {"add_comment": counts["comments_added"]}
+            metrics["accept_all"] = counts
+            log.write({"type": "end", "status": "completed", "end_reason": "baseline"})
+        return Episode("completed", "baseline", metrics)
+
+
+@agent("golden")
+class GoldenAgent:
+    name = "golden"
+    label = "golden"
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
+        from ..docx import RedlineDocument
+
+        metrics = _base_metrics()
+        golden_path = getattr(task, "golden_path", None)
+        with Transcript(workdir / TRANSCRIPT) as log:
+            log.write({"type": "start", "task_id": task.task_id, "agent": self.name, "trial": trial})
+            if golden_path is None or not Path(golden_path).is_file():
+                doc = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
+                counts = accept_all(doc, task, log)
+                doc.save(workdir / REDLINE)
+                metrics["golden"] = {"available": False, "fallback": "accept-all",
+                                     "note": "this task has no attorney redline; the accept-all baseline stands in"}
+                metrics["accept_all"] = counts
+                log.write({"type": "end", "status": "completed", "end_reason": "baseline",
+                           "note": "no golden redline: accept-all fallback"})
+                return Episode("completed", "baseline", metrics)
+            t0 = time.perf_counter()
+            source = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
+            golden = RedlineDocument.open(golden_path, name=f"{task.task_id}/attorney_redlines.docx")
+            before = {r.author for r in source.revisions} | {c.author for c in source.comments}
+            after = {r.author for r in golden.revisions} | {c.author for c in golden.comments}
+            new_authors = sorted(a for a in after - before if a and a != task.author)
+            data = Path(golden_path).read_bytes()
+            if new_authors:
+                data = reattribute(data, {a: task.author for a in new_authors})
+                RedlineDocument.open(data, name=f"{task.task_id}/golden (re-attributed)")  # still a valid docx
+            out = workdir / REDLINE
+            out.write_bytes(data)
+            metrics["golden"] = {"available": True, "reattributed_authors": new_authors,
+                                 "seconds": round(time.perf_counter() - t0, 4)}
+            log.write({"type": "action", "action": "golden", "reattributed_authors": new_authors,
+                       "to": task.author})
+            log.write({"type": "end", "status": "completed", "end_reason": "baseline"})
+        return Episode("completed", "baseline", metrics)
+
+
+# -- re-attribution -------------------------------------------------------------------------
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+W15 = "http://schemas.microsoft.com/office/word/2012/wordml"
+_AUTHOR_ATTRS = (f"{{{W}}}author", f"{{{W15}}}author", f"{{{W15}}}userId")
+
+
+def reattribute(docx: bytes, mapping: dict[str, str]) -> bytes:
+    """Rewrite author attributes in every WordprocessingML part of ``docx`` (bytes in, bytes out).
+
+    Only ``w:author`` (revisions, comments), ``w15:author`` and ``w15:userId`` (people.xml) change;
+    entry order, compression and every other byte of the package stay as they were. People entries
+    that become duplicates are dropped so Word does not list one author twice.
+    """
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+    src = zipfile.ZipFile(io.BytesIO(docx))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.startswith("word/") and info.filename.endswith(".xml") and b"author" in data:
+                root = etree.fromstring(data, parser)
+                changed = False
+                for el in root.iter():
+                    for attr in _AUTHOR_ATTRS:
+                        value = el.get(attr)
+                        if value in mapping:
+                            el.set(attr, mapping[value])
+                            changed = True
+                if changed and info.filename == "word/people.xml":
+                    seen: set[str] = set()
+                    for person in list(root):
+                        author = person.get(f"{{{W15}}}author")
+                        if author in seen:
+                            root.remove(person)
+                        seen.add(author)
+                if changed:
+                    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+            dst.writestr(info, data)
+    return buf.getvalue()

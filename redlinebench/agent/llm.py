@@ -1,0 +1,378 @@
+"""The LLM agent: a litellm tool-calling loop over the five document tools.
+
+One episode: system prompt (brief + grounding + tool guide), a kick-off message, then
+model call -> tool calls -> tool results until the model stops calling tools, calls
+``end_session``, or a budget runs out. The document is saved whatever ends the episode, so a
+budget-limited redline is still graded as it stands.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from .base import REDLINE, TRANSCRIPT, Episode, agent
+from .limits import AgentLimits
+from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
+from .redact import redact
+from .retry import call_with_retries, describe, is_provider_error
+from .transcript import Transcript
+
+_CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
+_SHORT_KEEP = 600
+
+
+class ToolBackend(Protocol):
+    """The document side of an episode: the five tools over one open document."""
+
+    schemas: list[dict]
+    finished: bool
+    stats: dict
+
+    def dispatch(self, name: str, arguments: Any) -> dict: ...
+    def save(self, path: Path) -> None: ...
+
+
+class _DocumentTools:
+    """The real backend: ``redlinebench.tools.ToolSession`` over the task's contract."""
+
+    def __init__(self, task: Any, out_path: Path) -> None:
+        from ..docx import RedlineDocument
+        from ..tools import ToolSession
+
+        self.doc = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
+        self.session = ToolSession(self.doc, task.author, output_path=out_path)
+        self.schemas = getattr(self.session, "schemas", None) or _default_schemas()
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.session.finished)
+
+    @property
+    def stats(self) -> dict:
+        return dict(getattr(self.session, "stats", {}) or {})
+
+    def dispatch(self, name: str, arguments: Any) -> dict:
+        return self.session.dispatch(name, arguments)
+
+    def save(self, path: Path) -> None:
+        self.doc.save(path)
+
+
+def _default_schemas() -> list[dict]:
+    from ..tools import TOOL_SCHEMAS
+
+    return list(TOOL_SCHEMAS)
+
+
+def open_document_tools(task: Any, out_path: Path) -> ToolBackend:
+    return _DocumentTools(task, out_path)
+
+
+class ProviderFailure(Exception):
+    """The provider failed after all retries (or refused the request outright)."""
+
+
+@agent("llm")
+class LLMAgent:
+    name = "llm"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        limits: AgentLimits | None = None,
+        api_base: str | None = None,
+        seed: int | None = None,
+        extra_params: dict[str, Any] | None = None,
+        backend: Callable[[Any, Path], "ToolBackend"] | None = None,
+        **_: Any,
+    ) -> None:
+        if not model:
+            from ..errors import ConfigError
+
+            raise ConfigError("the llm agent needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
+        self.model = model
+        self.label = model
+        self.limits = limits or AgentLimits()
+        self.api_base = api_base
+        self.seed = seed
+        self.extra_params = dict(extra_params or {})
+        self.backend = backend or open_document_tools
+
+    # -- one model call --------------------------------------------------------------------
+    def _params(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "tools": tools,
+            "tool_choice": "auto",
+            "timeout": self.limits.call_timeout_s,
+            "num_retries": 0,  # retries are ours, so they are counted and logged
+        }
+        if self.api_base:
+            params["api_base"] = self.api_base
+        if self.limits.max_output_tokens:
+            params["max_tokens"] = self.limits.max_output_tokens
+        if self.limits.temperature is not None:
+            params["temperature"] = self.limits.temperature
+        if self.seed is not None:
+            params["seed"] = self.seed
+        params.update(self.extra_params)
+        return params
+
+    async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
+        litellm = _litellm()
+        limits = self.limits
+        out_path = workdir / REDLINE
+        stats = _Stats()
+        with Transcript(workdir / TRANSCRIPT) as log:
+            session = self.backend(task, out_path)
+            schemas = session.schemas
+            messages: list[dict[str, Any]] = [
+                {"role": "system", "content": system_prompt(task)},
+                {"role": "user", "content": kickoff_message(task)},
+            ]
+            log.write({"type": "start", "task_id": task.task_id, "model": self.model, "trial": trial,
+                       "prompt_version": PROMPT_VERSION, "limits": limits.to_dict(), "messages": messages,
+                       "tools": [t["function"]["name"] for t in schemas]})
+            status, end_reason, error = "completed", "", None
+            while True:
+                if stats.steps >= limits.max_steps:
+                    status, end_reason = "limit_reached", "max_steps"
+                    break
+                shortened = _shorten(messages, limits)
+                if shortened:
+                    log.write({"type": "shorten", "step": stats.steps + 1, **shortened})
+                try:
+                    response, latency = await self._complete(litellm, messages, schemas, log, stats)
+                except ProviderFailure as exc:
+                    status, end_reason, error = "errored", "provider_error", str(exc)
+                    log.write({"type": "error", "step": stats.steps + 1, "error": error})
+                    break
+                stats.steps += 1
+                usage = _usage(response)
+                cost = _cost(litellm, response)
+                stats.add(usage, cost, latency)
+                message = _message(response)
+                messages.append(message)
+                log.write({"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
+                           "tokens_in": usage[0], "tokens_out": usage[1], "cost_usd": cost,
+                           "finish_reason": _finish_reason(response), "message": message})
+                calls = message.get("tool_calls") or []
+                if not calls:
+                    end_reason = "no_tool_calls"
+                    break
+                for call in calls:
+                    name = call["function"]["name"]
+                    t0 = time.perf_counter()
+                    result = session.dispatch(name, call["function"]["arguments"])
+                    stats.tool(name, result, time.perf_counter() - t0)
+                    content = json.dumps(result, ensure_ascii=False, default=str)
+                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+                    log.write({"type": "tool", "step": stats.steps, "name": name,
+                               "arguments": call["function"]["arguments"], "result": result})
+                if session.finished:
+                    end_reason = "end_session"
+                    break
+                if limits.max_tokens is not None and stats.tokens_in + stats.tokens_out >= limits.max_tokens:
+                    status, end_reason = "limit_reached", "max_tokens"
+                    break
+                if limits.max_cost_usd is not None and stats.cost >= limits.max_cost_usd:
+                    status, end_reason = "limit_reached", "max_cost"
+                    break
+            if status != "errored":
+                session.save(out_path)
+            log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
+        metrics = stats.metrics(session)
+        metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason})
+        return Episode(status=status, end_reason=end_reason, metrics=metrics, error=error)
+
+    async def _complete(self, litellm: Any, messages: list[dict], tools: list[dict],
+                        log: Transcript, stats: "_Stats") -> tuple[Any, float]:
+        limits = self.limits
+
+        def on_retry(attempt: int, exc: BaseException, delay: float) -> None:
+            stats.retries += 1
+            log.write({"type": "retry", "step": stats.steps + 1, "attempt": attempt,
+                       "error": describe(exc), "delay_s": round(delay, 3)})
+
+        shrink_done = False
+        empty_replies = 0
+        while True:
+            t0 = time.perf_counter()
+            try:
+                response = await call_with_retries(
+                    lambda: litellm.acompletion(**self._params(messages, tools)),
+                    max_retries=limits.max_retries,
+                    # litellm enforces the timeout itself; ours is a backstop for a stuck connection.
+                    timeout_s=limits.call_timeout_s + 5.0,
+                    on_retry=on_retry,
+                )
+            except Exception as exc:
+                if not is_provider_error(exc):
+                    raise
+                if type(exc).__name__ == "ContextWindowExceededError" and not shrink_done:
+                    shrink_done = True
+                    info = _shorten(messages, limits, budget_tokens=limits.context_tokens // 4, keep_recent=1)
+                    log.write({"type": "shorten", "step": stats.steps + 1, "reason": "context_window", **info})
+                    continue
+                raise ProviderFailure(describe(exc)) from None
+            latency = time.perf_counter() - t0
+            if not getattr(response, "choices", None):  # a 200 with no answer in it: retry like a 5xx
+                empty_replies += 1
+                stats.retries += 1
+                if empty_replies > limits.max_retries:
+                    raise ProviderFailure("the provider kept returning replies without choices")
+                continue
+            return response, latency
+
+
+def _litellm() -> Any:
+    from .._litellm import get_litellm
+
+    return get_litellm()
+
+
+def _message(response: Any) -> dict[str, Any]:
+    """The assistant message as a plain dict we can send back and log (no provider objects)."""
+    msg = response.choices[0].message
+    content = getattr(msg, "content", None)
+    out: dict[str, Any] = {"role": "assistant", "content": content if isinstance(content, str) else None}
+    calls = []
+    for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
+        fn = getattr(call, "function", None)
+        name = getattr(fn, "name", None) or ""
+        args = getattr(fn, "arguments", None)
+        if not isinstance(args, str):
+            args = json.dumps(args) if args is not None else "{}"
+        calls.append({"id": getattr(call, "id", None) or f"call_{i}", "type": "function",
+                      "function": {"name": str(name), "arguments": args}})
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _finish_reason(response: Any) -> str | None:
+    try:
+        return response.choices[0].finish_reason
+    except (AttributeError, IndexError):
+        return None
+
+
+def _usage(response: Any) -> tuple[int, int]:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return 0, 0
+    return int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    """Cost in USD from litellm's price table; ``None`` when the model's price is unknown.
+
+    litellm already prices every response (``_hidden_params["response_cost"]``); pricing it again
+    would double the per-call overhead, so the table is consulted directly only when that is absent.
+    """
+    hidden = getattr(response, "_hidden_params", None)
+    if isinstance(hidden, dict) and "response_cost" in hidden:
+        value = hidden["response_cost"]
+        return float(value) if isinstance(value, (int, float)) else None
+    try:
+        value = litellm.completion_cost(completion_response=response)
+    except Exception:
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _estimate_tokens(messages: list[dict]) -> int:
+    chars = 0
+    for m in messages:
+        chars += len(m.get("content") or "")
+        for call in m.get("tool_calls") or ():
+            chars += len(call["function"]["arguments"]) + 32
+    return chars // _CHARS_PER_TOKEN
+
+
+def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | None = None,
+             keep_recent: int | None = None) -> dict[str, int]:
+    """Shrink the oldest tool outputs until the prompt fits the budget; returns what was done."""
+    budget = budget_tokens if budget_tokens is not None else limits.context_tokens
+    keep = limits.keep_recent_tool_outputs if keep_recent is None else keep_recent
+    if _estimate_tokens(messages) <= budget:
+        return {}
+    tool_idx = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
+    candidates = tool_idx[:-keep] if keep else tool_idx
+    n, saved = 0, 0
+    for i in candidates:
+        content = messages[i].get("content") or ""
+        if len(content) <= _SHORT_KEEP + 200 or content.startswith("[shortened"):
+            continue
+        head = content[:_SHORT_KEEP]
+        messages[i] = {**messages[i], "content": (
+            f"[shortened: an earlier tool output of {len(content)} characters; call read_document for the "
+            f"current text]\n{head}...")}
+        n += 1
+        saved += len(content) - len(messages[i]["content"])
+        if _estimate_tokens(messages) <= budget:
+            break
+    return {"messages_shortened": n, "chars_saved": saved} if n else {}
+
+
+class _Stats:
+    def __init__(self) -> None:
+        self.steps = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.cost = 0.0
+        self.cost_known = True
+        self.latency = 0.0
+        self.retries = 0
+        self.tool_time = 0.0
+        self.calls: dict[str, int] = {}
+        self.tool_errors = 0
+        self.edits_ok = 0
+        self.edits_failed = 0
+
+    def add(self, usage: tuple[int, int], cost: float | None, latency: float) -> None:
+        self.tokens_in += usage[0]
+        self.tokens_out += usage[1]
+        if cost is None:
+            self.cost_known = False
+        else:
+            self.cost += cost
+        self.latency += latency
+
+    def tool(self, name: str, result: dict, seconds: float) -> None:
+        self.calls[name] = self.calls.get(name, 0) + 1
+        self.tool_time += seconds
+        if isinstance(result, dict) and "error" in result:
+            self.tool_errors += 1
+        for item in (result.get("results") if isinstance(result, dict) else None) or ():
+            if isinstance(item, dict) and item.get("status") == "ok":
+                self.edits_ok += 1
+            elif isinstance(item, dict):
+                self.edits_failed += 1
+
+    def metrics(self, session: Any) -> dict[str, Any]:
+        session_stats = dict(getattr(session, "stats", {}) or {})
+        return {
+            "steps": self.steps,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost_usd": round(self.cost, 6),
+            "cost_known": self.cost_known,
+            "model_latency_s": round(self.latency, 4),
+            "tool_time_s": round(self.tool_time, 4),
+            "retries": self.retries,
+            "tool_calls": dict(sorted(self.calls.items())),
+            "tool_errors": self.tool_errors,
+            "edits_ok": session_stats.get("edits_ok", self.edits_ok),
+            "edits_failed": session_stats.get("edits_failed", self.edits_failed),
+            "comments_added": session_stats.get("comments_added"),
+            "tool_internal_errors": session_stats.get("internal_errors", 0),
+        }
+
+
+__all__ = ["LLMAgent", "ProviderFailure", "redact"]

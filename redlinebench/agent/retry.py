@@ -1,0 +1,89 @@
+"""Provider calls with retries: which errors are worth another try, and how long to wait."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from typing import Any, Awaitable, Callable
+
+from .redact import redact
+
+BACKOFF_CAP_S = 60.0
+_RETRY_STATUS = {408, 409, 425, 429}
+
+
+def base_delay() -> float:
+    """``$REDLINEBENCH_RETRY_BASE_DELAY`` (seconds, default 1); the test suite sets 0."""
+    value = os.environ.get("REDLINEBENCH_RETRY_BASE_DELAY", "").strip()
+    try:
+        return max(0.0, float(value)) if value else 1.0
+    except ValueError:
+        return 1.0
+
+
+def backoff(attempt: int, *, base: float | None = None) -> float:
+    """Exponential backoff with full jitter: attempt 0 waits up to ``base``, capped at 60 s."""
+    base = base_delay() if base is None else base
+    if base <= 0:
+        return 0.0
+    return random.uniform(0, min(BACKOFF_CAP_S, base * 2**attempt))
+
+
+def status_of(exc: BaseException) -> int | None:
+    for attr in ("status_code", "status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    return None
+
+
+def is_provider_error(exc: BaseException) -> bool:
+    """An error raised by the provider stack (litellm, openai, httpx) or a timeout, not by our code."""
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return True
+    module = type(exc).__module__ or ""
+    return module.split(".")[0] in {"litellm", "openai", "httpx", "httpcore", "aiohttp", "anthropic"}
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Retry 429/408/409, 5xx, timeouts, connection failures and unparseable replies; not other 4xx."""
+    if not is_provider_error(exc):
+        return False
+    if type(exc).__name__ == "ContextWindowExceededError":
+        return False
+    status = status_of(exc)
+    if status is None:
+        return True
+    return status in _RETRY_STATUS or status >= 500
+
+
+def describe(exc: BaseException) -> str:
+    status = status_of(exc)
+    text = f"{type(exc).__name__}" + (f" ({status})" if status else "") + f": {exc}"
+    return redact(text)[:2000]
+
+
+async def call_with_retries(
+    make_call: Callable[[], Awaitable[Any]],
+    *,
+    max_retries: int,
+    timeout_s: float,
+    on_retry: Callable[[int, BaseException, float], None] | None = None,
+) -> Any:
+    """Await ``make_call()`` under ``timeout_s``; retry retryable provider errors up to ``max_retries`` times."""
+    attempt = 0
+    while True:
+        try:
+            return await asyncio.wait_for(make_call(), timeout=timeout_s)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # classified below; our own bugs are re-raised untouched
+            if not is_retryable(exc) or attempt >= max_retries:
+                raise
+            delay = backoff(attempt)
+            if on_retry is not None:
+                on_retry(attempt + 1, exc, delay)
+            attempt += 1
+            if delay:
+                await asyncio.sleep(delay)

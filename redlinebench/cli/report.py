@@ -1,0 +1,45 @@
+"""``redlinebench report RUN_DIR`` and ``redlinebench compare RUN_DIR... -o compare.html``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def register(main: click.Group) -> None:
+    main.add_command(report_cmd)
+    main.add_command(compare_cmd)
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Where to write the page (default: RUN_DIR/report.html).")
+def report_cmd(run_dir: Path, output: Path | None) -> None:
+    """Regenerate RUN_DIR/report.html from the run's files, without re-running or re-judging anything.
+
+    The page is one self-contained HTML file (no network): headline redline_overall with its 95% CI,
+    charts by turn, side, scenario and rubric category, a task table, every rubric with each judge's
+    verdict and reason, and each redline beside the attorney's golden.
+    """
+    from ..report import write_run_report
+
+    path = write_run_report(run_dir, output)
+    click.echo(f"report: {path}")
+
+
+@click.command("compare")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=Path("compare.html"),
+              show_default=True, help="Where to write the dashboard.")
+def compare_cmd(run_dirs: tuple[Path, ...], output: Path) -> None:
+    """Compare the models of one or more runs in one self-contained HTML dashboard.
+
+    Leaderboard with confidence intervals, scenario x turn heatmap per model, per-rubric pass heatmap
+    across models, category profile, score against cost, and judge agreement.
+    """
+    from ..report import write_comparison
+
+    path = write_comparison(list(run_dirs), output)
+    click.echo(f"comparison: {path}")

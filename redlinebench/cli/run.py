@@ -1,0 +1,243 @@
+"""``redlinebench run`` and ``redlinebench demo``: thin wiring of options to redlinebench.runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigError
+
+AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
+
+
+def _csv(value: str | None) -> tuple[str, ...]:
+    return tuple(v.strip() for v in (value or "").split(",") if v.strip())
+
+
+def _build_spec(opts: dict[str, Any]) -> Any:
+    from ..agent.limits import AgentLimits
+    from ..runner import Entrant, RunSpec, TaskFilter
+    from ..runner.presets import load_preset
+
+    preset = load_preset(opts["preset"]) if opts.get("preset") else {}
+    models = list(opts["model"]) or list(preset.get("models") or ([preset["model"]] if preset.get("model") else []))
+    agents = list(opts["agent"]) or list(preset.get("agents") or ([preset["agent"]] if preset.get("agent") else []))
+    if not agents:
+        agents = ["llm"] if models else []
+    if not agents:
+        raise ConfigError("say what to run: --model M (an LLM through litellm) or --agent noop|accept-all|golden")
+    if models and "llm" not in agents:
+        raise ConfigError(f"--model was given but --agent is {', '.join(agents)}; add --agent llm to run the model")
+    entrants = []
+    for a in agents:
+        if a == "llm":
+            if not models:
+                raise ConfigError("--agent llm needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
+            entrants.extend(Entrant("llm", m) for m in models)
+        else:
+            entrants.append(Entrant(a))
+    limits = AgentLimits.from_mapping(preset.get("limits"), where=preset.get("_path", "preset"))
+    limits = limits.replace(max_steps=opts.get("max_steps"), max_tokens=opts.get("max_tokens"),
+                            max_cost_usd=opts.get("max_cost"), call_timeout_s=opts.get("timeout"),
+                            temperature=opts.get("temperature"))
+    api_base = opts.get("api_base") or preset.get("api_base")
+
+    def pick(name: str, default: Any) -> Any:
+        value = opts.get(name)
+        return value if value is not None else preset.get(name, default)
+
+    spec_kwargs: dict[str, Any] = dict(
+        entrants=tuple(entrants),
+        source=opts.get("source"),
+        filter=TaskFilter(task_ids=_csv(opts.get("tasks")), scenario=opts.get("scenario"), turn=opts.get("turn"),
+                          side=opts.get("side")),
+        trials=int(pick("trials", 1)),
+        concurrency=int(pick("concurrency", 4)),
+        judges=str(pick("judges", "panel")),
+        limits=limits,
+        seed=int(pick("seed", 0)),
+        api_base=api_base,
+        judge_api_base=opts.get("judge_api_base") or preset.get("judge_api_base"),
+    )
+    if opts.get("run_id"):
+        spec_kwargs["run_id"] = opts["run_id"]
+    return RunSpec(**spec_kwargs)
+
+
+def _finish(result: Any, console: Any) -> None:
+    from ..runner.leaderboard import print_leaderboard
+
+    if result.summary is not None:
+        print_leaderboard(result.summary, console)
+    p = result.progress
+    console.print(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
+                  f"cost: ${p.cost_usd:.4f}")
+    for err in p.errors[:10]:
+        first = str(err.get("error") or "").strip().splitlines()
+        console.print(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: "
+                      f"{first[-1] if first else ''}", markup=False, highlight=False)
+    console.print(f"run directory: {result.run_dir}", markup=False, highlight=False)
+    if result.report:
+        console.print(f"report: {result.report}", markup=False, highlight=False)
+
+
+def _interrupted(run_dir: Path) -> None:
+    click.echo(f"interrupted: finished trials are saved in {run_dir}; continue with "
+               f"`redlinebench run --resume --run-dir {run_dir}`", err=True)
+    raise SystemExit(130)
+
+
+def _dry_run(spec: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..runner.api import create_judge_list, load_selected_tasks
+    from ..runner.estimate import estimate
+
+    console = Console()
+    taskset, tasks = load_selected_tasks(spec)
+    judges = create_judge_list(spec)
+    est = estimate(spec, tasks, judges)
+    cells = sorted({(int(t.scenario_id), int(t.turn)) for t in tasks})
+    console.print(f"[bold]plan[/] run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
+                  f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
+    source = getattr(taskset, "source", None)
+    console.print(f"data: {getattr(source, 'kind', '?')} {getattr(source, 'path', '')} "
+                  f"({len(cells)} scenario x turn cells)", markup=False, highlight=False)
+    console.print(f"entrants: {', '.join(e.label for e in spec.entrants)}", markup=False)
+    console.print(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}",
+                  markup=False)
+    console.print(f"limits: {spec.limits.to_dict()}", markup=False, highlight=False)
+    table = Table(title="estimate (a model of a typical episode, not a measurement)")
+    for col in ("role", "name", "calls", "tokens in", "tokens out", "cost USD"):
+        table.add_column(col)
+    for r in est.rows:
+        table.add_row(r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}", f"{r['tokens_out']:,}",
+                      "unknown price" if r["cost_usd"] is None else f"{r['cost_usd']:.2f}")
+    console.print(table)
+    total = est.total_cost
+    console.print("total: " + ("unknown (a model has no price in litellm's table)" if total is None
+                               else f"about ${total:.2f}"))
+    console.print("nothing was run (--dry-run)")
+
+
+def register(main: click.Group) -> None:
+    @main.command("run")
+    @click.option("--model", "-m", multiple=True, metavar="MODEL",
+                  help="litellm model string, e.g. openai/gpt-5.4-mini, anthropic/claude-sonnet-4-5, "
+                       "ollama_chat/qwen3 or openai/<name> with --api-base. Repeat to run several models.")
+    @click.option("--agent", "-a", multiple=True, type=click.Choice(AGENT_CHOICES),
+                  help="llm (default with --model) or a baseline: noop, accept-all, golden. Repeatable.")
+    @click.option("--source", metavar="PATH|hub[:REV]|embedded",
+                  help="Task source: a task tree, a dataset, the Hub, or the embedded synthetic set "
+                       "(default: $REDLINEBENCH_BENCHMARK_DIR, else as resolved by `redlinebench tasks`).")
+    @click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to run (default: all).")
+    @click.option("--scenario", type=click.IntRange(1, 99), help="Only this scenario (1-3).")
+    @click.option("--turn", type=click.IntRange(1, 99), help="Only this turn (1-4).")
+    @click.option("--side", type=click.Choice(["A", "B", "a", "b"]), help="Only tasks of this side.")
+    @click.option("--trials", "-k", type=click.IntRange(1, 1000), default=None, help="Trials per task [1].")
+    @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=None,
+                  help="Trials running at once [4].")
+    @click.option("--judges", metavar="SPEC", default=None,
+                  help="panel (default: the three SPEC judges), heuristic (offline, unpublishable), none "
+                       "(no scoring), a comma list of litellm models, or a panel YAML file.")
+    @click.option("--run-dir", type=click.Path(path_type=Path), help="Run directory [runs/<run_id>].")
+    @click.option("--run-id", help="Name of the run (default: UTC time + random suffix).")
+    @click.option("--resume", is_flag=True, help="Continue the run in --run-dir: finished trials are skipped, "
+                  "interrupted and errored ones redone, missing grades computed. Its stored settings are used.")
+    @click.option("--dry-run", is_flag=True, help="Print the plan and a token/cost estimate; run nothing.")
+    @click.option("--api-base", metavar="URL", help="OpenAI-compatible endpoint for the model (vLLM, Ollama, "
+                  "LM Studio, a proxy), e.g. http://localhost:8000/v1.")
+    @click.option("--judge-api-base", metavar="URL", help="OpenAI-compatible endpoint for the judges "
+                  "(default: each judge's provider, or OPENAI_API_BASE).")
+    @click.option("--preset", metavar="NAME|PATH", help="YAML defaults from configs/presets/ (options win).")
+    @click.option("--max-steps", type=click.IntRange(1, 10_000), help="Model calls per episode [40].")
+    @click.option("--max-tokens", type=click.IntRange(1), help="Prompt+completion tokens per episode [2,000,000].")
+    @click.option("--max-cost", type=click.FloatRange(0), help="USD per episode (known prices) [10].")
+    @click.option("--timeout", type=click.FloatRange(1), help="Seconds per model call [300].")
+    @click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature (default: provider's).")
+    @click.option("--seed", type=int, default=None, help="Seed passed to providers that accept one [0].")
+    @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
+    def run_cmd(**opts: Any) -> None:
+        """Run agents on benchmark tasks, grade them and write a run directory.
+
+        \b
+        Examples:
+          redlinebench run --model openai/gpt-5.4-mini --judges panel
+          redlinebench run --model openai/my-model --api-base http://localhost:8000/v1 --judges heuristic
+          redlinebench run --agent golden --agent noop --judges heuristic --scenario 1
+          redlinebench run --resume --run-dir runs/20260101-120000-abc123
+
+        \b
+        Layout: RUN_DIR/config.json, RUN_DIR/trials/<model>/<task>/<trial>/{redline.docx,
+        transcript.jsonl, metrics.json, grade.json, judges/<judge>.json, annotated_view.md},
+        RUN_DIR/metrics_summary.json, RUN_DIR/report.html. API keys come from the provider's usual
+        environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are never written.
+        """
+        from rich.console import Console
+
+        from ..runner import run as run_benchmark
+        from ..runner.api import default_run_dir
+
+        if opts["resume"]:
+            if not opts.get("run_dir"):
+                raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+            spec = None
+            if opts.get("concurrency"):
+                from ..runner.api import open_run
+
+                stored, _ = open_run(None, opts["run_dir"], resume=True)
+                spec = stored.replace(concurrency=opts["concurrency"])
+            run_dir = opts["run_dir"]
+        else:
+            spec = _build_spec(opts)
+            if opts["dry_run"]:
+                _dry_run(spec)
+                return
+            run_dir = opts.get("run_dir") or default_run_dir(spec)
+        console = Console()
+        try:
+            result = run_benchmark(spec, run_dir, resume=opts["resume"], progress=not opts["no_progress"])
+        except KeyboardInterrupt:
+            _interrupted(Path(run_dir))
+        _finish(result, console)
+
+    @main.command("demo")
+    @click.option("--run-dir", type=click.Path(path_type=Path), help="Run directory [runs/demo-<time>].")
+    @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True)
+    @click.option("--no-progress", is_flag=True, help="No progress bar.")
+    def demo_cmd(run_dir: Path | None, concurrency: int, no_progress: bool) -> None:
+        """Run the three baselines on the embedded synthetic set, offline, and print the leaderboard.
+
+        noop (the input unchanged: fails the validity gate), accept-all (accepts the other side's
+        changes and closes) and golden (the attorney redline: the upper bound) are graded by the
+        offline heuristic judge. No API key, no network. The report path is printed at the end.
+        """
+        from rich.console import Console
+
+        from ..config import embedded_benchmark_dir
+        from ..runner import Entrant, RunSpec
+        from ..runner import run as run_benchmark
+        from ..runner.spec import new_run_id
+
+        embedded = embedded_benchmark_dir()
+        if not embedded.is_dir():
+            raise ConfigError("the embedded synthetic benchmark is missing from this installation "
+                              "(build it with `redlinebench data build-synthetic`)", path=embedded)
+        spec = RunSpec(entrants=(Entrant("golden"), Entrant("accept-all"), Entrant("noop")),
+                       source=str(embedded), judges="heuristic", concurrency=concurrency,
+                       run_id="demo-" + new_run_id())
+        run_dir = run_dir or default_demo_dir(spec.run_id)
+        console = Console()
+        try:
+            result = run_benchmark(spec, run_dir, progress=not no_progress)
+        except KeyboardInterrupt:
+            _interrupted(Path(run_dir))
+        _finish(result, console)
+        console.print("heuristic judge: an offline approximation for demos and CI; publish only panel scores.")
+
+
+def default_demo_dir(run_id: str) -> Path:
+    return Path("runs") / run_id

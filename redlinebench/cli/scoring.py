@@ -1,0 +1,343 @@
+"""``redlinebench score | summarize | judge check``: thin wiring over judge/ and scoring/."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigError
+
+REDLINE = "redline.docx"
+GRADE = "grade.json"
+METRICS = "metrics.json"
+SUMMARY = "metrics_summary.json"
+
+
+def _atomic_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read JSON: {exc}", path=path) from None
+
+
+def _slug(name: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+# ---------------------------------------------------------------- summarize
+def collect_grade_files(dirs: list[Path]) -> list[Path]:
+    """Every grade.json below the given directories (or the files themselves), each once, sorted."""
+    found: dict[Path, None] = {}
+    for d in dirs:
+        if d.is_file():
+            found[d.resolve()] = None
+            continue
+        if not d.is_dir():
+            raise ConfigError("no such directory", path=d)
+        for p in d.rglob(GRADE):
+            if ".partial" in p.parts or not p.is_file():
+                continue
+            found[p.resolve()] = None
+    return sorted(found)
+
+
+def load_grades(files: list[Path], *, skip_invalid: bool = False) -> tuple[list[Any], list[str]]:
+    from ..scoring import GradeFileError, TrialGrade
+
+    grades, problems = [], []
+    for f in files:
+        try:
+            grades.append(TrialGrade.read(f))
+        except GradeFileError as exc:
+            if not skip_invalid:
+                raise
+            problems.append(str(exc))
+    return grades, problems
+
+
+def _console() -> Any:
+    """A rich console; wide when output is not a terminal, so piped tables are not squeezed."""
+    import sys
+
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    table = Table(title="RedlineBench leaderboard" + ("" if summary["grid"]["complete"] else " (partial grid)"))
+    for col in ("model", "redline_overall", "95% CI", "T1", "T2", "T3", "T4", "side A", "side B",
+                "trials", "gate fail", "incomplete", "judge"):
+        table.add_column(col, justify="left" if col in ("model", "judge") else "right")
+    for e in summary["leaderboard"]:
+        lo, hi = e["ci"]
+        by_turn, by_side = e["by_turn"], e["by_side_turn_weighted"]
+        table.add_row(
+            e["model"], "-" if e["redline_overall"] is None else f"{e['redline_overall']:.1f}",
+            f"{_pct(lo)}-{_pct(hi)}", *(_pct(by_turn.get(str(t))) for t in (1, 2, 3, 4)),
+            _pct(by_side.get("A")), _pct(by_side.get("B")), str(e["n_trials"]), str(e["n_gate_failures"]),
+            str(e["n_incomplete"]), e["judge_method"])
+    console = _console()
+    console.print(table)
+    for e in summary["leaderboard"]:
+        if e.get("grid_note"):
+            console.print(f"[yellow]{e['model']}: {e['grid_note']}[/yellow]")
+    if summary["n_incomplete"]:
+        console.print(f"[yellow]{summary['n_incomplete']} trial(s) not scored (judging incomplete or errored); "
+                      "listed under 'incomplete' in the summary[/yellow]")
+    if summary["judge_method"] in ("heuristic", "mixed"):
+        console.print("[red]heuristic judge: these numbers are an approximation and must not be published[/red]")
+    for w in summary.get("warnings", []):
+        console.print(f"[yellow]warning: {w}[/yellow]")
+
+
+# ---------------------------------------------------------------- score
+def _run_config(run_dir: Path) -> dict[str, Any]:
+    data = _read_json(run_dir / "config.json")
+    return data if isinstance(data, dict) else {}
+
+
+def _config_source(cfg: dict[str, Any]) -> str | None:
+    data = cfg.get("data") or {}
+    spec = cfg.get("spec") or {}
+    return data.get("path") or spec.get("source") or cfg.get("source")
+
+
+def _model_labels(cfg: dict[str, Any]) -> dict[str, str]:
+    labels = list(cfg.get("models") or [])
+    for e in (cfg.get("spec") or {}).get("entrants", []) or []:
+        if isinstance(e, dict) and e.get("label"):
+            labels.append(e["label"])
+    return {_slug(str(m)): str(m) for m in labels}
+
+
+def find_trials(run_dir: Path) -> list[tuple[str, str, int, Path]]:
+    """(model_slug, task_id, trial, dir) for every trial directory of a run."""
+    trials_root = run_dir / "trials"
+    if not trials_root.is_dir():
+        raise ConfigError("not a run directory (no trials/ inside)", path=run_dir)
+    out = []
+    for model_dir in sorted(p for p in trials_root.iterdir() if p.is_dir()):
+        for task_dir in sorted(p for p in model_dir.iterdir() if p.is_dir()):
+            for trial_dir in sorted(p for p in task_dir.iterdir() if p.is_dir()):
+                if trial_dir.name.isdigit() and ((trial_dir / REDLINE).exists() or (trial_dir / METRICS).exists()
+                                                 or (trial_dir / GRADE).exists()):
+                    out.append((model_dir.name, task_dir.name, int(trial_dir.name), trial_dir))
+    return out
+
+
+async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int, use_cache: bool, rejudge: bool,
+                    source: str | None, api_base: str | None, timeout: float | None,
+                    echo=click.echo) -> dict[str, Any]:
+    from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
+    from ..scoring import summarize
+    from ..tasks import load_tasks
+
+    cfg = _run_config(run_dir)
+    spec = judges_spec or (cfg.get("judges") or {}).get("spec") or (cfg.get("spec") or {}).get("judges") or "panel"
+    judges = create_judges(spec, api_base=api_base or (cfg.get("spec") or {}).get("api_base"), timeout=timeout)
+    if not judges:
+        raise ConfigError("--judges none grades nothing; pick panel, heuristic, a model list or a YAML file")
+    src = source or _config_source(cfg)
+    taskset = load_tasks(src)
+    tasks = {t.task_id: t for t in taskset.tasks}
+    labels = _model_labels(cfg)
+    trials = find_trials(run_dir)
+    todo, unknown = [], []
+    for model_slug, task_id, trial, tdir in trials:
+        if task_id not in tasks:
+            unknown.append(f"{model_slug}/{task_id}/{trial}")
+            continue
+        if (tdir / GRADE).exists() and not rejudge:
+            continue
+        metrics = _read_json(tdir / METRICS) if (tdir / METRICS).exists() else None
+        label = labels.get(model_slug) or (metrics or {}).get("model") or model_slug
+        todo.append((str(label), tasks[task_id], trial, tdir))
+    if unknown:
+        echo(f"warning: {len(unknown)} trial(s) name a task missing from the data source and were not graded: "
+             + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else ""), err=True)
+    cache = JudgeCache() if use_cache else None
+    audit = AuditLog(run_dir / "judge_audit.jsonl")
+    limiter = asyncio.Semaphore(max(1, concurrency))
+    trial_gate = asyncio.Semaphore(max(1, concurrency))
+    counts = {"graded": 0, "gate_failed": 0, "judging_incomplete": 0, "errored": 0}
+
+    async def one(label: str, task: Any, trial: int, tdir: Path) -> None:
+        async with trial_gate:
+            output = tdir / REDLINE
+            grade = await grade_trial(task, output if output.exists() else None, judges, model=label, trial=trial,
+                                      cache=cache if cache is not None else False, trial_dir=tdir,
+                                      limiter=limiter, audit=audit)
+            counts[grade.status] += 1
+
+    await asyncio.gather(*(one(*t) for t in todo))
+    echo(f"graded {len(todo)} trial(s) of {len(trials)} in {run_dir} with {', '.join(j.name for j in judges)}: "
+         + ", ".join(f"{k} {v}" for k, v in counts.items() if v), err=True)
+    grades, _ = load_grades(collect_grade_files([run_dir / "trials"]))
+    summary = summarize(grades)
+    if unknown:
+        summary["warnings"].append(f"{len(unknown)} trial(s) not graded: task not in the data source")
+    _atomic_json(run_dir / SUMMARY, summary)
+    return summary
+
+
+# ---------------------------------------------------------------- registration
+def register(main: click.Group) -> None:
+    @main.command("score")
+    @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+    @click.option("--judges", "judges_spec", default=None,
+                  help="panel | heuristic | a,b,c (litellm models) | path/name of a YAML panel. "
+                       "Default: the run's own judge spec, else panel.")
+    @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024),
+                  help="Judge calls in flight at once.")
+    @click.option("--no-cache", is_flag=True, help="Call the judges even when a cached verdict exists.")
+    @click.option("--rejudge", is_flag=True, help="Grade every trial again, not only those without grade.json.")
+    @click.option("--source", default=None, help="Task source (default: the one recorded in config.json).")
+    @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
+    @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
+    def score_cmd(run_dir: Path, judges_spec: str | None, concurrency: int, no_cache: bool, rejudge: bool,
+                  source: str | None, api_base: str | None, timeout: float | None) -> None:
+        """Grade a run's trials (gate, judges, reward) and write metrics_summary.json.
+
+        Grades every trial that has an output and no grade.json yet (all with --rejudge).
+        Verdicts are cached on disk, so re-scoring an unchanged run costs nothing.
+        """
+        if not run_dir.is_dir():
+            raise ConfigError("no such run directory", path=run_dir)
+        summary = asyncio.run(score_run(run_dir, judges_spec=judges_spec, concurrency=concurrency,
+                                        use_cache=not no_cache, rejudge=rejudge, source=source,
+                                        api_base=api_base, timeout=timeout))
+        print_summary(summary)
+        click.echo(f"wrote {run_dir / SUMMARY}")
+
+    @main.command("summarize")
+    @click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+    @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                  help="Write metrics_summary.json here.")
+    @click.option("--skip-invalid", is_flag=True,
+                  help="List unreadable grade files as warnings instead of stopping at the first.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON instead of a table.")
+    def summarize_cmd(dirs: tuple[Path, ...], output: Path | None, skip_invalid: bool, as_json: bool) -> None:
+        """Summarize every grade.json below DIRS (recursively) into the SPEC §6 leaderboard."""
+        from ..scoring import summarize
+
+        files = collect_grade_files(list(dirs))
+        if not files:
+            raise ConfigError(f"no grade.json found below {', '.join(str(d) for d in dirs)}")
+        grades, problems = load_grades(files, skip_invalid=skip_invalid)
+        summary = summarize(grades)
+        summary["warnings"].extend(f"skipped unreadable grade: {p}" for p in problems)
+        if output is not None:
+            _atomic_json(output, summary)
+        if as_json:
+            click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        else:
+            print_summary(summary)
+            if output is not None:
+                click.echo(f"wrote {output}")
+
+    @main.group("judge")
+    def judge_group() -> None:
+        """Judges: measure them against known verdicts."""
+
+    @judge_group.command("check")
+    @click.option("--judges", "judges_spec", default="heuristic", show_default=True,
+                  help="panel | heuristic | a,b,c (litellm models) | path/name of a YAML panel.")
+    @click.option("--source", default=None, help="Task source with judge-check cases (default: the embedded set).")
+    @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids to check (default: all).")
+    @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024))
+    @click.option("--no-cache", is_flag=True, help="Call the judges even when a cached verdict exists.")
+    @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
+    @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
+    @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                  help="Write the full report (with every verdict) as JSON here.")
+    def judge_check_cmd(judges_spec: str, source: str | None, task_ids: str | None, concurrency: int,
+                        no_cache: bool, api_base: str | None, timeout: float | None, output: Path | None) -> None:
+        """Run judges over the judge-check set (golden, null and perturbed redlines with known verdicts).
+
+        Reports per judge and for the panel: accuracy, Cohen's kappa, false PASS and false FAIL
+        rates, by rubric verb and by category.
+        """
+        from ..judge import JudgeCache, create_judges
+        from ..judge._check import run_check
+        from ..tasks import load_tasks
+
+        judges = create_judges(judges_spec, api_base=api_base, timeout=timeout)
+        tasks = load_tasks(source).tasks
+        if task_ids:
+            wanted = {t.strip() for t in task_ids.split(",") if t.strip()}
+            missing = wanted - {t.task_id for t in tasks}
+            if missing:
+                raise ConfigError(f"unknown task id(s): {', '.join(sorted(missing))}")
+            tasks = [t for t in tasks if t.task_id in wanted]
+        report = asyncio.run(run_check(tasks, judges, concurrency=concurrency,
+                                       cache=None if no_cache else JudgeCache()))
+        if not report["n_cases"]:
+            raise ConfigError("no judge-check cases found (tests/judge_check/expected.json) in the chosen tasks")
+        if output is not None:
+            _atomic_json(output, report)
+        print_check(report)
+        if output is not None:
+            click.echo(f"wrote {output}")
+
+
+def print_check(report: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    console = _console()
+    table = Table(title=f"Judge check: {report['n_cases']} redlines of {report['n_tasks']} tasks")
+    for col in ("judge", "n", "accuracy", "kappa", "false PASS", "false FAIL", "core-verb accuracy"):
+        table.add_column(col, justify="left" if col == "judge" else "right")
+
+    def f(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    for name, r in report["results"].items():
+        table.add_row(name, str(r["n"]), f(r["accuracy"]), f(r["kappa"]), f(r["false_pass_rate"]),
+                      f(r["false_fail_rate"]), f(r["core_verbs"]["accuracy"]))
+    console.print(table)
+    for section in ("by_verb", "by_category"):
+        sub = Table(title=section.replace("_", " "))
+        sub.add_column("judge")
+        sub.add_column(section[3:])
+        for col in ("n", "accuracy", "kappa", "false PASS", "false FAIL"):
+            sub.add_column(col, justify="right")
+        for name, r in report["results"].items():
+            for key, s in r[section].items():
+                sub.add_row(name, key, str(s["n"]), f(s["accuracy"]), f(s["kappa"]), f(s["false_pass_rate"]),
+                            f(s["false_fail_rate"]))
+        console.print(sub)
+    if report["judge_failures"]:
+        console.print(f"[yellow]{len(report['judge_failures'])} judge call(s) failed; their cases are missing "
+                      "from that judge's numbers[/yellow]")
+    if report["skipped_cases"]:
+        console.print(f"[yellow]{len(report['skipped_cases'])} case file(s) could not be opened[/yellow]")

@@ -1,0 +1,264 @@
+"""``redlinebench tasks ...`` and ``redlinebench dataset ...``: look at, check and publish task trees.
+
+Thin: every command resolves a source, calls the library and prints. ``datasets`` is imported
+only by the ``dataset`` commands that need it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigError
+
+_SOURCE_HELP = (
+    "Task tree: a dataset root containing tasks/, a tasks/ directory, 'hub', 'hub@REV' or 'embedded'. "
+    "Default: $REDLINEBENCH_BENCHMARK_DIR, ./benchmark/, the pinned Hub snapshot, the embedded set."
+)
+source_option = click.option("--source", "source", metavar="DIR", default=None, help=_SOURCE_HELP)
+json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _task_summary(task) -> dict[str, Any]:
+    return {
+        **task.metadata(),
+        "turn": task.turn,
+        "rubric_count": len(task.rubrics),
+        "rubric_category_counts": task.rubric_category_counts(),
+        "has_golden": task.has_golden,
+        "source_task_path": task.source_task_path,
+    }
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+# -- tasks -------------------------------------------------------------------------------------
+@click.group("tasks")
+def tasks_group() -> None:
+    """List, inspect and validate benchmark tasks."""
+
+
+@tasks_group.command("list")
+@source_option
+@click.option("--scenario", type=int, multiple=True, help="Keep these scenarios (repeatable).")
+@click.option("--turn", type=int, multiple=True, help="Keep these turns (repeatable).")
+@click.option("--side", type=click.Choice(["A", "B"], case_sensitive=False), multiple=True, help="Keep a side.")
+@click.option("--input-group", multiple=True, help="Keep input groups, e.g. s1-t2-g03 (repeatable).")
+@click.option("--variant", multiple=True, help="Keep rubric variants, e.g. a (repeatable).")
+@json_option
+def list_cmd(source, scenario, turn, side, input_group, variant, as_json) -> None:
+    """One line (or JSON object) per task."""
+    from ..tasks import load_tasks
+
+    tasks = load_tasks(source).filter(
+        scenario=scenario or None,
+        turn=turn or None,
+        side=side or None,
+        input_group=input_group or None,
+        variant=variant or None,
+    )
+    if as_json:
+        _echo_json([_task_summary(t) for t in tasks])
+        return
+    rows = [
+        [t.task_id, str(t.scenario_id), str(t.turn), t.side, t.represented_party, str(len(t.rubrics)),
+         "yes" if t.has_golden else "no"]
+        for t in tasks
+    ]
+    click.echo(_table(rows, ["task", "scenario", "turn", "side", "party", "rubrics", "golden"]))
+    click.echo(f"\n{len(tasks)} tasks, {len(tasks.input_groups())} input groups, {len(tasks.cells())} cells "
+               f"({tasks.source.kind}: {tasks.source.tasks_dir})")
+
+
+@tasks_group.command("show")
+@click.argument("task_id")
+@source_option
+@click.option("--chars", type=int, default=800, show_default=True, help="Instruction excerpt length.")
+@json_option
+def show_cmd(task_id, source, chars, as_json) -> None:
+    """Metadata, instruction excerpt and rubrics of one task."""
+    from ..tasks import load_tasks
+
+    task = load_tasks(source).get(task_id)
+    if as_json:
+        _echo_json(
+            {
+                **_task_summary(task),
+                "extra": task.extra,
+                "instruction": task.instruction,
+                "grounding": sorted(task.grounding),
+                "contract_path": str(task.contract_path),
+                "golden_path": str(task.golden_path) if task.golden_path else None,
+                "rubrics": [
+                    {"id": r.id, "category": r.category, "weight": r.weight, "criteria": r.criteria,
+                     "justification": r.justification}
+                    for r in task.rubrics
+                ],
+            }
+        )
+        return
+    meta = task.metadata()
+    width = max(len(k) for k in meta)
+    click.echo(click.style(task.task_id, bold=True))
+    for key, value in meta.items():
+        click.echo(f"  {key.ljust(width)}  {value}")
+    for key, value in sorted(task.extra.items()):
+        click.echo(f"  {key.ljust(width)}  {value}  (extra)")
+    click.echo(f"  {'contract'.ljust(width)}  {task.contract_path}")
+    click.echo(f"  {'golden'.ljust(width)}  {task.golden_path or '(none: accept-only task)'}")
+    click.echo(f"  {'grounding'.ljust(width)}  {', '.join(sorted(task.grounding)) or '(none)'}")
+    excerpt = task.instruction[:chars]
+    click.echo(click.style("\nInstruction", bold=True) + f" ({len(task.instruction)} chars)")
+    click.echo(excerpt + ("\n[...]" if len(task.instruction) > chars else ""))
+    click.echo(click.style(f"\nRubrics ({len(task.rubrics)}, positive weight {task.total_positive_weight})", bold=True))
+    for r in task.rubrics:
+        click.echo(f"  {r.weight:>3}  {r.category:<35} {r.id}: {r.criteria}")
+
+
+@tasks_group.command("validate")
+@source_option
+@click.option("--strict", is_flag=True, help="Warnings fail too.")
+@json_option
+def validate_cmd(source, strict, as_json) -> None:
+    """Check every task and list every problem found; exit 1 when anything is wrong."""
+    from ..tasks import validate_tasks
+
+    report = validate_tasks(source)
+    failed = bool(report.errors) or (strict and bool(report.warnings))
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        root = report.source.path
+        for problem in report.problems:
+            click.echo(f"{problem.severity}: {problem.display(root)}")
+        verdict = "FAILED" if failed else "ok"
+        click.echo(
+            f"{verdict}: checked {report.checked} tasks in {report.source.tasks_dir}: "
+            f"{len(report.errors)} errors, {len(report.warnings)} warnings",
+            err=failed,
+        )
+    if failed:
+        sys.exit(1)
+
+
+@tasks_group.command("where")
+@source_option
+@json_option
+def where_cmd(source, as_json) -> None:
+    """Which task tree is used, and why."""
+    from ..tasks import resolve_source, task_dirs
+
+    resolved = resolve_source(source)
+    count = len(task_dirs(resolved.tasks_dir))
+    if as_json:
+        _echo_json({**resolved.to_dict(), "n_task_dirs": count})
+        return
+    click.echo(f"source:    {resolved.kind}")
+    click.echo(f"path:      {resolved.path}")
+    click.echo(f"tasks dir: {resolved.tasks_dir} ({count} task directories)")
+    if resolved.revision:
+        click.echo(f"revision:  {resolved.revision}")
+    click.echo(f"why:       {resolved.reason}")
+    for reason in resolved.skipped:
+        click.echo(f"skipped:   {reason}")
+
+
+# -- dataset -----------------------------------------------------------------------------------
+@click.group("dataset")
+def dataset_group() -> None:
+    """The Hugging Face dataset: inspect, export the Hub layout, generate the card."""
+
+
+@dataset_group.command("info")
+@source_option
+@click.option("--config", type=click.Choice(["tasks", "full"]), default="tasks", show_default=True)
+@json_option
+def info_cmd(source, config, as_json) -> None:
+    """Load the dataset (cached) and print its size, columns and fingerprint."""
+    from ..dataset import load_dataset
+    from ..tasks import fingerprint_dirs, resolve_source, task_dirs
+
+    resolved = resolve_source(source)
+    dataset = load_dataset(resolved, config=config)
+    info = {
+        "source": resolved.to_dict(),
+        "config": config,
+        "split": "test",
+        "num_rows": dataset.num_rows,
+        "fingerprint": fingerprint_dirs(task_dirs(resolved.tasks_dir)),
+        "features": {name: str(feature) for name, feature in dataset.features.items()},
+    }
+    if as_json:
+        _echo_json(info)
+        return
+    click.echo(f"{config}/test: {info['num_rows']} rows from {resolved.kind} ({resolved.tasks_dir})")
+    click.echo(f"fingerprint: {info['fingerprint']}")
+    for name, feature in info["features"].items():
+        click.echo(f"  {name}: {feature}")
+
+
+@dataset_group.command("export")
+@source_option
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="Directory to write.")
+@click.option("--include-tree", is_flag=True, help="Also copy the task tree to OUT/tasks/ (the Hub repo layout).")
+def export_cmd(source, out, include_tree) -> None:
+    """Write parquet per config, README.md card and eval.yaml (loadable with datasets.load_dataset)."""
+    from ..dataset import export_dataset
+
+    written = export_dataset(source, out, include_tree=include_tree)
+    for key, path in written.items():
+        click.echo(f"wrote {key}: {path}")
+    click.echo(f'load with: datasets.load_dataset("{out}", "tasks", split="test")')
+
+
+def _write_or_check(text: str, out: Path, check: bool, command: str) -> None:
+    """Write ``out``, or with ``check`` fail when the file on disk differs from ``text``."""
+    if check:
+        if not out.is_file():
+            raise ConfigError(f"{out} is missing: generate it with `redlinebench dataset {command}`")
+        if out.read_text(encoding="utf-8") != text:
+            raise ConfigError(f"{out} is stale: regenerate it with `redlinebench dataset {command}`")
+        click.echo(f"{out} is up to date")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out}")
+
+
+@dataset_group.command("card")
+@source_option
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("dataset_card.md"), show_default=True)
+@click.option("--check", is_flag=True, help="Do not write; exit non-zero when OUT differs from the data.")
+def card_cmd(source, out, check) -> None:
+    """Generate the dataset card (counts, category shares, fields, licence, citation) from the data."""
+    from ..dataset import render_card
+    from ..tasks import load_tasks
+
+    _write_or_check(render_card(load_tasks(source)), out, check, "card")
+
+
+@dataset_group.command("eval-yaml")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("eval.yaml"), show_default=True)
+@click.option("--check", is_flag=True, help="Do not write; exit non-zero when OUT differs.")
+def eval_yaml_cmd(out, check) -> None:
+    """Write eval.yaml (SPEC §7: evaluation_framework redline-bench, task redline_overall)."""
+    from ..dataset._card import render_eval_yaml
+
+    _write_or_check(render_eval_yaml(), out, check, "eval-yaml")
+
+
+def register(main: click.Group) -> None:
+    main.add_command(tasks_group)
+    main.add_command(dataset_group)

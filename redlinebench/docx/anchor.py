@@ -1,0 +1,200 @@
+"""Anchoring: find the model's quoted text in a paragraph and map it back to raw offsets.
+
+Both sides are normalised the same way (NFC; curly quotes -> straight; dashes and minus ->
+``-``; NBSP and other spaces -> space; runs of whitespace -> one space; zero-width characters
+dropped). The normalised paragraph keeps, for every character, the raw span it came from,
+so a match maps back to the raw current text exactly, whatever tabs, hyperlinks, repeated or
+leading spaces the runs hold.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_CHAR_MAP = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u0060": "'",
+    "\u00b4": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"',
+    "\u00bb": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
+    "\u2212": "-", "\ufe63": "-", "\uff0d": "-", "\u2043": "-",
+    "\u2026": "...",
+}
+_ZERO_WIDTH = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
+
+
+def _is_space(ch: str) -> bool:
+    return ch.isspace() or ch in "\u00a0\u202f\u2007" or unicodedata.category(ch) == "Zs"
+
+
+@dataclass(slots=True)
+class Normalized:
+    text: str
+    starts: list[int]   # raw start of each normalised char
+    ends: list[int]     # raw end (exclusive) of each normalised char
+    raw_len: int
+
+    def raw_span(self, start: int, end: int) -> tuple[int, int]:
+        """Raw [start, end) for the normalised [start, end)."""
+        if start >= end:
+            pos = self.starts[start] if start < len(self.starts) else self.raw_len
+            return pos, pos
+        return self.starts[start], self.ends[end - 1]
+
+
+def normalize_map(raw: str) -> Normalized:
+    """Normalise ``raw`` keeping a map from each output character to its raw span."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    i = 0
+    n = len(raw)
+    while i < n:
+        ch = raw[i]
+        j = i + 1
+        while j < n and unicodedata.combining(raw[j]):
+            j += 1
+        if _is_space(ch) and j == i + 1:
+            k = i + 1
+            while k < n and (_is_space(raw[k]) or raw[k] in _ZERO_WIDTH):
+                k += 1
+            if out and out[-1] == " ":
+                ends[-1] = k
+            else:
+                out.append(" ")
+                starts.append(i)
+                ends.append(k)
+            i = k
+            continue
+        if ch in _ZERO_WIDTH and j == i + 1:
+            i = j
+            continue
+        cluster = raw[i:j]
+        if j > i + 1 or not cluster.isascii():
+            cluster = unicodedata.normalize("NFC", cluster)
+        mapped = "".join(_CHAR_MAP.get(c, c) for c in cluster)
+        for c in mapped:
+            out.append(c)
+            starts.append(i)
+            ends.append(j)
+        i = j
+    return Normalized("".join(out), starts, ends, n)
+
+
+def normalize(text: str) -> str:
+    return normalize_map(text).text
+
+
+def find_all(haystack: str, needle: str) -> list[int]:
+    if not needle:
+        return []
+    hits = []
+    start = haystack.find(needle)
+    while start != -1:
+        hits.append(start)
+        start = haystack.find(needle, start + 1)
+    return hits
+
+
+_VIEW_MARKUP = [
+    (re.compile(r"\{--.*?--\}(\[[^\]]*\])?", re.S), ""),
+    (re.compile(r"\{\+\+(.*?)\+\+\}(\[[^\]]*\])?", re.S), r"\1"),
+    (re.compile(r"\{cmt-\d+\}"), ""),
+]
+
+
+def strip_view_markup(text: str) -> str:
+    """Remove read-view markup a model may have copied into an anchor."""
+    for pattern, repl in _VIEW_MARKUP:
+        text = pattern.sub(repl, text)
+    return text
+
+
+@dataclass
+class Match:
+    start: int   # raw current-text offsets
+    end: int
+
+
+class AnchorError(Exception):
+    def __init__(self, code: str, message: str, candidates: list | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.candidates = candidates or []
+
+
+def _excerpt(norm: str, start: int, end: int, width: int = 30) -> str:
+    a = max(0, start - width)
+    b = min(len(norm), end + width)
+    return ("..." if a else "") + norm[a:b] + ("..." if b < len(norm) else "")
+
+
+def locate(raw: str, text: str, *, context_before: str | None = None, context_after: str | None = None,
+           occurrence: int | None = None) -> Match:
+    """Find ``text`` in the paragraph's raw current text; raises :class:`AnchorError`."""
+    norm = normalize_map(raw)
+    needle = normalize(text)
+    hits = find_all(norm.text, needle)
+    if not hits and needle.strip() != needle:
+        needle = needle.strip()
+        hits = find_all(norm.text, needle)
+    if not hits:
+        cleaned = normalize(strip_view_markup(text)).strip()
+        if cleaned and cleaned != needle:
+            needle = cleaned
+            hits = find_all(norm.text, needle)
+    if not hits:
+        raise AnchorError("text_not_found", "the anchor text does not occur in the paragraph's current text")
+    if context_before:
+        before = normalize(strip_view_markup(context_before)).strip()
+        if before:
+            kept = [h for h in hits if norm.text[:h].rstrip().endswith(before)]
+            if not kept:
+                raise AnchorError("text_not_found", "the anchor text occurs, but not right after context_before",
+                                  [{"occurrence": i + 1, "context": _excerpt(norm.text, h, h + len(needle))}
+                                   for i, h in enumerate(hits)])
+            hits = kept
+    if context_after:
+        after = normalize(strip_view_markup(context_after)).strip()
+        if after:
+            kept = [h for h in hits if norm.text[h + len(needle):].lstrip().startswith(after)]
+            if not kept:
+                raise AnchorError("text_not_found", "the anchor text occurs, but not right before context_after",
+                                  [{"occurrence": i + 1, "context": _excerpt(norm.text, h, h + len(needle))}
+                                   for i, h in enumerate(hits)])
+            hits = kept
+    if occurrence is not None:
+        if not 1 <= occurrence <= len(hits):
+            raise AnchorError("text_not_found", f"occurrence {occurrence} requested but the text occurs "
+                              f"{len(hits)} time(s)",
+                              [{"occurrence": i + 1, "context": _excerpt(norm.text, h, h + len(needle))}
+                               for i, h in enumerate(hits)])
+        hit = hits[occurrence - 1]
+    elif len(hits) > 1:
+        raise AnchorError("ambiguous", f"the anchor text occurs {len(hits)} times; add context_before, "
+                          "context_after or occurrence (1-based)",
+                          [{"occurrence": i + 1, "context": _excerpt(norm.text, h, h + len(needle))}
+                           for i, h in enumerate(hits)])
+    else:
+        hit = hits[0]
+    start, end = norm.raw_span(hit, hit + len(needle))
+    return Match(start, end)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+def sanitize(text: str) -> str:
+    """Model text made XML-safe: CRLF/CR -> LF, other control characters and surrogates dropped."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text)
+
+
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
+
+
+def tokenize(text: str) -> list[str]:
+    return _TOKEN.findall(text)

@@ -1,0 +1,493 @@
+"""Comment threads: reading them, starting them, replying, and keeping Word's five parts in step.
+
+Parts: comments.xml (bodies), commentsExtended.xml (thread parent and resolved flag, keyed
+by the paraId of each comment's last paragraph), commentsIds.xml (durable ids),
+commentsExtensible.xml (UTC dates) and people.xml (authors). paraIds, textIds and durableIds
+are derived from a hash of the input document and a counter, so runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from ..errors import ToolFailure
+from .anchor import AnchorError, locate, sanitize
+from .oxml import NSMAP, make_element, nsdecls, qn
+from .oxml.parser import fragment
+from .package import CT_WML, RT_BASE
+from .runs import (
+    REVISION_WRAPPERS,
+    W_AUTHOR,
+    W_CREF,
+    W_CRE,
+    W_CRS,
+    W_DATE,
+    W_ID,
+    W_P,
+    W_PPR,
+    W_R,
+    is_first_content,
+    is_last_content,
+    walk_paragraph,
+)
+from .types import Comment
+
+RT_COMMENTS = RT_BASE + "comments"
+RT_COMMENTS_EX = "http://schemas.microsoft.com/office/2011/relationships/commentsExtended"
+RT_COMMENTS_IDS = "http://schemas.microsoft.com/office/2016/09/relationships/commentsIds"
+RT_COMMENTS_EXT = "http://schemas.microsoft.com/office/2018/08/relationships/commentsExtensible"
+RT_PEOPLE = "http://schemas.microsoft.com/office/2011/relationships/people"
+RT_STYLES = RT_BASE + "styles"
+
+W14_PARAID = qn("w14:paraId")
+W14_TEXTID = qn("w14:textId")
+W15_PARAID = qn("w15:paraId")
+W15_PARENT = qn("w15:paraIdParent")
+W15_DONE = qn("w15:done")
+PARA_ID_LIMIT = 0x80000000
+DURABLE_LIMIT = 0x7FFFFFFF
+
+_PART_SPECS = {
+    "comments": ("word/comments.xml", RT_COMMENTS, "comments", "w:comments"),
+    "commentsExtended": ("word/commentsExtended.xml", RT_COMMENTS_EX, "commentsExtended", "w15:commentsEx"),
+    "commentsIds": ("word/commentsIds.xml", RT_COMMENTS_IDS, "commentsIds", "w16cid:commentsIds"),
+    "commentsExtensible": ("word/commentsExtensible.xml", RT_COMMENTS_EXT, "commentsExtensible",
+                           "w16cex:commentsExtensible"),
+    "people": ("word/people.xml", RT_PEOPLE, "people", "w15:people"),
+}
+_ROOT_PREFIXES = ("w", "r", "mc", "w14", "w15", "w16cid", "w16cex")
+
+
+# ---------------------------------------------------------------------------- reading
+def _comment_text(comment) -> str:
+    return "\n".join(walk_paragraph(p).current for p in comment.iterfind(qn("w:p"))).strip()
+
+
+def _last_para_id(comment) -> str | None:
+    paras = comment.findall(qn("w:p"))
+    return paras[-1].get(W14_PARAID) if paras else None
+
+
+def _extended(doc) -> dict[str, tuple[str | None, bool]]:
+    part = doc.part_for(RT_COMMENTS_EX)
+    if part is None:
+        return {}
+    out = {}
+    for ex in doc.package.xml(part).iterfind(qn("w15:commentEx")):
+        pid = ex.get(W15_PARAID)
+        if pid:
+            out[pid.upper()] = ((ex.get(W15_PARENT) or "").upper() or None,
+                                ex.get(W15_DONE) in ("1", "true", "on"))
+    return out
+
+
+def read_comments(doc, paragraphs) -> list[Comment]:
+    part = doc.part_for(RT_COMMENTS)
+    if part is None:
+        return []
+    root = doc.package.xml(part)
+    extended = _extended(doc)
+    # anchors from the body walk
+    starts: dict[int, tuple[int, int]] = {}
+    ends: dict[int, tuple[int, int]] = {}
+    refs: dict[int, tuple[int, int]] = {}
+    for i, para in enumerate(paragraphs):
+        for marker in para._walk.markers:
+            table = starts if marker.tag == "start" else ends if marker.tag == "end" else refs
+            table.setdefault(marker.comment_id, (i, marker.pos))
+    raw = []
+    by_para_id: dict[str, str] = {}
+    for el in root.iterfind(qn("w:comment")):
+        try:
+            number = int(el.get(W_ID))
+        except (TypeError, ValueError):
+            continue
+        cid = f"cmt-{number}"
+        last = _last_para_id(el)
+        if last:
+            by_para_id[last.upper()] = cid
+        raw.append((el, number, cid, last))
+    out = []
+    for el, number, cid, last in raw:
+        parent_pid, done = extended.get((last or "").upper(), (None, False))
+        parent = by_para_id.get(parent_pid) if parent_pid else None
+        first = starts.get(number) or refs.get(number)
+        final = ends.get(number) or refs.get(number) or first
+        paragraph_ids: list[str] = []
+        anchor_text = ""
+        if first is not None and final is not None:
+            a, b = first[0], max(first[0], final[0])
+            paragraph_ids = [paragraphs[k].id for k in range(a, b + 1)]
+            pieces = []
+            for k in range(a, b + 1):
+                text = paragraphs[k].text
+                s = first[1] if k == a and number in starts else 0
+                e = final[1] if k == b and number in ends else len(text)
+                pieces.append(text[s:e] if e >= s else "")
+            anchor_text = " ".join(x for x in pieces if x).strip()
+        out.append(Comment(id=cid, author=el.get(W_AUTHOR) or "", date=el.get(W_DATE), parent=parent,
+                           paragraph_ids=paragraph_ids, anchor_text=anchor_text, text=_comment_text(el),
+                           resolved=done))
+    return out
+
+
+# ---------------------------------------------------------------------------- parts
+def _ensure_root_ns(doc, part: str):
+    """Make sure the part's root declares every prefix we write (rebuilding it if needed)."""
+    root = doc.package.xml(part)
+    missing = [p for p in _ROOT_PREFIXES if root.nsmap.get(p) != NSMAP[p]]
+    if not missing:
+        return root
+    nsmap = dict(root.nsmap)
+    for prefix in _ROOT_PREFIXES:
+        nsmap.setdefault(prefix, NSMAP[prefix])
+    new = make_element("w:" + root.tag.split("}")[1], nsmap=nsmap) if root.tag.startswith("{" + NSMAP["w"]) \
+        else make_element(_prefixed(root.tag), nsmap=nsmap)
+    for key, value in root.attrib.items():
+        new.set(key, value)
+    _ignorable(new)
+    for child in list(root):
+        new.append(child)
+    doc.package._xml[part] = new
+    doc.package.mark_dirty(part)
+    return new
+
+
+def _prefixed(clark: str) -> str:
+    uri, local = clark[1:].split("}")
+    for prefix, value in NSMAP.items():
+        if value == uri:
+            return f"{prefix}:{local}"
+    raise ValueError(clark)
+
+
+def _ignorable(root) -> None:
+    key = qn("mc:Ignorable")
+    have = (root.get(key) or "").split()
+    for prefix in ("w14", "w15", "w16cid", "w16cex"):
+        if prefix not in have and root.nsmap.get(prefix) == NSMAP[prefix]:
+            have.append(prefix)
+    root.set(key, " ".join(have))
+
+
+def _part(doc, kind: str):
+    """The part of ``kind`` (creating, relating and registering it when absent)."""
+    name, reltype, ctype, root_tag = _PART_SPECS[kind]
+    existing = doc.part_for(reltype)
+    if existing is not None:
+        return existing, _ensure_root_ns(doc, existing)
+    while doc.package.has(name):
+        name = name.replace(".xml", "1.xml")
+    prefix, local = root_tag.split(":")
+    root = fragment(f'<{root_tag} {nsdecls(*_ROOT_PREFIXES)} mc:Ignorable="w14 w15 w16cid w16cex"/>')
+    doc.package.add_part(name, root, CT_WML.format(ctype))
+    doc.package.relate(doc.package.main_part, name, reltype)
+    return name, root
+
+
+def _existing_para_ids(doc) -> set[int]:
+    ids = set()
+    for reltype in (RT_COMMENTS,):
+        part = doc.part_for(reltype)
+        if part is None:
+            continue
+        for el in doc.package.xml(part).iter(qn("w:p")):
+            for attr in (W14_PARAID, W14_TEXTID):
+                value = el.get(attr)
+                if value:
+                    try:
+                        ids.add(int(value, 16))
+                    except ValueError:
+                        pass
+    for el in doc.body.iter(qn("w:p")):
+        value = el.get(W14_PARAID)
+        if value:
+            try:
+                ids.add(int(value, 16))
+            except ValueError:
+                pass
+    return ids
+
+
+def _new_hex(doc, purpose: str, limit: int, taken: set[int]) -> str:
+    while True:
+        value = doc.deterministic_int(purpose, limit)
+        if value not in taken:
+            taken.add(value)
+            return f"{value:08X}"
+
+
+def _initials(author: str) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", author)
+    return "".join(w[0].upper() for w in words[:4]) or "A"
+
+
+def ensure_comment_styles(doc) -> None:
+    """Define the CommentText / CommentReference styles when the document lacks them."""
+    part = doc.part_for(RT_STYLES)
+    if part is None:
+        part = "word/styles.xml"
+        root = fragment(f"<w:styles {nsdecls('w')}/>")
+        doc.package.add_part(part, root, CT_WML.format("styles"))
+        doc.package.relate(doc.package.main_part, part, RT_STYLES)
+    root = doc.package.xml(part)
+    have = {s.get(qn("w:styleId")) for s in root.iterfind(qn("w:style"))}
+    added = False
+    if "CommentText" not in have:
+        root.append(fragment(
+            f'<w:style {nsdecls("w")} w:type="paragraph" w:styleId="CommentText"><w:name w:val="annotation text"/>'
+            '<w:basedOn w:val="Normal"/><w:uiPriority w:val="99"/><w:unhideWhenUsed/>'
+            '<w:rPr><w:sz w:val="20"/><w:szCs w:val="20"/></w:rPr></w:style>'
+            if "Normal" in have else
+            f'<w:style {nsdecls("w")} w:type="paragraph" w:styleId="CommentText"><w:name w:val="annotation text"/>'
+            '<w:uiPriority w:val="99"/><w:unhideWhenUsed/><w:rPr><w:sz w:val="20"/><w:szCs w:val="20"/></w:rPr>'
+            '</w:style>'))
+        added = True
+    if "CommentReference" not in have:
+        root.append(fragment(
+            f'<w:style {nsdecls("w")} w:type="character" w:styleId="CommentReference">'
+            '<w:name w:val="annotation reference"/><w:uiPriority w:val="99"/><w:unhideWhenUsed/>'
+            '<w:rPr><w:sz w:val="16"/><w:szCs w:val="16"/></w:rPr></w:style>'))
+        added = True
+    if added:
+        doc.package.mark_dirty(part)
+        doc._numbering = None
+
+
+def _write_comment(doc, author: str, text: str, stamp: str, parent_para_id: str | None) -> tuple[int, str]:
+    """Append the comment to all five parts; returns (w:id, last paraId)."""
+    text = sanitize(text).strip()
+    number = doc.ids.next()
+    ensure_comment_styles(doc)
+    cpart, croot = _part(doc, "comments")
+    taken = _existing_para_ids(doc)
+    comment = make_element("w:comment", {"w:id": str(number), "w:author": author, "w:date": stamp,
+                                         "w:initials": _initials(author)})
+    lines = text.split("\n") or [""]
+    para_id = ""
+    for i, line in enumerate(lines):
+        p = make_element("w:p")
+        para_id = _new_hex(doc, "paraId", PARA_ID_LIMIT, taken)
+        p.set(W14_PARAID, para_id)
+        p.set(W14_TEXTID, _new_hex(doc, "textId", PARA_ID_LIMIT, taken))
+        ppr = make_element("w:pPr")
+        ppr.append(make_element("w:pStyle", {"w:val": "CommentText"}))
+        p.append(ppr)
+        if i == 0:
+            ref = make_element("w:r")
+            rpr = make_element("w:rPr")
+            rpr.append(make_element("w:rStyle", {"w:val": "CommentReference"}))
+            ref.append(rpr)
+            ref.append(make_element("w:annotationRef"))
+            p.append(ref)
+        if line:
+            from .edits import build_runs
+
+            for run in build_runs(line, None):
+                p.append(run)
+        comment.append(p)
+    croot.append(comment)
+    doc.package.mark_dirty(cpart)
+
+    xpart, xroot = _part(doc, "commentsExtended")
+    ex = make_element("w15:commentEx", {"w15:paraId": para_id, "w15:done": "0"})
+    if parent_para_id:
+        ex.set(W15_PARENT, parent_para_id)
+    xroot.append(ex)
+    doc.package.mark_dirty(xpart)
+
+    durable_taken = set()
+    ipart, iroot = _part(doc, "commentsIds")
+    for el in iroot.iter(qn("w16cid:commentId")):
+        try:
+            durable_taken.add(int(el.get(qn("w16cid:durableId")) or "0", 16))
+        except ValueError:
+            pass
+    durable = _new_hex(doc, "durableId", DURABLE_LIMIT, durable_taken)
+    iroot.append(make_element("w16cid:commentId", {"w16cid:paraId": para_id, "w16cid:durableId": durable}))
+    doc.package.mark_dirty(ipart)
+
+    epart, eroot = _part(doc, "commentsExtensible")
+    eroot.append(make_element("w16cex:commentExtensible", {"w16cex:durableId": durable,
+                                                            "w16cex:dateUtc": stamp}))
+    doc.package.mark_dirty(epart)
+
+    ppart, proot = _part(doc, "people")
+    if not any(el.get(qn("w15:author")) == author for el in proot.iter(qn("w15:person"))):
+        person = make_element("w15:person", {"w15:author": author})
+        person.append(make_element("w15:presenceInfo", {"w15:providerId": "None", "w15:userId": author}))
+        proot.append(person)
+        doc.package.mark_dirty(ppart)
+    doc.invalidate()
+    return number, para_id
+
+
+# ---------------------------------------------------------------------------- body anchors
+def _reference_run(number: int):
+    run = make_element("w:r")
+    rpr = make_element("w:rPr")
+    rpr.append(make_element("w:rStyle", {"w:val": "CommentReference"}))
+    run.append(rpr)
+    run.append(make_element("w:commentReference", {"w:id": str(number)}))
+    return run
+
+
+def _climb(el, first: bool):
+    while el.getparent() is not None and el.getparent().tag in REVISION_WRAPPERS:
+        if (is_first_content(el) if first else is_last_content(el)):
+            el = el.getparent()
+        else:
+            break
+    return el
+
+
+def place_range(first_el, last_el, number: int) -> None:
+    """commentRangeStart before ``first_el``, commentRangeEnd + reference after ``last_el``."""
+    start = make_element("w:commentRangeStart", {"w:id": str(number)})
+    end = make_element("w:commentRangeEnd", {"w:id": str(number)})
+    _climb(first_el, True).addprevious(start)
+    anchor = _climb(last_el, False)
+    anchor.addnext(end)
+    end.addnext(_reference_run(number))
+
+
+def place_on_paragraph(p, number: int) -> None:
+    start = make_element("w:commentRangeStart", {"w:id": str(number)})
+    ppr = p.find(W_PPR)
+    if ppr is not None:
+        ppr.addnext(start)
+    else:
+        p.insert(0, start)
+    p.append(make_element("w:commentRangeEnd", {"w:id": str(number)}))
+    p.append(_reference_run(number))
+
+
+def anchor_new_comment(doc, first_el, last_el, text: str, author: str, stamp: str) -> str:
+    number, _ = _write_comment(doc, author, text, stamp, None)
+    place_range(first_el, last_el, number)
+    doc.touch()
+    return f"cmt-{number}"
+
+
+def _comment_element(doc, number: int):
+    part = doc.part_for(RT_COMMENTS)
+    if part is None:
+        return None
+    for el in doc.package.xml(part).iterfind(qn("w:comment")):
+        if el.get(W_ID) == str(number):
+            return el
+    return None
+
+
+def _parse_cid(value) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(?:cmt-)?(\d+)\s*", value)
+        if m:
+            return int(m.group(1))
+    raise ToolFailure("comment_not_found", f"reply_to must be a comment id such as \"cmt-3\", got {value!r}")
+
+
+def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None, span: str | None = None,
+                reply_to: str | None = None, date: datetime | None = None) -> str:
+    """Start a thread on a paragraph (or a span of it), or reply to an existing comment."""
+    from .document import format_date
+
+    if not isinstance(author, str) or not author.strip():
+        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    if not isinstance(text, str) or not sanitize(text).strip():
+        raise ToolFailure("empty_comment", "comment text must not be empty")
+    stamp = format_date(date)
+    if reply_to is not None:
+        return _reply(doc, author, text, stamp, reply_to, paragraph_id)
+    if not isinstance(paragraph_id, str):
+        raise ToolFailure("paragraph_not_found", "paragraph_id is required for a new comment thread")
+    try:
+        para = doc.paragraph(paragraph_id)
+    except KeyError:
+        raise ToolFailure("paragraph_not_found", f"no paragraph {paragraph_id!r}; use the [p-NNN] ids "
+                          "from read_document") from None
+    p = para.element
+    if span is not None and (not isinstance(span, str) or not span.strip()):
+        span = None
+    if span is not None:
+        try:
+            match = locate(para.text, span)
+        except AnchorError as exc:
+            raise ToolFailure(exc.code, f"{exc.message} ({paragraph_id})",
+                              **({"candidates": exc.candidates} if exc.candidates else {})) from None
+        from .edits import _isolate
+
+        inside = [a for a in _isolate(p, match.start, match.end) if a.text]
+        if not inside:
+            raise ToolFailure("text_not_found", "the span covers no text")
+        number, _ = _write_comment(doc, author, text, stamp, None)
+        place_range(inside[0].all_runs[0], inside[-1].all_runs[-1], number)
+    else:
+        number, _ = _write_comment(doc, author, text, stamp, None)
+        place_on_paragraph(p, number)
+    doc.touch()
+    return f"cmt-{number}"
+
+
+def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
+    target = _parse_cid(reply_to)
+    comment_el = _comment_element(doc, target)
+    if comment_el is None:
+        raise ToolFailure("comment_not_found", f"no comment cmt-{target}; use the cmt-N ids from read_document")
+    # threads are one level deep: a reply to a reply points at the root
+    by_id = {c.id: c for c in doc.comments}
+    root_id = f"cmt-{target}"
+    seen = set()
+    while by_id.get(root_id) is not None and by_id[root_id].parent and root_id not in seen:
+        seen.add(root_id)
+        root_id = by_id[root_id].parent
+    root_number = int(root_id.split("-")[1])
+    root_el = _comment_element(doc, root_number) if root_number != target else comment_el
+    root_para_id = _last_para_id(root_el) if root_el is not None else None
+    if root_para_id is None and root_el is not None:
+        # an old comment without paraIds: give its last paragraph one so the thread can key on it
+        paras = root_el.findall(qn("w:p"))
+        if paras:
+            taken = _existing_para_ids(doc)
+            root_para_id = _new_hex(doc, "paraId", PARA_ID_LIMIT, taken)
+            paras[-1].set(W14_PARAID, root_para_id)
+            paras[-1].set(W14_TEXTID, _new_hex(doc, "textId", PARA_ID_LIMIT, taken))
+            cpart, _ = _part(doc, "comments")
+            doc.package.mark_dirty(cpart)
+            xpart, xroot = _part(doc, "commentsExtended")
+            xroot.append(make_element("w15:commentEx", {"w15:paraId": root_para_id, "w15:done": "0"}))
+            doc.package.mark_dirty(xpart)
+    starts = {el.get(W_ID): el for el in doc.body.iter(W_CRS)}
+    refs = {el.get(W_ID): el for el in doc.body.iter(W_CREF)}
+    root_start = starts.get(str(root_number))
+    root_ref = refs.get(str(root_number))
+    if root_start is None and root_ref is None:
+        if paragraph_id is None:
+            raise ToolFailure("comment_not_anchored", f"{root_id} has no anchor in the document body; "
+                              "give paragraph_id to anchor the reply")
+    number, _ = _write_comment(doc, author, text, stamp, root_para_id)
+    if root_start is not None or root_ref is not None:
+        start = make_element("w:commentRangeStart", {"w:id": str(number)})
+        end = make_element("w:commentRangeEnd", {"w:id": str(number)})
+        if root_start is not None:
+            root_start.addnext(start)
+        if root_ref is not None:
+            ref_run = root_ref.getparent()
+            if root_start is None:
+                ref_run.addprevious(start)
+            ref_run.addnext(end)
+        else:
+            ends = {el.get(W_ID): el for el in doc.body.iter(W_CRE)}
+            (ends.get(str(root_number)) or root_start).addnext(end)
+        end.addnext(_reference_run(number))
+    else:
+        try:
+            para = doc.paragraph(paragraph_id)
+        except KeyError:
+            raise ToolFailure("paragraph_not_found", f"no paragraph {paragraph_id!r}") from None
+        place_on_paragraph(para.element, number)
+    doc.touch()
+    return f"cmt-{number}"

@@ -1,0 +1,466 @@
+"""RedlineDocument: the friendly proxy over one open .docx.
+
+It owns the package, the id allocator and a cached *index* of the body: every paragraph in
+document order (table cells included) with its atoms, clause number, comments and revisions.
+Any mutation bumps a generation counter so the index is rebuilt on next read; paragraph ids
+(``p-001``...) are assigned once per load and kept for paragraphs that survive edits, new
+paragraphs get the next free number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from ..errors import DocxError
+from .numbering import Counter, Numbering
+from .oxml import qn
+from .package import RT_BASE, Package, atomic_write
+from .runs import (
+    REVISION_WRAPPERS,
+    VISIBLE,
+    W_ID,
+    W_P,
+    W_PPR,
+    W_RPR,
+    Walk,
+    walk_paragraph,
+)
+from .types import Comment, Finding, Revision, Segment
+
+W_AUTHOR = qn("w:author")
+W_DATE = qn("w:date")
+W_TBL = qn("w:tbl")
+W_TR = qn("w:tr")
+W_TC = qn("w:tc")
+W_SDT = qn("w:sdt")
+W_SDTCONTENT = qn("w:sdtContent")
+W_CUSTOMXML = qn("w:customXml")
+W_BODY = qn("w:body")
+W_RPRCHANGE = qn("w:rPrChange")
+W_PPRCHANGE = qn("w:pPrChange")
+MARK_TAGS = {qn("w:ins"): "para_ins", qn("w:del"): "para_del", qn("w:moveFrom"): "move_from",
+             qn("w:moveTo"): "move_to"}
+
+RT_COMMENTS = RT_BASE + "comments"
+RT_NUMBERING = RT_BASE + "numbering"
+RT_STYLES = RT_BASE + "styles"
+STORY_RELTYPES = tuple(RT_BASE + t for t in ("header", "footer", "footnotes", "endnotes", "comments"))
+
+
+def format_date(date: datetime | None) -> str:
+    """xsd:dateTime in UTC with seconds and a trailing Z, as Word writes it."""
+    if date is None:
+        date = datetime.now(timezone.utc)
+    if date.tzinfo is not None:
+        date = date.astimezone(timezone.utc)
+    return date.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class IdAllocator:
+    """One counter above every ``w:id`` in every story part (revisions, comments, bookmarks)."""
+
+    def __init__(self, roots) -> None:
+        highest = 0
+        for root in roots:
+            for el in root.iter():
+                value = el.get(W_ID)
+                if value is not None:
+                    try:
+                        number = int(value)
+                    except ValueError:
+                        continue
+                    if number > highest:
+                        highest = number
+        self._next = highest + 1
+
+    def next(self) -> int:
+        value = self._next
+        self._next += 1
+        return value
+
+
+class Paragraph:
+    """One paragraph as the tools see it (a snapshot: rebuilt after every mutation)."""
+
+    __slots__ = ("id", "index", "number", "style", "in_table", "flags", "segments", "comment_ids",
+                 "text", "accepted_text", "original_text", "_p", "_walk", "mark")
+
+    def __init__(self, p, pid: str, index: int, walk: Walk, *, number: str | None, style: str | None,
+                 in_table: bool, mark: tuple[str, object] | None, comment_ids: list[str], flags: list[str],
+                 segments: list[Segment]) -> None:
+        self._p = p
+        self._walk = walk
+        self.id = pid
+        self.index = index
+        self.number = number
+        self.style = style
+        self.in_table = in_table
+        self.mark = mark
+        self.flags = flags
+        self.segments = segments
+        self.comment_ids = comment_ids
+        self.text = walk.current
+        self.accepted_text = self.text
+        self.original_text = walk.original
+
+    @property
+    def element(self):
+        return self._p
+
+    def __repr__(self) -> str:
+        return f"<Paragraph {self.id} {self.number or ''} {self.text[:40]!r}>"
+
+
+class _Index:
+    def __init__(self, paragraphs: list[Paragraph], by_id: dict[str, Paragraph], comments: list[Comment],
+                 revisions: list[Revision]) -> None:
+        self.paragraphs = paragraphs
+        self.by_id = by_id
+        self.comments = comments
+        self.revisions = revisions
+
+
+def iter_block_paragraphs(container, in_table: bool = False):
+    """(w:p, in_table) for every paragraph of a block container, tables included, in order."""
+    for child in container:
+        tag = child.tag
+        if tag == W_P:
+            yield child, in_table
+        elif tag == W_TBL:
+            for tr in child.iterfind(W_TR):
+                for tc in tr.iterfind(W_TC):
+                    yield from iter_block_paragraphs(tc, True)
+                for sdt in tr.iterfind(W_SDT):
+                    content = sdt.find(W_SDTCONTENT)
+                    if content is not None:
+                        for tc in content.iterfind(W_TC):
+                            yield from iter_block_paragraphs(tc, True)
+        elif tag == W_SDT:
+            content = child.find(W_SDTCONTENT)
+            if content is not None:
+                yield from iter_block_paragraphs(content, in_table)
+        elif tag == W_CUSTOMXML:
+            yield from iter_block_paragraphs(child, in_table)
+
+
+def mark_revision(p):
+    """The paragraph-mark revision element (``w:pPr/w:rPr/w:ins|del|moveFrom|moveTo``) or None."""
+    ppr = p.find(W_PPR)
+    if ppr is None:
+        return None
+    rpr = ppr.find(W_RPR)
+    if rpr is None:
+        return None
+    for child in rpr:
+        if child.tag in MARK_TAGS:
+            return child
+    return None
+
+
+class RedlineDocument:
+    """One open .docx: read it, redline it with tracked changes, comment on it, save it."""
+
+    def __init__(self, package: Package) -> None:
+        self._pkg = package
+        self.name = package.name
+        self._root = package.xml(package.main_part)
+        body = self._root.find(W_BODY)
+        if body is None:
+            raise DocxError(f"{package.main_part} has no w:body", path=self.name)
+        self._body = body
+        self._ids = IdAllocator(self._story_roots())
+        self._pids: dict[object, str] = {}
+        self._next_pid = 1
+        self._generation = 0
+        self._index_cache: _Index | None = None
+        self._index_generation = -1
+        self._numbering: Numbering | None = None
+        self._id_seq = 0
+        import hashlib
+
+        self._seed = hashlib.sha256(package.blob(package.main_part)).digest()
+
+    # ------------------------------------------------------------------ opening / saving
+    @classmethod
+    def open(cls, source: str | Path | bytes, *, name: str | None = None) -> "RedlineDocument":
+        return cls(Package.open(source, name=name))
+
+    def to_bytes(self) -> bytes:
+        return self._pkg.to_bytes()
+
+    def save(self, path: str | Path, *, validate: bool = False) -> None:
+        """Write atomically. With ``validate=True`` refuse to write a document with errors."""
+        if validate:
+            errors = [f for f in self.validate() if f.severity == "error"]
+            if errors:
+                first = errors[0]
+                raise DocxError(f"refusing to save: {first.code}: {first.message} ({first.part})", path=path)
+        atomic_write(path, self.to_bytes())
+
+    def validate(self) -> list[Finding]:
+        """Semantic checks Word enforces (delegates to :mod:`redlinebench.docx.validate`)."""
+        try:
+            from . import validate as _validate
+        except ImportError:  # engine-QA's module not merged yet
+            return []
+        func = getattr(_validate, "validate", None)
+        if func is None:
+            return []
+        return list(func(self))
+
+    # ------------------------------------------------------------------ internals shared by modules
+    @property
+    def package(self) -> Package:
+        return self._pkg
+
+    @property
+    def body(self):
+        return self._body
+
+    @property
+    def ids(self) -> IdAllocator:
+        return self._ids
+
+    def story_parts(self):
+        """(part name, root) of the main document and every header, footer and note part."""
+        out = [(self._pkg.main_part, self._root)]
+        for rel in self._pkg.rels(self._pkg.main_part):
+            if rel.reltype in STORY_RELTYPES[:4] and not rel.external and self._pkg.has(rel.target):
+                out.append((rel.target, self._pkg.xml(rel.target)))
+        return out
+
+    def _story_roots(self):
+        roots = [self._root]
+        for rel in self._pkg.rels(self._pkg.main_part):
+            if rel.reltype in STORY_RELTYPES and not rel.external and self._pkg.has(rel.target):
+                roots.append(self._pkg.xml(rel.target))
+        return roots
+
+    def touch(self, part: str | None = None) -> None:
+        """Record a mutation: marks the part dirty and invalidates the index."""
+        self._generation += 1
+        self._pkg.mark_dirty(part or self._pkg.main_part)
+
+    def deterministic_int(self, purpose: str, modulus: int) -> int:
+        """A value in [1, modulus) derived from the input bytes and a call counter (never random)."""
+        import hashlib
+
+        self._id_seq += 1
+        digest = hashlib.sha256(self._seed + f"|{purpose}|{self._id_seq}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % (modulus - 1) + 1
+
+    def part_for(self, reltype: str) -> str | None:
+        return self._pkg.related_part(self._pkg.main_part, reltype)
+
+    @property
+    def numbering(self) -> Numbering:
+        if self._numbering is None:
+            num_part = self.part_for(RT_NUMBERING)
+            sty_part = self.part_for(RT_STYLES)
+            self._numbering = Numbering(
+                self._pkg.xml(num_part) if num_part else None,
+                self._pkg.xml(sty_part) if sty_part else None,
+            )
+        return self._numbering
+
+    # ------------------------------------------------------------------ the index
+    def _index(self) -> _Index:
+        if self._index_cache is not None and self._index_generation == self._generation:
+            return self._index_cache
+        from .comments import read_comments
+
+        numbering = self.numbering
+        counter = Counter(numbering)
+        paragraphs: list[Paragraph] = []
+        by_id: dict[str, Paragraph] = {}
+        revisions: list[Revision] = []
+        pending: list[tuple] = []
+        for p, in_table in iter_block_paragraphs(self._body):
+            pid = self._pids.get(p)
+            if pid is None:
+                pid = f"p-{self._next_pid:03d}"
+                self._next_pid += 1
+                self._pids[p] = pid
+            pending.append((p, pid, in_table))
+        # assign numbers for paragraphs that existed at load first (stable), then build
+        for index, (p, pid, in_table) in enumerate(pending):
+            walk = walk_paragraph(p)
+            ppr = p.find(W_PPR)
+            mark = mark_revision(p)
+            mark_kind = MARK_TAGS.get(mark.tag) if mark is not None else None
+            if mark_kind in ("para_del", "move_from"):
+                number = None
+            else:
+                number = counter.next_label(ppr)
+            style = None
+            if ppr is not None:
+                ps = ppr.find(qn("w:pStyle"))
+                if ps is not None:
+                    style = numbering.style_name(ps.get(qn("w:val")))
+            segments, flags, para_revs = self._describe(p, pid, walk, ppr, mark, mark_kind)
+            comment_ids = []
+            for marker in walk.markers:
+                cid = f"cmt-{marker.comment_id}"
+                if cid not in comment_ids:
+                    comment_ids.append(cid)
+            if comment_ids:
+                flags.append("has_comments")
+            para = Paragraph(p, pid, index, walk, number=number, style=style, in_table=in_table,
+                             mark=(mark_kind, mark) if mark is not None else None,
+                             comment_ids=comment_ids, flags=flags, segments=segments)
+            paragraphs.append(para)
+            by_id[pid] = para
+            revisions.extend(para_revs)
+        comments = read_comments(self, paragraphs)
+        self._index_cache = _Index(paragraphs, by_id, comments, revisions)
+        self._index_generation = self._generation
+        return self._index_cache
+
+    def _describe(self, p, pid, walk: Walk, ppr, mark, mark_kind):
+        segments: list[Segment] = []
+        flags: list[str] = []
+        revs: dict[int, list] = {}
+        order: list = []
+        cur = None
+        for atom in walk.atoms:
+            if not atom.text and atom.kind == "text":
+                continue
+            rev = atom.rev
+            author = rev.get(W_AUTHOR) if rev is not None else None
+            rid = f"rev-{rev.get(W_ID)}" if rev is not None else None
+            date = rev.get(W_DATE) if rev is not None else None
+            inserted_by = atom.outer.get(W_AUTHOR) if atom.outer is not None else None
+            key = (atom.kind, rev, atom.outer)
+            if cur is not None and cur[0] == key:
+                cur[1].append(atom.text)
+            else:
+                cur = [key, [atom.text], dict(kind=atom.kind, author=author, revision_id=rid, date=date,
+                                              inserted_by=inserted_by)]
+                order.append(cur)
+            if atom.outer is not None:
+                if atom.outer not in revs:
+                    revs[atom.outer] = [REVISION_WRAPPERS[atom.outer.tag], atom.outer, []]
+                revs[atom.outer][2].append(atom.text)
+            if rev is not None:
+                if rev not in revs:
+                    revs[rev] = [REVISION_WRAPPERS[rev.tag], rev, []]
+                revs[rev][2].append(atom.text)
+        for key, texts, meta in order:
+            segments.append(Segment(text="".join(texts), **meta))
+        out: list[Revision] = []
+        for kind, el, texts in revs.values():
+            out.append(Revision(f"rev-{el.get(W_ID)}", kind, el.get(W_AUTHOR) or "", el.get(W_DATE), pid,
+                                "".join(texts)))
+        # formatting changes on runs and on the paragraph
+        fmt = False
+        for change in p.iter(W_RPRCHANGE, W_PPRCHANGE):
+            if change.getparent() is not None and change.getparent().getparent() is not None:
+                fmt = True
+                host = change.getparent().getparent()
+                if change.tag == W_PPRCHANGE:
+                    text = walk.current
+                elif host is not None and host.tag == W_PPR:
+                    text = "\u00b6"
+                else:
+                    text = "".join(t.text or "" for t in host.iter(qn("w:t"), qn("w:delText")))
+                out.append(Revision(f"rev-{change.get(W_ID)}", "format", change.get(W_AUTHOR) or "",
+                                    change.get(W_DATE), pid, text))
+        if mark is not None:
+            out.append(Revision(f"rev-{mark.get(W_ID)}", mark_kind, mark.get(W_AUTHOR) or "", mark.get(W_DATE),
+                                pid, walk.current if mark_kind != "para_del" else walk.original))
+            flags.append("para_inserted" if mark_kind in ("para_ins", "move_to") else "para_deleted")
+        if out:
+            flags.insert(0, "has_revisions")
+        if fmt:
+            flags.append("format_change")
+        if any(s.kind in ("move_from", "move_to") for s in segments) or mark_kind in ("move_from", "move_to"):
+            flags.append("moved")
+        return segments, flags, out
+
+    def invalidate(self) -> None:
+        self._generation += 1
+
+    def paragraph_id_of(self, p) -> str:
+        """The id of a paragraph element (assigning the next free one to a new paragraph)."""
+        pid = self._pids.get(p)
+        if pid is None:
+            self._index()
+            pid = self._pids.get(p)
+        if pid is None:
+            raise KeyError("paragraph is not part of the body")
+        return pid
+
+    def rebind_paragraph(self, old, new) -> None:
+        """Give ``new`` the id of ``old`` (used when a paragraph is restored from a snapshot)."""
+        pid = self._pids.pop(old, None)
+        if pid is not None:
+            self._pids[new] = pid
+
+    # ------------------------------------------------------------------ public reading API
+    @property
+    def paragraphs(self) -> list[Paragraph]:
+        return self._index().paragraphs
+
+    @property
+    def comments(self) -> list[Comment]:
+        return self._index().comments
+
+    @property
+    def revisions(self) -> list[Revision]:
+        return self._index().revisions
+
+    def paragraph(self, pid: str) -> Paragraph:
+        return self._index().by_id[pid]
+
+    def read_view(self) -> str:
+        from .view import read_view
+
+        return read_view(self)
+
+    def annotated_view(self, *, focus_author: str | None = None) -> str:
+        from .view import annotated_view
+
+        return annotated_view(self, focus_author=focus_author)
+
+    def text(self, mode: Literal["current", "accepted", "original"] = "current") -> str:
+        from .view import plain_text
+
+        return plain_text(self, mode)
+
+    # ------------------------------------------------------------------ editing API
+    def apply_edits(self, edits: Sequence[Mapping], *, author: str, date: datetime | None = None) -> list[dict]:
+        from .edits import apply_edits
+
+        return apply_edits(self, edits, author=author, date=date)
+
+    def add_comment(self, *, author: str, text: str, paragraph_id: str | None = None, span: str | None = None,
+                    reply_to: str | None = None, date: datetime | None = None) -> str:
+        from .comments import add_comment
+
+        return add_comment(self, author=author, text=text, paragraph_id=paragraph_id, span=span,
+                           reply_to=reply_to, date=date)
+
+    def mark_reserved(self, *, start_id: str, end_id: str, comment: str, author: str,
+                      date: datetime | None = None) -> dict:
+        from .edits import mark_reserved
+
+        return mark_reserved(self, start_id=start_id, end_id=end_id, comment=comment, author=author, date=date)
+
+    def accept(self, *, author: str | None = None, revision_id: str | None = None) -> int:
+        from .review import resolve
+
+        return resolve(self, "accept", author=author, revision_id=revision_id)
+
+    def reject(self, *, author: str | None = None, revision_id: str | None = None) -> int:
+        from .review import resolve
+
+        return resolve(self, "reject", author=author, revision_id=revision_id)
+
+    def __repr__(self) -> str:
+        return f"<RedlineDocument {self.name!r}>"
+
+
+__all__ = ["RedlineDocument", "Paragraph", "IdAllocator", "format_date", "iter_block_paragraphs", "VISIBLE"]

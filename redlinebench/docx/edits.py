@@ -1,0 +1,699 @@
+"""Tracked edits: replace, delete, insert_after (SPEC §4 ``propose_edits``) and mark_reserved.
+
+Every edit is anchored on the paragraph's *current* text (pending insertions shown,
+deletions omitted), applied as native Word revisions by ``author``, and carries its comment
+anchored on the edited span. A failing edit never raises: it comes back as a status and the
+paragraph is restored from a snapshot, so a batch is applied edit by edit, independently.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from ..errors import ToolFailure
+from .anchor import AnchorError, locate, normalize, sanitize, tokenize
+from .document import format_date, mark_revision
+from .oxml import make_element, qn
+from .runs import (
+    CONTENT_TAGS,
+    REVISION_WRAPPERS,
+    TRANSPARENT,
+    W_AUTHOR,
+    W_DATE,
+    W_DEL,
+    W_FLDSIMPLE,
+    W_HYPERLINK,
+    W_ID,
+    W_INS,
+    W_MOVEFROM,
+    W_MOVETO,
+    W_P,
+    W_PPR,
+    W_R,
+    W_RPR,
+    W_SDT,
+    explode_run,
+    is_first_content,
+    is_last_content,
+    mark_deleted_run,
+    set_text,
+    split_run_before,
+    split_text_atom,
+    split_wrapper_before,
+    walk_paragraph,
+)
+
+OPS = ("replace", "delete", "insert_after")
+W_SDTCONTENT = qn("w:sdtContent")
+W_RPRCHANGE = qn("w:rPrChange")
+W_PPRCHANGE = qn("w:pPrChange")
+W_SECTPR = qn("w:sectPr")
+W_RSTYLE = qn("w:rStyle")
+W_TBL = qn("w:tbl")
+_MARK_TAGS = (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)
+
+
+class EditContext:
+    """Author and date of one batch, plus the elements each edit touched (for its comment)."""
+
+    def __init__(self, doc, author: str, date: str) -> None:
+        self.doc = doc
+        self.author = author
+        self.date = date
+        self.touched: list = []
+
+    def revision(self, tag: str):
+        el = make_element(tag)
+        el.set(W_ID, str(self.doc.ids.next()))
+        el.set(W_AUTHOR, self.author)
+        el.set(W_DATE, self.date)
+        return el
+
+
+# ---------------------------------------------------------------------------- run building
+def build_runs(text: str, rpr) -> list:
+    """One run holding ``text`` with ``\\t`` as ``w:tab`` and ``\\n`` as ``w:br``."""
+    run = make_element("w:r")
+    if rpr is not None:
+        run.append(rpr)
+    for piece in re.split(r"(\t|\n)", text):
+        if piece == "\t":
+            run.append(make_element("w:tab"))
+        elif piece == "\n":
+            run.append(make_element("w:br"))
+        elif piece:
+            t = make_element("w:t")
+            set_text(t, piece)
+            run.append(t)
+    return [run]
+
+
+def clean_rpr(run, *, drop_style: bool = False):
+    """A copy of ``run``'s rPr fit for an inserted run (no property-change history)."""
+    if run is None:
+        return None
+    rpr = run.find(W_RPR)
+    if rpr is None:
+        return None
+    rpr = copy.deepcopy(rpr)
+    for child in list(rpr):
+        if child.tag in (W_RPRCHANGE, *_MARK_TAGS) or (drop_style and child.tag == W_RSTYLE):
+            rpr.remove(child)
+    return rpr if len(rpr) else None
+
+
+def _inside(el, tag) -> bool:
+    parent = el.getparent()
+    while parent is not None and parent.tag != W_P:
+        if parent.tag == tag:
+            return True
+        parent = parent.getparent()
+    return False
+
+
+# ---------------------------------------------------------------------------- primitives
+def _boundary(p, pos: int) -> None:
+    """Make ``pos`` (current text) fall between runs, splitting a text run if needed."""
+    walk = walk_paragraph(p)
+    for atom in walk.atoms:
+        if atom.visible and atom.start < pos < atom.end and atom.splittable:
+            split_text_atom(atom, pos - atom.start)
+            return
+
+
+def _expand(p, start: int, end: int) -> tuple[int, int]:
+    """Widen [start, end) so it never cuts an atomic unit (field, symbol, tab)."""
+    for atom in walk_paragraph(p).atoms:
+        if atom.visible and atom.atomic:
+            if atom.start < start < atom.end:
+                start = atom.start
+            if atom.start < end < atom.end:
+                end = atom.end
+    return start, end
+
+
+def _isolate(p, start: int, end: int):
+    """Split and explode runs so the visible atoms in [start, end) own their runs exclusively."""
+    _boundary(p, start)
+    _boundary(p, end)
+    for _ in range(3):
+        walk = walk_paragraph(p)
+        inside = [a for a in walk.atoms if a.visible and start <= a.start and a.end <= end
+                  and (a.end > a.start or start < a.start < end)]
+        inside_ids = {id(a) for a in inside}
+        owners: dict = {}
+        for atom in walk.atoms:
+            for run in atom.all_runs:
+                owners.setdefault(run, []).append(atom)
+        mixed = [run for atom in inside for run in atom.all_runs
+                 if any(id(o) not in inside_ids for o in owners.get(run, []))]
+        if not mixed:
+            return inside
+        for run in dict.fromkeys(mixed):
+            explode_run(run)
+    return inside
+
+
+def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
+    """Track-delete the current text [start, end) of ``p``; returns the ``w:del`` elements."""
+    if start >= end:
+        return []
+    start, end = _expand(p, start, end)
+    inside = _isolate(p, start, end)
+    runs = []
+    for atom in inside:
+        for run in atom.all_runs:
+            if run not in runs:
+                runs.append(run)
+    groups: list[list] = []
+    for run in runs:
+        parent = run.getparent()
+        if parent is None or parent.tag in (W_DEL, W_MOVEFROM):
+            continue
+        if parent.tag == W_INS and parent.get(W_AUTHOR) == ctx.author:
+            parent.remove(run)
+            if not any(c.tag == W_R for c in parent.iter(W_R)):
+                parent.getparent().remove(parent)
+            continue
+        if groups and groups[-1][-1].getnext() is run:
+            groups[-1].append(run)
+        else:
+            groups.append([run])
+    created = []
+    for group in groups:
+        wrapper = group[0].getparent()
+        if wrapper.tag in (W_INS, W_MOVETO):
+            if not is_first_content(group[0]):
+                wrapper = split_wrapper_before(wrapper, group[0], ctx.doc.ids.next())
+            if not is_last_content(group[-1]):
+                nxt = next(s for s in group[-1].itersiblings() if s.tag in CONTENT_TAGS)
+                split_wrapper_before(wrapper, nxt, ctx.doc.ids.next())
+        deleted = ctx.revision("w:del")
+        group[0].addprevious(deleted)
+        for run in group:
+            deleted.append(run)
+            mark_deleted_run(run)
+        created.append(deleted)
+    return created
+
+
+def insert_at(ctx: EditContext, p, pos: int, text: str, *, rpr_source=None):
+    """Track-insert ``text`` at current position ``pos`` of ``p``; returns the ``w:ins``."""
+    if not text:
+        return None
+    walk = walk_paragraph(p)
+    for atom in walk.atoms:
+        if atom.visible and atom.start < pos < atom.end:
+            if atom.splittable:
+                split_text_atom(atom, pos - atom.start)
+            else:
+                pos = atom.end
+            walk = walk_paragraph(p)
+            break
+    left = right = None
+    for atom in walk.atoms:
+        if not atom.visible:
+            continue
+        if atom.start >= pos and (atom.end > atom.start or atom.start > pos):
+            right = atom
+            break
+        if pos >= atom.end > atom.start:
+            left = atom
+    if right is not None and left is not None and right.all_runs[0] is left.all_runs[-1]:
+        # same run holds both sides: give the right side its own run
+        child = right.node if right.node is not None else None
+        if child is not None:
+            new_run = split_run_before(right.run, child)
+            right.run = new_run
+            right.runs = [new_run] if right.runs else []
+    target = None
+    if right is not None:
+        target = right.all_runs[0]
+        while True:
+            parent = target.getparent()
+            if parent is None or parent is p:
+                break
+            if parent.tag in REVISION_WRAPPERS:
+                if is_first_content(target):
+                    target = parent
+                else:
+                    target = split_wrapper_before(parent, target, ctx.doc.ids.next())
+                continue
+            if parent.tag in TRANSPARENT or parent.tag == W_FLDSIMPLE:
+                if is_first_content(target):
+                    target = parent.getparent() if parent.tag == W_SDTCONTENT else parent
+                    continue
+                break
+            break
+    source = rpr_source
+    outside_link = False
+    if source is None and left is not None:
+        source = left.all_runs[-1]
+        outside_link = _inside(source, W_HYPERLINK) and (target is None or not _inside(target, W_HYPERLINK)
+                                                        or target.tag == W_HYPERLINK)
+        if outside_link and right is not None and not _inside(right.all_runs[0], W_HYPERLINK):
+            source, outside_link = right.all_runs[0], False
+    if source is None and right is not None:
+        source = right.all_runs[0]
+    if source is None:
+        source = _mark_run_props(p)
+    rpr = clean_rpr(source, drop_style=outside_link) if source is not None else None
+    inserted = ctx.revision("w:ins")
+    for run in build_runs(text, rpr):
+        inserted.append(run)
+    if target is not None:
+        target.addprevious(inserted)
+    else:
+        p.append(inserted)
+    return inserted
+
+
+class _FakeRun:
+    def __init__(self, rpr) -> None:
+        self._rpr = rpr
+
+    def find(self, tag):
+        return self._rpr if tag == W_RPR else None
+
+
+def _mark_run_props(p):
+    ppr = p.find(W_PPR)
+    if ppr is None or ppr.find(W_RPR) is None:
+        return None
+    return _FakeRun(ppr.find(W_RPR))
+
+
+# ---------------------------------------------------------------------------- word diff
+def _diff_ops(old: str, new: str) -> list[tuple[int, int, str]]:
+    """Minimal word-level changes turning ``old`` into ``new``: [(old_start, old_end, new_text)]."""
+    old_tokens = tokenize(old)
+    new_tokens = tokenize(new)
+    okeys = [normalize(t) if not t.isspace() else " " for t in old_tokens]
+    nkeys = [normalize(t) if not t.isspace() else " " for t in new_tokens]
+    offsets = [0]
+    for tok in old_tokens:
+        offsets.append(offsets[-1] + len(tok))
+    matcher = difflib.SequenceMatcher(None, okeys, nkeys, autojunk=False)
+    opcodes = matcher.get_opcodes()
+    kept = sum(len(okeys[i]) for tag, i1, i2, _, _ in opcodes if tag == "equal" for i in range(i1, i2)
+               if not old_tokens[i].isspace())
+    longest = max(len(old.replace(" ", "")), len(new.replace(" ", "")), 1)
+    if kept / longest < 0.25:
+        return [(0, len(old), new)]
+    changes: list[list[int]] = []
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            continue
+        if changes:
+            prev = changes[-1]
+            gap = old_tokens[prev[1]:i1]
+            if len(gap) <= 1 and all(t.isspace() for t in gap):
+                prev[1], prev[3] = i2, j2
+                continue
+        changes.append([i1, i2, j1, j2])
+    return [(offsets[i1], offsets[i2], "".join(new_tokens[j1:j2])) for i1, i2, j1, j2 in changes]
+
+
+def replace_range(ctx: EditContext, p, start: int, end: int, new_text: str) -> list:
+    raw = walk_paragraph(p).current
+    old = raw[start:end]
+    created = []
+    for o_start, o_end, piece in reversed(_diff_ops(old, new_text)):
+        a, b = start + o_start, start + o_end
+        walk = walk_paragraph(p)
+        first_run = None
+        for atom in walk.atoms:
+            if atom.visible and a <= atom.start < b and atom.text:
+                first_run = atom.all_runs[0]
+                break
+        rpr_copy = clean_rpr(first_run) if first_run is not None else None
+        dels = delete_range(ctx, p, a, b)
+        ins = insert_at(ctx, p, a, piece, rpr_source=_FakeRun(rpr_copy) if rpr_copy is not None else None) \
+            if piece else None
+        created.extend(dels)
+        if ins is not None:
+            created.append(ins)
+    return created
+
+
+# ---------------------------------------------------------------------------- paragraphs
+def is_last_in_container(p) -> bool:
+    for sib in p.itersiblings():
+        if sib.tag in (W_P, W_TBL, W_SDT):
+            return False
+    return True
+
+
+def mark_paragraph(ctx: EditContext, p, tag: str):
+    """Add a paragraph-mark revision (``w:ins``/``w:del``) at its schema position."""
+    ppr = p.find(W_PPR)
+    if ppr is None:
+        ppr = make_element("w:pPr")
+        p.insert(0, ppr)
+    rpr = ppr.get_or_add("w:rPr")
+    mark = ctx.revision(tag)
+    rpr.insert_ordered(mark)
+    return mark
+
+
+def delete_paragraph_mark(ctx: EditContext, p) -> bool:
+    if is_last_in_container(p):
+        return False
+    existing = mark_revision(p)
+    if existing is not None and existing.tag == W_DEL:
+        return True
+    if existing is not None and existing.tag == W_INS and existing.get(W_AUTHOR) == ctx.author:
+        existing.getparent().remove(existing)
+        if not walk_paragraph(p).current.strip() and not any(True for _ in p.iter(qn("w:commentReference"))):
+            p.getparent().remove(p)
+        return True
+    mark_paragraph(ctx, p, "w:del")
+    return True
+
+
+def _base_ppr(p):
+    ppr = p.find(W_PPR)
+    if ppr is None:
+        return None
+    ppr = copy.deepcopy(ppr)
+    for child in list(ppr):
+        if child.tag in (W_PPRCHANGE, W_SECTPR):
+            ppr.remove(child)
+    rpr = ppr.find(W_RPR)
+    if rpr is not None:
+        for child in list(rpr):
+            if child.tag in (*_MARK_TAGS, W_RPRCHANGE):
+                rpr.remove(child)
+        if not len(rpr):
+            ppr.remove(rpr)
+    return ppr
+
+
+_LEADING_NUMBER = re.compile(r"^\s*(?:(?:section|clause|article)\s+)?(?:\d+(?:\.\d+)*\.?|\([a-zA-Z0-9]{1,5}\)|[a-z]\)|[ivxlc]+\.)\s+",
+                             re.IGNORECASE)
+
+
+def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
+    """New tracked paragraphs after ``p`` (pPr copied, mark inserted); returns them."""
+    base = _base_ppr(p)
+    numbered = ctx.doc.numbering.resolve(base) is not None
+    source = None
+    for atom in walk_paragraph(p).atoms:
+        if atom.visible and atom.text.strip() and not atom.atomic:
+            source = atom.run
+            break
+    last = is_last_in_container(p)
+    new_paras = []
+    anchor = p
+    for line in lines:
+        if numbered:
+            line = _LEADING_NUMBER.sub("", line, count=1)
+        np = make_element("w:p")
+        if base is not None:
+            np.append(copy.deepcopy(base))
+        anchor.addnext(np)
+        anchor = np
+        new_paras.append(np)
+        inserted = ctx.revision("w:ins")
+        for run in build_runs(line, clean_rpr(source, drop_style=source is not None and _inside(source, W_HYPERLINK))):
+            inserted.append(run)
+        np.append(inserted)
+    if last:
+        # the final new paragraph takes over the container-end mark; p's mark becomes inserted
+        marked = [p] + new_paras[:-1]
+    else:
+        marked = new_paras
+    for para in marked:
+        existing = mark_revision(para)
+        if existing is None:
+            mark_paragraph(ctx, para, "w:ins")
+    return new_paras
+
+
+# ---------------------------------------------------------------------------- edits
+def _validate_edit(edit) -> tuple[str, dict, str | None, str | None]:
+    if not isinstance(edit, Mapping):
+        raise ValueError("each edit must be an object with op, anchor, new_text and comment")
+    op = edit.get("op")
+    if op not in OPS:
+        raise ValueError(f"op must be one of {', '.join(OPS)}, got {op!r}")
+    anchor = edit.get("anchor")
+    if not isinstance(anchor, Mapping):
+        raise ValueError("anchor must be an object with paragraph_id and text")
+    pid = anchor.get("paragraph_id")
+    if not isinstance(pid, str) or not pid:
+        raise ValueError("anchor.paragraph_id must be a string such as \"p-012\"")
+    for key in ("text", "context_before", "context_after"):
+        if anchor.get(key) is not None and not isinstance(anchor.get(key), str):
+            raise ValueError(f"anchor.{key} must be a string")
+    occ = anchor.get("occurrence")
+    if occ is not None and (isinstance(occ, bool) or not isinstance(occ, int) or occ < 1):
+        raise ValueError("anchor.occurrence must be a positive integer (1-based)")
+    new_text = edit.get("new_text")
+    if new_text is not None and not isinstance(new_text, str):
+        raise ValueError("new_text must be a string")
+    if op in ("replace", "insert_after") and new_text is None:
+        raise ValueError(f"{op} needs new_text")
+    if op == "replace" and not (anchor.get("text") or "").strip():
+        raise ValueError("replace needs anchor.text (the exact text to replace)")
+    comment = edit.get("comment")
+    if comment is not None and not isinstance(comment, str):
+        raise ValueError("comment must be a string")
+    return op, dict(anchor), new_text, comment
+
+
+def _elements_order(p_list, elements):
+    order = {}
+    n = 0
+    for p in p_list:
+        for el in p.iter():
+            order[el] = n
+            n += 1
+    return sorted((e for e in elements if e in order), key=lambda e: order[e])
+
+
+def _elsewhere(doc, text: str, skip: str) -> list[dict]:
+    needle = normalize(text).strip()
+    if not needle:
+        return []
+    out = []
+    for para in doc.paragraphs:
+        if para.id == skip:
+            continue
+        norm = normalize(para.text)
+        idx = norm.find(needle)
+        if idx != -1:
+            a = max(0, idx - 30)
+            out.append({"paragraph_id": para.id, "context": norm[a: idx + len(needle) + 30]})
+            if len(out) >= 5:
+                break
+    return out
+
+
+def _smart_space(raw: str, pos: int, text: str) -> str:
+    before = raw[pos - 1] if pos > 0 else ""
+    after = raw[pos] if pos < len(raw) else ""
+    if before and not before.isspace() and before not in "([{\"'\u201c\u2018/-" and text[:1].isalnum():
+        text = " " + text
+    if after and after.isalnum() and text[-1:].isalnum():
+        text = text + " "
+    return text
+
+
+def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | None = None) -> list[dict]:
+    """Apply a batch in order; one result dict per edit (SPEC §4). Never raises for a bad edit."""
+    if not isinstance(author, str) or not author.strip():
+        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    stamp = format_date(date)
+    results = []
+    if isinstance(edits, Mapping) or not isinstance(edits, Sequence) or isinstance(edits, (str, bytes)):
+        edits = [edits]
+    for edit in edits:
+        results.append(_apply_one(doc, edit, author, stamp))
+    return results
+
+
+def _apply_one(doc, edit, author: str, stamp: str) -> dict:
+    op = edit.get("op") if isinstance(edit, Mapping) else None
+    anchor = edit.get("anchor") if isinstance(edit, Mapping) else None
+    pid = anchor.get("paragraph_id") if isinstance(anchor, Mapping) else None
+    result: dict = {"op": op, "status": "ok", "paragraph_id": pid}
+    try:
+        op, anchor, new_text, comment = _validate_edit(edit)
+    except ValueError as exc:
+        result.update(status="runtime_error", error=f"invalid_edit: {exc}")
+        return result
+    try:
+        para = doc.paragraph(pid)
+    except KeyError:
+        result.update(status="anchor_failed", error=f"paragraph_not_found: no paragraph {pid!r}; use the "
+                      "[p-NNN] ids from read_document")
+        if anchor.get("text"):
+            result["candidates"] = _elsewhere(doc, anchor["text"], "")
+        return result
+    p = para.element
+    text = anchor.get("text") or ""
+    raw = para.text
+    match = None
+    if text.strip():
+        try:
+            match = locate(raw, text, context_before=anchor.get("context_before"),
+                           context_after=anchor.get("context_after"), occurrence=anchor.get("occurrence"))
+        except AnchorError as exc:
+            result.update(status="anchor_failed", error=f"{exc.code}: {exc.message} ({pid})")
+            candidates = exc.candidates
+            if exc.code == "text_not_found" and not candidates:
+                candidates = _elsewhere(doc, text, pid)
+            if candidates:
+                result["candidates"] = candidates
+            return result
+    new_text = sanitize(new_text) if new_text is not None else None
+    ctx = EditContext(doc, author, stamp)
+    parent = p.getparent()
+    snapshot = copy.deepcopy(p)
+    created_paras: list = []
+    try:
+        touched_paras = [p]
+        if op == "replace":
+            if normalize(raw[match.start:match.end]) == normalize(new_text):
+                result.update(status="runtime_error", error="no_change: new_text equals the anchored text")
+                return result
+            if not new_text.strip():
+                ctx.touched = delete_range(ctx, p, match.start, match.end)
+            else:
+                ctx.touched = replace_range(ctx, p, match.start, match.end, new_text)
+        elif op == "delete":
+            start, end = (match.start, match.end) if match else (0, len(raw))
+            if end < len(raw) and raw[end] == " " and (start == 0 or raw[start - 1] == " "):
+                end += 1  # do not leave a double space behind
+            elif start > 0 and raw[start - 1] == " " and (end == len(raw) or raw[end] in ".,;:)]"):
+                start -= 1  # nor a space before punctuation
+            ctx.touched = delete_range(ctx, p, start, end)
+            whole = not raw[:start].strip() and not raw[end:].strip()
+            if whole:
+                delete_paragraph_mark(ctx, p)
+                if p.getparent() is None:
+                    touched_paras = []
+        else:  # insert_after
+            if not new_text.strip():
+                result.update(status="runtime_error", error="invalid_edit: insert_after needs non-empty new_text")
+                return result
+            at_end = match is None or not raw[match.end:].strip()
+            whole = match is None or (not raw[:match.start].strip() and at_end)
+            if match is None or (at_end and (whole or new_text.startswith("\n"))):
+                lines = [line.strip() for line in new_text.split("\n") if line.strip()]
+                created_paras = insert_paragraphs_after(ctx, p, lines)
+                ctx.touched = [np.find(W_INS) for np in created_paras]
+                touched_paras = created_paras
+            else:
+                piece = _smart_space(raw, match.end, new_text.lstrip("\n"))
+                inserted = insert_at(ctx, p, match.end, piece)
+                ctx.touched = [inserted] if inserted is not None else []
+        if not ctx.touched and op != "delete":
+            result.update(status="runtime_error", error="no_change: nothing was changed")
+            _restore(doc, p, parent, snapshot, created_paras)
+            return result
+        doc.touch()
+        if comment is not None and comment.strip():
+            from .comments import anchor_new_comment
+
+            ordered = _elements_order(touched_paras or [p], [e for e in ctx.touched if e is not None])
+            if ordered:
+                result["comment_id"] = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, stamp)
+        else:
+            result["warning"] = "comment_missing: this edit carries no comment explaining it"
+        if created_paras:
+            doc.invalidate()
+            result["new_paragraph_ids"] = [doc.paragraph_id_of(np) for np in created_paras]
+    except Exception as exc:  # noqa: BLE001 - reported to the model, document restored
+        _restore(doc, p, parent, snapshot, created_paras)
+        result.pop("comment_id", None)
+        result.update(status="runtime_error", error=f"internal: {type(exc).__name__}: {exc}")
+    return result
+
+
+def _restore(doc, p, parent, snapshot, created_paras) -> None:
+    for np in created_paras:
+        if np.getparent() is not None:
+            np.getparent().remove(np)
+    if p.getparent() is not None:
+        p.getparent().replace(p, snapshot)
+    elif parent is not None:
+        parent.append(snapshot)
+    doc.rebind_paragraph(p, snapshot)
+    doc.invalidate()
+
+
+RESERVED = "Reserved."
+
+
+def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
+                  date: datetime | None = None) -> dict:
+    """Strike paragraphs ``start_id``..``end_id`` leaving "Reserved." so later numbers do not shift.
+
+    The first paragraph keeps its number (and a typed leading number) and reads "Reserved.";
+    a later paragraph numbered at the same or a shallower level does too; deeper or
+    unnumbered paragraphs are deleted whole (mark included). One comment spans the range.
+    """
+    if not isinstance(author, str) or not author.strip():
+        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    if not isinstance(comment, str) or not sanitize(comment).strip():
+        raise ToolFailure("comment_required", "mark_reserved needs a comment explaining the deletion")
+    index = {para.id: i for i, para in enumerate(doc.paragraphs)}
+    for pid in (start_id, end_id):
+        if not isinstance(pid, str) or pid not in index:
+            raise ToolFailure("paragraph_not_found", f"no paragraph {pid!r}; use the [p-NNN] ids from read_document")
+    a, b = index[start_id], index[end_id]
+    if a > b:
+        raise ToolFailure("invalid_range", f"{start_id} comes after {end_id}; give the range in document order")
+    paras = doc.paragraphs[a: b + 1]
+    ctx = EditContext(doc, author, format_date(date))
+    numbering = doc.numbering
+    first = numbering.resolve(paras[0].element.find(W_PPR))
+    snapshots = [(para.element, para.element.getparent(), copy.deepcopy(para.element)) for para in paras]
+    touched: list = []
+    kept: list[str] = []
+    try:
+        for i, para in enumerate(paras):
+            p = para.element
+            raw = walk_paragraph(p).current
+            level = numbering.resolve(p.find(W_PPR))
+            keep = i == 0 or (first is not None and level is not None and level[0] == first[0]
+                              and level[1] <= first[1])
+            prefix = 0
+            if keep and level is None:
+                typed = _LEADING_NUMBER.match(raw)
+                if typed:
+                    prefix = typed.end()
+            dels = delete_range(ctx, p, prefix, len(raw))
+            touched.extend(dels)
+            if keep:
+                inserted = insert_at(ctx, p, prefix, RESERVED)
+                if inserted is not None:
+                    touched.append(inserted)
+                kept.append(para.id)
+            else:
+                delete_paragraph_mark(ctx, p)
+        live = [el for el in touched if el is not None and el.getparent() is not None]
+        if not live:
+            raise ToolFailure("no_change", "the range holds no text to strike")
+        doc.touch()
+        from .comments import anchor_new_comment
+
+        ordered = _elements_order([para.element for para in paras], live)
+        comment_id = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, ctx.date)
+    except ToolFailure:
+        for p, parent, snap in snapshots:
+            _restore(doc, p, parent, snap, [])
+        raise
+    except Exception as exc:  # noqa: BLE001 - the model sees a runtime error, the document is intact
+        for p, parent, snap in snapshots:
+            _restore(doc, p, parent, snap, [])
+        raise ToolFailure("runtime_error", f"internal: {type(exc).__name__}: {exc}") from exc
+    return {"status": "ok", "start_id": start_id, "end_id": end_id,
+            "paragraph_ids": [para.id for para in paras], "reserved_paragraph_ids": kept,
+            "comment_id": comment_id}

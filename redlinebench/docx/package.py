@@ -1,0 +1,332 @@
+"""Safe zip in, deterministic zip out, and the registry of parts, content types and rels.
+
+A .docx is hostile input. Before anything is decompressed the central directory is checked
+(entry count, declared sizes, compression ratio, duplicate or case-equivalent names); every
+entry is then read through a byte budget because declared sizes can lie. Nothing is ever
+extracted to disk and external relationship targets are never fetched.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import posixpath
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DocxError
+from .oxml import XmlPartError, make_element, parse_xml, qn, serialize
+from .oxml.parser import OxmlElement
+
+MAX_ENTRIES = 2000
+MAX_ENTRY_BYTES = 50 * 1024 * 1024
+MAX_TOTAL_BYTES = 200 * 1024 * 1024
+MAX_RATIO = 100
+#: Ratios are only meaningful for entries of some size; tiny parts compress wildly.
+RATIO_MIN_BYTES = 1024 * 1024
+_CHUNK = 1024 * 1024
+#: Fixed timestamp so identical content gives identical bytes.
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+CT_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+CT_TEMPLATE = "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml"
+CT_MACRO = "application/vnd.ms-word.document.macroEnabled.main+xml"
+CT_MACRO_TEMPLATE = "application/vnd.ms-word.template.macroEnabledTemplate.main+xml"
+CT_WML = "application/vnd.openxmlformats-officedocument.wordprocessingml.{}+xml"
+RT_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+RT_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+@dataclass
+class Relationship:
+    rid: str
+    reltype: str
+    target: str
+    external: bool
+
+
+def _fail(name: str, problem: str) -> DocxError:
+    return DocxError(problem, path=name)
+
+
+class Package:
+    """The parts of one .docx: raw bytes until first parsed, XML trees afterwards."""
+
+    def __init__(self, name: str, order: list[str], blobs: dict[str, bytes]) -> None:
+        self.name = name
+        self._order = order
+        self._blobs = blobs
+        self._xml: dict[str, OxmlElement] = {}
+        self._dirty: set[str] = set()
+        if "[Content_Types].xml" not in blobs:
+            raise _fail(name, "missing [Content_Types].xml: not an Office Open XML package")
+        self.content_types: OxmlElement = self.xml("[Content_Types].xml")
+        self.main_part = self._find_main_part()
+        self._check_main_content_type()
+
+    # ---------------------------------------------------------------- opening
+    @classmethod
+    def open(cls, source: str | Path | bytes, *, name: str | None = None) -> "Package":
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            data = bytes(source)
+            label = name or "<bytes>"
+        else:
+            path = Path(source)
+            label = name or str(path)
+            try:
+                if path.stat().st_size > MAX_TOTAL_BYTES:
+                    raise _fail(label, f"file is larger than {MAX_TOTAL_BYTES // 2**20} MB")
+                data = path.read_bytes()
+            except FileNotFoundError:
+                raise _fail(label, "file not found") from None
+            except IsADirectoryError:
+                raise _fail(label, "is a directory, not a .docx file") from None
+            except PermissionError:
+                raise _fail(label, "permission denied") from None
+        order, blobs = _read_zip(data, label)
+        return cls(label, order, blobs)
+
+    def _find_main_part(self) -> str:
+        if "[Content_Types].xml" not in self._blobs:
+            raise _fail(self.name, "missing [Content_Types].xml: not an Office Open XML package")
+        target = None
+        if "_rels/.rels" in self._blobs:
+            for rel in self.rels(""):
+                if rel.reltype == RT_OFFICE_DOCUMENT and not rel.external:
+                    target = rel.target
+                    break
+        if target is None and "word/document.xml" in self._blobs:
+            target = "word/document.xml"
+        if target is None or target not in self._blobs:
+            raise _fail(self.name, "missing main document part (word/document.xml): not a Word document")
+        return target
+
+    def _check_main_content_type(self) -> None:
+        ctype = self.content_type(self.main_part)
+        if ctype in (CT_MACRO, CT_MACRO_TEMPLATE) or any(n.lower().endswith("vbaproject.bin") for n in self._order):
+            raise _fail(self.name, "macro-enabled document (.docm) refused: save it as a plain .docx")
+        if ctype not in (CT_MAIN, CT_TEMPLATE):
+            raise _fail(self.name, f"main part {self.main_part} has content type {ctype!r}, not a Word document")
+
+    # ---------------------------------------------------------------- parts
+    def has(self, part: str) -> bool:
+        return part in self._blobs or part in self._xml
+
+    @property
+    def part_names(self) -> list[str]:
+        return list(self._order)
+
+    def blob(self, part: str) -> bytes:
+        if part in self._dirty:
+            return serialize(self._xml[part])
+        return self._blobs[part]
+
+    def xml(self, part: str) -> OxmlElement:
+        """The parsed tree of ``part`` (parsed once, with the hardened parser)."""
+        root = self._xml.get(part)
+        if root is None:
+            try:
+                data = self._blobs[part]
+            except KeyError:
+                raise _fail(self.name, f"missing part {part}") from None
+            try:
+                root = parse_xml(data)
+            except XmlPartError as exc:
+                raise _fail(self.name, f"{part}: {exc}") from None
+            self._xml[part] = root
+        return root
+
+    def mark_dirty(self, part: str) -> None:
+        self._dirty.add(part)
+
+    def add_part(self, part: str, root: OxmlElement, content_type: str) -> None:
+        """Register a new XML part with its content-type override."""
+        if part not in self._blobs:
+            self._order.append(part)
+        self._blobs[part] = b""
+        self._xml[part] = root
+        self._dirty.add(part)
+        self.set_override(part, content_type)
+
+    def content_type(self, part: str) -> str | None:
+        ct = self.content_types
+        for el in ct.iterfind(qn("ct:Override")):
+            if el.get("PartName", "").lstrip("/").lower() == part.lower():
+                return el.get("ContentType")
+        ext = part.rsplit(".", 1)[-1].lower()
+        for el in ct.iterfind(qn("ct:Default")):
+            if el.get("Extension", "").lower() == ext:
+                return el.get("ContentType")
+        return None
+
+    def set_override(self, part: str, content_type: str) -> None:
+        ct = self.content_types
+        for el in ct.iterfind(qn("ct:Override")):
+            if el.get("PartName", "").lstrip("/").lower() == part.lower():
+                if el.get("ContentType") != content_type:
+                    el.set("ContentType", content_type)
+                    self.mark_dirty("[Content_Types].xml")
+                return
+        el = make_element("ct:Override", {"PartName": "/" + part, "ContentType": content_type})
+        ct.append(el)
+        self.mark_dirty("[Content_Types].xml")
+
+    # ---------------------------------------------------------------- relationships
+    @staticmethod
+    def rels_part(part: str) -> str:
+        folder, base = posixpath.split(part)
+        return posixpath.join(folder, "_rels", base + ".rels")
+
+    def rels(self, part: str) -> list[Relationship]:
+        rels_name = self.rels_part(part)
+        if not self.has(rels_name):
+            return []
+        folder = posixpath.dirname(part)
+        out = []
+        for el in self.xml(rels_name).iterfind(qn("pr:Relationship")):
+            external = el.get("TargetMode") == "External"
+            target = el.get("Target", "")
+            if not external:
+                if target.startswith("/"):
+                    target = target.lstrip("/")
+                else:
+                    target = posixpath.normpath(posixpath.join(folder, target))
+            out.append(Relationship(el.get("Id", ""), el.get("Type", ""), target, external))
+        return out
+
+    def related_part(self, part: str, reltype: str) -> str | None:
+        for rel in self.rels(part):
+            if rel.reltype == reltype and not rel.external and self.has(rel.target):
+                return rel.target
+        return None
+
+    def relate(self, part: str, target: str, reltype: str) -> str:
+        """Add (or find) a relationship from ``part`` to ``target``; returns its rId."""
+        for rel in self.rels(part):
+            if rel.reltype == reltype and rel.target == target:
+                return rel.rid
+        rels_name = self.rels_part(part)
+        if not self.has(rels_name):
+            root = make_element("pr:Relationships", nsmap={None: "http://schemas.openxmlformats.org/package/2006/relationships"})
+            self._order.append(rels_name)
+            self._blobs[rels_name] = b""
+            self._xml[rels_name] = root
+        root = self.xml(rels_name)
+        taken = {el.get("Id") for el in root}
+        n = len(taken) + 1
+        while f"rId{n}" in taken:
+            n += 1
+        rid = f"rId{n}"
+        rel_target = posixpath.relpath(target, posixpath.dirname(part) or ".")
+        root.append(make_element("pr:Relationship", {"Id": rid, "Type": reltype, "Target": rel_target}))
+        self.mark_dirty(rels_name)
+        return rid
+
+    # ---------------------------------------------------------------- writing
+    def to_bytes(self) -> bytes:
+        """Deterministic zip: fixed timestamps, [Content_Types].xml first, stable order."""
+        buffer = io.BytesIO()
+        names = ["[Content_Types].xml"] + [n for n in self._order if n != "[Content_Types].xml"]
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for part in names:
+                info = zipfile.ZipInfo(part, date_time=ZIP_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o600 << 16
+                info.create_system = 0
+                zf.writestr(info, self.blob(part), compresslevel=6)
+        return buffer.getvalue()
+
+
+def _read_zip(data: bytes, name: str) -> tuple[list[str], dict[str, bytes]]:
+    if data.startswith(_OLE_MAGIC):
+        raise _fail(name, "is an OLE container (a password-protected or legacy .doc file), not a .docx")
+    if not data.startswith(b"PK"):
+        raise _fail(name, "not a .docx file (not a zip archive)")
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise _fail(name, f"corrupt zip archive: {exc}") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > MAX_ENTRIES:
+            raise _fail(name, f"zip has {len(infos)} entries (limit {MAX_ENTRIES})")
+        seen: dict[str, str] = {}
+        total_declared = 0
+        for info in infos:
+            lowered = info.filename.lower()
+            if lowered in seen:
+                same = seen[lowered] == info.filename
+                raise _fail(
+                    name,
+                    f"{'duplicate' if same else 'case-equivalent'} part name {info.filename!r} in the zip",
+                )
+            seen[lowered] = info.filename
+            if info.file_size > MAX_ENTRY_BYTES:
+                raise _fail(name, f"part {info.filename} is {info.file_size} bytes (limit {MAX_ENTRY_BYTES})")
+            if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+                raise _fail(name, f"part {info.filename} has compression ratio above {MAX_RATIO}x (zip bomb?)")
+            total_declared += info.file_size
+        if total_declared > MAX_TOTAL_BYTES:
+            raise _fail(name, f"uncompressed size {total_declared} bytes exceeds {MAX_TOTAL_BYTES}")
+        order: list[str] = []
+        blobs: dict[str, bytes] = {}
+        budget = MAX_TOTAL_BYTES
+        for info in infos:
+            if info.is_dir():
+                continue
+            limit = min(info.file_size, MAX_ENTRY_BYTES, budget)
+            chunks = []
+            got = 0
+            try:
+                with zf.open(info) as fh:
+                    while True:
+                        chunk = fh.read(min(_CHUNK, limit + 1 - got))
+                        if not chunk:
+                            break
+                        got += len(chunk)
+                        if got > limit:
+                            raise _fail(name, f"part {info.filename} decompresses beyond its declared size")
+                        chunks.append(chunk)
+            except DocxError:
+                raise
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+                raise _fail(name, f"cannot read part {info.filename}: {exc}") from None
+            budget -= got
+            order.append(info.filename)
+            blobs[info.filename] = b"".join(chunks)
+    return order, blobs
+
+
+def atomic_write(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise DocxError(f"cannot write: {exc.strerror or exc}", path=target) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise DocxError(f"cannot write: {exc.strerror or exc}", path=target) from None
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+__all__ = ["Package", "Relationship", "atomic_write", "CT_WML", "RT_BASE"]

@@ -1,0 +1,274 @@
+"""Text views of a document: the agent's read view, the judge's annotated view, plain texts.
+
+Read view (SPEC §4)::
+
+    [p-014] 3.3.5 Vendor shall notify {++promptly ++}[rev-7 ins: LargeCo Legal]Customer.  [flags: ...]
+
+Pending insertions are part of the current text (an anchor may quote them); pending
+deletions are not (an anchor must leave them out). The appendix lists every comment and
+every tracked change.
+
+Annotated view (SPEC §5, CriticMarkup): ``~~deleted~~``, ``++inserted++``,
+``~~old~~++new++`` for a replacement, each change followed by its author tag ``[A1]``
+(the legend says who A1 is and marks the focus author's, i.e. this turn's, changes), and
+``{cmt-N}`` where a comment is anchored, with an appendix of comment bodies.
+"""
+
+from __future__ import annotations
+
+from .document import iter_block_paragraphs  # noqa: F401  (re-exported for tools)
+from .runs import VISIBLE
+
+_W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
+_KIND_WORD = {"ins": "ins", "del": "del", "move_from": "moved away", "move_to": "moved here"}
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " \u21b5 ").replace("\t", "\t")
+
+
+def _segment_markup(seg) -> str:
+    text = _one_line(seg.text)
+    if seg.kind == "text":
+        return text
+    who = seg.author or "unknown"
+    if seg.kind == "del" and seg.inserted_by:
+        who = f"{who}, inserted by {seg.inserted_by}"
+    tag = f"[{seg.revision_id} {_KIND_WORD[seg.kind]}: {who}]"
+    if seg.kind in ("ins", "move_to"):
+        return "{++" + text + "++}" + tag
+    return "{--" + text + "--}" + tag
+
+
+def _flags(para) -> str:
+    parts = []
+    if para.in_table:
+        parts.append("table cell")
+    if para.mark is not None:
+        kind, mark = para.mark
+        whole = _whole(para, kind)
+        word = {"para_ins": "paragraph inserted" if whole else "paragraph break after it inserted",
+                "para_del": "paragraph deleted" if whole else "paragraph break after it deleted (joins the next)",
+                "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
+        parts.append(f"{word} by {mark.get('{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author')}")
+    revs = sorted({s.revision_id for s in para.segments if s.revision_id}, key=_rev_key)
+    if "format_change" in para.flags:
+        parts.append("formatting changed")
+    if revs:
+        parts.append("revisions " + ", ".join(revs))
+    if para.comment_ids:
+        parts.append("comments " + ", ".join(para.comment_ids))
+    return f"  [flags: {'; '.join(parts)}]" if parts else ""
+
+
+def _whole(para, kind: str) -> bool:
+    """True when the mark revision covers the whole paragraph (all its text shares the change)."""
+    if kind in ("para_ins", "move_to"):
+        return not any(s.kind in ("text", "del", "move_from") and s.text.strip() for s in para.segments)
+    return not any(s.kind in ("text", "ins", "move_to") and s.text.strip() for s in para.segments)
+
+
+def _rev_key(rid: str) -> int:
+    try:
+        return int(rid.split("-")[1])
+    except (IndexError, ValueError):
+        return 0
+
+
+def read_view(doc) -> str:
+    paragraphs = doc.paragraphs
+    lines = [f"# {doc.name}: {len(paragraphs)} paragraphs. Each line is [paragraph id] clause number text.",
+             "# {++text++}[rev-N ins: author] = pending insertion (part of the current text; anchors may quote it).",
+             "# {--text--}[rev-N del: author] = pending deletion (not in the current text; leave it out of anchors).",
+             ""]
+    for para in paragraphs:
+        body = "".join(_segment_markup(s) for s in para.segments)
+        number = f"{para.number} " if para.number else ""
+        lines.append(f"[{para.id}] {number}{body}{_flags(para)}")
+    comments = doc.comments
+    revisions = doc.revisions
+    lines.append("")
+    lines.append(f"## Comments ({len(comments)})")
+    for c in comments:
+        bits = [c.id, c.author or "unknown"]
+        if c.date:
+            bits.append(c.date)
+        if c.parent:
+            bits.append(f"reply to {c.parent}")
+        if c.resolved:
+            bits.append("resolved")
+        where = ", ".join(c.paragraph_ids) or "unanchored"
+        anchor = f' on "{_clip(c.anchor_text)}"' if c.anchor_text else ""
+        lines.append(f"{' | '.join(bits)} | {where}{anchor}: {_one_line(c.text)}")
+    if not comments:
+        lines.append("(none)")
+    lines.append("")
+    lines.append(f"## Tracked changes ({len(revisions)})")
+    for r in revisions:
+        lines.append(f"{r.id} | {r.type} | {r.author or 'unknown'} | {r.paragraph_id} | \"{_clip(_one_line(r.text), 200)}\"")
+    if not revisions:
+        lines.append("(none)")
+    return "\n".join(lines) + "\n"
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _author_aliases(doc, focus_author: str | None) -> dict[str, str]:
+    authors: list[str] = []
+    if focus_author:
+        authors.append(focus_author)
+    for para in doc.paragraphs:
+        for seg in para.segments:
+            for name in (seg.author, seg.inserted_by):
+                if name and name not in authors:
+                    authors.append(name)
+        if para.mark is not None:
+            name = para.mark[1].get("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author")
+            if name and name not in authors:
+                authors.append(name)
+    for rev in doc.revisions:
+        if rev.author and rev.author not in authors:
+            authors.append(rev.author)
+    return {name: f"A{i + 1}" for i, name in enumerate(authors)}
+
+
+def annotated_view(doc, *, focus_author: str | None = None) -> str:
+    aliases = _author_aliases(doc, focus_author)
+    lines = ["# Annotated redline. ~~text~~ = deleted, ++text++ = inserted, ~~old~~++new++ = replaced;",
+             "# [A1] after a change names its author; {cmt-N} marks where comment N is anchored.",
+             "# Authors:"]
+    for name, alias in aliases.items():
+        role = ""
+        if focus_author:
+            role = "  <- THIS TURN's edits (the agent under review)" if name == focus_author else "  (prior turn)"
+        lines.append(f"#   {alias} = {name}{role}")
+    if not aliases:
+        lines.append("#   (no tracked changes)")
+    lines.append("")
+    for para in doc.paragraphs:
+        lines.append(_annotated_line(para, aliases))
+    comments = doc.comments
+    lines.append("")
+    lines.append(f"## Comments ({len(comments)})")
+    for c in comments:
+        alias = aliases.get(c.author)
+        who = f"{c.author} [{alias}]" if alias else c.author
+        if focus_author and c.author == focus_author:
+            who += " (this turn)"
+        bits = [c.id, who]
+        if c.parent:
+            bits.append(f"reply to {c.parent}")
+        if c.resolved:
+            bits.append("resolved")
+        where = ", ".join(c.paragraph_ids) or "unanchored"
+        anchor = f' on "{_clip(c.anchor_text)}"' if c.anchor_text else ""
+        lines.append(f"{' | '.join(bits)} | {where}{anchor}: {_one_line(c.text)}")
+    if not comments:
+        lines.append("(none)")
+    return "\n".join(lines) + "\n"
+
+
+def _annotated_line(para, aliases: dict[str, str]) -> str:
+    # Comment references are rendered where they sit in document order among the atoms.
+    walk = para._walk
+    marks: dict[int, list[str]] = {}
+    for m in walk.markers:
+        if m.tag == "ref":
+            marks.setdefault(m.index, []).append(f"{{cmt-{m.comment_id}}}")
+    pieces: list[str] = []
+    group: list = []   # pending change atoms: [kind, author, text, inserted_by]
+
+    def flush_group():
+        if not group:
+            return
+        out = []
+        tags = []
+        for kind, author, text, inserted_by in group:
+            out.append(f"~~{text}~~" if kind == "del" else f"++{text}++")
+            alias = aliases.get(author or "", "?")
+            if inserted_by:
+                alias = f"{alias} striking {aliases.get(inserted_by, '?')}'s insertion"
+            if alias not in tags:
+                tags.append(alias)
+        pieces.append("".join(out) + "[" + ", ".join(tags) + "]")
+        group.clear()
+
+    for i, atom in enumerate(walk.atoms):
+        if i in marks:
+            flush_group()
+            pieces.append("".join(marks.pop(i)))
+        text = _one_line(atom.text)
+        if atom.kind == "text":
+            if text:
+                flush_group()
+                pieces.append(text)
+            continue
+        if not text:
+            continue
+        author = atom.rev.get(_W_AUTHOR) if atom.rev is not None else None
+        inserted_by = atom.outer.get(_W_AUTHOR) if atom.outer is not None else None
+        kind = "del" if atom.kind in ("del", "move_from") else "ins"
+        if group and group[-1][0] == kind and group[-1][1] == author and group[-1][3] == inserted_by:
+            group[-1][2] += text
+        else:
+            group.append([kind, author, text, inserted_by])
+    flush_group()
+    for i in sorted(marks):
+        pieces.append("".join(marks[i]))
+    number = f"{para.number} " if para.number else ""
+    prefix = suffix = ""
+    if para.mark is not None:
+        kind, mark = para.mark
+        alias = aliases.get(mark.get("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author") or "", "?")
+        if _whole(para, kind):
+            prefix = {"para_ins": f"(new paragraph [{alias}]) ", "para_del": f"(paragraph deleted [{alias}]) ",
+                      "move_from": f"(paragraph moved away [{alias}]) ",
+                      "move_to": f"(paragraph moved here [{alias}]) "}[kind]
+        else:
+            suffix = (f" ++\u00b6++[{alias}]" if kind in ("para_ins", "move_to") else f" ~~\u00b6~~[{alias}]")
+    table = "(table) " if para.in_table else ""
+    return f"[{para.id}] {table}{prefix}{number}{''.join(pieces)}{suffix}"
+
+
+def plain_text(doc, mode: str = "current") -> str:
+    """One paragraph a line. ``accepted``/``original`` also join paragraphs whose mark goes away."""
+    if mode not in ("current", "accepted", "original"):
+        raise ValueError(f"mode must be current, accepted or original, got {mode!r}")
+    paragraphs = doc.paragraphs
+    if mode == "current":
+        return "\n".join(_one_line_plain(p.text) for p in paragraphs)
+    lines = []
+    carry = ""
+    for i, para in enumerate(paragraphs):
+        if mode == "accepted":
+            text = _accepted(para)
+            vanishes = para.mark is not None and para.mark[0] in ("para_del", "move_from")
+        else:
+            text = para.original_text
+            vanishes = para.mark is not None and para.mark[0] in ("para_ins", "move_to")
+        text = carry + text
+        nxt = paragraphs[i + 1] if i + 1 < len(paragraphs) else None
+        if vanishes and nxt is not None and _same_container(para, nxt):
+            carry = text
+            continue
+        carry = ""
+        lines.append(_one_line_plain(text))
+    if carry:
+        lines.append(_one_line_plain(carry))
+    return "\n".join(lines)
+
+
+def _accepted(para) -> str:
+    return "".join(a.text for a in para._walk.atoms if a.kind in VISIBLE)
+
+
+def _same_container(a, b) -> bool:
+    pa, pb = a.element, b.element
+    return pa.getparent() is pb.getparent() and pa.getnext() is pb
+
+
+def _one_line_plain(text: str) -> str:
+    return text.replace("\n", " ")

@@ -1,0 +1,38 @@
+"""Judging: validity gate, judge prompt, litellm judges with cache and audit, panel, heuristic judge."""
+
+from ._audit import AuditLog, redact
+from ._base import Judge, JudgeResult, create_judge, judge, judge_slug
+from ._cache import JudgeCache, cache_key
+from ._gate import GateResult, gate, open_output
+from ._heuristic import HeuristicJudge
+from ._litellm_judge import LiteLLMJudge, backoff_delay
+from ._panel import create_judges, grade_trial, judge_method
+from ._parse import ParsedVerdicts, UnparseableReply, parse_verdicts
+from ._prompt import PROMPT_VERSION, SYSTEM_PROMPT, judge_messages
+
+__all__ = [
+    "PROMPT_VERSION",
+    "SYSTEM_PROMPT",
+    "AuditLog",
+    "GateResult",
+    "HeuristicJudge",
+    "Judge",
+    "JudgeCache",
+    "JudgeResult",
+    "LiteLLMJudge",
+    "ParsedVerdicts",
+    "UnparseableReply",
+    "backoff_delay",
+    "cache_key",
+    "create_judge",
+    "create_judges",
+    "gate",
+    "grade_trial",
+    "judge",
+    "judge_messages",
+    "judge_method",
+    "open_output",
+    "judge_slug",
+    "parse_verdicts",
+    "redact",
+]

@@ -1,0 +1,240 @@
+"""Judge check: how well judges agree with known verdicts on the synthetic judge-check set.
+
+Each task may carry ``tests/judge_check/expected.json`` listing redlines of that task (the
+golden, a null redline, perturbations of the golden) with the verdict every rubric should
+get. Accepted shapes (paths relative to the ``judge_check`` directory)::
+
+    {"cases": [{"name": "golden", "file": "golden.docx", "expected": {"r1": "PASS", ...}}, ...]}
+    {"golden": {"file": "golden.docx", "expected": {...}}, ...}
+    [{"name": ..., "file": ..., "expected": ...}, ...]
+
+(``docx``/``path``/``document`` are read as ``file``; ``verdicts``/``expected_verdicts`` as
+``expected``; a verdict may also be a boolean). Judges see every case, including null
+redlines the gate would stop: the check measures the judges, not the gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..scoring import FAIL, PASS, panel_vote
+from ._base import Judge, JudgeResult
+from ._cache import JudgeCache
+from ._gate import open_output
+from ._heuristic import parse_rubric
+
+CHECK_DIR = Path("tests") / "judge_check"
+EXPECTED = "expected.json"
+PANEL = "panel"
+#: Verbs the heuristic judge is held to (issue target: >= 80% accuracy on these).
+CORE_VERBS = ("insert", "delete", "replace", "reject", "accept")
+
+
+@dataclass(frozen=True)
+class CheckCase:
+    task: Any
+    name: str
+    path: Path
+    expected: dict[str, str]
+
+
+def _verdict(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return PASS if value else FAIL
+    if isinstance(value, str) and value.strip().upper() in (PASS, FAIL):
+        return value.strip().upper()
+    if isinstance(value, Mapping):
+        return _verdict(value.get("verdict", value.get("expected")))
+    return None
+
+
+def _entries(data: Any) -> list[tuple[str, Mapping[str, Any]]]:
+    if isinstance(data, Mapping) and isinstance(data.get("cases"), list):
+        data = data["cases"]
+    if isinstance(data, list):
+        return [(str(e.get("name") or e.get("id") or f"case{i + 1}"), e) for i, e in enumerate(data)
+                if isinstance(e, Mapping)]
+    if isinstance(data, Mapping):
+        return [(str(k), v) for k, v in data.items() if isinstance(v, Mapping)]
+    return []
+
+
+def load_cases(task: Any) -> list[CheckCase]:
+    """The task's judge-check cases; [] when it has none. Raises ConfigError naming a bad file."""
+    root = Path(getattr(task, "root", "") or "")
+    path = root / CHECK_DIR / EXPECTED
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read judge-check expectations: {exc}", path=path) from None
+    rubric_ids = {str(r.id) for r in task.rubrics}
+    cases = []
+    for name, entry in _entries(data):
+        file = next((entry[k] for k in ("file", "docx", "path", "document") if isinstance(entry.get(k), str)), None)
+        raw = next((entry[k] for k in ("expected", "verdicts", "expected_verdicts") if k in entry), None)
+        if file is None or not isinstance(raw, (Mapping, list)):
+            raise ConfigError(f"case {name!r} needs a file and expected verdicts", path=path)
+        if isinstance(raw, list):
+            raw = {str(x.get("rubric_id", x.get("id"))): x for x in raw if isinstance(x, Mapping)}
+        expected = {}
+        for rid, value in raw.items():
+            v = _verdict(value)
+            if v is None:
+                raise ConfigError(f"case {name!r}: expected verdict for {rid!r} must be PASS or FAIL", path=path)
+            if str(rid) in rubric_ids:
+                expected[str(rid)] = v
+        cases.append(CheckCase(task, name, (path.parent / file).resolve(), expected))
+    return cases
+
+
+def verb_of(criteria: str) -> str:
+    parsed = parse_rubric(criteria)
+    verb = parsed.verb or "other"
+    return f"not-{verb}" if parsed.negated else verb
+
+
+# ---------------------------------------------------------------- statistics
+@dataclass
+class _Tally:
+    n: int = 0
+    agree: int = 0
+    tp: int = 0   # expected PASS, judged PASS
+    fp: int = 0   # expected FAIL, judged PASS
+    fn: int = 0   # expected PASS, judged FAIL
+    tn: int = 0
+
+    def add(self, expected: str, got: str) -> None:
+        self.n += 1
+        self.agree += expected == got
+        if expected == PASS:
+            self.tp += got == PASS
+            self.fn += got != PASS
+        else:
+            self.fp += got == PASS
+            self.tn += got != PASS
+
+    def stats(self) -> dict[str, Any]:
+        if not self.n:
+            return {"n": 0, "accuracy": None, "kappa": None, "false_pass_rate": None, "false_fail_rate": None}
+        po = self.agree / self.n
+        exp_pass = (self.tp + self.fn) / self.n
+        got_pass = (self.tp + self.fp) / self.n
+        pe = exp_pass * got_pass + (1 - exp_pass) * (1 - got_pass)
+        kappa = None if pe >= 1 else (po - pe) / (1 - pe)
+        neg, pos = self.fp + self.tn, self.tp + self.fn
+        return {
+            "n": self.n,
+            "accuracy": round(po, 4),
+            "kappa": None if kappa is None else round(kappa, 4),
+            "false_pass_rate": round(self.fp / neg, 4) if neg else None,
+            "false_fail_rate": round(self.fn / pos, 4) if pos else None,
+            "n_expected_pass": pos,
+            "n_expected_fail": neg,
+        }
+
+
+def cohen_kappa(expected: Sequence[str], got: Sequence[str]) -> float | None:
+    """Cohen's kappa of two PASS/FAIL sequences (``None`` when chance agreement is total)."""
+    tally = _Tally()
+    for e, g in zip(expected, got, strict=True):
+        tally.add(e, g)
+    return tally.stats()["kappa"]
+
+
+def agreement_report(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """rows: {judge, expected, got, verb, category, case, task_id, rubric_id} -> per-judge statistics."""
+    overall: dict[str, _Tally] = defaultdict(_Tally)
+    by_verb: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
+    by_cat: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
+    by_case: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
+    core: dict[str, _Tally] = defaultdict(_Tally)
+    for r in rows:
+        j = r["judge"]
+        overall[j].add(r["expected"], r["got"])
+        by_verb[j][r["verb"]].add(r["expected"], r["got"])
+        by_cat[j][r["category"]].add(r["expected"], r["got"])
+        by_case[j][r["case_kind"]].add(r["expected"], r["got"])
+        if r["verb"] in CORE_VERBS:
+            core[j].add(r["expected"], r["got"])
+    judges = sorted(overall, key=lambda n: (n == PANEL, n))
+    return {
+        j: {
+            **overall[j].stats(),
+            "core_verbs": core[j].stats(),
+            "by_verb": {v: t.stats() for v, t in sorted(by_verb[j].items())},
+            "by_category": {c: t.stats() for c, t in sorted(by_cat[j].items())},
+            "by_case": {c: t.stats() for c, t in sorted(by_case[j].items())},
+        }
+        for j in judges
+    }
+
+
+def _case_kind(name: str) -> str:
+    low = name.lower()
+    for kind in ("golden", "null", "perturb"):
+        if kind in low:
+            return "perturbed" if kind == "perturb" else kind
+    return "other"
+
+
+async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrency: int = 8,
+                    cache: JudgeCache | None = None) -> dict[str, Any]:
+    """Run every judge on every case; agreement per judge and (for several judges) for the panel."""
+    if not judges:
+        raise ConfigError("judge check needs at least one judge")
+    cases = [c for t in tasks for c in load_cases(t)]
+    limiter = asyncio.Semaphore(max(1, concurrency))
+    rows: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+
+    async def one(case: CheckCase) -> None:
+        doc, why = open_output(case.path)
+        if doc is None:
+            skipped.append({"task_id": case.task.task_id, "case": case.name, "reason": why})
+            return
+        view = doc.annotated_view(focus_author=case.task.author)
+
+        async def run(j: Judge) -> JudgeResult:
+            try:
+                return await j.grade(case.task, view, doc, cache=cache, limiter=limiter)
+            except Exception as exc:  # noqa: BLE001
+                return JudgeResult(judge=j.name, ok=False, error=f"{type(exc).__name__}: {exc}")
+
+        results = await asyncio.gather(*(run(j) for j in judges))
+        answered = {r.judge: r.verdicts for r in results if r.ok}
+        for r in results:
+            if not r.ok:
+                failures.append({"task_id": case.task.task_id, "case": case.name, "judge": r.judge, "error": r.error})
+        votes = dict(answered)
+        if len(judges) > 1:
+            votes[PANEL] = panel_vote(answered, [str(r.id) for r in case.task.rubrics])
+        rubrics = {str(r.id): r for r in case.task.rubrics}
+        for judge_name, verdicts in votes.items():
+            for rid, expected in case.expected.items():
+                rub = rubrics[rid]
+                rows.append({"judge": judge_name, "task_id": case.task.task_id, "case": case.name,
+                             "case_kind": _case_kind(case.name), "rubric_id": rid, "expected": expected,
+                             "got": verdicts.get(rid, FAIL), "verb": verb_of(str(rub.criteria or "")),
+                             "category": rub.category or "(uncategorized)", "weight": int(rub.weight)})
+
+    await asyncio.gather(*(one(c) for c in cases))
+    rows.sort(key=lambda r: (r["judge"], r["task_id"], r["case"], r["rubric_id"]))
+    return {
+        "n_tasks": len({c.task.task_id for c in cases}),
+        "n_cases": len(cases),
+        "judges": [j.name for j in judges] + ([PANEL] if len(judges) > 1 else []),
+        "results": agreement_report(rows),
+        "judge_failures": failures,
+        "skipped_cases": skipped,
+        "rows": rows,
+    }

@@ -1,0 +1,57 @@
+"""The validity gate (SPEC §5.1): the output opens as a .docx and carries the author's work.
+
+At least one tracked change or comment whose author equals the task's author; comments alone
+pass (accept-and-close turns). Anything else scores 0 with a reason and no judge is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import RedlineBenchError
+
+
+@dataclass
+class GateResult:
+    passed: bool
+    reason: str | None = None
+    doc: Any = None          # the opened RedlineDocument when it opened (reused for the view)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed} if self.passed else {"passed": False, "reason": self.reason}
+
+
+def open_output(output: str | Path | bytes | None) -> tuple[Any, str | None]:
+    """(document, None) or (None, why it cannot be opened). Never raises for a bad file."""
+    from ..docx import RedlineDocument
+
+    if output is None:
+        return None, "no output document was produced"
+    if isinstance(output, (str, Path)):
+        path = Path(output)
+        if not path.is_file():
+            return None, f"output document not found: {path.name}"
+    try:
+        return RedlineDocument.open(output), None
+    except RedlineBenchError as exc:
+        return None, f"output does not open as a .docx: {exc.problem}"
+    except Exception as exc:  # noqa: BLE001  a hostile file must never crash grading
+        return None, f"output does not open as a .docx: {type(exc).__name__}: {exc}"
+
+
+def gate(output: str | Path | bytes | None, author: str) -> GateResult:
+    """Pass iff the output opens and has a tracked change or comment by exactly ``author``."""
+    doc, why = open_output(output)
+    if doc is None:
+        return GateResult(False, why)
+    author = author.strip()
+    n_changes = sum(1 for r in doc.revisions if (r.author or "").strip() == author)
+    n_comments = sum(1 for c in doc.comments if (c.author or "").strip() == author)
+    if n_changes or n_comments:
+        return GateResult(True, None, doc)
+    others = sorted({(r.author or "").strip() for r in doc.revisions} | {(c.author or "").strip() for c in doc.comments}
+                    - {""})
+    hint = f" (authors present: {', '.join(others[:5])})" if others else ""
+    return GateResult(False, f"no tracked change or comment by the task author {author!r}{hint}", doc)

@@ -1,0 +1,212 @@
+"""A judge backed by any litellm model, with the SPEC §5 call policy.
+
+One call per task with all rubrics. JSON mode on, dropped once if the provider rejects it;
+temperature 0, dropped once if rejected; up to ``max_retries`` retries with exponential
+backoff (cap 60 s, jitter) on 429, 5xx, timeouts, connection errors and unparseable replies;
+no retry on any other 4xx. Tokens and cost are counted over every attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import time
+from typing import Any
+
+from .. import config
+from .._litellm import get_litellm
+from ._audit import AuditLog, redact
+from ._base import JudgeResult, judge
+from ._cache import JudgeCache, cache_key
+from ._cost import call_cost
+from ._parse import UnparseableReply, parse_verdicts
+from ._prompt import PROMPT_VERSION, judge_messages
+
+BACKOFF_CAP_S = 60.0
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MAX_RETRIES = 10
+RAW_LIMIT = 20_000
+
+
+def backoff_delay(retry: int, base: float | None = None, rng: random.Random | None = None) -> float:
+    """Delay before retry number ``retry`` (1-based): ``min(60, base * 2**(retry-1))``, half of it jittered."""
+    base = config.retry_base_delay() if base is None else base
+    step = min(BACKOFF_CAP_S, base * 2 ** (retry - 1))
+    return step / 2 + (rng or random).uniform(0, step / 2)
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, asyncio.TimeoutError):
+        return True
+    status = _status(exc)
+    if status is None:
+        return True  # connection errors, unknown failures
+    return status in (408, 409, 429) or status >= 500
+
+
+class LiteLLMJudge:
+    """A panel member: one litellm model string plus call options."""
+
+    method = "llm"
+
+    def __init__(self, model: str, *, name: str | None = None, api_base: str | None = None,
+                 api_key: str | None = None, api_key_env: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT_S, max_retries: int = DEFAULT_MAX_RETRIES,
+                 json_mode: bool = True, temperature: float | None = 0.0,
+                 extra: dict[str, Any] | None = None) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError("a litellm judge needs a model string")
+        self.model = model.strip()
+        self.name = name or self.model
+        self.api_base = api_base
+        self._api_key = api_key if api_key is not None else (os.environ.get(api_key_env) if api_key_env else None)
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.json_mode = bool(json_mode)
+        self.temperature = temperature
+        self.extra = dict(extra or {})
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"LiteLLMJudge(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
+
+    def _kwargs(self, messages: list[dict[str, str]], json_mode: bool, temperature: float | None) -> dict:
+        kwargs: dict[str, Any] = {**self.extra, "model": self.model, "messages": messages,
+                                  "timeout": self.timeout, "max_retries": 0}
+        if json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        if temperature is not None:
+            kwargs["temperature"] = temperature
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        return kwargs
+
+    async def grade(self, task: Any, view: str, doc: Any = None, *, cache: JudgeCache | None = None,
+                    audit: AuditLog | None = None, limiter: asyncio.Semaphore | None = None,
+                    trial: int | None = None, model_under_test: str | None = None) -> JudgeResult:
+        rubric_ids = [str(r.id) for r in task.rubrics]
+        messages = judge_messages(task, view)
+        key = cache_key(self.model, messages, PROMPT_VERSION)
+        audit_base = {"judge": self.name, "model": self.model, "task_id": getattr(task, "task_id", None),
+                      "trial": trial, "model_under_test": model_under_test, "prompt_version": PROMPT_VERSION}
+        if audit is not None:
+            audit.add_secret(self._api_key)
+
+        if cache is not None:
+            hit = cache.get(key)
+            if hit is not None and set(hit["verdicts"]) == set(rubric_ids):
+                result = JudgeResult(
+                    judge=self.name, ok=True, verdicts=dict(hit["verdicts"]),
+                    justifications=dict(hit.get("justifications", {})), missing=list(hit.get("missing", [])),
+                    invalid=list(hit.get("invalid", [])), attempts=0, cached=True, cost_usd=0.0,
+                    raw=hit.get("raw"))
+                if audit is not None:
+                    audit.write({**audit_base, "cached": True, "ok": True, "attempts": 0, "latency_s": 0.0,
+                                 "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+                                 "raw": result.raw, "error": None})
+                return result
+
+        litellm = get_litellm()
+        json_mode, temperature = self.json_mode, self.temperature
+        dropped: list[str] = []
+        attempts: list[dict[str, Any]] = []
+        prompt_tokens = completion_tokens = 0
+        cost: float | None = 0.0
+        retries = 0
+        raw: str | None = None
+        started = time.monotonic()
+        error: str | None = None
+        parsed = None
+
+        while True:
+            t0 = time.monotonic()
+            outcome: dict[str, Any] = {"attempt": len(attempts) + 1}
+            try:
+                async with (limiter if limiter is not None else contextlib.nullcontext()):
+                    response = await asyncio.wait_for(
+                        litellm.acompletion(**self._kwargs(messages, json_mode, temperature)),
+                        timeout=self.timeout + 5.0)
+            except Exception as exc:  # noqa: BLE001  every provider failure is data here
+                status = _status(exc)
+                message = "timeout" if isinstance(exc, asyncio.TimeoutError) else \
+                    redact(f"{type(exc).__name__}: {exc}", [self._api_key or ""])
+                error = (message or "")[:2000]
+                outcome.update(status=status, error=error, latency_s=round(time.monotonic() - t0, 4))
+                attempts.append(outcome)
+                if status is not None and 400 <= status < 500 and not _retryable(exc):
+                    low = error.lower()
+                    if status not in (400, 422):
+                        break  # auth, permission, unknown model: retrying cannot fix it
+                    if temperature is not None and "temperature" in low and "temperature" not in dropped:
+                        temperature = None
+                        dropped.append("temperature")
+                        continue
+                    if json_mode and "json_mode" not in dropped:
+                        json_mode = False
+                        dropped.append("json_mode")
+                        continue
+                    break  # a client error that retrying cannot fix
+            else:
+                usage = getattr(response, "usage", None)
+                p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
+                c_tok = int(getattr(usage, "completion_tokens", 0) or 0)
+                prompt_tokens += p_tok
+                completion_tokens += c_tok
+                this_cost = call_cost(self.model, response, p_tok, c_tok)
+                cost = None if cost is None or this_cost is None else cost + this_cost
+                try:
+                    raw = response.choices[0].message.content
+                except (AttributeError, IndexError, TypeError):
+                    raw = None
+                outcome.update(status=200, latency_s=round(time.monotonic() - t0, 4),
+                               prompt_tokens=p_tok, completion_tokens=c_tok)
+                try:
+                    parsed = parse_verdicts(raw, rubric_ids)
+                except UnparseableReply as exc:
+                    error = f"unparseable reply: {exc}"
+                    outcome["error"] = error
+                    attempts.append(outcome)
+                else:
+                    attempts.append(outcome)
+                    error = None
+                    break
+            if retries >= self.max_retries:
+                break
+            retries += 1
+            await asyncio.sleep(backoff_delay(retries))
+
+        latency = time.monotonic() - started
+        raw_kept = raw[:RAW_LIMIT] if isinstance(raw, str) else None
+        if parsed is not None:
+            result = JudgeResult(
+                judge=self.name, ok=True, verdicts=parsed.verdicts, justifications=parsed.justifications,
+                missing=parsed.missing, invalid=parsed.invalid, attempts=len(attempts), latency_s=latency,
+                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept)
+            if cache is not None:
+                cache.put(key, {"verdicts": parsed.verdicts, "justifications": parsed.justifications,
+                                "missing": parsed.missing, "invalid": parsed.invalid, "raw": raw_kept,
+                                "model": self.model, "prompt_version": PROMPT_VERSION})
+        else:
+            result = JudgeResult(
+                judge=self.name, ok=False, error=f"no verdicts after {len(attempts)} attempt(s): {error}",
+                attempts=len(attempts), latency_s=latency, prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept)
+        if audit is not None:
+            audit.write({**audit_base, "cached": False, "ok": result.ok, "attempts": attempts,
+                         "n_attempts": len(attempts), "dropped_params": dropped, "latency_s": round(latency, 4),
+                         "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                         "cost_usd": cost, "missing": result.missing, "raw": raw_kept, "error": result.error})
+        return result
+
+
+@judge("litellm")
+def litellm_judge(model: str, **options: Any) -> LiteLLMJudge:
+    return LiteLLMJudge(model, **options)

@@ -1,0 +1,100 @@
+"""The judge prompt (SPEC §5.3), in our own words, versioned.
+
+Bump :data:`PROMPT_VERSION` on any change to the wording or layout: it is part of the cache
+key and is recorded in every grade, so verdicts from different prompts are never mixed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PROMPT_VERSION = "rb-judge-v1"
+
+_SIDE_ROLE = {"A": "vendor", "B": "customer"}
+
+SYSTEM_PROMPT = """\
+You are a senior contracts attorney reviewing another lawyer's redline of a commercial \
+contract. You grade it against a list of rubrics an expert attorney wrote for this exact task. \
+Be strict but fair: you are checking what the markup actually does, not what it intends.
+
+How to read the document you are given:
+- ~~text~~ is text struck through as a tracked deletion; ++text++ is text added as a tracked \
+insertion; ~~old~~++new++ is a replacement.
+- Every change is labelled with its author. Changes by the reviewing counsel named in the task \
+are THIS TURN's work, the only work you grade. Changes by anyone else come from earlier turns \
+of the negotiation: they are the starting point this turn responds to.
+- {cmt-N} marks where a margin comment is anchored; the comment texts, their authors and the \
+thread they reply to are listed in an appendix after the document.
+- Paragraph ids ([p-NNN]) and clause numbers (e.g. 3.3.5) locate each paragraph.
+
+Rules for every verdict:
+1. PASS only when this turn's markup clearly and completely does what the criterion says, at \
+the place the criterion names. There is no partial credit: if it is done only in part, only \
+approximately, in the wrong clause, or you are unsure, the verdict is FAIL.
+2. Grade the tracked changes, not the comments. A comment that proposes, promises or explains \
+a change does not count as making it: "Inserts X" fails unless X is actually inserted as a \
+tracked change.
+3. When a criterion says the reviewer rejects (or pushes back on) an edit the other side made, \
+it passes when a tracked change of this turn strikes that edit or rewrites it.
+4. When a criterion says the reviewer accepts, preserves or retains something (including a \
+change the other side made), it passes when that text is still in place and this turn's \
+changes leave it intact.
+5. Edits that no criterion mentions are neither rewarded nor penalised; ignore them.
+6. Some rubrics carry a negative weight: they describe a mistake. Grade them the same way as \
+the others, PASS when the described edit is present and FAIL when it is not. Do not invert \
+the answer; the scorer applies the sign.
+7. An attorney's note may follow a criterion. It explains why the criterion matters; it is \
+context, not an additional condition.
+8. Give each verdict one short justification (one sentence) that points at the markup.
+
+Answer with one JSON object and nothing else, in exactly this shape:
+{"verdicts": [{"rubric_id": "<id>", "verdict": "PASS", "justification": "<one sentence>"}]}
+Give exactly one entry for every rubric id listed, and spell each verdict exactly PASS or FAIL.\
+"""
+
+
+def _attr(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def rubric_block(rubrics: Any) -> str:
+    """Rubrics as the judge reads them: id, category, weight, criterion, attorney's note."""
+    lines = []
+    for r in rubrics:
+        weight = int(_attr(r, "weight", 0))
+        lines.append(f"- id: {_attr(r, 'id')}")
+        lines.append(f"  category: {_attr(r, 'category') or '(uncategorized)'}")
+        lines.append(f"  weight: {weight:+d}" + ("  (penalty: describes a mistake)" if weight < 0 else ""))
+        lines.append(f"  criterion: {' '.join(str(_attr(r, 'criteria') or '').split())}")
+        note = _attr(r, "justification")
+        if note:
+            lines.append(f"  attorney's note (context only): {' '.join(str(note).split())}")
+    return "\n".join(lines)
+
+
+def judge_messages(task: Any, view: str) -> list[dict[str, str]]:
+    """The chat messages for one judge call on one task: all rubrics in a single prompt."""
+    side = str(_attr(task, "side", ""))
+    role = _SIDE_ROLE.get(side, "unknown")
+    turn = _attr(task, "turn")
+    ids = [str(_attr(r, "id")) for r in _attr(task, "rubrics", ())]
+    context = (
+        f"Task: {_attr(task, 'task_id')}\n"
+        f"Scenario {_attr(task, 'scenario_id')}: {_attr(task, 'scenario_label') or 'contract negotiation'}\n"
+        f"The redline was made for {_attr(task, 'represented_party') or 'the represented party'}, "
+        f"the {role} (side {side}), at turn {turn} of the negotiation; the counterparty is "
+        f"{_attr(task, 'counterparty') or 'the other side'}.\n"
+        f"This turn's changes and comments carry the author \"{_attr(task, 'author')}\"."
+    )
+    user = (
+        f"{context}\n\n"
+        f"Rubrics to grade ({len(ids)}):\n{rubric_block(_attr(task, 'rubrics', ()))}\n\n"
+        "The redlined contract:\n<<<DOCUMENT\n"
+        f"{view.rstrip()}\n"
+        "DOCUMENT>>>\n\n"
+        f"Return the JSON object now, with one verdict for each of these rubric ids: {json.dumps(ids)}"
+    )
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

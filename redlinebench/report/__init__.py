@@ -1,0 +1,10 @@
+"""Reports people read: the per-run ``report.html``, the model comparison dashboard and the
+redline viewer. Built from run-directory files alone; every page is one self-contained HTML file.
+"""
+
+from ._compare import write_comparison
+from ._load import ReportError, RunData, TrialRecord, load_run
+from ._redline import render_document
+from ._run_report import write_run_report
+
+__all__ = ["write_run_report", "write_comparison", "load_run", "RunData", "TrialRecord", "ReportError", "render_document"]

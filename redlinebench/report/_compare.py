@@ -1,0 +1,253 @@
+"""``compare.html``: several runs (and the models inside them) side by side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from ._components import (
+    SIDE_NAMES,
+    ModelColours,
+    agreement_section,
+    ci_text,
+    dimension_charts,
+    leaderboard_forest,
+    method_note,
+    num_cell,
+    redline_overall,
+    scenario_labels,
+    scenario_turn_heatmap,
+)
+from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds
+from ._load import ReportError, RunData, TrialRecord, config_value, load_run
+from ._page import page, write_atomic
+from ._palette import ink_on, ramp
+from ._stats import judge_agreement, mean, total
+
+TOP_RUBRICS = 40
+
+
+@dataclass
+class Entry:
+    """One model of one run: the unit the dashboard compares."""
+
+    label: str
+    model: str
+    run: RunData
+    summary: dict[str, Any]
+    trials: list[TrialRecord]
+
+    @property
+    def cost_per_trial(self) -> float | None:
+        return mean([t.cost for t in self.trials])
+
+
+def write_comparison(run_dirs: Sequence[Path], output: Path) -> Path:
+    """Write the comparison dashboard for *run_dirs* to *output*; return its path."""
+    if not run_dirs:
+        raise ReportError("compare needs at least one run directory")
+    runs = [load_run(d) for d in run_dirs]
+    return write_atomic(Path(output), render_comparison(runs))
+
+
+def collect_entries(runs: Sequence[RunData]) -> list[Entry]:
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    for run in runs:
+        for model in run.models:
+            seen[model] = seen.get(model, 0) + 1
+    for run in runs:
+        for model in run.models:
+            label = model if seen[model] == 1 else f"{model} [{run.run_id}]"
+            entries.append(Entry(label, model, run, run.entry(model) or {}, [t for t in run.trials if t.model == model]))
+    entries.sort(key=lambda e: (-(e.summary.get("overall_turn_weighted") if is_number(e.summary.get("overall_turn_weighted")) else -1.0),
+                                e.label))
+    return entries
+
+
+def render_comparison(runs: Sequence[RunData]) -> str:
+    entries = collect_entries(runs)
+    colours = ModelColours()
+    for e in entries:
+        colours(e.label)
+    scen = scenario_labels(runs)
+    scored = [(e.label, e.summary) for e in entries if e.summary]
+    sections = [
+        _leaderboard(entries, runs, colours),
+        el("section", el("h2", "Where each model scores"), dimension_charts(scored, colours, scen), id="profile"),
+        _heatmaps(entries, scen),
+        _rubric_heatmap(entries),
+        _cost(entries, colours),
+        el("section", el("h2", "Judge agreement"),
+           el("p", "How often the judges of the panel agree with each other and with the panel's majority, over every "
+                   "rubric decision in the compared runs.", class_="lead"),
+           agreement_section(judge_agreement([t for r in runs for t in r.trials])), id="judges"),
+        el("section", el("h2", "How the score is computed"), method_note(), id="method"),
+    ]
+    nav = [("leaderboard", "Leaderboard"), ("profile", "Profile"), ("cells", "Scenario × turn"), ("rubrics", "Rubrics"),
+           ("cost", "Cost"), ("judges", "Judges"), ("method", "Method")]
+    subtitle = [f"{len(entries)} model(s)", f"{len(runs)} run(s): " + ", ".join(r.run_id for r in runs)]
+    return page(title="RedlineBench comparison", subtitle=subtitle, nav=nav, body=join(sections))
+
+
+def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours) -> Markup:
+    head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
+            "Incomplete", "Cost / trial", "Tokens / trial", "Latency / trial"]
+    numeric = set(head) - {"Model"}
+    rows = []
+    for rank, e in enumerate(entries, 1):
+        s = e.summary
+        side = s.get("by_side_turn_weighted") if isinstance(s.get("by_side_turn_weighted"), dict) else {}
+        ro = redline_overall(s)
+        tokens = mean([(t.tokens_in or 0) + (t.tokens_out or 0) if (t.tokens_in is not None or t.tokens_out is not None) else None
+                       for t in e.trials])
+        latency = mean([t.latency for t in e.trials])
+        rows.append(el("tr",
+                       num_cell(rank),
+                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), e.model,
+                          el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown", class_="small muted mono")),
+                       el("td", el("b", f"{ro:.1f}") if ro is not None else "—", class_="num", data_v=f"{ro:.4f}" if ro is not None else ""),
+                       el("td", ci_text(s), class_="num"),
+                       num_cell(s.get("best_at_k_turn_weighted"), score100(s.get("best_at_k_turn_weighted"))),
+                       num_cell(side.get("A"), score100(side.get("A"))), num_cell(side.get("B"), score100(side.get("B"))),
+                       num_cell(s.get("n_trials", len(e.trials))),
+                       num_cell(s.get("n_gate_failures")), num_cell(sum(1 for t in e.trials if t.judging_incomplete)),
+                       num_cell(e.cost_per_trial, money(e.cost_per_trial)),
+                       num_cell(tokens, count(tokens)),
+                       num_cell(latency, seconds(latency))))
+    table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
+               el("tbody", *rows), class_="sortable")
+    warnings = []
+    methods = {r.judge_method for r in runs}
+    if len(methods) > 1:
+        warnings.append(el("div", el("b", "Different judging across runs"),
+                           "The runs were scored with different judge methods (", ", ".join(sorted(str(m) for m in methods)),
+                           "); their scores are not directly comparable.", class_="callout"))
+    if any(r.judge_method and "heuristic" in r.judge_method for r in runs):
+        warnings.append(el("div", el("b", "Heuristic judge"), "Some runs were scored by the offline heuristic judge: an "
+                                                              "approximation for demos, never publishable.", class_="callout info"))
+    fps = {str(config_value(r.config, "fingerprint", "source.fingerprint", "data_source.fingerprint", "tasks.fingerprint"))
+           for r in runs if config_value(r.config, "fingerprint", "source.fingerprint", "data_source.fingerprint", "tasks.fingerprint")}
+    if len(fps) > 1:
+        warnings.append(el("div", el("b", "Different task sets"), "The runs used task sets with different fingerprints; "
+                                                                  "compare cell by cell rather than by the headline.", class_="callout"))
+    partial = [e.label for e in entries if isinstance(e.summary.get("by_scenario_turn"), dict)
+               and sum(1 for v in e.summary["by_scenario_turn"].values() if is_number(v)) not in (0, 12)]
+    if partial:
+        warnings.append(el("div", el("b", "Partial grid"), "These entries do not cover all 12 scenario × turn cells, so their "
+                                                           "headline averages fewer cells: ", ", ".join(partial), class_="callout"))
+    scored = [(e.label, e.summary) for e in entries if e.summary]
+    forest = leaderboard_forest(scored, colours) if scored else None
+    unscored = [e.label for e in entries if not e.summary]
+    if unscored:
+        warnings.append(el("div", el("b", "Not scored"), "No summary for: ", ", ".join(unscored), class_="callout bad"))
+    return el("section", el("h2", "Leaderboard"),
+              el("p", "Models ranked by redline_overall (0-100, mean of scenario × turn cell means) with 95% bootstrap "
+                      "confidence intervals. Overlapping intervals mean the ranking between those models is not settled.",
+                      class_="lead"),
+              *warnings, el("figure", forest) if forest else None, el("div", table, class_="tablewrap"), id="leaderboard")
+
+
+def _heatmaps(entries: Sequence[Entry], scen: dict[str, str]) -> Markup:
+    figs = []
+    for e in entries:
+        h = scenario_turn_heatmap(e.label, e.summary, scen)
+        if h is not None:
+            figs.append(el("figure", el("figcaption", e.label), h))
+    body = el("div", *figs, class_="grid2") if figs else el("p", "No scenario × turn cells in the summaries.", class_="muted")
+    return el("section", el("h2", "Scenario × turn, per model"),
+              el("p", "Cell means (0-100); darker is better, hatched cells had no tasks. Turn 1 is the first markup; later "
+                      "turns answer the other side's edits.", class_="lead"), body, id="cells")
+
+
+def _rubric_rates(entries: Sequence[Entry]) -> tuple[list[tuple[str, str]], dict[tuple[str, str], dict[str, Any]], dict[str, dict]]:
+    """(task, rubric) keys in first-seen order, their criteria/weight, and per-entry satisfied rates."""
+    order: list[tuple[str, str]] = []
+    info: dict[tuple[str, str], dict[str, Any]] = {}
+    rates: dict[str, dict[tuple[str, str], tuple[int, int]]] = {}
+    for e in entries:
+        acc = rates.setdefault(e.label, {})
+        for t in e.trials:
+            for r in t.per_rubric:
+                key = (t.task_id, str(r.get("rubric_id", "")))
+                if key not in info:
+                    order.append(key)
+                    info[key] = r
+                w = r.get("weight")
+                penalty = bool(r.get("is_penalty")) or (is_number(w) and w < 0)
+                ok = (r.get("verdict") == "PASS") != penalty
+                n, k = acc.get(key, (0, 0))
+                acc[key] = (n + 1, k + int(ok))
+    return order, info, rates
+
+
+def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
+    order, info, rates = _rubric_rates(entries)
+    if not order:
+        return el("section", el("h2", "Rubrics across models"), el("p", "No rubric verdicts in the compared runs.", class_="muted"),
+                  id="rubrics")
+    labels = [e.label for e in entries]
+
+    def rate(label: str, key: tuple[str, str]) -> float | None:
+        n, k = rates.get(label, {}).get(key, (0, 0))
+        return k / n if n else None
+
+    def spread(key: tuple[str, str]) -> float:
+        vals = [v for v in (rate(lb, key) for lb in labels) if v is not None]
+        return (max(vals) - min(vals)) if len(vals) > 1 else 0.0
+
+    def table(keys: Sequence[tuple[str, str]]) -> Markup:
+        head = el("tr", el("th", "Task"), el("th", "Rubric"), el("th", "Weight", class_="num"), el("th", "Criterion"),
+                  *[el("th", lb, class_="rot num") for lb in labels])
+        body = []
+        for key in keys:
+            r = info[key]
+            cells = []
+            for lb in labels:
+                v = rate(lb, key)
+                if v is None:
+                    cells.append(el("td", "not run", class_="h none", title=f"{lb}: not run on this task"))
+                else:
+                    n, _ = rates[lb][key]
+                    cells.append(el("td", f"{100 * v:.0f}", class_="h", data_v=f"{v:.4f}", title=f"{lb}: satisfied in {100 * v:.0f}% of {n} trial(s)",
+                                    style=f"background:{ramp(v)};color:{ink_on(v)}"))
+            w = r.get("weight")
+            pen = bool(r.get("is_penalty")) or (is_number(w) and w < 0)
+            body.append(el("tr", el("td", key[0], class_="mono small nowrap"), el("td", key[1], class_="mono small"),
+                           el("td", el("span", plain(w), class_="badge b-pen", title="penalty rubric") if pen else plain(w),
+                              class_="num"), el("td", r.get("criteria") or "", class_="crit"), *cells))
+        return el("div", el("table", el("thead", head), el("tbody", *body), class_="heat sortable"), class_="tablewrap")
+
+    multi = len(labels) > 1
+    top = sorted(order, key=lambda k: -spread(k))[:TOP_RUBRICS] if multi else order[:TOP_RUBRICS]
+    top = [k for k in top if spread(k) > 0] if multi else top
+    parts = [el("p", "Share of trials in which each model satisfied the rubric (a penalty rubric is satisfied when the "
+                     "undesirable edit is absent). 100 = always, 0 = never.", class_="lead")]
+    if multi:
+        parts.append(el("h3", f"Where the models differ most ({len(top)} rubrics)"))
+        parts.append(table(top) if top else el("p", "The models agree on every rubric.", class_="muted"))
+    parts.append(el("details", el("summary", f"All {len(order)} rubrics"), table(order), class_="sub", open=not multi))
+    return el("section", el("h2", "Rubrics across models"), *parts, id="rubrics")
+
+
+def _cost(entries: Sequence[Entry], colours: ModelColours) -> Markup:
+    from ._svg import Point, scatter
+
+    points = []
+    for e in entries:
+        c, v = e.cost_per_trial, e.summary.get("overall_turn_weighted")
+        ci = e.summary.get("ci") if isinstance(e.summary.get("ci"), list) else None
+        if c is not None and is_number(v):
+            points.append(Point(e.label, c, float(v), colours(e.label), ci))
+    if not points:
+        body = el("p", "No cost figures recorded in metrics.json (offline baselines cost nothing).", class_="muted")
+    else:
+        body = el("figure", el("figcaption", "Score against mean agent cost per trial ",
+                               el("span", "(judge cost excluded; bars are 95% CIs)", class_="muted small")),
+                  scatter(points, title="redline_overall against agent cost per trial", x_label="agent cost per trial (USD)",
+                          x_format=money))
+    return el("section", el("h2", "Score against cost"), body, id="cost")
+
+
+__all__ = ["write_comparison", "render_comparison", "collect_entries", "SIDE_NAMES", "pct"]

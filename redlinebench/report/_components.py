@@ -1,0 +1,244 @@
+"""Page pieces shared by the run report and the comparison dashboard."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ._html import Markup, el, esc, is_number, join, money, pct, plain, score100
+from ._load import RunData, TrialRecord
+from ._palette import MODEL_COLOURS, ColourMap
+from ._stats import Agreement
+from ._svg import ForestRow, Series, forest, grouped_bars, heatmap
+
+SIDE_NAMES = {"A": "Side A · vendor", "B": "Side B · customer"}
+STATUS_TEXT = {
+    "graded": ("graded", "b-pass"),
+    "gate_failed": ("gate failed", "b-fail"),
+    "judging_incomplete": ("judging incomplete", "b-warn"),
+    "errored": ("errored", "b-fail"),
+    "not_graded": ("not graded", "b-na"),
+}
+
+
+class ModelColours(ColourMap):
+    def __init__(self) -> None:
+        super().__init__(MODEL_COLOURS)
+
+
+def redline_overall(entry: Mapping[str, Any] | None) -> float | None:
+    """SPEC §6: ``round(100 * overall_turn_weighted, 1)`` (a summary's own value wins if present)."""
+    if not entry:
+        return None
+    v = entry.get("redline_overall")
+    if is_number(v):
+        return float(v)
+    otw = entry.get("overall_turn_weighted")
+    return round(100 * float(otw), 1) if is_number(otw) else None
+
+
+def ci_pair(entry: Mapping[str, Any] | None) -> tuple[float, float] | None:
+    ci = (entry or {}).get("ci")
+    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(is_number(c) for c in ci):
+        return float(ci[0]), float(ci[1])
+    return None
+
+
+def ci_text(entry: Mapping[str, Any] | None) -> str:
+    ci = ci_pair(entry)
+    return f"{100 * ci[0]:.1f} – {100 * ci[1]:.1f}" if ci else "—"
+
+
+def status_badge(status: str) -> Markup:
+    text, cls = STATUS_TEXT.get(status, (status, "b-na"))
+    return el("span", text, class_=f"badge {cls}")
+
+
+def verdict_badge(verdict: object, *, penalty: bool = False) -> Markup:
+    if verdict == "PASS":
+        return el("span", "PASS", class_="badge b-pen" if penalty else "badge b-pass",
+                  title="penalty rubric: the undesirable edit is present" if penalty else None)
+    if verdict == "FAIL":
+        return el("span", "FAIL", class_="badge b-fail" if not penalty else "badge b-na",
+                  title="penalty rubric: the undesirable edit is absent" if penalty else None)
+    return el("span", "no verdict", class_="badge b-na")
+
+
+def reward_cell(value: float | None) -> Markup:
+    if value is None:
+        return el("td", "—", class_="num", data_v="")
+    w = max(0.0, min(1.0, value))
+    return el("td", el("span", f"{100 * value:.1f}", class_="reward"),
+              el("span", el("i", style=f"width:{100 * w:.0f}%"), class_="bar", aria_hidden="true"),
+              class_="num", data_v=f"{value:.6f}")
+
+
+def num_cell(value: object, text: str | None = None) -> Markup:
+    if not is_number(value):
+        return el("td", "—", class_="num", data_v="")
+    return el("td", text if text is not None else plain(value), class_="num", data_v=f"{float(value):.6f}")  # type: ignore[arg-type]
+
+
+def scenario_labels(runs: Sequence[RunData]) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for run in runs:
+        for t in run.trials:
+            lab = (t.grade or {}).get("scenario_label")
+            if t.scenario and isinstance(lab, str) and lab and t.scenario not in labels:
+                labels[t.scenario] = lab
+    return labels
+
+
+def _sorted_keys(keys: Any) -> list[str]:
+    def k(x: str) -> tuple:
+        parts = str(x).split("-")
+        return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
+    return sorted({str(x) for x in keys}, key=k)
+
+
+def _full_range(keys: set[str]) -> list[str]:
+    """Observed keys, with numeric gaps filled from 1 so the grid shows what was not run."""
+    if keys and all(k.isdigit() for k in keys):
+        return [str(i) for i in range(1, max(int(k) for k in keys) + 1)]
+    return _sorted_keys(keys)
+
+
+def dimension_charts(entries: Sequence[tuple[str, Mapping[str, Any]]], colours: ModelColours,
+                     scen_labels: Mapping[str, str]) -> Markup:
+    """By turn, side, scenario and category: grouped bars (one series per model) plus tables."""
+    figs = []
+    specs = [
+        ("by_turn", "By turn", lambda k: f"Turn {k}", "Mean of input-group scores per turn."),
+        ("by_side_turn_weighted", "By side", lambda k: SIDE_NAMES.get(k, f"Side {k}"), "Mean of the side's scenario × turn cells."),
+        ("by_scenario_turn_weighted", "By scenario", lambda k: f"S{k} · {scen_labels[k]}" if k in scen_labels else f"Scenario {k}",
+         "Mean of the scenario's turn cells."),
+        ("by_category", "By rubric category", lambda k: k, "Weight of correct outcomes / total weight, pooled over all rubrics."),
+    ]
+    for key, title, fmt, note in specs:
+        keys: list[str] = []
+        for _, e in entries:
+            d = e.get(key)
+            if isinstance(d, dict):
+                keys.extend(str(x) for x in d)
+        if not keys:
+            continue
+        keys = _sorted_keys(keys) if key != "by_category" else sorted(set(keys))
+        series = []
+        for model, e in entries:
+            d = e.get(key) if isinstance(e.get(key), dict) else {}
+            vals = [d.get(k) if is_number(d.get(k)) else None for k in keys]
+            series.append(Series(model, colours(model), vals))
+        chart = grouped_bars([fmt(k) for k in keys], series, title=f"{title}: redline score (0-100) per model")
+        head = el("tr", el("th", ""), *[el("th", fmt(k), class_="num") for k in keys])
+        body = [el("tr", el("td", el("span", "", class_="swatch", style=f"background:{s.colour}"), s.name),
+                   *[el("td", score100(v), class_="num") for v in s.values]) for s in series]
+        table = el("details", el("summary", "numbers", class_="small muted"),
+                   el("div", el("table", el("thead", head), el("tbody", *body)), class_="tablewrap"), class_="sub")
+        figs.append(el("figure", el("figcaption", title, " ", el("span", note, class_="muted small")), chart, table))
+    if not figs:
+        return el("p", "No aggregated scores yet.", class_="muted")
+    return el("div", *figs, class_="grid2")
+
+
+def leaderboard_forest(entries: Sequence[tuple[str, Mapping[str, Any]]], colours: ModelColours) -> Markup:
+    rows = []
+    for model, e in entries:
+        v = e.get("overall_turn_weighted")
+        rows.append(ForestRow(model, float(v) if is_number(v) else None, ci_pair(e), colours(model)))
+    return forest(rows, title="redline_overall with 95% bootstrap confidence intervals")
+
+
+def scenario_turn_heatmap(model: str, entry: Mapping[str, Any], scen_labels: Mapping[str, str]) -> Markup | None:
+    cells = entry.get("by_scenario_turn")
+    if not isinstance(cells, dict) or not cells:
+        return None
+    scen, turns = set(), set()
+    for k in cells:
+        parts = str(k).split("-")
+        if len(parts) == 2:
+            scen.add(parts[0])
+            turns.add(parts[1])
+    scen_l, turn_l = _full_range(scen), _full_range(turns)
+    if not scen_l:
+        return None
+    vals = [[cells.get(f"{s}-{t}") if is_number(cells.get(f"{s}-{t}")) else None for t in turn_l] for s in scen_l]
+    rows = [f"S{s} · {scen_labels[s]}" if s in scen_labels else f"Scenario {s}" for s in scen_l]
+    return heatmap(rows, [f"Turn {t}" for t in turn_l], vals, title=f"{model}: scenario × turn cell means", corner="",
+                   tips=[[f"{model} · S{s} T{t}" for t in turn_l] for s in scen_l])
+
+
+def agreement_section(agree: Agreement) -> Markup:
+    if not agree.judges:
+        return el("p", "No per-judge votes were recorded (single judge or heuristic judge), so there is no agreement to report.",
+                  class_="muted")
+    jrows = [el("tr", el("td", j.name, class_="mono"), num_cell(j.votes), el("td", pct(j.pass_rate), class_="num"),
+                el("td", pct(j.panel_agreement, 1), class_="num")) for j in agree.judges]
+    parts = [
+        el("p", f"{agree.rubric_votes} rubric decisions had per-judge votes; ",
+           el("b", pct(agree.unanimity, 1)), " were unanimous.", class_="lead"),
+        el("div", el("table", el("thead", el("tr", el("th", "Judge"), el("th", "Votes", class_="num"),
+                                            el("th", "PASS rate", class_="num"), el("th", "Agrees with panel", class_="num"))),
+                     el("tbody", *jrows)), class_="tablewrap"),
+    ]
+    if agree.pairs:
+        prow = [el("tr", el("td", p.a, class_="mono"), el("td", p.b, class_="mono"), num_cell(p.n),
+                   el("td", pct(p.agreement, 1), class_="num"),
+                   el("td", "—" if p.kappa is None else f"{p.kappa:.2f}", class_="num")) for p in agree.pairs]
+        parts.append(el("h4", "Pairwise"))
+        parts.append(el("div", el("table", el("thead", el("tr", el("th", "Judge"), el("th", "Judge"), el("th", "Shared", class_="num"),
+                                                        el("th", "Agreement", class_="num"), el("th", "Cohen's κ", class_="num"))),
+                                  el("tbody", *prow)), class_="tablewrap"))
+        parts.append(el("p", "κ above 0.6 is usually read as substantial agreement; below 0.4 as weak.", class_="small muted"))
+    return join(parts)
+
+
+def method_note() -> Markup:
+    return join([
+        el("p", "Each task is graded against attorney-written rubrics by a panel of LLM judges. A rubric passes when more "
+                "than half of the judges that answered it say PASS (a tie fails). Penalty rubrics (negative weight) describe "
+                "an undesirable edit: when present, their weight is subtracted.", class_="lead"),
+        el("div", "reward   = clamp((earned − penalty) / total positive weight, 0, 1)\n"
+                  "           0 when the output fails the validity gate (no tracked change or comment by the task author)\n"
+                  "group    = mean reward of an input group (its rubric variants and trials)\n"
+                  "cell     = mean of the group scores in one scenario × turn cell\n"
+                  "headline = mean of the cell means (each cell counts equally); redline_overall = 100 × headline\n"
+                  "95% CI   = percentile bootstrap over the cell means (5000 resamples)", class_="formula"),
+        el("p", "Side A is the vendor (AgentCo), side B the customer. Category scores pool every rubric: a positive rubric is "
+                "correct when it passes, a penalty rubric when it fails.", class_="small muted"),
+    ])
+
+
+def config_list(config: Mapping[str, Any], *, limit: int = 80) -> Markup:
+    """Flatten the run configuration into a key/value list (everything escaped)."""
+    items: list[tuple[str, str]] = []
+
+    def walk(prefix: str, value: Any, depth: int) -> None:
+        if len(items) >= limit:
+            return
+        if isinstance(value, dict) and depth < 3 and value:
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), v, depth + 1)
+        elif isinstance(value, list) and all(not isinstance(x, (dict, list)) for x in value):
+            items.append((prefix, ", ".join(str(x) for x in value) if value else "[]"))
+        else:
+            text = value if isinstance(value, str) else __import__("json").dumps(value, ensure_ascii=False)
+            items.append((prefix, text if len(text) <= 400 else text[:400] + "…"))
+
+    walk("", config, 0)
+    if not items:
+        return el("p", "config.json is missing or empty.", class_="muted")
+    return el("dl", *[join([el("dt", k), el("dd", v, class_="mono")]) for k, v in items], class_="kv")
+
+
+def trial_sort_key(t: TrialRecord) -> tuple:
+    def n(x: str | None) -> tuple:
+        return (0, int(x)) if x and x.isdigit() else (1, x or "")
+    return (n(t.scenario), n(t.turn), t.task_id, t.model, str(t.trial))
+
+
+def esc_inline(x: object) -> Markup:
+    return esc(x)
+
+
+def money_total(values: Sequence[float | None]) -> str:
+    present = [v for v in values if v is not None]
+    return money(sum(present)) if present else "—"

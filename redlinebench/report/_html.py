@@ -1,0 +1,164 @@
+"""A tiny HTML builder that escapes by default.
+
+Everything shown in a report comes from documents, models and judges, so it is hostile. The
+only way to put text on a page is through :func:`esc` or :func:`el`, which escape anything that
+is not already :class:`Markup` (a string this module produced). No template engine, no ``|safe``.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Iterable
+
+
+class Markup(str):
+    """A string that is already safe HTML (produced by this module)."""
+
+    __slots__ = ()
+
+
+Child = "Markup | str | int | float | None | Iterable[Child]"
+
+
+def esc(value: object) -> Markup:
+    """Escape *value* unless it is already :class:`Markup`; ``None`` becomes empty."""
+    if value is None:
+        return Markup("")
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, (list, tuple)) or _is_gen(value):
+        return join(value)  # type: ignore[arg-type]
+    return Markup(escape(_clean(str(value)), quote=True))
+
+
+def _is_gen(value: object) -> bool:
+    return hasattr(value, "__next__") and hasattr(value, "__iter__")
+
+
+def _clean(text: str) -> str:
+    # Control characters other than tab/newline cannot appear in HTML text; drop them.
+    if any(ord(c) < 32 and c not in "\t\n\r" for c in text):
+        text = "".join(c for c in text if ord(c) >= 32 or c in "\t\n\r")
+    return text
+
+
+def join(parts: Iterable[object]) -> Markup:
+    return Markup("".join(esc(p) for p in parts if p is not None))
+
+
+_VOID = {"br", "hr", "meta", "img", "input", "col", "link"}
+
+
+def _attr_name(name: str) -> str:
+    if name.endswith("_"):
+        name = name[:-1]
+    return name.replace("_", "-")
+
+
+def attrs(mapping: dict[str, object]) -> Markup:
+    out = []
+    for key, value in mapping.items():
+        if value is None or value is False:
+            continue
+        name = _attr_name(key)
+        if value is True:
+            out.append(f" {name}")
+        else:
+            if isinstance(value, float):
+                value = num(value)
+            out.append(f' {name}="{escape(_clean(str(value)), quote=True)}"')
+    return Markup("".join(out))
+
+
+def el(name: str, /, *children: object, **attributes: object) -> Markup:
+    """``el("td", text, class_="num")`` -> ``<td class="num">text</td>`` with *text* escaped."""
+    opening = f"<{name}{attrs(attributes)}>"
+    if name in _VOID:
+        return Markup(opening)
+    return Markup(f"{opening}{join(children)}</{name}>")
+
+
+def num(value: float, digits: int = 2) -> str:
+    """Compact number for SVG coordinates."""
+    if isinstance(value, int):
+        return str(value)
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return text if text not in {"-0", ""} else "0"
+
+
+# ---------------------------------------------------------------- display formats
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def score100(value: object, digits: int = 1) -> str:
+    """A 0-1 score as 0-100 text (``0.4633`` -> ``46.3``); ``—`` when missing."""
+    if not is_number(value):
+        return "—"
+    return f"{100 * float(value):.{digits}f}"  # type: ignore[arg-type]
+
+
+def pct(value: object, digits: int = 0) -> str:
+    if not is_number(value):
+        return "—"
+    return f"{100 * float(value):.{digits}f}%"  # type: ignore[arg-type]
+
+
+def money(value: object) -> str:
+    if not is_number(value):
+        return "—"
+    v = float(value)  # type: ignore[arg-type]
+    if v == 0:
+        return "$0"
+    if abs(v) < 0.01:
+        return f"${v:.4f}"
+    if abs(v) < 100:
+        return f"${v:.2f}"
+    return f"${v:,.0f}"
+
+
+def count(value: object) -> str:
+    if not is_number(value):
+        return "—"
+    v = float(value)  # type: ignore[arg-type]
+    if abs(v) >= 1_000_000:
+        return f"{v / 1_000_000:.1f}M"
+    if abs(v) >= 10_000:
+        return f"{v / 1000:.0f}k"
+    if abs(v) >= 1000:
+        return f"{v / 1000:.1f}k"
+    return f"{v:.0f}" if v == int(v) else f"{v:.1f}"
+
+
+def seconds(value: object) -> str:
+    if not is_number(value):
+        return "—"
+    v = float(value)  # type: ignore[arg-type]
+    if v < 10:
+        return f"{v:.1f} s"
+    if v < 600:
+        return f"{v:.0f} s"
+    return f"{v / 60:.1f} min"
+
+
+def plain(value: object, digits: int = 2) -> str:
+    if not is_number(value):
+        return "—"
+    v = float(value)  # type: ignore[arg-type]
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return f"{v:.{digits}f}"
+
+
+def slug_id(*parts: object) -> str:
+    """A stable HTML id from arbitrary strings (ids never carry raw user text)."""
+    text = "-".join(str(p) for p in parts)
+    out = []
+    for ch in text:
+        if ch.isascii() and (ch.isalnum() or ch in "-_"):
+            out.append(ch)
+        else:
+            out.append(f"_{ord(ch):x}_")
+    return "x-" + "".join(out)

@@ -1,0 +1,52 @@
+"""Colours chosen to stay legible for colour-blind readers and on paper.
+
+Models use the Okabe-Ito palette (minus its pale yellow); heatmaps use one sequential ramp
+from pale to deep blue so "darker = better" reads the same everywhere; redline authors get
+saturated ink colours like Word's review pane, with the first author fixed per page.
+"""
+
+from __future__ import annotations
+
+MODEL_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#404040", "#8C564B")
+AUTHOR_COLOURS = ("#C0262D", "#1F5FAD", "#2E7D32", "#7B3FA0", "#A35C00", "#00796B", "#AD1457", "#455A64")
+
+# Sequential ramp (0 -> 1): pale sand to deep blue.
+_RAMP = (
+    (0.0, (0xF7, 0xF4, 0xEA)),
+    (0.25, (0xD9, 0xE6, 0xF2)),
+    (0.5, (0x9E, 0xC5, 0xE0)),
+    (0.75, (0x4A, 0x8F, 0xC4)),
+    (1.0, (0x08, 0x3D, 0x77)),
+)
+
+
+def ramp(value: float) -> str:
+    """Hex colour for *value* in [0, 1] on the sequential ramp."""
+    v = min(1.0, max(0.0, float(value)))
+    for (x0, c0), (x1, c1) in zip(_RAMP, _RAMP[1:]):
+        if v <= x1:
+            t = 0.0 if x1 == x0 else (v - x0) / (x1 - x0)
+            rgb = tuple(round(a + (b - a) * t) for a, b in zip(c0, c1))
+            return "#%02X%02X%02X" % rgb
+    return "#%02X%02X%02X" % _RAMP[-1][1]
+
+
+def ink_on(value: float) -> str:
+    """Text colour readable on ``ramp(value)``."""
+    return "#FFFFFF" if value >= 0.62 else "#1B1B1B"
+
+
+class ColourMap:
+    """Assigns colours to names in order of first request; stable within one page."""
+
+    def __init__(self, palette: tuple[str, ...]) -> None:
+        self._palette = palette
+        self._assigned: dict[str, str] = {}
+
+    def __call__(self, name: str) -> str:
+        if name not in self._assigned:
+            self._assigned[name] = self._palette[len(self._assigned) % len(self._palette)]
+        return self._assigned[name]
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._assigned.items())

@@ -1,0 +1,295 @@
+"""The redline viewer: a contract as Word's review pane shows it, in HTML.
+
+Input is the engine's document model (``RedlineDocument``: paragraphs with ``segments``,
+``number``, ``comment_ids``; ``comments`` with threads via ``parent``). Insertions are
+underlined and deletions struck in their author's colour, clause numbers sit in a gutter, a
+change bar marks edited paragraphs, and comment threads sit in a margin beside the paragraph
+they anchor on. Three CSS-only views (all markup / final / original) need no JavaScript.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from ._html import Markup, el, esc, join, slug_id
+from ._palette import AUTHOR_COLOURS, ColourMap
+
+_HEADING = re.compile(r"heading|title", re.I)
+ANCHOR_QUOTE_CHARS = 140
+
+
+class AuthorColours(ColourMap):
+    """Per-page author colours; the model's own author string is always the first colour."""
+
+    def __init__(self) -> None:
+        super().__init__(AUTHOR_COLOURS)
+
+
+@dataclass
+class DocOutcome:
+    """A rendered document, or why it could not be rendered."""
+
+    html: Markup
+    ok: bool
+    error: str | None = None
+
+
+def open_document(path: Path | None) -> tuple[Any | None, str | None]:
+    """Open *path* with the engine; return ``(doc, None)`` or ``(None, reason)``. Never raises."""
+    if path is None:
+        return None, "no document"
+    try:
+        from ..docx import RedlineDocument
+    except ImportError as exc:
+        return None, f"the redline engine is not available ({exc})"
+    try:
+        return RedlineDocument.open(path), None
+    except Exception as exc:  # a hostile .docx must not take the whole report down
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _threads(comments: Sequence[Any]) -> tuple[list[list[Any]], dict[str, Any]]:
+    by_id = {str(_get(c, "id")): c for c in comments}
+    roots: list[Any] = []
+    replies: dict[str, list[Any]] = {}
+
+    def root_of(c: Any) -> str:
+        seen = set()
+        cur = c
+        while True:
+            parent = _get(cur, "parent")
+            if not parent or str(parent) not in by_id or str(parent) in seen:
+                return str(_get(cur, "id"))
+            seen.add(str(parent))
+            cur = by_id[str(parent)]
+
+    for c in comments:
+        rid = root_of(c)
+        if rid == str(_get(c, "id")):
+            roots.append(c)
+        else:
+            replies.setdefault(rid, []).append(c)
+    return [[r, *replies.get(str(_get(r, "id")), [])] for r in roots], by_id
+
+
+def _anchor_paragraph(root: Any, paragraphs: Sequence[Any]) -> str | None:
+    pids = _get(root, "paragraph_ids") or []
+    known = {str(_get(p, "id")) for p in paragraphs}
+    for pid in pids:
+        if str(pid) in known:
+            return str(pid)
+    rid = str(_get(root, "id"))
+    for p in paragraphs:
+        if rid in [str(x) for x in (_get(p, "comment_ids") or [])]:
+            return str(_get(p, "id"))
+    return None
+
+
+def _rev_title(kind: str, seg: Any) -> str:
+    verb = {"ins": "Inserted", "del": "Deleted", "move_from": "Moved from here", "move_to": "Moved here"}.get(kind, kind)
+    parts = [f"{verb} by {_get(seg, 'author') or 'unknown author'}"]
+    if _get(seg, "date"):
+        parts.append(str(_get(seg, "date")))
+    if _get(seg, "inserted_by"):
+        parts.append(f"text inserted earlier by {_get(seg, 'inserted_by')}")
+    if _get(seg, "revision_id"):
+        parts.append(str(_get(seg, "revision_id")))
+    return " · ".join(parts)
+
+
+def _segment_html(seg: Any, colours: AuthorColours, marks: list[tuple[str, int]]) -> Markup:
+    kind = str(_get(seg, "kind", "text"))
+    text = str(_get(seg, "text", "") or "")
+    body = _with_marks(text, marks)
+    if kind == "text":
+        return body
+    author = str(_get(seg, "author") or "unknown author")
+    style = f"--ac:{colours(author)}"
+    if kind in {"ins", "move_to"}:
+        return el("ins", body, class_=f"rl-{kind.replace('_', '-')}", style=style, title=_rev_title(kind, seg))
+    if kind in {"del", "move_from"}:
+        return el("del", body, class_=f"rl-{kind.replace('_', '-')}", style=style, title=_rev_title(kind, seg))
+    return el("span", body, title=kind)
+
+
+def _with_marks(text: str, marks: list[tuple[str, int]]) -> Markup:
+    """Highlight the first occurrence of each pending comment anchor found in *text*."""
+    for i, (anchor, number) in enumerate(marks):
+        if not anchor:
+            continue
+        at = text.find(anchor)
+        if at >= 0:
+            del marks[i]
+            return join([
+                _with_marks(text[:at], marks),
+                el("mark", anchor, class_="rl-anchor", title=f"Comment {number}"),
+                _with_marks(text[at + len(anchor):], marks),
+            ])
+    return esc(text)
+
+
+def _comment_card(thread: list[Any], number: int, colours: AuthorColours, dom: str) -> Markup:
+    items = []
+    for k, c in enumerate(thread):
+        author = str(_get(c, "author") or "unknown author")
+        head = [el("span", "", class_="rl-dot", style=f"background:{colours(author)}"),
+                el("b", author)]
+        if _get(c, "date"):
+            head.append(el("span", str(_get(c, "date"))[:16].replace("T", " "), class_="rl-date"))
+        if k > 0:
+            head.insert(0, el("span", "↳ reply", class_="rl-reply-tag"))
+        items.append(el("div", el("div", *head, class_="rl-chead"), el("div", str(_get(c, "text") or ""), class_="rl-ctext"),
+                        class_="rl-comment" + (" rl-is-reply" if k else "")))
+    root = thread[0]
+    anchor = str(_get(root, "anchor_text") or "").strip()
+    quote = None
+    if anchor:
+        short = anchor if len(anchor) <= ANCHOR_QUOTE_CHARS else anchor[:ANCHOR_QUOTE_CHARS] + "…"
+        quote = el("div", el("span", "on ", class_="rl-on"), short, class_="rl-quote")
+    resolved = bool(_get(root, "resolved"))
+    return el("div", el("div", el("span", str(number), class_="rl-cnum"), " ", str(_get(root, "id") or ""),
+                        " · resolved" if resolved else "", class_="rl-cid"),
+              quote, *items, class_="rl-thread" + (" rl-resolved" if resolved else ""), id=f"{dom}-c{number}")
+
+
+def author_counts(doc: Any) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for p in _get(doc, "paragraphs") or []:
+        for seg in _get(p, "segments") or []:
+            kind = str(_get(seg, "kind", "text"))
+            if kind == "text":
+                continue
+            a = str(_get(seg, "author") or "unknown author")
+            key = "ins" if kind in {"ins", "move_to"} else "del"
+            counts.setdefault(a, {"ins": 0, "del": 0, "comments": 0})[key] += 1
+    for c in _get(doc, "comments") or []:
+        a = str(_get(c, "author") or "unknown author")
+        counts.setdefault(a, {"ins": 0, "del": 0, "comments": 0})["comments"] += 1
+    return counts
+
+
+def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author: str | None = None,
+                    label: str = "Redline") -> Markup:
+    """Render *doc* (engine ``RedlineDocument`` or an object with the same attributes)."""
+    paragraphs = list(_get(doc, "paragraphs") or [])
+    comments = list(_get(doc, "comments") or [])
+    if focus_author:
+        colours(focus_author)
+    threads, _ = _threads(comments)
+    by_para: dict[str | None, list[tuple[int, list[Any]]]] = {}
+    for n, thread in enumerate(threads, 1):
+        by_para.setdefault(_anchor_paragraph(thread[0], paragraphs), []).append((n, thread))
+
+    counts = author_counts(doc)
+    legend = []
+    for author in sorted(counts, key=lambda a: (a != focus_author, a)):
+        c = counts[author]
+        tag = el("span", "this turn", class_="rl-focus") if focus_author and author == focus_author else None
+        legend.append(el("li", el("span", "", class_="rl-dot", style=f"background:{colours(author)}"), el("b", author), tag,
+                         el("span", f"{c['ins']} insertions · {c['del']} deletions · {c['comments']} comments", class_="rl-lc")))
+    if not legend:
+        legend.append(el("li", "No tracked changes or comments in this document."))
+
+    rows = []
+    for p in paragraphs:
+        pid = str(_get(p, "id") or "")
+        segs = list(_get(p, "segments") or [])
+        if not segs and _get(p, "text"):
+            segs = [{"kind": "text", "text": _get(p, "text")}]
+        anchored = by_para.get(pid, [])
+        marks = [(str(_get(t[0], "anchor_text") or "").strip(), n) for n, t in anchored]
+        marks = [(a, n) for a, n in marks if 0 < len(a) <= 400]
+        text = join(_segment_html(s, colours, marks) for s in segs)
+        refs = join(el("a", str(n), href=f"#{dom}-c{n}", class_="rl-ref", title="comment") for n, _ in anchored)
+        flags = {str(f) for f in (_get(p, "flags") or [])}
+        kinds = {str(_get(s, "kind", "text")) for s in segs}
+        classes = ["rl-p"]
+        if kinds - {"text"} or flags & {"para_inserted", "para_deleted", "has_revisions", "format_change"}:
+            classes.append("rl-changed")
+        if _get(p, "in_table"):
+            classes.append("rl-cell")
+        style = _get(p, "style")
+        if style and _HEADING.search(str(style)):
+            classes.append("rl-h")
+        if "para_deleted" in flags:
+            classes.append("rl-pdel")
+        number = _get(p, "number")
+        margin = join(_comment_card(t, n, colours, dom) for n, t in anchored)
+        rows.append(el("div",
+                       el("div", str(number) if number else "", class_="rl-num"),
+                       el("div", text if segs else Markup("&#8203;"), refs, class_="rl-text", title=pid or None),
+                       el("div", margin, class_="rl-margin"),
+                       class_=" ".join(classes)))
+    loose = by_para.get(None, [])
+    if loose:
+        rows.append(el("div", el("div", "", class_="rl-num"),
+                       el("div", el("em", f"{len(loose)} comment thread(s) with no anchor in the text"), class_="rl-text"),
+                       el("div", join(_comment_card(t, n, colours, dom) for n, t in loose), class_="rl-margin"),
+                       class_="rl-p"))
+    modes = []
+    for i, (mode, text) in enumerate((("all", "All markup"), ("final", "Final (accept all)"), ("orig", "Original (reject all)"))):
+        rid = f"{dom}-m-{mode}"
+        modes.append(el("input", type="radio", name=f"{dom}-mode", id=rid, class_=f"rl-mode rl-mode-{mode}",
+                        checked=(i == 0)))
+        modes.append(el("label", text, for_=rid))
+    return el("div",
+              el("div", el("span", label, class_="rl-label"), el("span", *modes, class_="rl-modes"), class_="rl-bar"),
+              el("ul", *legend, class_="rl-legend"),
+              el("div", *rows, class_="rl-body"),
+              class_="rl-doc")
+
+
+def render_path(path: Path | None, *, colours: AuthorColours, dom: str, focus_author: str | None, label: str,
+                missing: str) -> DocOutcome:
+    """Open and render a .docx; a placeholder explaining why when it cannot be shown."""
+    if path is None:
+        return DocOutcome(el("div", missing, class_="rl-missing"), ok=False, error=None)
+    doc, error = open_document(path)
+    if doc is None:
+        return DocOutcome(el("div", el("b", f"{label}: could not be displayed. "), error or "", class_="rl-missing rl-error"),
+                          ok=False, error=error)
+    try:
+        return DocOutcome(render_document(doc, colours=colours, dom=dom, focus_author=focus_author, label=label), ok=True)
+    except Exception as exc:  # an engine quirk on one document must not lose the rest of the report
+        msg = f"{type(exc).__name__}: {exc}"
+        return DocOutcome(el("div", el("b", f"{label}: could not be displayed. "), msg, class_="rl-missing rl-error"),
+                          ok=False, error=msg)
+
+
+_MARKUP = re.compile(r"(~~.+?~~|\+\+.+?\+\+|\{cmt-\d+\}|\[p-\d+\])", re.S)
+
+
+def render_annotated(text: str) -> Markup:
+    """The judge's CriticMarkup view, verbatim, with its markers tinted for reading."""
+    out = []
+    for part in _MARKUP.split(text):
+        if not part:
+            continue
+        if part.startswith("~~") and part.endswith("~~") and len(part) >= 4:
+            out.append(el("span", part, class_="av-del"))
+        elif part.startswith("++") and part.endswith("++") and len(part) >= 4:
+            out.append(el("span", part, class_="av-ins"))
+        elif part.startswith("{cmt-"):
+            out.append(el("span", part, class_="av-cmt"))
+        elif part.startswith("[p-"):
+            out.append(el("span", part, class_="av-pid"))
+        else:
+            out.append(esc(part))
+    return el("pre", *out, class_="annot")
+
+
+def dom_id(*parts: object) -> str:
+    return slug_id(*parts)
+
+
+def legend_items(colours: AuthorColours) -> Iterable[tuple[str, str]]:
+    return colours.items()

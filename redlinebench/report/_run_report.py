@@ -1,0 +1,488 @@
+"""``report.html`` for one run directory, built from its files alone."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ._components import (
+    SIDE_NAMES,
+    ModelColours,
+    agreement_section,
+    ci_text,
+    config_list,
+    dimension_charts,
+    leaderboard_forest,
+    method_note,
+    money_total,
+    num_cell,
+    redline_overall,
+    reward_cell,
+    scenario_labels,
+    scenario_turn_heatmap,
+    status_badge,
+    trial_sort_key,
+    verdict_badge,
+)
+from ._html import Markup, count, el, esc, is_number, join, money, pct, plain, score100, seconds, slug_id
+from ._load import RunData, TrialRecord, config_value, load_run
+from ._page import page, write_atomic
+from ._redline import AuthorColours, render_annotated, render_path
+from ._stats import judge_agreement, mean, total
+
+DIAG_LABELS = {
+    "surgicalness_score": "Surgicalness (inline share of edits)",
+    "redlines": "Redlines (clusters of touched paragraphs)",
+    "edit_operations": "Edit operations",
+    "total_revisions": "Tracked revisions",
+    "touched_paragraphs": "Touched paragraphs",
+    "comments_added": "Comments added",
+    "median_insertion_chars": "Median insertion (chars)",
+}
+_SLUG = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def write_run_report(run_dir: Path, output: Path | None = None) -> Path:
+    """Write ``<run_dir>/report.html`` (or *output*) from the run's files; return its path.
+
+    Needs nothing but the files: config.json, trials/**/grade.json, metrics.json,
+    transcript.jsonl, annotated_view.md, redline.docx and metrics_summary.json. Missing or
+    malformed files are reported on the page; only a path that is not a run directory raises
+    :class:`ReportError`.
+    """
+    run = load_run(run_dir)
+    out = Path(output) if output is not None else Path(run_dir) / "report.html"
+    return write_atomic(out, render_run(run))
+
+
+# ------------------------------------------------------------------------------ page
+
+def render_run(run: RunData) -> str:
+    colours = ModelColours()
+    for m in run.models:
+        colours(m)
+    scen = scenario_labels([run])
+    sections = [
+        _summary(run, colours),
+        _charts(run, colours, scen),
+        _task_table(run),
+        _task_details(run),
+        _diagnostics(run, colours),
+        el("section", el("h2", "How the score is computed"), method_note(), id="method"),
+        el("section", el("h2", "Run configuration"), config_list(run.config), id="config"),
+    ]
+    subtitle = [_source_text(run), f"judges: {_judges_text(run)}",
+                f"{len(run.trials)} trials", f"{len({t.task_id for t in run.trials})} tasks"]
+    nav = [("summary", "Summary"), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
+           ("diagnostics", "Diagnostics"), ("method", "Method"), ("config", "Configuration")]
+    return page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections))
+
+
+def _source_text(run: RunData) -> str | None:
+    src = config_value(run.config, "source.path", "data_source.path", "source.revision", "source.kind", "data_source.kind",
+                       "source", "data_source")
+    if isinstance(src, dict):
+        src = src.get("path") or src.get("kind")
+    if src is None:
+        return None
+    text = str(src)
+    return f"data: {text if len(text) < 80 else '…' + text[-77:]}"
+
+
+def _judges_text(run: RunData) -> str:
+    judges: list[str] = []
+    for t in run.trials:
+        for j in t.judges:
+            if j not in judges:
+                judges.append(j)
+    if not judges:
+        cfg = config_value(run.config, "judges", "judge", "spec.judges")
+        if isinstance(cfg, list):
+            judges = [str(x) for x in cfg]
+        elif cfg:
+            judges = [str(cfg)]
+    method = run.judge_method
+    text = ", ".join(judges) if judges else "unknown"
+    return f"{text} ({method})" if method and method not in text else text
+
+
+def _cells_text(entry: Mapping[str, Any]) -> str | None:
+    cells = entry.get("by_scenario_turn")
+    if isinstance(cells, dict):
+        n = sum(1 for v in cells.values() if is_number(v))
+        return f"{n} of 12 cells" if n != 12 else "all 12 cells"
+    return None
+
+
+def _summary(run: RunData, colours: ModelColours) -> Markup:
+    cards = []
+    by_model: dict[str, list[TrialRecord]] = defaultdict(list)
+    for t in run.trials:
+        by_model[t.model].append(t)
+    for model in run.models:
+        e = run.entry(model) or {}
+        ro = redline_overall(e)
+        trials = by_model.get(model, [])
+        incomplete = sum(1 for t in trials if t.judging_incomplete)
+        dl = [
+            ("95% CI", ci_text(e)),
+            ("best@k", score100(e.get("best_at_k_turn_weighted"))),
+            ("trials", plain(e.get("n_trials", len(trials)))),
+            ("input groups", plain(e.get("n_input_groups"))),
+            ("gate failures", plain(e.get("n_gate_failures", sum(t.status == "gate_failed" for t in trials)))),
+            ("judging incomplete", str(incomplete)),
+            ("agent cost", money_total([t.cost for t in trials])),
+        ]
+        cells = _cells_text(e)
+        if cells:
+            dl.append(("coverage", cells))
+        cards.append(el("div",
+                        el("div", model, class_="model"),
+                        el("div", f"{ro:.1f}" if ro is not None else "—", el("small", " redline_overall"), class_="big"),
+                        el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in dl]),
+                        class_="card", style=f"--c:{colours(model)}"))
+    callouts = _callouts(run)
+    forest = leaderboard_forest([(m, run.entry(m) or {}) for m in run.models if run.entry(m)], colours) if run.leaderboard else None
+    lead = el("p", "redline_overall is the mean over scenario × turn cells of the task rewards (0-100), with a 95% bootstrap "
+                   "confidence interval over those cells. Higher is better.", class_="lead")
+    return el("section", el("h2", "Summary"), lead, el("div", *cards, class_="cards"), callouts,
+              el("figure", el("figcaption", "Leaderboard"), forest) if forest else None, id="summary")
+
+
+def _callouts(run: RunData) -> Markup:
+    out = []
+    if run.judge_method and "heuristic" in run.judge_method.lower():
+        out.append(el("div", el("b", "Scored by the offline heuristic judge"),
+                      "These numbers approximate the LLM judge panel for demos and smoke tests; they are not comparable with "
+                      "published RedlineBench results and must not be published.", class_="callout info"))
+    if run.summary_note:
+        out.append(el("div", el("b", "Summary"), run.summary_note, class_="callout"))
+    gate = [t for t in run.trials if t.status == "gate_failed"]
+    if gate:
+        out.append(el("div", el("b", f"{len(gate)} trial(s) failed the validity gate (scored 0, counted in the averages)"),
+                      el("ul", *[el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
+                                    t.gate.get("reason") or "no reason recorded") for t in gate[:50]],
+                         el("li", f"… and {len(gate) - 50} more") if len(gate) > 50 else None),
+                      class_="callout bad"))
+    inc = [t for t in run.trials if t.judging_incomplete]
+    if inc:
+        out.append(el("div", el("b", f"{len(inc)} trial(s) with incomplete judging"),
+                      "A judge failed after all retries or left rubrics unanswered; missing verdicts count as FAIL and the "
+                      "trial stays in the averages.",
+                      el("ul", *[el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}",
+                                    f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "")
+                                 for t in inc[:50]]),
+                      class_="callout"))
+    other = [t for t in run.trials if t.status in {"errored", "not_graded"}]
+    if other:
+        out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
+                      el("ul", *[el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
+                                    t.status.replace("_", " ")) for t in other[:50]]), class_="callout bad"))
+    problems = list(run.problems) + [p for t in run.trials for p in t.problems]
+    if problems:
+        out.append(el("div", el("b", f"{len(problems)} problem(s) reading the run directory"),
+                      el("ul", *[el("li", p, class_="mono small") for p in problems[:40]],
+                         el("li", f"… and {len(problems) - 40} more") if len(problems) > 40 else None), class_="callout bad"))
+    return join(out)
+
+
+def _charts(run: RunData, colours: ModelColours, scen: Mapping[str, str]) -> Markup:
+    entries = [(m, run.entry(m)) for m in run.models if run.entry(m)]
+    heat = []
+    for m, e in entries:
+        h = scenario_turn_heatmap(m, e, scen)  # type: ignore[arg-type]
+        if h is not None:
+            heat.append(el("figure", el("figcaption", m, " ", el("span", "scenario × turn cell means (hatched: no tasks)",
+                                                                   class_="muted small")), h))
+    return el("section", el("h2", "Scores by turn, side, scenario and category"),
+              dimension_charts(entries, colours, scen),  # type: ignore[arg-type]
+              el("h3", "Scenario × turn") if heat else None, el("div", *heat, class_="grid2") if heat else None,
+              id="charts")
+
+
+def _trial_id(t: TrialRecord) -> str:
+    return slug_id("trial", t.model_slug, t.task_id, t.trial_name)
+
+
+def _task_id(task_id: str) -> str:
+    return slug_id("task", task_id)
+
+
+def _task_table(run: RunData) -> Markup:
+    head = ["Task", "Model", "Trial", "S", "T", "Side", "Reward", "Rubrics passed", "Status", "Cost", "Tokens in / out",
+            "Latency", "Tool calls", "Failed edits"]
+    numeric = {"Trial", "Reward", "Rubrics passed", "Cost", "Tokens in / out", "Latency", "Tool calls", "Failed edits"}
+    rows = []
+    for t in sorted(run.trials, key=trial_sort_key):
+        sc = t.score
+        n_pass, n_tot = sc.get("n_pass"), sc.get("n_total")
+        passed = f"{plain(n_pass)} / {plain(n_tot)}" if is_number(n_pass) and is_number(n_tot) else "—"
+        rows.append(el("tr",
+                       el("td", el("a", t.task_id, href=f"#{_trial_id(t)}", class_="mono")),
+                       el("td", t.model),
+                       num_cell(t.trial if isinstance(t.trial, int) else None, str(t.trial)),
+                       el("td", t.scenario or "—"), el("td", t.turn or "—"), el("td", t.side or "—"),
+                       reward_cell(t.reward),
+                       el("td", passed, class_="num", data_v=f"{n_pass / n_tot:.6f}" if is_number(n_pass) and is_number(n_tot) and n_tot else ""),
+                       el("td", status_badge(t.status), data_v=t.status),
+                       num_cell(t.cost, money(t.cost)),
+                       num_cell(total([t.tokens_in, t.tokens_out]), f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
+                       num_cell(t.latency, seconds(t.latency)),
+                       num_cell(t.tool_calls), num_cell(t.failed_edits)))
+    foot = el("tr", el("td", "Total", colspan="9"), el("td", money_total([t.cost for t in run.trials]), class_="num"),
+              el("td", count(total([t.tokens_in for t in run.trials])), " / ", count(total([t.tokens_out for t in run.trials])),
+                 class_="num"),
+              el("td", seconds(mean([t.latency for t in run.trials])), " mean", class_="num"),
+              el("td", plain(total([t.tool_calls for t in run.trials])), class_="num"),
+              el("td", plain(total([t.failed_edits for t in run.trials])), class_="num"))
+    table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
+               el("tbody", *rows), el("tfoot", foot), class_="sortable")
+    return el("section", el("h2", "Tasks"),
+              el("p", "One row per trial. Click a column to sort; click a task to see its rubrics, the judges' reasons and "
+                      "the redline.", class_="lead"),
+              el("div", table, class_="tablewrap"), id="tasks")
+
+
+# ---------------------------------------------------------------------- task details
+
+def _golden_path(run: RunData, task_id: str) -> Path | None:
+    """The attorney redline for *task_id*, found through the run's recorded data source."""
+    candidates: list[Path] = []
+    for key in ("source.path", "data_source.path", "source", "data_source", "source_path", "benchmark_dir"):
+        v = config_value(run.config, key)
+        if isinstance(v, str) and v:
+            root = Path(v)
+            candidates += [root / "tasks" / task_id, root / task_id]
+    for c in candidates:
+        p = c / "tests" / "attorney_redlines.docx"
+        try:
+            if p.is_file():
+                return p
+        except OSError:
+            continue
+    return None
+
+
+def _golden_author(run: RunData, task_id: str) -> str | None:
+    return None
+
+
+def _task_details(run: RunData) -> Markup:
+    by_task: dict[str, list[TrialRecord]] = defaultdict(list)
+    for t in sorted(run.trials, key=trial_sort_key):
+        by_task[t.task_id].append(t)
+    colours = AuthorColours()
+    blocks = []
+    for task_id, trials in by_task.items():
+        first = trials[0]
+        golden = _golden_path(run, task_id)
+        golden_dom = slug_id("golden", task_id)
+        gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=None, label="Attorney golden redline",
+                           missing="No attorney golden redline for this task (accept-and-close tasks have none by design), "
+                                   "or the data source recorded in config.json is not available on this machine.")
+        rewards = []
+        for model in dict.fromkeys(t.model for t in trials):
+            vals = [t.reward for t in trials if t.model == model]
+            m = mean(vals)
+            rewards.append(el("span", f"{model}: ", el("b", score100(m)), class_="small"))
+        meta = el("div", *[el("span", k, " ", el("b", v)) for k, v in (
+            ("Scenario", first.scenario or "—"), ("Turn", first.turn or "—"),
+            ("Side", SIDE_NAMES.get(first.side or "", first.side or "—")),
+            ("Input group", first.input_group or "—"), ("Variant", (first.grade or {}).get("variant") or "—"),
+            ("Author", (first.grade or {}).get("author") or (first.metrics or {}).get("author") or "—"),
+        )], class_="meta")
+        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None) for t in trials]
+        blocks.append(el("details",
+                         el("summary", el("span", task_id, class_="tid"),
+                            el("span", f"S{first.scenario} · T{first.turn} · {first.side or '?'}", class_="muted small"),
+                            *rewards),
+                         el("div", meta,
+                            el("details", el("summary", "Attorney golden redline"), gold.html, class_="sub", id=golden_dom),
+                            *trial_blocks, class_="inner"),
+                         class_="task", id=_task_id(task_id)))
+    if not blocks:
+        blocks.append(el("p", "This run has no trials yet.", class_="muted"))
+    return el("section", el("h2", "Task details"),
+              el("p", "For each task: the rubric list with every judge's verdict and reason, the panel's decision and what it "
+                      "contributed, then the contract as Word's review pane shows it, beside the attorney's golden redline, "
+                      "and the annotated text the judges read.", class_="lead"),
+              *blocks, id="details")
+
+
+def _judge_verdicts(t: TrialRecord) -> dict[str, dict[str, dict[str, Any]]]:
+    """judge name -> rubric id -> {verdict, justification} from judges/*.json (format-tolerant)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for stem, data in t.judge_files.items():
+        name = data.get("judge") or data.get("model") or data.get("name") or stem
+        verdicts = _find_verdicts(data)
+        table = {}
+        for v in verdicts:
+            if isinstance(v, dict) and "rubric_id" in v:
+                table[str(v["rubric_id"])] = v
+        out[str(name)] = table
+    return out
+
+
+def _find_verdicts(data: Any, depth: int = 0) -> list[Any]:
+    if depth > 3:
+        return []
+    if isinstance(data, dict):
+        v = data.get("verdicts")
+        if isinstance(v, list):
+            return v
+        for x in data.values():
+            found = _find_verdicts(x, depth + 1)
+            if found:
+                return found
+    return []
+
+
+def _slug(s: str) -> str:
+    return _SLUG.sub("_", s)
+
+
+def _rubric_table(t: TrialRecord) -> Markup:
+    rows = t.per_rubric
+    if not rows:
+        if t.status == "gate_failed":
+            return el("p", "The judges were not called: the output failed the validity gate, so the reward is 0.", class_="muted")
+        return el("p", "No rubric verdicts recorded for this trial.", class_="muted")
+    per_judge = _judge_verdicts(t)
+    slug_to_name = {_slug(n): n for n in per_judge}
+    body = []
+    for r in rows:
+        rid = str(r.get("rubric_id", ""))
+        w = r.get("weight")
+        penalty = bool(r.get("is_penalty")) or (is_number(w) and w < 0)
+        verdict = r.get("verdict")
+        if verdict == "PASS" and is_number(w):
+            effect = f"−{abs(w):g}" if penalty else f"+{w:g}"
+        else:
+            effect = "0"
+        votes = r.get("votes") if isinstance(r.get("votes"), dict) else {}
+        judges = list(dict.fromkeys([*votes.keys(), *per_judge.keys()]))
+        vote_lines = []
+        for j in judges:
+            jd = per_judge.get(j) or per_judge.get(slug_to_name.get(_slug(j), ""), {})
+            entry = jd.get(rid, {}) if isinstance(jd, dict) else {}
+            v = votes.get(j, entry.get("verdict"))
+            why = entry.get("justification")
+            vote_lines.append(el("span", el("span", j, class_="jn"), " ", verdict_badge(v, penalty=penalty),
+                                 el("div", why, class_="just") if why else None, class_="vote"))
+        if not judges and t.judges:
+            vote_lines.append(el("span", "per-judge votes not recorded", class_="small muted"))
+        body.append(el("tr",
+                       el("td", rid, class_="mono small"),
+                       el("td", r.get("category") or "(uncategorized)", class_="small"),
+                       el("td", el("span", f"{w:g}", class_="badge b-pen") if penalty and is_number(w) else plain(w), class_="num"),
+                       el("td", r.get("criteria") or "", class_="crit"),
+                       el("td", verdict_badge(verdict, penalty=penalty),
+                          el("div", r.get("justification"), class_="just") if r.get("justification") else None),
+                       el("td", effect, class_="num"),
+                       el("td", *vote_lines),
+                       class_="r-pass" if (verdict == "PASS") != penalty else "r-fail"))
+    sc = t.score
+    summary = el("p", "Earned ", el("b", plain(sc.get("earned_weight"))), " − penalty ", el("b", plain(sc.get("penalty_weight"))),
+                 " of ", el("b", plain(sc.get("total_weight"))), " positive weight → reward ", el("b", score100(t.reward)),
+                 " (", plain(sc.get("n_pass")), " of ", plain(sc.get("n_total")), " positive rubrics passed).", class_="small")
+    head = el("tr", el("th", "Rubric"), el("th", "Category"), el("th", "Weight", class_="num"), el("th", "Criterion"),
+              el("th", "Panel"), el("th", "Effect", class_="num"), el("th", "Judges"))
+    return join([summary, el("div", el("table", el("thead", head), el("tbody", *body), class_="rubrics"), class_="tablewrap")])
+
+
+def _diag_list(t: TrialRecord) -> Markup:
+    sc = t.score
+    items = []
+    for key, label in DIAG_LABELS.items():
+        v = sc.get(key, (t.grade or {}).get("diagnostics", {}).get(key) if isinstance((t.grade or {}).get("diagnostics"), dict) else None)
+        if is_number(v):
+            items.append((label, pct(v) if key == "surgicalness_score" else plain(v)))
+    ga = sc.get("golden_agreement", (t.grade or {}).get("golden_agreement"))
+    if isinstance(ga, dict):
+        for k, v in ga.items():
+            if is_number(v):
+                items.append((f"Golden agreement · {k.replace('_', ' ')}", plain(v, 3)))
+    m = t.metrics or {}
+    run_items = [("Cost", money(t.cost)), ("Tokens in / out", f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
+                 ("Latency", seconds(t.latency)), ("Tool calls", plain(t.tool_calls)), ("Failed edits", plain(t.failed_edits)),
+                 ("Transcript steps", plain(t.transcript_steps))]
+    by_name = t.tool_calls_by_name
+    if by_name:
+        run_items.append(("Calls by tool", ", ".join(f"{k} {plain(v)}" for k, v in sorted(by_name.items()))))
+    for k in ("stop_reason", "finish_reason", "ended_by", "error"):
+        if isinstance(m.get(k), str) and m.get(k):
+            run_items.append((k.replace("_", " ").capitalize(), m[k]))
+    if t.judge_cost is not None:
+        run_items.append(("Judge cost", money(t.judge_cost)))
+    doc = el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in items], class_="kv") if items else \
+        el("p", "No document diagnostics recorded.", class_="muted small")
+    return el("div", el("div", el("h4", "Document diagnostics"), doc),
+              el("div", el("h4", "Agent run"), el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in run_items], class_="kv")),
+              class_="grid2")
+
+
+def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_dom: str | None) -> Markup:
+    dom = _trial_id(t)
+    author = (t.grade or {}).get("author") or (t.metrics or {}).get("author")
+    notes = []
+    if t.status == "gate_failed":
+        notes.append(el("div", el("b", "Validity gate failed: reward 0"), t.gate.get("reason") or "no reason recorded",
+                        class_="callout bad"))
+    if t.judging_incomplete:
+        missing = t.missing_judges
+        notes.append(el("div", el("b", "Judging incomplete"),
+                        f"No verdicts from {', '.join(missing)}. " if missing else "",
+                        "Rubrics without a verdict count as FAIL.", class_="callout"))
+    if t.status == "errored":
+        err = (t.grade or {}).get("error") or (t.metrics or {}).get("error") or "no error message recorded"
+        notes.append(el("div", el("b", "Trial errored"), str(err), class_="callout bad"))
+    if t.problems:
+        notes.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
+                        class_="callout bad"))
+    model_doc = render_path(t.redline_path, colours=colours, dom=dom + "-doc", focus_author=str(author) if author else None,
+                            label=f"{t.model} · trial {t.trial}", missing="This trial produced no redline.docx.")
+    if golden_dom:
+        slot = el("div", el("div", "Open to show the attorney golden redline here.", class_="rl-missing"),
+                  data_golden=golden_dom, id=dom + "-g")
+        redlines = el("div", model_doc.html, slot, class_="redlines two")
+    else:
+        redlines = el("div", model_doc.html, class_="redlines")
+    annotated = (el("details", el("summary", "Annotated view the judges read"), render_annotated(t.annotated_view), class_="sub")
+                 if t.annotated_view else el("p", "No annotated_view.md for this trial.", class_="small muted"))
+    return el("details",
+              el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
+              *notes, el("h4", "Rubrics"), _rubric_table(t), _diag_list(t), el("h4", "Redline"), redlines, annotated,
+              class_="trial", id=dom)
+
+
+# ------------------------------------------------------------------------- diagnostics
+
+def _diagnostics(run: RunData, colours: ModelColours) -> Markup:
+    models = [m for m in run.models if run.entry(m)]
+    keys: list[str] = []
+    for m in models:
+        d = (run.entry(m) or {}).get("diagnostics")
+        if isinstance(d, dict):
+            keys += [k for k in d if k not in keys and is_number(d[k])]
+    parts = []
+    if keys:
+        head = el("tr", el("th", "Diagnostic (mean per trial)"), *[el("th", el("span", "", class_="swatch",
+                                                                               style=f"background:{colours(m)}"), m, class_="num") for m in models])
+        body = []
+        for k in keys:
+            cells = []
+            for m in models:
+                v = ((run.entry(m) or {}).get("diagnostics") or {}).get(k)
+                cells.append(el("td", (pct(v) if "surgical" in k or k.endswith("_rate") else plain(v)) if is_number(v) else "—",
+                                class_="num"))
+            body.append(el("tr", el("td", DIAG_LABELS.get(k, k.replace("_", " "))), *cells))
+        parts.append(el("div", el("table", el("thead", head), el("tbody", *body)), class_="tablewrap"))
+        parts.append(el("p", "Diagnostics describe the shape of the redline (counting only the task author's changes); they "
+                             "are reported, never ranked.", class_="small muted"))
+    else:
+        parts.append(el("p", "No document diagnostics in metrics_summary.json.", class_="muted"))
+    parts.append(el("h3", "Judge agreement"))
+    parts.append(agreement_section(judge_agreement(run.trials)))
+    return el("section", el("h2", "Diagnostics"), *parts, id="diagnostics")

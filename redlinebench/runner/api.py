@@ -1,0 +1,165 @@
+"""The composer: tasks + agents + judges + scheduler + summary + report for one run directory."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import ConfigError
+from . import paths
+from .atomic import read_json, write_json
+from .record import build_config
+from .scheduler import Progress, TrialKey, run_trials
+from .spec import RunSpec
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    spec: RunSpec
+    progress: Progress
+    summary: dict[str, Any] | None
+    report: Path | None
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+def default_run_dir(spec: RunSpec, base: Path | None = None) -> Path:
+    return (base or Path("runs")) / spec.run_id
+
+
+def load_selected_tasks(spec: RunSpec, taskset: Any | None = None) -> tuple[Any, list[Any]]:
+    """Resolve the spec's data source (unless given) and apply its filter; an empty selection is a user error."""
+    if taskset is None:
+        from ..tasks import load_tasks
+
+        taskset = load_tasks(spec.source)
+    tasks = [t for t in taskset.tasks if spec.filter.matches(t)]
+    if spec.filter.task_ids:
+        known = {t.task_id for t in taskset.tasks}
+        missing = [t for t in spec.filter.task_ids if t not in known]
+        if missing:
+            raise ConfigError(f"unknown task id(s): {', '.join(missing)} (source has {len(known)} tasks)")
+    if not tasks:
+        raise ConfigError(f"no task matches the selection {spec.filter.to_dict()} "
+                          f"in {getattr(taskset.source, 'path', spec.source)}")
+    return taskset, tasks
+
+
+def judge_names(judges: list[Any]) -> list[str]:
+    return [str(getattr(j, "name", j)) for j in judges]
+
+
+def create_judge_list(spec: RunSpec) -> list[Any]:
+    if spec.judges.strip().lower() == "none":
+        return []
+    from ..judge import create_judges
+
+    if spec.judge_api_base:
+        return list(create_judges(spec.judges, api_base=spec.judge_api_base))
+    return list(create_judges(spec.judges))
+
+
+def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunSpec, dict[str, Any] | None]:
+    """Check the run directory against the request. On ``resume`` the stored spec wins."""
+    layout = paths.RunLayout(run_dir)
+    stored = read_json(layout.config) if layout.config.exists() else None
+    if resume:
+        if stored is None:
+            raise ConfigError("nothing to resume: no readable config.json here", path=run_dir)
+        resumed = RunSpec.from_dict(stored.get("spec") or {}, where=str(layout.config))
+        if spec is not None and spec.concurrency != resumed.concurrency:
+            resumed = resumed.replace(concurrency=spec.concurrency)
+        return resumed, stored
+    if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
+        raise ConfigError("this directory already holds a run; pass --resume to continue it, "
+                          "or choose another --run-dir", path=run_dir)
+    if spec is None:
+        raise ConfigError("no run specification given")
+    return spec, None
+
+
+def run(spec: RunSpec | None, run_dir: Path | None = None, **kwargs: Any) -> RunResult:
+    """Run (or resume) a benchmark run end to end; see :func:`arun`. Not for a running event loop
+    (in Jupyter, ``await arun(...)`` instead)."""
+    return asyncio.run(arun(spec, run_dir, **kwargs))
+
+
+async def arun(
+    spec: RunSpec | None,
+    run_dir: Path | None = None,
+    *,
+    resume: bool = False,
+    progress: bool = True,
+    on_update: Callable[[Progress], None] | None = None,
+    agents: dict[str, Any] | None = None,
+    judges: list[Any] | None = None,
+    taskset: Any | None = None,
+) -> RunResult:
+    """Run (or resume) a benchmark run: trials, grades, metrics_summary.json, report.html.
+
+    ``agents`` / ``judges`` / ``taskset`` let a caller inject ready-made objects (tests, notebooks);
+    the run still records the names from ``spec``.
+    """
+    if run_dir is None:
+        if spec is None:
+            raise ConfigError("give a run directory to resume")
+        run_dir = default_run_dir(spec)
+    run_dir = Path(run_dir)
+    spec, stored = open_run(spec, run_dir, resume=resume)
+    layout = paths.RunLayout(run_dir)
+    taskset, tasks = load_selected_tasks(spec, taskset)
+    judge_list = judges if judges is not None else create_judge_list(spec)
+    config = build_config(spec, taskset, tasks, judge_names(judge_list))
+    if stored is not None:
+        old = (stored.get("data") or {}).get("fingerprint")
+        new = config["data"]["fingerprint"]
+        if old and new and old != new:
+            raise ConfigError(f"the tasks changed since this run started (fingerprint {old} -> {new}); "
+                              "start a new run instead of resuming", path=layout.config)
+        config = {**stored, "resumed": [*stored.get("resumed", []), config["created"]]}
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_json(layout.config, config)
+
+    grader = None
+    if spec.judges.strip().lower() != "none":
+        from .grading import make_grader
+
+        grader = make_grader(layout, judge_list)
+
+    from .progress import progress_bar
+
+    with progress_bar(f"run {spec.run_id}", enabled=progress) as bar:
+        def update(state: Progress) -> None:
+            bar(state)
+            if on_update:
+                on_update(state)
+
+        state = await run_trials(spec, layout, tasks, grader=grader, on_update=update, agents=agents)
+
+    summary = None
+    if grader is not None:
+        from .grading import write_summary
+
+        summary = write_summary(layout, spec, tasks, state, judge_list)
+    report = write_report(layout, summary, config)
+    return RunResult(run_dir=run_dir, spec=spec, progress=state, summary=summary, report=report, config=config)
+
+
+def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:
+    """The rich report from ``redlinebench.report`` when it exists, else a minimal page."""
+    try:
+        from ..report import write_run_report  # type: ignore[attr-defined]
+    except ImportError:
+        write_run_report = None
+    if write_run_report is not None:
+        out = write_run_report(layout.root)
+        return Path(out) if out else layout.report
+    from .fallback_report import write_minimal_report
+
+    return write_minimal_report(layout.root, summary, config)
+
+
+def trial_keys(spec: RunSpec, tasks: list[Any]) -> list[TrialKey]:
+    return [TrialKey(e, t, k) for e in spec.entrants for t in tasks for k in range(1, spec.trials + 1)]

@@ -1,0 +1,105 @@
+"""Scoring inside ``run``: grade each published trial, then summarize the whole run.
+
+The judging itself belongs to ``redlinebench.judge`` / ``redlinebench.scoring``; this module
+only places their results in the run directory (grade.json, judges/<judge>.json,
+annotated_view.md, metrics_summary.json), atomically.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from . import paths
+from .atomic import read_json, write_json
+from .scheduler import Progress, TrialKey
+from .spec import RunSpec
+
+
+def _grade_dict(grade: Any) -> dict[str, Any]:
+    if isinstance(grade, dict):
+        return grade
+    for attr in ("to_dict", "model_dump"):
+        fn = getattr(grade, attr, None)
+        if callable(fn):
+            return fn()
+    raise TypeError(f"grade_trial returned {type(grade).__name__}, not a grade")
+
+
+def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKey, Path], Any]:
+    """An async ``grade(key, trial_dir)`` that leaves grade.json (last), judges/*.json and
+    annotated_view.md in the trial directory and appends to the run's judge_audit.jsonl."""
+    from ..judge import grade_trial
+
+    async def grade(key: TrialKey, tdir: Path) -> None:
+        redline = tdir / paths.REDLINE
+        result = await grade_trial(key.task, redline, judges, model=key.label, trial=key.trial,
+                                   run_dir=layout.root, trial_dir=tdir)
+        if not (tdir / paths.GRADE).is_file():  # a grader that only returns its grade
+            write_json(tdir / paths.GRADE, _grade_dict(result))
+
+    return grade
+
+
+def errored_grade(key: TrialKey, judges: list[Any], error: str) -> dict[str, Any]:
+    """The grade.json of a trial whose agent never produced a document (provider down, bad input).
+
+    It is ``errored``, not a zero: the summary lists it as incomplete, and ``--resume`` reruns it.
+    """
+    from ..judge import judge_method
+    from ..scoring import TrialGrade
+
+    t = key.task
+    grade = TrialGrade(task_id=t.task_id, model=key.label, trial=key.trial, scenario_id=int(t.scenario_id),
+                       turn=int(t.turn), side=t.side, input_group=t.input_group, variant=t.variant,
+                       status="errored", judge_method=judge_method(judges) if judges else "none",
+                       judges=[getattr(j, "name", str(j)) for j in judges],
+                       gate={"passed": False, "reason": "the agent produced no document"}, weighted=0.0,
+                       errors=[f"agent error: {error}"])
+    return grade.to_dict()
+
+
+def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any],
+                   judges: list[Any]) -> tuple[list[dict], list[dict]]:
+    """Every planned trial's grade. A trial whose agent errored gets an ``errored`` grade so the
+    summary lists it as incomplete; anything else without a grade is returned in the second list.
+    Nothing planned is dropped silently."""
+    from .scheduler import TrialKey
+
+    grades: list[dict] = []
+    missing: list[dict] = []
+    for e in spec.entrants:
+        for t in tasks:
+            for k in range(1, spec.trials + 1):
+                tdir = layout.trial_dir(e.label, t.task_id, k)
+                grade = read_json(tdir / paths.GRADE)
+                metrics = read_json(tdir / paths.METRICS) or {}
+                if isinstance(grade, dict) and metrics.get("status") != "errored":
+                    grades.append(grade)
+                elif metrics.get("status") == "errored":
+                    grades.append(errored_grade(TrialKey(e, t, k), judges, str(metrics.get("error") or "")))
+                else:
+                    missing.append({"model": e.label, "task_id": t.task_id, "trial": k,
+                                    "status": metrics.get("status", "not_run"),
+                                    "error": "no grade.json (grading failed or the run was interrupted)"})
+    return grades, missing
+
+
+def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], state: Progress,
+                  judges: list[Any]) -> dict[str, Any]:
+    """metrics_summary.json: SPEC §6 fields from ``summarize`` plus a ``run`` section of our own."""
+    from ..scoring import summarize
+
+    grades, missing = collect_grades(layout, spec, tasks, judges)
+    summary = dict(summarize(grades)) if grades else {"n_trials": 0, "n_models": 0, "models": [],
+                                                      "judge_method": None, "leaderboard": []}
+    summary["run"] = {
+        "run_id": spec.run_id,
+        "n_planned": len(spec.entrants) * len(tasks) * spec.trials,
+        "n_grades": len(grades),
+        "not_graded": missing,
+        "errors": state.errors,
+        "cost_usd": round(state.cost_usd, 6),
+    }
+    write_json(layout.summary, summary)
+    return summary

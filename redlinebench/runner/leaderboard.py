@@ -1,0 +1,55 @@
+"""The leaderboard printed at the end of ``run`` and ``demo``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _pct(value: Any) -> str:
+    return "-" if not isinstance(value, (int, float)) else f"{100 * value:.1f}"
+
+
+def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, str]]:
+    """One row per model, scores as 0-100 with one decimal (``redline_overall`` convention)."""
+    rows = []
+    for e in summary.get("leaderboard", []):
+        ci = e.get("ci") or [None, None]
+        by_turn = e.get("by_turn") or {}
+        by_side = e.get("by_side_turn_weighted") or {}
+        row = {"model": str(e.get("model")), "overall": _pct(e.get("overall_turn_weighted")),
+               "95% CI": f"{_pct(ci[0])}-{_pct(ci[1])}"}
+        for t in ("1", "2", "3", "4"):
+            row[f"T{t}"] = _pct(by_turn.get(t))
+        for side in ("A", "B"):
+            row[side] = _pct(by_side.get(side))
+        row["trials"] = str(e.get("n_trials", "-"))
+        row["gate fail"] = str(e.get("n_gate_failures", "-"))
+        rows.append(row)
+    return rows
+
+
+def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    if console.width < 110 and not console.is_terminal:
+        console = Console(width=110, file=console.file)  # logs and pipes: do not squeeze the numbers
+    rows = leaderboard_rows(summary)
+    if not rows:
+        console.print("no graded trials")
+        return
+    method = summary.get("judge_method")
+    title = "redline_overall (0-100)" + (f", judges: {method}" if method else "")
+    table = Table(title=title, pad_edge=False)
+    for col in rows[0]:
+        table.add_column(col, justify="left" if col == "model" else "right", no_wrap=col != "model",
+                         overflow="fold", min_width=len(col) if col != "model" else 10)
+    for row in rows:
+        table.add_row(*row.values())
+    console.print(table)
+    note = summary.get("grid_note") or ""
+    for e in summary.get("leaderboard", []):
+        note = note or e.get("grid_note") or ""
+    if note:
+        console.print(note, markup=False, highlight=False)

@@ -1,0 +1,138 @@
+"""RunSpec: everything that defines a run, as names and numbers (never objects).
+
+It is written to ``config.json`` and read back by ``--resume``, which rebuilds the same agents,
+tasks and judges from it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+from ..agent.limits import AgentLimits
+from ..errors import ConfigError
+
+BASELINES = ("noop", "accept-all", "golden")
+AGENTS = ("llm", *BASELINES)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One competitor of a run: an agent, and for ``llm`` the litellm model string."""
+
+    agent: str
+    model: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The ``model`` column of grades: the model string, or the baseline's name."""
+        return self.model if self.agent == "llm" else self.agent
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"agent": self.agent, "model": self.model, "label": self.label}
+
+
+@dataclass(frozen=True)
+class TaskFilter:
+    task_ids: tuple[str, ...] = ()
+    scenario: int | None = None
+    turn: int | None = None
+    side: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task_ids": list(self.task_ids), "scenario": self.scenario, "turn": self.turn, "side": self.side}
+
+    def matches(self, task: Any) -> bool:
+        if self.task_ids and task.task_id not in self.task_ids:
+            return False
+        if self.scenario is not None and int(task.scenario_id) != self.scenario:
+            return False
+        if self.turn is not None and int(task.turn) != self.turn:
+            return False
+        if self.side is not None and str(task.side).upper() != self.side.upper():
+            return False
+        return True
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    entrants: tuple[Entrant, ...]
+    source: str | None = None                  # as given; resolved + fingerprinted in config.json
+    filter: TaskFilter = field(default_factory=TaskFilter)
+    trials: int = 1
+    concurrency: int = 4
+    judges: str = "heuristic"                  # create_judges() spec: panel | heuristic | none | a,b,c | file
+    limits: AgentLimits = field(default_factory=AgentLimits)
+    seed: int = 0
+    api_base: str | None = None                # the model's endpoint (OpenAI-compatible servers)
+    judge_api_base: str | None = None          # the judges' endpoint, when they are served locally too
+    run_id: str = field(default_factory=new_run_id)
+
+    def __post_init__(self) -> None:
+        if not self.entrants:
+            raise ConfigError("a run needs at least one agent (--agent) or model (--model)")
+        for e in self.entrants:
+            if e.agent not in AGENTS:
+                raise ConfigError(f"unknown agent {e.agent!r} (known: {', '.join(AGENTS)})")
+            if e.agent == "llm" and not e.model:
+                raise ConfigError("the llm agent needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
+        labels = [e.label for e in self.entrants]
+        if len(set(labels)) != len(labels):
+            raise ConfigError(f"the same model or agent is listed twice: {labels}")
+        if self.trials < 1:
+            raise ConfigError(f"--trials must be at least 1, got {self.trials}")
+        if self.concurrency < 1:
+            raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", self.run_id):
+            raise ConfigError(f"run id {self.run_id!r} may only contain letters, digits, '.', '_' and '-'")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "entrants": [e.to_dict() for e in self.entrants],
+            "source": self.source,
+            "filter": self.filter.to_dict(),
+            "trials": self.trials,
+            "concurrency": self.concurrency,
+            "judges": self.judges,
+            "limits": self.limits.to_dict(),
+            "seed": self.seed,
+            "api_base": self.api_base,
+            "judge_api_base": self.judge_api_base,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "config.json") -> "RunSpec":
+        try:
+            f = data.get("filter") or {}
+            return cls(
+                entrants=tuple(Entrant(e["agent"], e.get("model")) for e in data["entrants"]),
+                source=data.get("source"),
+                filter=TaskFilter(tuple(f.get("task_ids") or ()), f.get("scenario"), f.get("turn"), f.get("side")),
+                trials=int(data.get("trials", 1)),
+                concurrency=int(data.get("concurrency", 4)),
+                judges=str(data.get("judges", "heuristic")),
+                limits=AgentLimits.from_mapping(data.get("limits"), where=where),
+                seed=int(data.get("seed", 0)),
+                api_base=data.get("api_base"),
+                judge_api_base=data.get("judge_api_base"),
+                run_id=str(data["run_id"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ConfigError(f"not a run configuration this version can resume ({exc!r})", path=where) from None
+
+    def replace(self, **changes: Any) -> "RunSpec":
+        data = {**asdict(self), **changes}
+        data["entrants"] = tuple(Entrant(**e) if isinstance(e, dict) else e for e in data["entrants"])
+        if isinstance(data["filter"], dict):
+            data["filter"] = TaskFilter(**data["filter"])
+        if isinstance(data["limits"], dict):
+            data["limits"] = AgentLimits(**data["limits"])
+        return RunSpec(**data)

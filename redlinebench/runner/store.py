@@ -1,0 +1,49 @@
+"""What is already on disk for a trial, so a resumed run redoes nothing finished."""
+
+from __future__ import annotations
+
+import shutil
+from enum import Enum
+from pathlib import Path
+
+from . import paths
+from .atomic import read_json
+
+
+class TrialState(str, Enum):
+    TODO = "todo"                # nothing published (or an errored attempt to retry)
+    NEEDS_GRADE = "needs_grade"  # redline + transcript + metrics published, grade.json missing
+    FINISHED = "finished"        # nothing left to do
+
+
+def trial_state(trial_dir: Path, *, want_grade: bool) -> TrialState:
+    """Classify a published trial directory.
+
+    A trial whose agent errored (provider down after all retries, unreadable input) counts as
+    TODO so ``--resume`` tries it again; its old directory is removed by :func:`discard`.
+    """
+    metrics = read_json(trial_dir / paths.METRICS)
+    if not isinstance(metrics, dict) or metrics.get("status") == "errored":
+        return TrialState.TODO
+    if not (trial_dir / paths.REDLINE).is_file():
+        return TrialState.TODO
+    if want_grade:
+        grade = read_json(trial_dir / paths.GRADE)
+        if isinstance(grade, dict) and grade.get("status") not in (None, "errored"):
+            return TrialState.FINISHED
+        return TrialState.NEEDS_GRADE
+    return TrialState.FINISHED
+
+
+def discard(path: Path) -> None:
+    if path.exists():
+        shutil.rmtree(path)
+
+
+def clean_partial(layout: paths.RunLayout) -> int:
+    """Remove staging directories left by a killed run; returns how many trials they held."""
+    if not layout.partial.exists():
+        return 0
+    n = sum(1 for p in layout.partial.glob("*/*/*") if p.is_dir())
+    shutil.rmtree(layout.partial)
+    return n

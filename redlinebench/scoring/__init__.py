@@ -1,0 +1,31 @@
+"""Scoring: the reward formula, panel vote, aggregation, bootstrap CI, diagnostics, grade files.
+
+Pure functions over plain data: nothing here calls a network or reads a run directory.
+"""
+
+from ._aggregate import FULL_GRID, redline_overall, summarize
+from ._ci import bootstrap_ci, seed_for
+from ._diagnostics import document_diagnostics, golden_agreement
+from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
+from ._reward import RewardBreakdown, reward
+from ._vote import FAIL, PASS, normalize_verdict, panel_vote
+
+__all__ = [
+    "FAIL",
+    "FULL_GRID",
+    "PASS",
+    "SCHEMA_VERSION",
+    "GradeFileError",
+    "RewardBreakdown",
+    "RubricVerdict",
+    "TrialGrade",
+    "bootstrap_ci",
+    "document_diagnostics",
+    "golden_agreement",
+    "normalize_verdict",
+    "panel_vote",
+    "redline_overall",
+    "reward",
+    "seed_for",
+    "summarize",
+]

@@ -1,0 +1,242 @@
+"""From trial grades to ``metrics_summary.json`` (SPEC §6).
+
+Order of operations, fixed so two implementations agree to the last digit:
+trial rewards -> mean per input group (over variants and trials) -> mean per scenario x turn
+cell, rounded to 4 decimals -> headline = mean of the cell means -> every score rounded to 4
+decimals. Trials that were not scored (judging incomplete, errored) are excluded from the
+numbers and listed by name; gate failures are 0 rows and always counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._ci import bootstrap_ci
+from ._grade import DIAGNOSTIC_FIELDS, TrialGrade
+from ._vote import PASS
+
+DECIMALS = 4
+UNCATEGORIZED = "(uncategorized)"
+#: The real benchmark's grid: 3 scenarios x 4 turns.
+FULL_GRID: tuple[tuple[int, int], ...] = tuple((s, t) for s in (1, 2, 3) for t in (1, 2, 3, 4))
+
+Cell = tuple[int, int]
+
+
+def _r(x: float) -> float:
+    return round(x, DECIMALS)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def redline_overall(overall_turn_weighted: float | None) -> float | None:
+    """The leaderboard number: ``round(100 * overall_turn_weighted, 1)``."""
+    return None if overall_turn_weighted is None else round(100 * overall_turn_weighted, 1)
+
+
+@dataclass(frozen=True)
+class _Row:
+    task_id: str
+    trial: int
+    scenario: int
+    turn: int
+    side: str
+    group: str
+    reward: float
+
+
+@dataclass
+class _Agg:
+    group_scores: dict[tuple[int, int, str], float]
+    cells: dict[Cell, float]          # rounded cell means, in (scenario, turn) order
+    cell_sides: dict[Cell, str]
+
+    @property
+    def overall_turn_weighted(self) -> float | None:
+        return _r(_mean(list(self.cells.values()))) if self.cells else None
+
+
+def _aggregate(rows: Sequence[_Row], warnings: list[str], label: str) -> _Agg:
+    by_group: dict[tuple[int, int, str], list[float]] = defaultdict(list)
+    sides: dict[Cell, set[str]] = defaultdict(set)
+    for row in rows:
+        by_group[(row.scenario, row.turn, row.group)].append(row.reward)
+        sides[(row.scenario, row.turn)].add(row.side)
+    group_scores = {key: _mean(vals) for key, vals in sorted(by_group.items())}
+    by_cell: dict[Cell, list[float]] = defaultdict(list)
+    for (scenario, turn, _group), score in group_scores.items():
+        by_cell[(scenario, turn)].append(score)
+    cells = {cell: _r(_mean(by_cell[cell])) for cell in sorted(by_cell)}
+    cell_sides: dict[Cell, str] = {}
+    for cell in cells:
+        found = sorted(sides[cell])
+        if len(found) > 1:
+            warnings.append(f"{label}: cell {cell[0]}-{cell[1]} has trials of both sides {found}; using {found[0]}")
+        cell_sides[cell] = found[0]
+    return _Agg(group_scores, cells, cell_sides)
+
+
+def _by_category(grades: Sequence[TrialGrade]) -> dict[str, float]:
+    correct: dict[str, float] = defaultdict(float)
+    total: dict[str, float] = defaultdict(float)
+    for grade in grades:
+        for rv in grade.per_rubric:
+            w = abs(rv.weight)
+            cat = rv.category or UNCATEGORIZED
+            total[cat] += w
+            ok = (rv.verdict == PASS) if rv.weight > 0 else (rv.verdict != PASS)
+            if ok:
+                correct[cat] += w
+    return {cat: _r(correct[cat] / total[cat]) for cat in sorted(total) if total[cat] > 0}
+
+
+def _means_of(records: Iterable[Mapping[str, Any] | None], fields: Sequence[str] | None = None) -> dict[str, float]:
+    acc: dict[str, list[float]] = defaultdict(list)
+    for rec in records:
+        if not rec:
+            continue
+        for key, value in rec.items():
+            if fields is not None and key not in fields:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                continue
+            acc[key].append(float(value))
+    order = list(fields) if fields is not None else sorted(acc)
+    return {k: _r(_mean(acc[k])) for k in order if acc.get(k)}
+
+
+def _rows(grades: Sequence[TrialGrade], reward_of=lambda g: g.weighted) -> list[_Row]:
+    return [_Row(g.task_id, g.trial, g.scenario_id, g.turn, g.side, g.input_group, reward_of(g)) for g in grades]
+
+
+def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
+                 expected_cells: Sequence[Cell]) -> dict[str, Any]:
+    scored = [g for g in grades if g.scored]
+    unscored = [g for g in grades if not g.scored]
+    rows = _rows(scored)
+    agg = _aggregate(rows, warnings, model)
+    overall = agg.overall_turn_weighted
+
+    # best@k: the best trial per task, then the same aggregation
+    best: dict[str, _Row] = {}
+    for row in rows:
+        if row.task_id not in best or row.reward > best[row.task_id].reward:
+            best[row.task_id] = row
+    best_agg = _aggregate(list(best.values()), [], model)
+
+    by_turn_vals: dict[int, list[float]] = defaultdict(list)
+    for (_s, turn, _g), score in agg.group_scores.items():
+        by_turn_vals[turn].append(score)
+    by_scen: dict[int, list[float]] = defaultdict(list)
+    by_side: dict[str, list[float]] = defaultdict(list)
+    for cell, value in agg.cells.items():
+        by_scen[cell[0]].append(value)
+        by_side[agg.cell_sides[cell]].append(value)
+
+    present = list(agg.cells)
+    missing = [c for c in expected_cells if c not in agg.cells]
+    extra = [c for c in present if c not in set(expected_cells)]
+    gate_failures = sorted((g.task_id, g.trial) for g in scored if g.status == "gate_failed")
+    judge_methods = sorted({g.judge_method for g in grades})
+    entry: dict[str, Any] = {
+        "model": model,
+        "redline_overall": redline_overall(overall),
+        "overall_turn_weighted": overall,
+        "best_at_k_turn_weighted": best_agg.overall_turn_weighted,
+        "ci": bootstrap_ci(list(agg.cells.values()), model),
+        "overall_score": _r(_mean(list(agg.group_scores.values()))) if agg.group_scores else None,
+        "mean_per_task_reward": _r(_mean([r.reward for r in rows])) if rows else None,
+        "by_turn": {str(t): _r(_mean(v)) for t, v in sorted(by_turn_vals.items())},
+        "by_scenario_turn": {f"{s}-{t}": v for (s, t), v in agg.cells.items()},
+        "by_scenario_turn_weighted": {str(s): _r(_mean(v)) for s, v in sorted(by_scen.items())},
+        "by_side_turn_weighted": {side: _r(_mean(v)) for side, v in sorted(by_side.items())},
+        "by_category": _by_category(scored),
+        "diagnostics": _means_of((g.diagnostics for g in scored), DIAGNOSTIC_FIELDS),
+        "golden_agreement": _means_of(g.golden_agreement for g in scored),
+        "n_gate_failures": len(gate_failures),
+        "n_trials": len(scored),
+        "n_tasks": len({g.task_id for g in scored}),
+        "n_input_groups": len(agg.group_scores),
+        "n_cells": len(agg.cells),
+        "grid_complete": not missing and not extra,
+        "missing_cells": [f"{s}-{t}" for s, t in missing],
+        "n_incomplete": len(unscored),
+        "judge_method": judge_methods[0] if len(judge_methods) == 1 else "mixed",
+        "judge_methods": judge_methods,
+    }
+    if missing or extra:
+        entry["grid_note"] = (
+            f"{len(agg.cells)} of {len(expected_cells)} scenario x turn cells scored"
+            + (f"; missing {', '.join(entry['missing_cells'])}" if missing else "")
+            + (f"; outside the standard grid {', '.join(f'{s}-{t}' for s, t in extra)}" if extra else "")
+            + ": the headline is the mean of the cells present and is not comparable to a full-grid score"
+        )
+    return entry
+
+
+def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
+              expected_cells: Sequence[Cell] = FULL_GRID) -> dict[str, Any]:
+    """Build the ``metrics_summary.json`` content from trial grades (dicts or :class:`TrialGrade`).
+
+    Deterministic and invariant under reordering of ``grades``. Models are grouped by the
+    ``model`` field; the leaderboard is sorted by ``overall_turn_weighted`` descending (then by
+    model name); a model with no scored trial is listed last with ``null`` scores.
+    """
+    parsed: list[TrialGrade] = []
+    for i, g in enumerate(grades):
+        parsed.append(g if isinstance(g, TrialGrade) else TrialGrade.from_dict(g, source=f"grade #{i + 1}"))
+    parsed.sort(key=lambda g: (g.model, g.scenario_id, g.turn, g.input_group, g.task_id, g.trial,
+                               g.status, g.weighted, g.source or ""))
+    warnings: list[str] = []
+    seen: dict[tuple[str, str, int], str] = {}
+    for g in parsed:
+        key = (g.model, g.task_id, g.trial)
+        if key in seen:
+            warnings.append(f"{g.model}: {g.task_id} trial {g.trial} appears more than once "
+                            f"({seen[key]} and {g.source or 'another grade'}); both are counted")
+        else:
+            seen[key] = g.source or "a grade"
+
+    by_model: dict[str, list[TrialGrade]] = defaultdict(list)
+    for g in parsed:
+        by_model[g.model].append(g)
+    entries = [_model_entry(m, gs, warnings, expected_cells) for m, gs in sorted(by_model.items())]
+    entries.sort(key=lambda e: (e["overall_turn_weighted"] is None, -(e["overall_turn_weighted"] or 0.0), e["model"]))
+
+    methods = sorted({g.judge_method for g in parsed})
+    incomplete = [
+        {"model": g.model, "task_id": g.task_id, "trial": g.trial, "status": g.status,
+         "reason": "; ".join(g.errors) or (f"judges without an answer: {', '.join(g.incomplete_judges)}"
+                                           if g.incomplete_judges else g.status)}
+        for g in parsed if not g.scored
+    ]
+    gate_failures = [
+        {"model": g.model, "task_id": g.task_id, "trial": g.trial, "reason": str(g.gate.get("reason") or "")}
+        for g in parsed if g.status == "gate_failed"
+    ]
+    all_complete = all(e["grid_complete"] for e in entries)
+    return {
+        "n_trials": sum(e["n_trials"] for e in entries),
+        "n_models": len(entries),
+        "models": [e["model"] for e in entries],
+        "judge_method": methods[0] if len(methods) == 1 else ("mixed" if methods else None),
+        "redline_overall": {e["model"]: e["redline_overall"] for e in entries},
+        "leaderboard": entries,
+        "grid": {
+            "expected_cells": [f"{s}-{t}" for s, t in expected_cells],
+            "complete": all_complete,
+            "note": None if all_complete else
+            "at least one model was not scored on every scenario x turn cell; see each entry's grid_note",
+        },
+        "n_incomplete": len(incomplete),
+        "incomplete": incomplete,
+        "n_gate_failures": len(gate_failures),
+        "gate_failures": gate_failures,
+        "warnings": warnings,
+    }

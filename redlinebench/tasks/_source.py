@@ -1,0 +1,240 @@
+"""Where the task tree comes from, decided in one place and explained.
+
+Order (issue 3): an explicit path; ``$REDLINEBENCH_BENCHMARK_DIR``; ``./benchmark/``; the Hub
+snapshot of the pinned revision (real files in the user cache, honouring ``HF_HUB_OFFLINE``);
+the embedded synthetic set shipped in the package. Every :class:`Source` carries the reason it
+was chosen, so ``redlinebench tasks where`` and run records can say which data was scored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from .. import config
+from ..errors import ConfigError, TaskError
+from ._model import INSTRUCTION, TASK_NAME_RE, TASK_TOML
+
+log = logging.getLogger(__name__)
+
+SourceKind = Literal["path", "env", "local", "hub", "embedded"]
+_MARKER = ".redlinebench-snapshot.json"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A resolved task tree. ``path`` is the dataset root; task directories live in ``tasks_dir``."""
+
+    kind: SourceKind
+    path: Path
+    reason: str
+    revision: str | None = None
+    tasks_dir: Path = field(default=None)  # type: ignore[assignment]
+    skipped: tuple[str, ...] = ()  # why earlier candidates were not used
+
+    def __post_init__(self) -> None:
+        if self.tasks_dir is None:
+            object.__setattr__(self, "tasks_dir", self.path / "tasks")
+
+    def describe(self) -> str:
+        rev = f" @ {self.revision}" if self.revision else ""
+        return f"{self.kind}: {self.path}{rev} ({self.reason})"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "path": str(self.path),
+            "tasks_dir": str(self.tasks_dir),
+            "reason": self.reason,
+            "revision": self.revision,
+            "skipped": list(self.skipped),
+        }
+
+
+def _looks_like_task(directory: Path) -> bool:
+    return bool(TASK_NAME_RE.match(directory.name)) or (directory / TASK_TOML).is_file()
+
+
+def task_dirs(tasks_dir: Path) -> list[Path]:
+    """Task directories below ``tasks_dir`` in (scenario, turn, group, variant) order.
+
+    A directory is a task when its name is a task name or it holds a task file; hidden and
+    private directories are ignored.
+    """
+    found = []
+    for child in tasks_dir.iterdir():
+        if not child.is_dir() or child.name.startswith((".", "_")):
+            continue
+        if _looks_like_task(child) or (child / INSTRUCTION).is_file() or (child / "tests").is_dir():
+            found.append(child)
+    return sorted(found, key=_order_key)
+
+
+def _order_key(path: Path) -> tuple:
+    match = TASK_NAME_RE.match(path.name)
+    if match is None:
+        return (1, path.name)
+    s, t, g, v = match.groups()
+    return (0, int(s), int(t), int(g), v)
+
+
+def _locate(directory: Path) -> tuple[Path, Path]:
+    """(dataset root, tasks dir) for a directory that is either the root or ``tasks/`` itself."""
+    if not directory.exists():
+        raise ConfigError(f"task source does not exist: {directory}")
+    if not directory.is_dir():
+        raise ConfigError(f"task source is not a directory: {directory}")
+    nested = directory / "tasks"
+    if nested.is_dir():
+        return directory, nested
+    children = [c for c in directory.iterdir() if c.is_dir() and not c.name.startswith((".", "_"))]
+    if any(_looks_like_task(c) for c in children):
+        root = directory.parent if directory.name == "tasks" else directory
+        return root, directory
+    if (directory / TASK_TOML).is_file():
+        raise TaskError(
+            "this is a single task directory; give the directory that contains it (or its tasks/ parent)",
+            path=directory,
+        )
+    raise TaskError("no task directories found (expected tasks/redline-s<S>-t<T>-g<GG><v>/)", path=directory)
+
+
+def _from_dir(kind: SourceKind, directory: Path, reason: str, skipped: tuple[str, ...] = ()) -> Source:
+    root, tasks = _locate(directory.expanduser().resolve())
+    return Source(kind=kind, path=root, reason=reason, tasks_dir=tasks, skipped=skipped)
+
+
+# -- the Hub ------------------------------------------------------------------------------
+def hub_snapshot_dir(revision: str = config.HUB_DATASET_REVISION) -> Path:
+    """Where the pinned Hub snapshot is materialised as real files."""
+    return config.cache_dir() / "hub" / config.HUB_DATASET_ID.replace("/", "--") / revision
+
+
+def _snapshot_complete(folder: Path, revision: str) -> bool:
+    try:
+        marker = json.loads((folder / _MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return marker.get("revision") == revision and (folder / "tasks").is_dir()
+
+
+def download_hub_snapshot(revision: str = config.HUB_DATASET_REVISION, *, offline: bool | None = None) -> Path:
+    """Fetch (or reuse) the pinned snapshot as real files; raises ``HubError`` when impossible.
+
+    The endpoint is read from ``HF_ENDPOINT`` at call time (huggingface_hub reads it only at
+    import), so a caller or a test can point it elsewhere without re-importing anything.
+    """
+    from ..errors import HubError
+
+    folder = hub_snapshot_dir(revision)
+    if _snapshot_complete(folder, revision):
+        return folder
+    offline = config.hub_offline() if offline is None else offline
+    if offline:
+        raise HubError(f"HF_HUB_OFFLINE is set and no complete snapshot is cached at {folder}")
+    try:
+        import httpx2
+        from huggingface_hub import HfApi, snapshot_download
+        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+    except ImportError as exc:  # pragma: no cover - a hard dependency
+        raise HubError("huggingface_hub is not installed (pip install huggingface_hub)") from exc
+    endpoint = os.environ.get("HF_ENDPOINT") or None
+    timeout = float(os.environ.get("HF_HUB_ETAG_TIMEOUT", "10"))
+    try:
+        # One plain request first: without a network, snapshot_download retries for ~20 s.
+        HfApi(endpoint=endpoint).dataset_info(config.HUB_DATASET_ID, revision=revision, timeout=timeout)
+    except (HfHubHTTPError, httpx2.HTTPError, OSError) as exc:
+        raise HubError(f"cannot reach the Hub for {config.HUB_DATASET_ID}@{revision[:12]}: {_first_line(exc)}") from exc
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        path = snapshot_download(
+            repo_id=config.HUB_DATASET_ID,
+            repo_type="dataset",
+            revision=revision,
+            local_dir=str(folder),
+            endpoint=endpoint,
+            etag_timeout=timeout,
+        )
+    except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as exc:
+        raise HubError(f"could not download {config.HUB_DATASET_ID}@{revision[:12]}: {_first_line(exc)}") from exc
+    root = Path(path)
+    if not (root / "tasks").is_dir():
+        raise HubError(f"the snapshot of {config.HUB_DATASET_ID}@{revision[:12]} has no tasks/ directory", path=root)
+    tmp = root / (_MARKER + ".tmp")
+    tmp.write_text(json.dumps({"repo_id": config.HUB_DATASET_ID, "revision": revision}), encoding="utf-8")
+    os.replace(tmp, root / _MARKER)
+    return root
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+# -- resolution ---------------------------------------------------------------------------
+def resolve_source(source: str | Path | None = None) -> Source:
+    """Decide which task tree to use (see module docstring); never silently picks a broken one.
+
+    ``source`` may be a directory (dataset root or its ``tasks/``), ``"embedded"``, ``"hub"`` or
+    ``"hub@<revision>"``. An explicitly named source that does not exist is an error, not a
+    reason to fall back.
+    """
+    if isinstance(source, Source):
+        return source
+    if source is not None and str(source) != "":
+        text = str(source)
+        if not Path(text).expanduser().exists():
+            if text == "embedded":
+                return _embedded(("asked for the embedded set",), reason="asked for explicitly")
+            if text == "hub" or text.startswith("hub@"):
+                revision = text.partition("@")[2] or config.HUB_DATASET_REVISION
+                root = download_hub_snapshot(revision)  # HubError propagates: it was asked for
+                return _from_hub(root, revision, "asked for explicitly", ())
+        return _from_dir("path", Path(text), "given explicitly")
+
+    skipped: list[str] = []
+    env = config.benchmark_dir_env()
+    if env is not None:
+        return _from_dir("env", env, "$REDLINEBENCH_BENCHMARK_DIR is set")
+    skipped.append("$REDLINEBENCH_BENCHMARK_DIR is not set")
+
+    local = Path.cwd() / "benchmark"
+    if local.is_dir():
+        return _from_dir("local", local, "./benchmark/ exists in the working directory", tuple(skipped))
+    skipped.append("no ./benchmark/ in the working directory")
+
+    from ..errors import HubError
+
+    try:
+        root = download_hub_snapshot()
+    except HubError as exc:
+        skipped.append(f"Hub snapshot unavailable: {exc}")
+        log.info("not using the Hub snapshot: %s", exc)
+    else:
+        return _from_hub(root, config.HUB_DATASET_REVISION, "pinned Hub snapshot", tuple(skipped))
+    return _embedded(tuple(skipped), reason="no local tree and no Hub snapshot")
+
+
+def _from_hub(root: Path, revision: str, reason: str, skipped: tuple[str, ...]) -> Source:
+    return Source(
+        kind="hub",
+        path=root,
+        reason=f"{reason}: {config.HUB_DATASET_ID}",
+        revision=revision,
+        tasks_dir=root / "tasks",
+        skipped=skipped,
+    )
+
+
+def _embedded(skipped: tuple[str, ...], *, reason: str) -> Source:
+    folder = config.embedded_benchmark_dir()
+    if not folder.is_dir():
+        raise TaskError(
+            "no benchmark found: " + "; ".join(skipped) + f"; and the embedded set is not built ({folder} is missing)."
+            " Give a task tree with --source or $REDLINEBENCH_BENCHMARK_DIR."
+        )
+    return _from_dir("embedded", folder, f"embedded synthetic set ({reason})", skipped)

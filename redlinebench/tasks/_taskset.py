@@ -1,0 +1,211 @@
+"""A loaded task tree: filters, input groups, scenario x turn cells, a content fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import TaskError
+from ._checks import check_documents, check_input_groups
+from ._model import Problem, Task
+from ._parse import read_task
+from ._source import Source, resolve_source, task_dirs
+
+#: Bumped whenever parsing changes what a tree turns into, so cached datasets are rebuilt.
+PARSER_VERSION = "1"
+
+
+def fingerprint_dirs(dirs: Iterable[Path]) -> str:
+    """Content hash of every file below the given task directories (names and bytes).
+
+    Any edit to a rubric, an instruction or a document changes it; timestamps do not.
+    """
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"redlinebench-tasks/{PARSER_VERSION}\0".encode())
+    for directory in dirs:
+        h.update(b"D" + directory.name.encode("utf-8") + b"\0")
+        files: list[tuple[str, str]] = []
+        for current, subdirs, names in os.walk(directory):
+            subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+            for name in names:
+                if not name.startswith("."):
+                    full = os.path.join(current, name)
+                    files.append((os.path.relpath(full, directory).replace(os.sep, "/"), full))
+        for rel, full in sorted(files):
+            with open(full, "rb") as handle:
+                data = handle.read()
+            h.update(b"F" + rel.encode("utf-8") + b"\0" + len(data).to_bytes(8, "little"))
+            h.update(data)
+    return h.hexdigest()
+
+
+def _as_set(value: Any, cast) -> set | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, int)):
+        value = [value]
+    return {cast(v) for v in value}
+
+
+class TaskSet:
+    """An ordered collection of tasks from one source. Filtering returns a new ``TaskSet``."""
+
+    def __init__(self, tasks: Sequence[Task], source: Source) -> None:
+        self.tasks: list[Task] = list(tasks)
+        self.source = source
+        self._by_id = {t.task_id: t for t in self.tasks}
+        self._fingerprint: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self.tasks)
+
+    def __getitem__(self, index: int) -> Task:
+        return self.tasks[index]
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._by_id
+
+    def __repr__(self) -> str:
+        return f"TaskSet({len(self.tasks)} tasks from {self.source.kind}: {self.source.path})"
+
+    @property
+    def ids(self) -> list[str]:
+        return [t.task_id for t in self.tasks]
+
+    def get(self, task_id: str) -> Task:
+        """The task with this id; a ``TaskError`` naming close matches when there is none."""
+        try:
+            return self._by_id[task_id]
+        except KeyError:
+            import difflib
+
+            close = difflib.get_close_matches(task_id, self._by_id, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise TaskError(f"no task {task_id!r} in {self.source.tasks_dir}{hint}") from None
+
+    def filter(
+        self,
+        ids: str | Iterable[str] | None = None,
+        *,
+        scenario: int | str | Iterable[int | str] | None = None,
+        turn: int | str | Iterable[int | str] | None = None,
+        side: str | Iterable[str] | None = None,
+        input_group: str | Iterable[str] | None = None,
+        variant: str | Iterable[str] | None = None,
+    ) -> TaskSet:
+        """Tasks matching every given criterion (each may be one value or several)."""
+        wanted_ids = _as_set(ids, str)
+        if wanted_ids:
+            unknown = sorted(wanted_ids - self._by_id.keys())
+            if unknown:
+                self.get(unknown[0])  # raises with a hint
+        scenarios = _as_set(scenario, int)
+        turns = _as_set(turn, int)
+        sides = _as_set(side, lambda s: str(s).upper())
+        groups = _as_set(input_group, str)
+        variants = _as_set(variant, str)
+        kept = [
+            t
+            for t in self.tasks
+            if (wanted_ids is None or t.task_id in wanted_ids)
+            and (scenarios is None or t.scenario_id in scenarios)
+            and (turns is None or t.turn in turns)
+            and (sides is None or t.side in sides)
+            and (groups is None or t.input_group in groups)
+            and (variants is None or t.variant in variants)
+        ]
+        return TaskSet(kept, self.source)
+
+    def input_groups(self) -> dict[str, list[Task]]:
+        """Input group id -> its variants, in task order."""
+        groups: dict[str, list[Task]] = {}
+        for task in self.tasks:
+            groups.setdefault(task.input_group, []).append(task)
+        return groups
+
+    def cells(self) -> dict[tuple[int, int], list[Task]]:
+        """(scenario, turn) -> tasks, keys ascending: the cells the headline score averages."""
+        cells: dict[tuple[int, int], list[Task]] = {}
+        for task in sorted(self.tasks, key=lambda t: t.cell):
+            cells.setdefault(task.cell, []).append(task)
+        return dict(sorted(cells.items()))
+
+    def fingerprint(self) -> str:
+        """Content hash of the tasks' files: equal fingerprints mean identical benchmark data."""
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint_dirs(t.root for t in self.tasks)
+        return self._fingerprint
+
+
+@dataclass
+class ValidationReport:
+    """Everything ``tasks validate`` found, in one pass."""
+
+    source: Source
+    tasks: TaskSet
+    problems: list[Problem]
+    checked: int
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source.to_dict(),
+            "checked": self.checked,
+            "valid": len(self.tasks),
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+def _read_all(source: Source) -> tuple[list[Task], list[Problem], int]:
+    problems: list[Problem] = []
+    dirs = task_dirs(source.tasks_dir)
+    if not dirs:
+        raise TaskError("no task directories found", path=source.tasks_dir)
+    tasks = [t for t in (read_task(d, problems) for d in dirs) if t is not None]
+    return tasks, problems, len(dirs)
+
+
+def load_tasks(source: str | Path | Source | None = None) -> TaskSet:
+    """Load every task of a tree (see ``resolve_source``); a ``TaskError`` on the first bad file.
+
+    The error names the file and field and counts the rest; ``validate_tasks`` lists them all.
+    """
+    resolved = resolve_source(source)
+    tasks, problems, _ = _read_all(resolved)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''}; run `redlinebench tasks validate`)" if len(errors) > 1 else ""
+        raise TaskError(first.message + more, path=first.path, field=first.field)
+    return TaskSet(tasks, resolved)
+
+
+def validate_tasks(source: str | Path | Source | None = None) -> ValidationReport:
+    """Check every task and the relations between tasks; never stops at the first problem."""
+    resolved = resolve_source(source)
+    tasks, problems, checked = _read_all(resolved)
+    for task in tasks:
+        check_documents(task, problems)
+    check_input_groups(tasks, problems)
+    bad = {p.task_id for p in problems if p.severity == "error"}
+    return ValidationReport(resolved, TaskSet([t for t in tasks if t.task_id not in bad], resolved), problems, checked)

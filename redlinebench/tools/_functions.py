@@ -1,0 +1,225 @@
+"""The five tools, as typed functions over one ``ToolSession``.
+
+Each function's signature and docstring *are* its model-facing schema (see ``_schema``):
+edit them here and the schema follows. They raise ``ToolFailure`` for anything the model can
+correct; the session turns that into an error dict.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
+
+from ..errors import DocxError, ToolFailure
+
+if TYPE_CHECKING:
+    from ._session import ToolSession
+
+__all__ = ["Anchor", "Edit", "read_document", "propose_edits", "add_comment", "mark_reserved", "end_session",
+           "TOOL_FUNCTIONS"]
+
+
+class Anchor(TypedDict):
+    paragraph_id: Annotated[str, 'Paragraph id from read_document, e.g. "p-012".']
+    text: Annotated[str, (
+        "The exact words to act on, copied from that paragraph as read_document shows it (pending "
+        "insertions by the other side count as text; deleted text does not). Quote just enough to be "
+        "unique in the paragraph: a phrase, not the whole clause. Curly quotes, dashes, non-breaking "
+        "spaces and repeated spaces are matched loosely.")]
+    context_before: NotRequired[Annotated[str, "Optional words just before `text`, to pick one of several matches."]]
+    context_after: NotRequired[Annotated[str, "Optional words just after `text`, to pick one of several matches."]]
+    occurrence: NotRequired[Annotated[int, "Optional 1-based occurrence of `text` in the paragraph when it repeats."]]
+
+
+class Edit(TypedDict):
+    op: Annotated[Literal["replace", "delete", "insert_after"], (
+        "replace: strike anchor.text and insert new_text in its place (only the words that differ are "
+        "marked). delete: strike anchor.text. insert_after: insert new_text right after anchor.text, "
+        "striking nothing; start new_text with a newline to add it as a new paragraph after the "
+        "anchor's paragraph (e.g. a new clause).")]
+    anchor: Anchor
+    new_text: NotRequired[Annotated[str, "The replacement or inserted text (required for replace and insert_after)."]]
+    comment: Annotated[str, (
+        "A short margin comment explaining the edit to the other side (why it is needed). Required: "
+        "every edit is explained.")]
+
+
+_PID = re.compile(r"^\[?\s*p-?0*(\d+)\s*\]?$", re.IGNORECASE)
+
+
+def normalize_paragraph_id(session: ToolSession, value: str) -> str:
+    """Map "[p-12]", "p-12" or "P-0012" to the document's own id; unknown ids pass through unchanged."""
+    value = value.strip()
+    match = _PID.match(value)
+    if not match:
+        return value
+    return session.paragraph_ids_by_number.get(int(match.group(1)), value)
+
+
+def read_document(session: ToolSession) -> dict[str, Any]:
+    """Read the contract as it stands now.
+
+    One line per paragraph: `[p-NNN]` id, the clause number (e.g. 3.3.5), the text with pending
+    tracked changes shown inline and attributed (insertions and deletions by each author), and
+    flags for paragraphs carrying revisions or comments. Table cells are included. An appendix
+    lists every existing comment (cmt-N, author, reply-to) and tracked change (rev-N). Use the
+    paragraph ids and the visible current text to anchor edits and comments.
+    """
+    doc = session.doc
+    return {"document": doc.read_view(), "paragraphs": len(doc.paragraphs)}
+
+
+def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
+    """Apply a batch of tracked changes (redlines) to the contract, in order.
+
+    Each edit is applied independently as a Word tracked change under your author name, with its
+    comment attached; one failing edit does not stop the others. Each result says "ok",
+    "anchor_failed" (the anchor text was not found or is ambiguous: read the error and candidates,
+    then retry with an exact quote, context or occurrence) or "runtime_error". To reject the other
+    side's pending insertion, delete or replace its text; to restore text they deleted, insert it
+    again.
+
+    Args:
+        edits: The edits to apply, in order.
+    """
+    limits = session.limits
+    if not edits:
+        raise ToolFailure("invalid_arguments", "edits is empty: send at least one edit", path="arguments.edits")
+    if len(edits) > limits.max_edits_per_batch:
+        raise ToolFailure("batch_too_large", f"{len(edits)} edits in one call; the limit is "
+                                             f"{limits.max_edits_per_batch}. Split the batch.",
+                          limit=limits.max_edits_per_batch)
+    prepared: list[dict[str, Any]] = []
+    for index, edit in enumerate(edits):
+        where = f"arguments.edits[{index}]"
+        op = edit["op"]
+        new_text = edit.get("new_text")
+        anchor = dict(edit["anchor"])
+        if not anchor["text"].strip():
+            raise ToolFailure("invalid_arguments", f"{where}.anchor.text is empty: quote the words to act on",
+                              path=f"{where}.anchor.text")
+        if op in ("replace", "insert_after") and new_text is None:
+            raise ToolFailure("invalid_arguments", f"{where}.new_text is required for {op}", path=f"{where}.new_text")
+        if op == "insert_after" and not (new_text or "").strip():
+            raise ToolFailure("invalid_arguments", f"{where}.new_text is empty: nothing to insert",
+                              path=f"{where}.new_text")
+        if op == "delete" and new_text:
+            raise ToolFailure("invalid_arguments", f"{where}: delete takes no new_text (use replace)",
+                              path=f"{where}.new_text")
+        if not edit["comment"].strip():
+            raise ToolFailure("invalid_arguments", f"{where}.comment is empty: explain the edit",
+                              path=f"{where}.comment")
+        if "occurrence" in anchor and anchor["occurrence"] is not None and anchor["occurrence"] < 1:
+            raise ToolFailure("invalid_arguments", f"{where}.anchor.occurrence must be 1 or more",
+                              path=f"{where}.anchor.occurrence")
+        for field, value, limit in (("anchor.text", anchor["text"], limits.max_text_chars),
+                                    ("new_text", new_text or "", limits.max_text_chars),
+                                    ("comment", edit["comment"], limits.max_comment_chars)):
+            if len(value) > limit:
+                raise ToolFailure("text_too_long", f"{where}.{field} has {len(value)} characters; the limit is "
+                                                   f"{limit}", path=f"{where}.{field}", limit=limit)
+        anchor["paragraph_id"] = normalize_paragraph_id(session, anchor["paragraph_id"])
+        item: dict[str, Any] = {"op": op, "anchor": {k: v for k, v in anchor.items() if v is not None},
+                                "comment": edit["comment"]}
+        if new_text is not None and op != "delete":
+            item["new_text"] = new_text
+        prepared.append(item)
+    results = session.doc.apply_edits(prepared, author=session.author, date=session.date)
+    ok = sum(1 for r in results if r.get("status") == "ok")
+    session.record_edits(ok, len(results) - ok)
+    return {"results": results, "applied": ok, "failed": len(results) - ok}
+
+
+def add_comment(session: ToolSession, text: str, paragraph_id: str | None = None, span: str | None = None,
+                reply_to: str | None = None) -> dict[str, Any]:
+    """Add a margin comment: a new thread on a paragraph (optionally on a span of its text), or a
+    reply to an existing comment thread.
+
+    Use it to reply to the other side's comments, to explain accepting their change, or to raise
+    a point without changing the text. Give either paragraph_id (new thread) or reply_to (reply).
+
+    Args:
+        text: The comment text.
+        paragraph_id: Paragraph id from read_document for a new thread, e.g. "p-012".
+        span: Optional exact words inside that paragraph to anchor the comment on.
+        reply_to: Comment id to reply to, e.g. "cmt-3" (the reply joins that thread).
+    """
+    limits = session.limits
+    if not text.strip():
+        raise ToolFailure("invalid_arguments", "text is empty: write the comment", path="arguments.text")
+    if len(text) > limits.max_comment_chars:
+        raise ToolFailure("text_too_long", f"text has {len(text)} characters; the limit is "
+                                           f"{limits.max_comment_chars}", path="arguments.text",
+                          limit=limits.max_comment_chars)
+    if (paragraph_id is None) == (reply_to is None):
+        raise ToolFailure("invalid_arguments", "give exactly one of paragraph_id (new thread) or reply_to (reply)")
+    if span is not None and paragraph_id is None:
+        raise ToolFailure("invalid_arguments", "span needs paragraph_id (a reply is anchored with its thread)")
+    if span is not None and len(span) > limits.max_text_chars:
+        raise ToolFailure("text_too_long", f"span has {len(span)} characters; the limit is {limits.max_text_chars}",
+                          path="arguments.span", limit=limits.max_text_chars)
+    pid = normalize_paragraph_id(session, paragraph_id) if paragraph_id is not None else None
+    reply = reply_to.strip() if reply_to is not None else None
+    if reply is not None and re.fullmatch(r"\d+", reply):
+        reply = f"cmt-{reply}"
+    comment_id = session.doc.add_comment(author=session.author, text=text, paragraph_id=pid,
+                                         span=span or None, reply_to=reply, date=session.date)
+    session.record_comment()
+    return {"comment_id": comment_id, "status": "ok"}
+
+
+def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str) -> dict[str, Any]:
+    """Strike a whole run of paragraphs (e.g. a clause you reject outright) and leave the word
+    "Reserved." in their place, so later clause numbers do not shift.
+
+    Args:
+        start_id: First paragraph id of the range, e.g. "p-040".
+        end_id: Last paragraph id of the range (inclusive); same as start_id for one paragraph.
+        comment: Why the clause is removed (becomes a margin comment).
+    """
+    if not comment.strip():
+        raise ToolFailure("invalid_arguments", "comment is empty: explain why the clause is removed",
+                          path="arguments.comment")
+    if len(comment) > session.limits.max_comment_chars:
+        raise ToolFailure("text_too_long", f"comment has {len(comment)} characters; the limit is "
+                                           f"{session.limits.max_comment_chars}", path="arguments.comment",
+                          limit=session.limits.max_comment_chars)
+    result = session.doc.mark_reserved(start_id=normalize_paragraph_id(session, start_id),
+                                       end_id=normalize_paragraph_id(session, end_id), comment=comment,
+                                       author=session.author, date=session.date)
+    session.record_comment()
+    return dict(result)
+
+
+def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
+    """Finish: the redlined contract is saved and validated. Call it once, when every edit and
+    comment is in; no tool works afterwards.
+
+    Args:
+        summary: Optional one-paragraph note of what you changed and why (for the log only).
+    """
+    if len(summary) > session.limits.max_comment_chars:
+        raise ToolFailure("text_too_long", f"summary has {len(summary)} characters; the limit is "
+                                           f"{session.limits.max_comment_chars}", path="arguments.summary")
+    findings = session.doc.validate()
+    path = None
+    if session.output_path is not None:
+        try:
+            session.doc.save(session.output_path)
+        except (OSError, DocxError) as exc:
+            raise ToolFailure("save_failed", f"the document could not be saved: {exc}") from None
+        path = str(session.output_path)
+    session.finish(summary)
+    errors = [f for f in findings if getattr(f, "severity", "error") == "error"]
+    return {
+        "status": "saved" if path else "finished",
+        "path": path,
+        "valid": not errors,
+        "validation_errors": [f"{f.code}: {f.message} ({f.part})" for f in errors[:20]],
+        "edits_ok": session.stats["edits_ok"],
+        "edits_failed": session.stats["edits_failed"],
+        "comments_added": session.stats["comments_added"],
+    }
+
+
+TOOL_FUNCTIONS = (read_document, propose_edits, add_comment, mark_reserved, end_session)

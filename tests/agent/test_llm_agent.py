@@ -1,0 +1,192 @@
+"""The LLM tool loop through real litellm against the loopback fake OpenAI server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from redlinebench.agent.limits import AgentLimits
+from redlinebench.agent.llm import LLMAgent
+from tests.agent.doubles import FakeTools, make_task
+from tests.fakes.openai_server import FakeOpenAI, Reply
+
+MODEL = "openai/agent-x"
+
+
+def _agent(srv, tools, **limits):
+    return LLMAgent(MODEL, api_base=srv.url, limits=AgentLimits(**limits), backend=lambda task, out: tools)
+
+
+def _events(workdir):
+    return [json.loads(line) for line in (workdir / "transcript.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture
+def srv(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-agent-test-key-1234567890")
+    with FakeOpenAI() as server:
+        yield server
+
+
+async def test_episode_reads_edits_fixes_anchor_replies_and_ends(tmp_path, srv):
+    task = make_task(tmp_path)
+    tools = FakeTools()
+    bad = {"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "no such text"}, "new_text": "x",
+           "comment": "c"}
+    good = {"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "Term"}, "new_text": "Duration",
+            "comment": "clearer"}
+    srv.enqueue(
+        Reply.tool_calls([("read_document", {})], usage=(1000, 10)),
+        Reply.tool_calls([("propose_edits", {"edits": [good, bad]})], usage=(1200, 80)),
+        Reply.tool_calls([("propose_edits", {"edits": [{**bad, "anchor": {"paragraph_id": "p-001", "text": "1."}}]}),
+                          ("add_comment", {"reply_to": "cmt-1", "text": "Agreed."})], usage=(1400, 50)),
+        Reply.tool_calls([("end_session", {})], usage=(1500, 5)),
+    )
+    workdir = tmp_path / "trial"
+    workdir.mkdir()
+    ep = await _agent(srv, tools).run(task, workdir, trial=1)
+
+    assert ep.status == "completed" and ep.end_reason == "end_session"
+    assert [c[0] for c in tools.calls] == ["read_document", "propose_edits", "propose_edits", "add_comment",
+                                           "end_session"]
+    m = ep.metrics
+    assert (m["steps"], m["tokens_in"], m["tokens_out"]) == (4, 5100, 145)
+    assert m["tool_calls"] == {"add_comment": 1, "end_session": 1, "propose_edits": 2, "read_document": 1}
+    assert (m["edits_ok"], m["edits_failed"]) == (2, 1)
+    assert m["cost_known"] is False  # a model litellm has no price for
+    assert tools.saved == [workdir / "redline.docx"]
+
+    # The model saw the system prompt, then each tool result answered by tool_call_id.
+    first = srv.requests[0].body
+    assert first["messages"][0]["role"] == "system"
+    assert "Reviewing Counsel (LargeCo Legal)" in first["messages"][0]["content"]
+    assert "Never accept uncapped liability." in first["messages"][0]["content"]
+    assert [t["function"]["name"] for t in first["tools"]][0] == "read_document"
+    third = srv.requests[2].body["messages"]
+    tool_msgs = [m for m in third if m["role"] == "tool"]
+    assert json.loads(tool_msgs[-1]["content"])["results"][1]["status"] == "anchor_failed"
+    assert tool_msgs[-1]["tool_call_id"] == third[-2]["tool_calls"][0]["id"]
+
+    ev = _events(workdir)
+    assert [e["type"] for e in ev].count("model") == 4 and [e["type"] for e in ev].count("tool") == 5
+    assert ev[0]["type"] == "start" and ev[-1] == {**ev[-1], "type": "end", "status": "completed"}
+    assert "sk-agent-test-key-1234567890" not in (workdir / "transcript.jsonl").read_text()
+
+
+async def test_reply_without_tool_calls_ends_episode(tmp_path, srv):
+    tools = FakeTools()
+    srv.enqueue(Reply.tool_calls([("read_document", {})]), Reply.text("I am done."))
+    ep = await _agent(srv, tools).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason, ep.metrics["steps"]) == ("completed", "no_tool_calls", 2)
+    assert tools.saved  # the document is saved even without end_session
+
+
+async def test_malformed_arguments_go_back_to_the_model_as_a_tool_error(tmp_path, srv):
+    tools = FakeTools()
+    srv.enqueue(Reply.tool_calls([("propose_edits", '{"edits": [ oops')]),
+                Reply.tool_calls([("no_such_tool", {})]),
+                Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, tools).run(make_task(tmp_path), tmp_path, trial=1)
+    assert ep.end_reason == "end_session"
+    second = srv.requests[1].body["messages"][-1]
+    assert second["role"] == "tool" and json.loads(second["content"])["error"] == "invalid_arguments"
+    third = srv.requests[2].body["messages"][-1]
+    assert json.loads(third["content"])["error"] == "unknown_tool"
+    assert ep.metrics["tool_errors"] == 2
+
+
+async def test_step_limit_stops_and_saves(tmp_path, srv):
+    tools = FakeTools()
+    srv.set_handler(lambda body: Reply.tool_calls([("read_document", {})]))
+    ep = await _agent(srv, tools, max_steps=3).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason, ep.metrics["steps"]) == ("limit_reached", "max_steps", 3)
+    assert len(srv.requests) == 3 and tools.saved
+
+
+async def test_token_limit_stops(tmp_path, srv):
+    srv.set_handler(lambda body: Reply.tool_calls([("read_document", {})], usage=(400, 100)))
+    ep = await _agent(srv, FakeTools(), max_tokens=1200).run(make_task(tmp_path), tmp_path, trial=1)
+    # 500 tokens a step: the budget of 1200 is crossed after the third step.
+    assert (ep.end_reason, ep.metrics["steps"]) == ("max_tokens", 3)
+
+
+async def test_provider_errors_are_retried_then_succeed(tmp_path, srv):
+    srv.enqueue(Reply.error(429), Reply.error(500), Reply.garbage(), Reply.error(503),
+                Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, FakeTools(), max_retries=6).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    assert ep.metrics["retries"] == 4 and len(srv.requests) == 5
+    retries = [e for e in _events(tmp_path) if e["type"] == "retry"]
+    assert [r["attempt"] for r in retries] == [1, 2, 3, 4]
+
+
+async def test_auth_error_is_not_retried_and_errors_the_trial(tmp_path, srv):
+    srv.enqueue(Reply.error(401, "Incorrect API key provided: sk-agent-test-key-1234567890"))
+    tools = FakeTools()
+    ep = await _agent(srv, tools).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason) == ("errored", "provider_error")
+    assert len(srv.requests) == 1 and not tools.saved
+    assert "sk-agent-test-key-1234567890" not in ep.error
+    assert "sk-agent-test-key-1234567890" not in (tmp_path / "transcript.jsonl").read_text()
+
+
+async def test_retries_exhausted_errors_the_trial(tmp_path, srv):
+    srv.set_handler(lambda body: Reply.error(500))
+    ep = await _agent(srv, FakeTools(), max_retries=2).run(make_task(tmp_path), tmp_path, trial=1)
+    assert ep.status == "errored" and len(srv.requests) == 3
+
+
+async def test_hanging_call_times_out_and_is_retried(tmp_path, srv):
+    srv.enqueue(Reply.hang(), Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, FakeTools(), call_timeout_s=1.0).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.metrics["retries"]) == ("completed", 1)
+
+
+async def test_old_tool_outputs_are_shortened_when_context_grows(tmp_path, srv):
+    tools = FakeTools(view="x" * 20_000)  # ~5k tokens per read
+    srv.enqueue(*[Reply.tool_calls([("read_document", {})]) for _ in range(5)],
+                Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, tools, context_tokens=12_000, keep_recent_tool_outputs=1).run(
+        make_task(tmp_path), tmp_path, trial=1)
+    assert ep.end_reason == "end_session"
+    last = srv.requests[-1].body["messages"]
+    tool_contents = [m["content"] for m in last if m["role"] == "tool"]
+    assert len(tool_contents) == 5
+    assert tool_contents[-1].startswith('{"text": "xxx') and len(tool_contents[-1]) > 20_000
+    assert sum(c.startswith("[shortened") for c in tool_contents) >= 3
+    assert sum(len(c) for c in tool_contents) // 4 + 500 < 12_000 + 5_000
+    assert any(e["type"] == "shorten" for e in _events(tmp_path))
+
+
+async def test_cost_is_priced_from_litellms_table_and_the_cost_limit_stops(tmp_path, srv):
+    # gpt-4o-mini in litellm's local table: $0.15 / M input, $0.60 / M output tokens.
+    srv.set_handler(lambda body: Reply.tool_calls([("read_document", {})], usage=(1000, 100)))
+    agent = LLMAgent("openai/gpt-4o-mini", api_base=srv.url, limits=AgentLimits(max_cost_usd=0.0005),
+                     backend=lambda task, out: FakeTools())
+    ep = await agent.run(make_task(tmp_path), tmp_path, trial=1)
+    # $0.00021 a step: 0.00042 after two steps, 0.00063 >= 0.0005 after the third.
+    assert (ep.status, ep.end_reason, ep.metrics["steps"]) == ("limit_reached", "max_cost", 3)
+    assert ep.metrics["cost_known"] is True
+    assert ep.metrics["cost_usd"] == pytest.approx(0.00063)
+
+
+async def test_request_carries_limits_and_sampling_settings(tmp_path, srv):
+    srv.enqueue(Reply.tool_calls([("end_session", {})]))
+    agent = LLMAgent(MODEL, api_base=srv.url, seed=11, limits=AgentLimits(max_output_tokens=321, temperature=0.0),
+                     backend=lambda task, out: FakeTools())
+    await agent.run(make_task(tmp_path), tmp_path, trial=1)
+    body = srv.requests[0].body
+    assert body["model"] == "agent-x" and body["max_tokens"] == 321 and body["temperature"] == 0.0
+    assert body["seed"] == 11 and body["tool_choice"] == "auto"
+    assert srv.requests[0].headers.get("authorization") == "Bearer sk-agent-test-key-1234567890"
+
+
+def test_redact_removes_credentials_from_any_env_name(monkeypatch):
+    from redlinebench.agent.redact import redact, register_secret
+
+    monkeypatch.setenv("MY_PROVIDER_API_KEY", "abcd-1234-efgh-5678")
+    monkeypatch.setenv("SHORT_TOKEN", "abc")  # too short to be told apart from words: left alone
+    register_secret("cli-given-secret-value")
+    text = "key abcd-1234-efgh-5678 and cli-given-secret-value; abc stays"
+    assert redact(text) == "key [redacted] and [redacted]; abc stays"

@@ -1,0 +1,97 @@
+"""``dataset export``: the Hub layout loads with plain ``datasets.load_dataset`` offline, identically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import datasets
+import yaml
+from click.testing import CliRunner
+
+import redlinebench
+from redlinebench.cli import main
+from redlinebench.dataset import FULL_FEATURES, INDEX_FEATURES, export_dataset
+from tests.tasks.treefactory import edit_json
+
+
+def _front_matter(text: str) -> dict:
+    assert text.startswith("---\n")
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+def test_export_round_trips_through_plain_datasets(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    written = export_dataset(tree, out)
+    assert sorted(written) == ["README.md", "eval.yaml", "full", "tasks"]
+    fingerprint = redlinebench.load_tasks(tree).fingerprint()
+    assert written["tasks"] == out / f"data/tasks/test-{fingerprint[:16]}.parquet"
+    for config, features in (("tasks", INDEX_FEATURES), ("full", FULL_FEATURES)):
+        plain = datasets.load_dataset(str(out), config, split="test")
+        ours = redlinebench.load_dataset(tree, config=config)
+        assert plain.features == features
+        assert plain.to_list() == ours.to_list()
+    plain = datasets.load_dataset(str(out), "tasks", split="test")
+    assert plain.num_rows == 14 and plain[0]["task_id"] == "redline-s1-t1-g01a"
+    # the default config is the index
+    assert datasets.load_dataset(str(out), split="test").features == INDEX_FEATURES
+
+
+def test_changed_data_exported_to_a_same_named_dir_is_not_served_stale(tree: Path, tmp_path: Path) -> None:
+    """datasets 5.2 keys local YAML-config caches on the patterns only; content-named files defeat that."""
+    export_dataset(tree, tmp_path / "one" / "export")
+    before = datasets.load_dataset(str(tmp_path / "one" / "export"), "tasks", split="test")
+    edit_json(tree / "tasks/redline-s1-t1-g01a/tests/rubrics.json", lambda d: d["rubrics"][0].update(criteria="Changed"))
+    export_dataset(tree, tmp_path / "two" / "export")
+    after = datasets.load_dataset(str(tmp_path / "two" / "export"), "tasks", split="test")
+    assert before[0]["rubric_criteria_preview"][0] != "Changed"
+    assert after[0]["rubric_criteria_preview"][0] == "Changed"
+    # re-exporting into the same directory replaces the old parquet
+    export_dataset(tree, tmp_path / "one" / "export")
+    assert len(list((tmp_path / "one" / "export" / "data" / "tasks").glob("*.parquet"))) == 1
+    again = datasets.load_dataset(str(tmp_path / "one" / "export"), "tasks", split="test")
+    assert again[0]["rubric_criteria_preview"][0] == "Changed"
+
+
+def test_card_yaml_and_eval_yaml(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    written = export_dataset(tree, out)
+    meta = _front_matter((out / "README.md").read_text(encoding="utf-8"))
+    assert meta["license"] == "cc-by-4.0"
+    assert meta["task_categories"] == ["text-generation"]
+    assert meta["tags"] == ["legal", "negotiation", "contracts", "benchmark", "docx"]
+    assert meta["size_categories"] == ["n<1K"]
+    assert meta["configs"] == [
+        {"config_name": "tasks", "data_files": [{"split": "test", "path": written["tasks"].relative_to(out).as_posix()}],
+         "default": True},
+        {"config_name": "full", "data_files": [{"split": "test", "path": written["full"].relative_to(out).as_posix()}]},
+    ]
+    assert yaml.safe_load((out / "eval.yaml").read_text()) == {
+        "name": "RedlineBench",
+        "description": yaml.safe_load((out / "eval.yaml").read_text())["description"],
+        "evaluation_framework": "redline-bench",
+        "tasks": [{"id": "redline_overall", "config": "tasks", "split": "test"}],
+    }
+
+
+def test_export_with_tree_is_the_hub_repo_layout(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    result = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(out), "--include-tree"])
+    assert result.exit_code == 0, result.output
+    assert (out / "tasks/redline-s2-t3-g02b/tests/rubrics.json").read_bytes() == (
+        tree / "tasks/redline-s2-t3-g02b/tests/rubrics.json"
+    ).read_bytes()
+    # the exported directory is itself a valid source with the same content
+    assert redlinebench.load_tasks(out).fingerprint() == redlinebench.load_tasks(tree).fingerprint()
+    # and plain datasets still reads the parquet index, not the tree
+    assert datasets.load_dataset(str(out), "tasks", split="test").features == INDEX_FEATURES
+    # exporting again replaces the tree instead of merging stale tasks into it
+    (out / "tasks/redline-s9-t1-g01a").mkdir()
+    CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(out), "--include-tree"])
+    assert not (out / "tasks/redline-s9-t1-g01a").exists()
+
+
+def test_export_refuses_a_file_target(tree: Path, tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("x")
+    result = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(target)])
+    assert result.exit_code == 2 and "not a directory" in result.output

@@ -1,0 +1,262 @@
+"""Tracked edits: exact anchoring, minimal diffs, formatting kept, other side's markup respected."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from redlinebench.docx import RedlineDocument
+from tests.docx.util import dele, docx, ins, p, r_, read_part
+
+WHEN = datetime(2025, 6, 1, 9, 30, tzinfo=timezone.utc)
+ME = "Reviewing Counsel (AgentCo Legal)"
+
+
+def open_body(body, **kw):
+    return RedlineDocument.open(docx(body, **kw), name="t.docx")
+
+
+def edit(op, pid, text=None, new_text=None, comment="Because.", **anchor):
+    e = {"op": op, "anchor": {"paragraph_id": pid, **({"text": text} if text is not None else {}), **anchor}}
+    if new_text is not None:
+        e["new_text"] = new_text
+    if comment is not None:
+        e["comment"] = comment
+    return e
+
+
+def reopen(doc):
+    return RedlineDocument.open(doc.to_bytes(), name="out.docx")
+
+
+def check(doc, original_text):
+    """Output reopens; rejecting everything gives back the input text exactly."""
+    out = reopen(doc)
+    assert out.text("original") == original_text
+    return out
+
+
+@pytest.mark.parametrize(
+    "body, e, accepted, annotated",
+    [
+        # the minimal word diff marks only the changed words
+        (p("Fees are payable within thirty (30) days."),
+         edit("replace", "p-001", "thirty (30) days", "sixty (60) days"),
+         "Fees are payable within sixty (60) days.",
+         "within ~~thirty~~++sixty++[A1] (~~30~~++60++[A1]{cmt-"),
+        # edits across runs with different formatting
+        (p(r_("The "), r_("Vendor", "<w:b/>"), r_(" shall pay.")),
+         edit("replace", "p-001", "Vendor shall", "Customer may"),
+         "The Customer may pay.", "The ~~Vendor shall~~++Customer may++[A1]"),
+        # tabs and repeated spaces: offsets land exactly
+        (p("Term:", "<w:r><w:tab/><w:t xml:space=\"preserve\">two  (2) years</w:t></w:r>"),
+         edit("replace", "p-001", "two (2) years", "three (3) years"),
+         "Term:\tthree  (3) years", "Term:\t~~two~~++three++[A1]  (~~2~~++3++[A1]"),
+        # hyperlinks: text inside a link is editable
+        (p("See ", '<w:hyperlink r:id="rId5"><w:r><w:t>our terms</w:t></w:r></w:hyperlink>', " here."),
+         edit("replace", "p-001", "our terms here", "the policy here"),
+         "See the policy here.", "See ~~our terms~~++the policy++[A1]"),
+        # leading spaces
+        (p('<w:r><w:t xml:space="preserve">   Indented text.</w:t></w:r>'),
+         edit("delete", "p-001", "Indented"),
+         "   text.", None),
+        (p("Pay within 30 days."), edit("insert_after", "p-001", "30", "calendar"),
+         "Pay within 30 calendar days.", "Pay within 30++ calendar++[A1]"),
+        (p("Pay within 30 days."), edit("delete", "p-001", "within 30 days", comment="x"),
+         "Pay.", None),
+    ],
+)
+def test_edits(body, e, accepted, annotated):
+    doc = open_body(body)
+    before = doc.text("current")
+    (res,) = doc.apply_edits([e], author=ME, date=WHEN)
+    assert res["status"] == "ok", res
+    assert res["comment_id"].startswith("cmt-")
+    assert doc.text("accepted") == accepted
+    out = check(doc, before)
+    assert out.text("accepted") == accepted
+    if annotated:
+        assert annotated in out.annotated_view(focus_author=ME)
+
+
+def test_formatting_kept_on_split_deleted_and_inserted_runs():
+    doc = open_body(p(r_("Payment is due in thirty days", '<w:b/><w:color w:val="FF0000"/>')))
+    doc.apply_edits([edit("replace", "p-001", "thirty", "sixty")], author=ME, date=WHEN)
+    xml = read_part(doc.to_bytes(), "word/document.xml")
+    rpr = '<w:rPr><w:b/><w:color w:val="FF0000"/></w:rPr>'
+    assert xml.count(rpr) == 4   # head, deleted, inserted, tail
+    assert f'<w:r>{rpr}<w:delText>thirty</w:delText></w:r>' in xml
+    assert f'<w:r>{rpr}<w:t>sixty</w:t></w:r>' in xml
+    assert f'<w:r>{rpr}<w:t xml:space="preserve">Payment is due in </w:t></w:r>' in xml
+
+
+def test_revision_attributes():
+    doc = open_body(p("Alpha beta."))
+    doc.apply_edits([edit("replace", "p-001", "beta", "gamma")], author=ME, date=WHEN)
+    revs = [r for r in doc.revisions]
+    assert [(r.type, r.author, r.date, r.text) for r in revs] == [
+        ("del", ME, "2025-06-01T09:30:00Z", "beta"), ("ins", ME, "2025-06-01T09:30:00Z", "gamma")]
+
+
+def test_strike_other_sides_insertion_nests_del_in_their_ins():
+    doc = open_body(p(r_("Vendor shall "), ins(r_("promptly and fully "), author="LargeCo", rid=7), r_("notify.")))
+    (res,) = doc.apply_edits([edit("delete", "p-001", "and")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    xml = read_part(doc.to_bytes(), "word/document.xml")
+    assert '<w:ins w:id="7" w:author="LargeCo"' in xml
+    assert f'w:author="LargeCo" w:date="2025-01-01T00:00:00Z"><w:del w:id=' in xml
+    out = check(doc, "Vendor shall notify.")
+    assert out.text("accepted") == "Vendor shall promptly fully notify."
+    seg = [s for s in out.paragraphs[0].segments if s.kind == "del"][0]
+    assert (seg.text, seg.author, seg.inserted_by) == ("and ", ME, "LargeCo")
+    ins_ids = [r.id for r in out.revisions if r.type == "ins"]
+    assert len(ins_ids) == len(set(ins_ids)) == 3   # theirs split in three, fresh ids for new halves
+
+
+def test_insert_inside_other_sides_insertion_splits_it():
+    doc = open_body(p(r_("A "), ins(r_("quick fox"), author="LargeCo", rid=7), r_(" ran.")))
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", "quick", "brown")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    xml = read_part(doc.to_bytes(), "word/document.xml")
+    assert "<w:ins" in xml and xml.count("<w:ins ") == 3
+    # never ins inside ins
+    from lxml import etree
+
+    root = etree.fromstring(xml.encode())
+    w = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+    assert not root.findall(f".//{w}ins//{w}ins")
+    out = check(doc, "A  ran.")
+    assert out.text("accepted") == "A quick brown fox ran."
+
+
+def test_replace_spanning_prior_revisions_keeps_order_and_comment_refs():
+    comments = ('<w:comment w:id="3" w:author="LargeCo"><w:p w14:paraId="00000033"><w:r><w:t>note</w:t></w:r>'
+                '</w:p></w:comment>')
+    body = p(r_("one "), dele("old ", author="LargeCo", rid=5), r_("two "),
+             '<w:commentRangeStart w:id="3"/>', r_("three"), '<w:commentRangeEnd w:id="3"/>',
+             '<w:r><w:commentReference w:id="3"/></w:r>', r_(" four"))
+    doc = open_body(body, comments=comments)
+    (res,) = doc.apply_edits([edit("delete", "p-001", "one two three four")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "one old two three four")
+    xml = read_part(out.to_bytes(), "word/document.xml")
+    assert xml.index("old ") < xml.index("two ") < xml.index("three") < xml.index(" four")
+    assert '<w:commentReference w:id="3"/>' in xml
+    assert out.comments[0].id == "cmt-3"
+
+
+def test_fields_are_atomic():
+    field = ('<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> REF _Ref1 \\h '
+             '</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>3.2</w:t></w:r>'
+             '<w:r><w:fldChar w:fldCharType="end"/></w:r>')
+    doc = open_body(p("See Section ", field, " above."))
+    (res,) = doc.apply_edits([edit("delete", "p-001", "3")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    xml = read_part(doc.to_bytes(), "word/document.xml")
+    assert "<w:delInstrText" in xml and "<w:delText>3.2</w:delText>" in xml
+    out = check(doc, "See Section 3.2 above.")
+    assert out.text("accepted") == "See Section above."
+
+
+def test_table_cells_are_editable():
+    table = "<w:tbl><w:tr><w:tc>" + p("Fee") + "</w:tc><w:tc>" + p("$100") + "</w:tc></w:tr></w:tbl>"
+    doc = open_body(table)
+    (res,) = doc.apply_edits([edit("replace", "p-002", "$100", "$150")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Fee\n$100")
+    assert out.text("accepted") == "Fee\n$150"
+
+
+@pytest.mark.parametrize(
+    "e, status, code",
+    [
+        (edit("replace", "p-009", "x", "y"), "anchor_failed", "paragraph_not_found"),
+        (edit("replace", "p-001", "absent", "y"), "anchor_failed", "text_not_found"),
+        (edit("replace", "p-001", "the", "a"), "anchor_failed", "ambiguous"),
+        ({"op": "rewrite", "anchor": {"paragraph_id": "p-001"}}, "runtime_error", "invalid_edit"),
+        ({"op": "replace", "anchor": "p-001", "new_text": "x"}, "runtime_error", "invalid_edit"),
+        ("not an object", "runtime_error", "invalid_edit"),
+        (edit("replace", "p-001", "cat", "cat"), "runtime_error", "no_change"),
+    ],
+)
+def test_failures_are_statuses(e, status, code):
+    doc = open_body(p("the cat and the dog"))
+    before = doc.to_bytes()
+    (res,) = doc.apply_edits([e], author=ME, date=WHEN)
+    assert res["status"] == status
+    assert res["error"].startswith(code)
+    assert doc.to_bytes() == before
+
+
+def test_text_not_found_suggests_other_paragraphs():
+    doc = open_body(p("alpha") + p("the warranty clause"))
+    (res,) = doc.apply_edits([edit("delete", "p-001", "warranty")], author=ME, date=WHEN)
+    assert res["candidates"][0]["paragraph_id"] == "p-002"
+
+
+def test_batch_is_independent_and_in_order():
+    doc = open_body(p("one two three"))
+    results = doc.apply_edits([edit("replace", "p-001", "one", "uno"), edit("delete", "p-001", "missing"),
+                               edit("replace", "p-001", "three", "tres")], author=ME, date=WHEN)
+    assert [r["status"] for r in results] == ["ok", "anchor_failed", "ok"]
+    assert doc.text("accepted") == "uno two tres"
+
+
+def test_missing_comment_is_reported():
+    doc = open_body(p("one two"))
+    (res,) = doc.apply_edits([edit("delete", "p-001", "two", comment=None)], author=ME, date=WHEN)
+    assert res["status"] == "ok" and "comment_id" not in res
+    assert res["warning"].startswith("comment_missing")
+    (res,) = doc.apply_edits([edit("delete", "p-001", "one", comment="  ")], author=ME, date=WHEN)
+    assert res["warning"].startswith("comment_missing")
+
+
+def test_model_text_is_sanitised():
+    doc = open_body(p("Alpha."))
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", "Alpha", " beta\x07\tgamma\nline\x00")],
+                             author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    xml = read_part(doc.to_bytes(), "word/document.xml")
+    assert '<w:t xml:space="preserve"> beta</w:t><w:tab/><w:t>gamma</w:t><w:br/><w:t>line</w:t>' in xml
+    assert reopen(doc).text("accepted") == "Alpha beta\tgamma line."
+
+
+def test_insert_after_new_paragraph_copies_ppr_and_marks_it():
+    ppr = '<w:pStyle w:val="Body"/><w:jc w:val="both"/>'
+    doc = open_body(p("First clause.", ppr=ppr) + p("Second clause."))
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", None, "A new clause.\nAnd another.")], author=ME,
+                             date=WHEN)
+    assert res["status"] == "ok" and res["new_paragraph_ids"] == ["p-003", "p-004"]
+    assert [x.id for x in doc.paragraphs] == ["p-001", "p-003", "p-004", "p-002"]
+    out = check(doc, "First clause.\nSecond clause.")
+    assert out.text("accepted") == "First clause.\nA new clause.\nAnd another.\nSecond clause."
+    xml = read_part(out.to_bytes(), "word/document.xml")
+    assert xml.count('<w:pStyle w:val="Body"/><w:jc w:val="both"/><w:rPr><w:ins ') == 2
+
+
+def test_insert_after_last_paragraph_of_a_cell():
+    table = "<w:tbl><w:tr><w:tc>" + p("Only line") + "</w:tc></w:tr></w:tbl>"
+    doc = open_body(table + p("after"))
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", "Only line", "Second line")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Only line\nafter")
+    assert out.text("accepted") == "Only line\nSecond line\nafter"
+
+
+def test_delete_whole_paragraph_deletes_its_mark():
+    doc = open_body(p("Keep.") + p("Drop this clause.") + p("Also keep."))
+    (res,) = doc.apply_edits([edit("delete", "p-002", "Drop this clause.")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Keep.\nDrop this clause.\nAlso keep.")
+    assert out.text("accepted") == "Keep.\nAlso keep."
+    assert "para_deleted" in out.paragraphs[1].flags
+
+
+def test_deleting_own_insertion_removes_it():
+    doc = open_body(p("Alpha."))
+    doc.apply_edits([edit("insert_after", "p-001", "Alpha", " beta")], author=ME, date=WHEN)
+    doc.apply_edits([edit("delete", "p-001", "beta")], author=ME, date=WHEN)
+    xml = read_part(doc.to_bytes(), "word/document.xml")
+    assert "beta" not in xml and "<w:ins " not in xml and "<w:del " not in xml
+    assert doc.text("accepted") == "Alpha."

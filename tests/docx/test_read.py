@@ -1,0 +1,195 @@
+"""The document model: paragraphs, segments, numbering, comments, revisions, views."""
+
+from __future__ import annotations
+
+import pytest
+
+from redlinebench.docx import RedlineDocument, Segment
+from tests.docx.util import dele, docx, ins, p, r_
+
+FIELD = ('<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> REF _Ref1 \\h '
+         '</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>3.2</w:t></w:r>'
+         '<w:r><w:fldChar w:fldCharType="end"/></w:r>')
+LINK = '<w:hyperlink r:id="rId9"><w:r><w:rPr><w:rStyle w:val="Hyperlink"/></w:rPr><w:t>our site</w:t></w:r></w:hyperlink>'
+
+
+def open_body(body, **kw):
+    return RedlineDocument.open(docx(body, **kw), name="t.docx")
+
+
+@pytest.mark.parametrize(
+    "para, current, original",
+    [
+        (p("Plain text."), "Plain text.", "Plain text."),
+        (p("a", "<w:r><w:tab/><w:t>b</w:t></w:r>"), "a\tb", "a\tb"),
+        (p("See ", LINK, "."), "See our site.", "See our site."),
+        (p("See Section ", FIELD, " above."), "See Section 3.2 above.", "See Section 3.2 above."),
+        (p(r_("Keep "), ins(r_("new ")), dele("old "), r_("end")), "Keep new end", "Keep old end"),
+        (p(r_("x"), ins(dele("gone", author="B", rid=5), author="A", rid=4)), "x", "x"),
+        (p('<w:r><w:t xml:space="preserve">  two  spaces </w:t></w:r>'), "  two  spaces ", "  two  spaces "),
+        (p('<w:fldSimple w:instr="PAGE"><w:r><w:t>7</w:t></w:r></w:fldSimple>'), "7", "7"),
+        (p("line", "<w:r><w:br/><w:t>two</w:t></w:r>"), "line\ntwo", "line\ntwo"),
+    ],
+)
+def test_current_and_original_text(para, current, original):
+    doc = open_body(para)
+    only = doc.paragraphs[0]
+    assert only.text == current
+    assert only.original_text == original
+
+
+def test_segments_and_attribution():
+    doc = open_body(p(r_("Keep "), ins(r_("new "), author="LargeCo", rid=4), dele("old ", author="LargeCo", rid=5),
+                      ins(dele("both", author="AgentCo", rid=7), author="LargeCo", rid=6)))
+    segs = doc.paragraphs[0].segments
+    assert segs[0] == Segment("text", "Keep ")
+    assert (segs[1].kind, segs[1].text, segs[1].author, segs[1].revision_id) == ("ins", "new ", "LargeCo", "rev-4")
+    assert (segs[2].kind, segs[2].text, segs[2].revision_id) == ("del", "old ", "rev-5")
+    assert (segs[3].kind, segs[3].author, segs[3].inserted_by) == ("del", "AgentCo", "LargeCo")
+    revs = [(r.id, r.type, r.author, r.text) for r in doc.revisions]
+    assert revs == [("rev-4", "ins", "LargeCo", "new "), ("rev-5", "del", "LargeCo", "old "),
+                    ("rev-6", "ins", "LargeCo", "both"), ("rev-7", "del", "AgentCo", "both")]
+    assert "has_revisions" in doc.paragraphs[0].flags
+
+
+def test_tables_are_in_document_order():
+    table = ("<w:tbl><w:tr><w:tc>" + p("cell A") + "</w:tc><w:tc>" + p("cell B") + p("cell B2")
+             + "</w:tc></w:tr></w:tbl>")
+    doc = open_body(p("before") + table + p("after"))
+    assert [(x.id, x.text, x.in_table) for x in doc.paragraphs] == [
+        ("p-001", "before", False), ("p-002", "cell A", True), ("p-003", "cell B", True),
+        ("p-004", "cell B2", True), ("p-005", "after", False)]
+    assert "[p-003] cell B  [flags: table cell]" in doc.read_view()
+
+
+def test_moves_and_format_changes():
+    body = p('<w:moveFromRangeStart w:id="1" w:name="m1" w:author="B" w:date="2025-01-01T00:00:00Z"/>'
+             '<w:moveFrom w:id="2" w:author="B" w:date="2025-01-01T00:00:00Z"><w:r><w:t>moved</w:t></w:r></w:moveFrom>'
+             '<w:moveFromRangeEnd w:id="1"/>', " stays") \
+        + p('<w:moveToRangeStart w:id="3" w:name="m1" w:author="B" w:date="2025-01-01T00:00:00Z"/>'
+            '<w:moveTo w:id="4" w:author="B" w:date="2025-01-01T00:00:00Z"><w:r><w:t>moved</w:t></w:r></w:moveTo>'
+            '<w:moveToRangeEnd w:id="3"/>') \
+        + p('<w:r><w:rPr><w:b/><w:rPrChange w:id="5" w:author="B" w:date="2025-01-01T00:00:00Z"><w:rPr/>'
+            '</w:rPrChange></w:rPr><w:t>bolded</w:t></w:r>')
+    doc = open_body(body)
+    assert [x.text for x in doc.paragraphs] == [" stays", "moved", "bolded"]
+    assert doc.paragraphs[0].original_text == "moved stays"
+    assert doc.paragraphs[1].original_text == ""
+    types = [(r.id, r.type) for r in doc.revisions]
+    assert types == [("rev-2", "move_from"), ("rev-4", "move_to"), ("rev-5", "format")]
+    assert "format_change" in doc.paragraphs[2].flags
+
+
+def test_paragraph_mark_revisions_and_text_modes():
+    mark_del = '<w:rPr><w:del w:id="8" w:author="B" w:date="2025-01-01T00:00:00Z"/></w:rPr>'
+    mark_ins = '<w:rPr><w:ins w:id="9" w:author="B" w:date="2025-01-01T00:00:00Z"/></w:rPr>'
+    body = (p("First ", dele("gone", rid=10), ppr=mark_del) + p("second")
+            + p(ins(r_("New clause."), rid=11), ppr=mark_ins) + p("last"))
+    doc = open_body(body)
+    assert doc.text("current") == "First \nsecond\nNew clause.\nlast"
+    assert doc.text("accepted") == "First second\nNew clause.\nlast"
+    assert doc.text("original") == "First gone\nsecond\nlast"
+    types = {(r.id, r.type) for r in doc.revisions}
+    assert ("rev-8", "para_del") in types and ("rev-9", "para_ins") in types
+    assert "para_deleted" in doc.paragraphs[0].flags and "para_inserted" in doc.paragraphs[2].flags
+
+
+NUMBERING = """
+<w:abstractNum w:abstractNumId="0">
+  <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl>
+  <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1.%2"/></w:lvl>
+  <w:lvl w:ilvl="2"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1.%2.%3"/></w:lvl>
+</w:abstractNum>
+<w:abstractNum w:abstractNumId="1">
+  <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="(%1)"/></w:lvl>
+  <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="lowerRoman"/><w:lvlText w:val="(%2)"/></w:lvl>
+</w:abstractNum>
+<w:abstractNum w:abstractNumId="2">
+  <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="upperRoman"/><w:lvlText w:val="Article %1"/></w:lvl>
+  <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="upperLetter"/><w:lvlText w:val="%2."/></w:lvl>
+</w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>
+<w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>
+<w:num w:numId="3"><w:abstractNumId w:val="1"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride></w:num>
+<w:num w:numId="4"><w:abstractNumId w:val="2"/></w:num>
+"""
+STYLES = """
+<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>
+<w:style w:type="paragraph" w:styleId="Clause2"><w:name w:val="Clause 2"/><w:basedOn w:val="Normal"/>
+  <w:pPr><w:numPr><w:ilvl w:val="1"/><w:numId w:val="1"/></w:numPr></w:pPr></w:style>
+"""
+
+
+def num(num_id: int, ilvl: int = 0) -> str:
+    return f'<w:numPr><w:ilvl w:val="{ilvl}"/><w:numId w:val="{num_id}"/></w:numPr>'
+
+
+def test_clause_numbers():
+    mark_del = '<w:rPr><w:del w:id="8" w:author="B" w:date="2025-01-01T00:00:00Z"/></w:rPr>'
+    body = "".join([
+        p("Definitions", ppr=num(1, 0)),                       # 1
+        p("Affiliate", ppr=num(1, 1)),                         # 1.1
+        p("Control", ppr=num(1, 2)),                           # 1.1.1
+        p("Also", ppr=num(1, 2)),                              # 1.1.2
+        p("Via style", ppr='<w:pStyle w:val="Clause2"/>'),     # 1.2 (numPr from style)
+        p("Gone", ppr=num(1, 1) + mark_del),                   # deleted mark: no number
+        p("Next", ppr=num(1, 1)),                              # 1.3
+        p("Fees", ppr=num(1, 0)),                              # 2
+        p("Sub", ppr=num(1, 1)),                               # 2.1 (restart)
+        p("letter a", ppr=num(2, 0)),                          # (a)
+        p("letter b", ppr=num(2, 0)),                          # (b)
+        p("roman", ppr=num(2, 1)),                             # (i)
+        p("restart", ppr=num(3, 0)),                           # (a) via startOverride
+        p("Art", ppr=num(4, 0)),                               # Article I
+        p("Art", ppr=num(4, 0)),                               # Article II
+        p("sub", ppr=num(4, 1)),                               # A
+        p("unnumbered"),
+    ])
+    doc = open_body(body, numbering=NUMBERING, styles=STYLES)
+    assert [x.number for x in doc.paragraphs] == [
+        "1", "1.1", "1.1.1", "1.1.2", "1.2", None, "1.3", "2", "2.1", "(a)", "(b)", "(i)", "(a)",
+        "Article I", "Article II", "A", None]
+    assert "[p-003] 1.1.1 Control" in doc.read_view()
+    assert doc.paragraphs[4].style == "Clause 2"
+
+
+def test_comments_are_read_with_threads_and_resolution():
+    comments = (
+        '<w:comment w:id="1" w:author="LargeCo" w:date="2025-01-01T00:00:00Z"><w:p w14:paraId="00000011">'
+        '<w:r><w:t>Why?</w:t></w:r></w:p></w:comment>'
+        '<w:comment w:id="2" w:author="AgentCo" w:date="2025-01-02T00:00:00Z"><w:p w14:paraId="00000022">'
+        '<w:r><w:t>Because.</w:t></w:r></w:p></w:comment>'
+    )
+    ex = ('<w15:commentEx w15:paraId="00000011" w15:done="1"/>'
+          '<w15:commentEx w15:paraId="00000022" w15:paraIdParent="00000011" w15:done="0"/>')
+    body = (p("Start ", '<w:commentRangeStart w:id="1"/><w:commentRangeStart w:id="2"/>', r_("the span"),
+              '<w:commentRangeEnd w:id="1"/><w:r><w:commentReference w:id="1"/></w:r>',
+              '<w:commentRangeEnd w:id="2"/><w:r><w:commentReference w:id="2"/></w:r>', " end")
+            + p("other"))
+    doc = open_body(body, comments=comments, comments_ex=ex)
+    c1, c2 = doc.comments
+    assert (c1.id, c1.author, c1.parent, c1.resolved, c1.text, c1.anchor_text, c1.paragraph_ids) == (
+        "cmt-1", "LargeCo", None, True, "Why?", "the span", ["p-001"])
+    assert (c2.id, c2.parent, c2.resolved) == ("cmt-2", "cmt-1", False)
+    assert doc.paragraphs[0].comment_ids == ["cmt-1", "cmt-2"]
+    view = doc.read_view()
+    assert "cmt-2 | AgentCo | 2025-01-02T00:00:00Z | reply to cmt-1 | p-001 on \"the span\": Because." in view
+    assert "cmt-1 | LargeCo | 2025-01-01T00:00:00Z | resolved | p-001" in view
+
+
+def test_read_view_shows_other_side_changes_inline():
+    doc = open_body(p(r_("Vendor shall "), ins(r_("promptly "), author="LargeCo Legal", rid=7), r_("notify"),
+                      dele(" the customer", author="LargeCo Legal", rid=8), r_(".")))
+    view = doc.read_view()
+    assert ("[p-001] Vendor shall {++promptly ++}[rev-7 ins: LargeCo Legal]notify"
+            "{-- the customer--}[rev-8 del: LargeCo Legal].  [flags: revisions rev-7, rev-8]") in view
+    assert 'rev-8 | del | LargeCo Legal | p-001 | "the customer"' in view
+
+
+def test_annotated_view_attribution():
+    doc = open_body(p(r_("Pay in "), dele("thirty", author="Me", rid=3), ins(r_("sixty"), author="Me", rid=4),
+                      r_(" days"), ins(r_(" net"), author="Them", rid=5)))
+    view = doc.annotated_view(focus_author="Me")
+    assert "#   A1 = Me  <- THIS TURN" in view
+    assert "#   A2 = Them  (prior turn)" in view
+    assert "[p-001] Pay in ~~thirty~~++sixty++[A1] days++ net++[A2]" in view

@@ -1,0 +1,190 @@
+"""validate_package: each rule fires on the defect it names and stays quiet on clean files."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+
+import pytest
+
+from redlinebench.docx.build import (
+    Bookmark,
+    Comment,
+    CrossRef,
+    Del,
+    DocumentBuilder,
+    Footnote,
+    Hyperlink,
+    Ins,
+    Reply,
+    Run,
+)
+from redlinebench.docx.validate import Finding, errors_only, validate_package
+
+
+def _base() -> bytes:
+    b = DocumentBuilder(para_ids=True)
+    b.paragraph(["Alpha ", Run("bold", bold=True, italic=True), " ", Hyperlink("link", "https://x.test")])
+    b.paragraph(["See ", Bookmark("_Ref9", "Target"), " and ", CrossRef("_Ref9", "Target"), Footnote("n")])
+    b.paragraph(["Keep ", Del("old", "Other"), Ins("new", "Other")])
+    b.paragraph([Comment("anchor", "Root", "Other", replies=[Reply("Reply", "Me")])])
+    return b.to_bytes()
+
+
+def _mutate(data: bytes, part: str, edit: Callable[[str], str]) -> bytes:
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            blob = src.read(info)
+            if info.filename == part:
+                new = edit(blob.decode())
+                assert new != blob.decode(), "mutation did not apply"
+                blob = new.encode()
+            dst.writestr(info, blob)
+    return out.getvalue()
+
+
+def _drop(data: bytes, part: str) -> bytes:
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            if info.filename != part:
+                dst.writestr(info, src.read(info))
+    return out.getvalue()
+
+
+def _codes(findings: list[Finding]) -> set[str]:
+    return {f.code for f in findings}
+
+
+def test_clean_document_has_no_findings():
+    assert validate_package(_base()) == []
+
+
+def test_accepts_path_mapping_and_package_like(tmp_path):
+    data = _base()
+    path = tmp_path / "x.docx"
+    path.write_bytes(data)
+    parts = {i.filename: zipfile.ZipFile(io.BytesIO(data)).read(i) for i in zipfile.ZipFile(io.BytesIO(data)).infolist()}
+
+    class PackageLike:
+        part_names = list(parts)
+
+        def blob(self, name: str) -> bytes:
+            return parts[name]
+
+    assert validate_package(path) == validate_package(parts) == validate_package(PackageLike()) == []
+
+
+DOC = "word/document.xml"
+CASES: list[tuple[str, str, Callable[[str], str], str]] = [
+    ("t in del", DOC, lambda s: s.replace("<w:delText>old</w:delText>", "<w:t>old</w:t>"), "text-inside-del"),
+    ("delText outside del", DOC, lambda s: s.replace("<w:t xml:space=\"preserve\">Keep </w:t>",
+                                                     "<w:delText xml:space=\"preserve\">Keep </w:delText>"),
+     "deltext-outside-del"),
+    ("revision inside run", DOC, lambda s: s.replace("<w:t xml:space=\"preserve\">Keep </w:t>",
+                                                     "<w:ins w:id=\"900\" w:author=\"X\" w:date=\"2026-01-01T00:00:00Z\"/>"
+                                                     "<w:t xml:space=\"preserve\">Keep </w:t>"), "revision-misplaced"),
+    ("duplicate revision id", DOC, lambda s: s.replace('<w:ins w:id="3"', '<w:ins w:id="2"'),
+     "revision-id-duplicate"),
+    ("ins without author", DOC, lambda s: s.replace('w:author="Other" w:date', 'w:date', 1)
+     if '<w:del w:id="' in s else s, "revision-attr-missing"),
+    ("nested ins", DOC, lambda s: s.replace("<w:t>new</w:t></w:r></w:ins>",
+                                            "<w:t>new</w:t></w:r><w:ins w:id=\"901\" w:author=\"Y\" "
+                                            "w:date=\"2026-01-01T00:00:00Z\"><w:r><w:t>x</w:t></w:r></w:ins></w:ins>"),
+     "revision-nested"),
+    ("bad date", DOC, lambda s: s.replace('w:date="2026-01-01T09:00:00Z"', 'w:date="01/01/2026"', 1), "date-format"),
+    ("unclosed comment range", DOC, lambda s: s.replace('<w:commentRangeEnd w:id="', '<w:bookmarkEnd w:id="9', 1),
+     "comment-range-unclosed"),
+    ("reference without comment", DOC, lambda s: s.replace("</w:body>", "").replace(
+        "<w:sectPr>", '<w:p><w:r><w:commentReference w:id="777"/></w:r></w:p><w:sectPr>', 1)
+     .replace("</w:document>", "</w:body></w:document>"), "comment-reference-missing"),
+    ("duplicate bookmark id", DOC, lambda s: s.replace("<w:sectPr>", '<w:p><w:bookmarkStart w:id="1" w:name="x"/>'
+                                                      '<w:bookmarkEnd w:id="1"/></w:p><w:sectPr>', 1),
+     "bookmark-id-duplicate"),
+    ("field without result", DOC, lambda s: s.replace('<w:r><w:fldChar w:fldCharType="separate"/></w:r>', ""),
+     "field-no-result"),
+    ("field never ended", DOC, lambda s: s.replace('<w:r><w:fldChar w:fldCharType="end"/></w:r>', ""),
+     "field-unbalanced"),
+    ("rPr out of order", DOC, lambda s: s.replace("<w:b/><w:i/>", "<w:i/><w:b/>"), "rpr-order"),
+    ("rPr repeated", DOC, lambda s: s.replace("<w:b/><w:i/>", "<w:b/><w:i/><w:i/>"), "rpr-order"),
+    ("pPr out of order", "word/comments.xml", lambda s: s.replace('<w:pPr><w:pStyle w:val="CommentText"/></w:pPr>',
+                                                               '<w:pPr><w:jc w:val="left"/><w:pStyle w:val="CommentText"/>'
+                                                               '</w:pPr>', 1), "ppr-order"),
+    ("paraId zero", "word/comments.xml", lambda s: s.replace('w14:paraId="10000001"', 'w14:paraId="00000000"'),
+     "paraid-range"),
+    ("paraId too large", DOC, lambda s: s.replace('w14:paraId="00100001"', 'w14:paraId="80000000"'), "paraid-range"),
+    ("paraId duplicate", DOC, lambda s: s.replace('w14:paraId="00100002"', 'w14:paraId="00100001"'),
+     "paraid-duplicate"),
+    ("durableId too large", "word/commentsIds.xml", lambda s: s.replace('w16cid:durableId="20000001"',
+                                                                         'w16cid:durableId="7FFFFFFF"'),
+     "durableid-range"),
+    ("reply parent missing", "word/commentsExtended.xml", lambda s: s.replace('w15:paraIdParent="10000001"',
+                                                                             'w15:paraIdParent="0ABCDEF0"'),
+     "comment-thread-broken"),
+    ("empty comments part", "word/comments.xml", lambda s: s[: s.index("<w:comment ")] + "</w:comments>",
+     "comments-part-empty"),
+    ("malformed xml", DOC, lambda s: s.replace("</w:body>", "</w:bod>"), "xml-malformed"),
+    ("DTD", "word/styles.xml", lambda s: s.replace("<w:styles", '<!DOCTYPE x [<!ENTITY a "b">]><w:styles', 1),
+     "xml-malformed"),
+    ("dangling relationship", "word/_rels/document.xml.rels", lambda s: s.replace('Target="styles.xml"',
+                                                                                 'Target="nostyles.xml"'),
+     "rel-dangling"),
+    ("r:id without relationship", DOC, lambda s: s.replace('r:id="rId', 'r:id="rIdX', 1), "rel-id-missing"),
+    ("missing content type", "[Content_Types].xml",
+     lambda s: s.replace('<Override PartName="/word/numbering.xml"', '<Override PartName="/word/other.xml"')
+     .replace('<Default Extension="xml" ContentType="application/xml"/>', ""), "content-type-missing"),
+    ("footnote reference dangling", "word/footnotes.xml", lambda s: s.replace('<w:footnote w:id="1">',
+                                                                             '<w:footnote w:id="5">'),
+     "footnote-missing"),
+]
+
+
+@pytest.mark.parametrize("label,part,edit,code", CASES, ids=[c[0] for c in CASES])
+def test_rule_fires(label, part, edit, code):
+    findings = validate_package(_mutate(_base(), part, edit))
+    assert code in _codes(findings), findings
+    assert all(isinstance(f, Finding) and f.part for f in findings)
+
+
+def test_unanchored_comment_and_orphan_reply():
+    # remove every body marker of the reply (comment id 5): it becomes an orphan Word drops
+    data = _base()
+    mutated = _mutate(data, DOC, lambda s: s.replace('<w:commentRangeStart w:id="5"/>', "")
+                      .replace('<w:commentRangeEnd w:id="5"/>', "")
+                      .replace('<w:r><w:rPr><w:rStyle w:val="CommentReference"/></w:rPr><w:commentReference w:id="5"/>'
+                               '</w:r>', ""))
+    findings = validate_package(mutated)
+    assert [f.code for f in errors_only(findings)] == ["comment-unanchored"]
+
+
+def test_missing_part_is_reported_not_raised():
+    findings = validate_package(_drop(_base(), "word/styles.xml"))
+    assert "rel-dangling" in _codes(findings)
+
+
+@pytest.mark.parametrize("data", [b"", b"PK\x03\x04broken", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600,
+                                  b"just text\n"])
+def test_non_zip_inputs(data):
+    assert _codes(validate_package(data)) == {"zip-unreadable"}
+
+
+def test_too_many_entries():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for n in range(2001):
+            zf.writestr(f"x/{n}.xml", "<a/>")
+    findings = validate_package(out.getvalue())
+    assert _codes(findings) == {"zip-unreadable"} and "2001 entries" in findings[0].message
+
+
+def test_warnings_are_not_errors():
+    mutated = _mutate(_base(), "[Content_Types].xml",
+                      lambda s: s.replace("</Types>", '<Override PartName="/word/ghost.xml" '
+                                                      'ContentType="application/xml"/></Types>'))
+    findings = validate_package(mutated)
+    assert [f.code for f in findings] == ["content-type-dangling"] and errors_only(findings) == []
+    assert str(findings[0]).startswith("warning: [Content_Types].xml: [content-type-dangling]")

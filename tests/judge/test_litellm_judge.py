@@ -1,0 +1,145 @@
+"""The litellm judge against a loopback OpenAI-compatible server, through real litellm."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from redlinebench.judge import AuditLog, JudgeCache, LiteLLMJudge, backoff_delay
+from tests.fakes.openai_server import Reply
+from tests.judge.doubles import TASK, verdicts
+
+VIEW = "[p-001] 1.3 Applicable Law ~~includes PCI-DSS~~"
+ALL_PASS = verdicts(r1="PASS", r2="PASS", r3="FAIL")
+
+
+def make(srv, **kw) -> LiteLLMJudge:
+    kw.setdefault("timeout", 5)
+    return LiteLLMJudge("openai/judge-a", api_base=srv.url, api_key="sk-test-secret-123456", **kw)
+
+
+async def test_success_records_tokens_cost_and_request_shape(fake_openai):
+    fake_openai.enqueue(Reply.json(ALL_PASS, usage=(1000, 200)), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.verdicts == {"r1": "PASS", "r2": "PASS", "r3": "FAIL"}
+    assert (result.prompt_tokens, result.completion_tokens, result.attempts) == (1000, 200, 1)
+    # unknown to litellm -> fallback table default ($1 in, $4 out per 1M): 0.001 + 0.0008
+    assert result.cost_usd == pytest.approx(0.0018)
+    body = fake_openai.requests[0].body
+    assert body["temperature"] == 0 and body["response_format"] == {"type": "json_object"}
+    assert "r3" in body["messages"][1]["content"]
+
+
+async def test_429_then_success(fake_openai):
+    fake_openai.enqueue(Reply.error(429), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 2 and result.verdicts["r1"] == "PASS"
+
+
+async def test_500s_are_retried_until_the_budget_is_spent(fake_openai):
+    fake_openai.enqueue(Reply.error(500), Reply.error(503), Reply.json(ALL_PASS), model="judge-a")
+    assert (await make(fake_openai).grade(TASK, VIEW, None)).attempts == 3
+    fake_openai.enqueue(*[Reply.error(500)] * 5, model="judge-a")
+    result = await make(fake_openai, max_retries=3).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 4 and "500" in result.error
+    assert fake_openai.pending("judge-a") == 1
+
+
+async def test_auth_error_is_not_retried(fake_openai):
+    fake_openai.enqueue(Reply.error(401, "Incorrect API key provided: sk-test-secret-123456"),
+                        Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 1
+    assert "sk-test-secret-123456" not in result.error
+
+
+async def test_json_mode_rejected_is_dropped_once(fake_openai):
+    fake_openai.enqueue(Reply.error(400, "response_format json_object is not supported by this model"),
+                        Reply.text("```json\n" + json.dumps(ALL_PASS) + "\n```"), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 2
+    first, second = (r.body for r in fake_openai.requests)
+    assert "response_format" in first and "response_format" not in second
+
+
+async def test_temperature_rejected_is_dropped(fake_openai):
+    fake_openai.enqueue(Reply.error(400, "Unsupported value: 'temperature' does not support 0"),
+                        Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok
+    assert "temperature" not in fake_openai.requests[1].body
+    assert fake_openai.requests[1].body["response_format"] == {"type": "json_object"}
+
+
+async def test_bad_request_after_fallbacks_stops(fake_openai):
+    fake_openai.enqueue(*[Reply.error(400, "context too long")] * 4, model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 2  # once with JSON mode, once without
+
+
+async def test_malformed_json_and_garbage_are_retried(fake_openai):
+    fake_openai.enqueue(Reply.text("All rubrics PASS."), Reply.text('{"verdicts": [ {"rubric_id": '),
+                        Reply.garbage(), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 4
+    # tokens of the two unparseable-but-delivered replies are paid for too
+    assert result.prompt_tokens == 300
+
+
+async def test_missing_rubrics_count_fail_without_retry(fake_openai):
+    fake_openai.enqueue(Reply.json(verdicts(r1="PASS")), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 1
+    assert result.verdicts == {"r1": "PASS", "r2": "FAIL", "r3": "FAIL"} and result.missing == ["r2", "r3"]
+
+
+async def test_timeouts_then_a_judge_that_never_answers(fake_openai):
+    fake_openai.enqueue(Reply.delay(3, Reply.json(ALL_PASS)), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai, timeout=0.5).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 2
+    fake_openai.set_handler(lambda body: Reply.hang())
+    t0 = time.monotonic()
+    result = await make(fake_openai, timeout=0.4, max_retries=2).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 3
+    assert time.monotonic() - t0 < 8
+
+
+async def test_cache_makes_rescoring_free_and_identical(fake_openai, tmp_path):
+    cache = JudgeCache(tmp_path / "cache")
+    fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
+    first = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)
+    second = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)
+    assert second.cached and second.cost_usd == 0 and second.verdicts == first.verdicts
+    assert len(fake_openai.requests) == 1
+    # a different view is a different key
+    fake_openai.enqueue(Reply.json(verdicts(r1="FAIL")), model="judge-a")
+    third = await make(fake_openai).grade(TASK, VIEW + " ++more++", None, cache=cache)
+    assert not third.cached and third.verdicts["r1"] == "FAIL"
+    # failures are never cached
+    fake_openai.enqueue(Reply.error(401), model="judge-a")
+    await make(fake_openai).grade(TASK, "other view", None, cache=cache)
+    fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
+    assert (await make(fake_openai).grade(TASK, "other view", None, cache=cache)).ok
+
+
+async def test_audit_log_has_attempts_and_never_keys(fake_openai, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-key-abcdefgh")
+    audit = AuditLog(tmp_path / "judge_audit.jsonl")
+    fake_openai.enqueue(Reply.error(429, "slow down sk-env-key-abcdefgh"), Reply.json(ALL_PASS), model="judge-a")
+    await make(fake_openai).grade(TASK, VIEW, None, audit=audit, trial=1, model_under_test="m")
+    text = (tmp_path / "judge_audit.jsonl").read_text()
+    record = json.loads(text.splitlines()[0])
+    assert record["task_id"] == TASK.task_id and record["n_attempts"] == 2 and record["ok"]
+    assert record["attempts"][0]["status"] == 429 and record["prompt_tokens"] == 100
+    assert "sk-test-secret-123456" not in text and "sk-env-key-abcdefgh" not in text
+
+
+def test_backoff_is_exponential_capped_and_jittered():
+    import random
+    rng = random.Random(0)
+    delays = [backoff_delay(n, base=1.0, rng=rng) for n in range(1, 10)]
+    assert 0.5 <= delays[0] <= 1.0 and 4 <= delays[3] <= 8
+    assert all(30 <= d <= 60 for d in delays[6:])
+    assert backoff_delay(3, base=0.0) == 0.0

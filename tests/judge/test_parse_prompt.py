@@ -1,0 +1,59 @@
+"""Reply parsing (hostile input) and the prompt's required content."""
+
+from __future__ import annotations
+
+import pytest
+
+from redlinebench.judge import PROMPT_VERSION, judge_messages
+from redlinebench.judge._parse import UnparseableReply, parse_verdicts
+from tests.judge.doubles import TASK
+
+IDS = ["r1", "r2", "r3"]
+
+
+def test_plain_json():
+    p = parse_verdicts('{"verdicts": [{"rubric_id": "r1", "verdict": "PASS", "justification": "x"}]}', IDS)
+    assert p.verdicts == {"r1": "PASS", "r2": "FAIL", "r3": "FAIL"}
+    assert p.missing == ["r2", "r3"] and p.justifications["r1"] == "x"
+
+
+def test_fenced_json_with_prose_around():
+    text = 'Here you go:\n```json\n{"verdicts": [{"rubric_id": "r2", "verdict": "PASS"}]}\n```\nThanks'
+    assert parse_verdicts(text, IDS).verdicts["r2"] == "PASS"
+
+
+def test_text_from_first_brace_with_trailing_junk():
+    text = 'Sure. {"verdicts": [{"rubric_id": "r3", "verdict": "PASS"}]} -- end'
+    assert parse_verdicts(text, IDS).verdicts["r3"] == "PASS"
+
+
+def test_bad_verdict_values_and_unknown_and_duplicate_ids():
+    text = ('{"verdicts": [{"rubric_id": "r1", "verdict": "pass"}, {"rubric_id": "r2", "verdict": "PASS"},'
+            ' {"rubric_id": "r2", "verdict": "FAIL"}, {"rubric_id": "zz", "verdict": "PASS"}, "junk",'
+            ' {"rubric_id": "r3", "verdict": true}]}')
+    p = parse_verdicts(text, IDS)
+    assert p.verdicts == {"r1": "FAIL", "r2": "PASS", "r3": "FAIL"}
+    assert p.invalid == ["r1", "r3"] and p.unknown == ["zz"] and p.missing == []
+
+
+@pytest.mark.parametrize("text", ["", None, "PASS PASS FAIL", '{"verdict": "PASS"}', '{"verdicts": {"r1": "PASS"}}',
+                                  '{"verdicts": [', "```json\n{broken}\n```"])
+def test_unparseable(text):
+    with pytest.raises(UnparseableReply):
+        parse_verdicts(text, IDS)
+
+
+def test_prompt_carries_every_rule_and_the_task():
+    system, user = judge_messages(TASK, "[p-001] 1.3 ~~PCI-DSS~~ {cmt-1}")
+    s = system["content"]
+    for needle in ("strict but fair", "partial", "comment", "rejects", "preserves", "retains",
+                   "neither rewarded nor penalised", "negative weight", "Do not invert", "one short justification",
+                   '"verdicts"', "exactly PASS or FAIL", "~~", "++", "{cmt-N}"):
+        assert needle.lower() in s.lower(), needle
+    u = user["content"]
+    for needle in ("redline-s1-t2-g01a", "Vendor-led SaaS MSA", "customer (side B)", "turn 2", "LargeCo",
+                   "AgentCo", "Reviewing Counsel (LargeCo Legal)", "id: r1", "category: Commercial Context",
+                   "weight: -4", "penalty", "Deletes in Section 9.1", "PCI is out of scope", "~~PCI-DSS~~",
+                   '["r1", "r2", "r3"]'):
+        assert needle in u, needle
+    assert PROMPT_VERSION

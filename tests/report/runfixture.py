@@ -1,0 +1,228 @@
+"""Realistic run directories for the report tests (SPEC §6 grade.json, metrics, views, redlines).
+
+Three models (one with a hostile name), four tasks over four scenario x turn cells, two trials
+for one model, a gate failure, a judge that went missing, and hostile strings in every place a
+document, a model or a judge can put text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .docxfixture import Cmt, Doc, Para, write_docx
+
+HOSTILE = '<script>window.__pwned = 1</script>'
+HOSTILE_IMG = '<img src=x onerror="window.__pwned = 2">'
+ME = "Reviewing Counsel (AgentCo Legal)"
+THEM = "LargeCo Legal"
+ATTORNEY = "Attorney Golden"
+JUDGES = ["openai/gpt-5.4-mini", "anthropic/claude-haiku-4-5", "gemini/gemini-3.1-flash-lite"]
+MODELS = ["openai/gpt-5.5", "anthropic/claude-opus-4-8", f"evil/{HOSTILE}"]
+
+TASKS = {
+    "redline-s1-t1-g01a": dict(scenario_id=1, turn=1, side="A", golden=True, rubrics=[
+        ("r1", "Rejects in Section 1.3 the inclusion of PCI-DSS Standards in the definition of Applicable Law", "Legal correctness", 5),
+        ("r2", "Replaces in Section 2.1 unilateral protection with mutual protection", "Negotiation Quality", 3),
+        ("r3", "Caps liability at 12 months of fees", "Commercial Context", 2),
+        ("r4", "Agrees to uncapped liability", "Deal-closing Orientation", -4),
+    ]),
+    "redline-s1-t2-g01a": dict(scenario_id=1, turn=2, side="B", golden=True, rubrics=[
+        ("r1", "Accepts the counterparty's change to Section 1.1", "Deal-closing Orientation", 4),
+        ("r2", "Deletes in Section 2.1 the warranty that the service is error-free", "Legal correctness", 6),
+        ("r3", "Replies to the vendor's comment on Section 1.3", "Counterparty Acceptance Prediction", 2),
+    ]),
+    "redline-s2-t1-g02b": dict(scenario_id=2, turn=1, side="B", golden=True, rubrics=[
+        ("r1", f"Inserts a data-protection addendum {HOSTILE}", "Commercial Context", 5),
+        ("r2", f"Strikes the audit clause {HOSTILE_IMG}", "Legal correctness", 3),
+        ("r3", "Does not agree to uncapped liability", "Negotiation Quality", 2),
+    ]),
+    "redline-s3-t4-g01a": dict(scenario_id=3, turn=4, side="B", golden=False, rubrics=[
+        ("r1", "Accepts all outstanding edits", "Deal-closing Orientation", 5),
+        ("r2", "Closes the open comment threads", "Counterparty Acceptance Prediction", 2),
+    ]),
+}
+LABELS = {1: "Vendor-led SaaS MSA", 2: "Customer-led SaaS MSA", 3: "Professional-services MSA"}
+
+# model -> task -> list of trials; each trial: per-judge verdict strings per rubric, or "GATE" for a gate failure.
+# A judge missing from a trial's dict means that judge failed (judging incomplete).
+PLAN: dict[str, dict[str, list]] = {
+    MODELS[0]: {
+        "redline-s1-t1-g01a": [
+            {JUDGES[0]: "PPFF", JUDGES[1]: "PPPF", JUDGES[2]: "PFFF"},
+            {JUDGES[0]: "PPPF", JUDGES[1]: "PPPF", JUDGES[2]: "PPPF"},
+        ],
+        "redline-s1-t2-g01a": [{JUDGES[0]: "PPF", JUDGES[1]: "PPP", JUDGES[2]: "PFF"}, {JUDGES[0]: "PFF", JUDGES[1]: "PFF"}],
+        "redline-s2-t1-g02b": [{JUDGES[0]: "PPP", JUDGES[1]: "FPF", JUDGES[2]: "PPF"}, {JUDGES[0]: "PPF", JUDGES[1]: "PPF", JUDGES[2]: "PPF"}],
+        "redline-s3-t4-g01a": [{JUDGES[0]: "PP", JUDGES[1]: "PP", JUDGES[2]: "PF"}, {JUDGES[0]: "PF", JUDGES[1]: "PF", JUDGES[2]: "PF"}],
+    },
+    MODELS[1]: {
+        "redline-s1-t1-g01a": [{JUDGES[0]: "FPFP", JUDGES[1]: "FPFP", JUDGES[2]: "FPFF"}],
+        "redline-s1-t2-g01a": ["GATE"],
+        "redline-s2-t1-g02b": [{JUDGES[0]: "PFP", JUDGES[1]: "PFP", JUDGES[2]: "PFP"}],
+        "redline-s3-t4-g01a": [{JUDGES[0]: "PP", JUDGES[1]: "PP", JUDGES[2]: "PP"}],
+    },
+    MODELS[2]: {
+        "redline-s2-t1-g02b": [{JUDGES[0]: "FFF", JUDGES[1]: "FFF", JUDGES[2]: "FFP"}],
+    },
+}
+
+# Hand-computed SPEC §6 summary for PLAN (rewards: see reward() below; groups -> cells -> mean of cells).
+SUMMARY = {
+    "n_trials": 13,
+    "n_models": 3,
+    "models": MODELS,
+    "judge_method": "panel",
+    "leaderboard": [
+        {"model": MODELS[0], "overall_turn_weighted": 0.6875, "best_at_k_turn_weighted": 0.8375, "ci": [0.4250, 0.9000],
+         "by_turn": {"1": 0.7, "2": 0.375, "4": 0.8571},
+         "by_scenario_turn": {"1-1": 0.6, "1-2": 0.375, "2-1": 0.8, "3-4": 0.8571},
+         "by_side_turn_weighted": {"A": 0.6, "B": 0.6774}, "by_scenario_turn_weighted": {"1": 0.4875, "2": 0.8, "3": 0.8571},
+         "by_category": {"Commercial Context": 0.72, "Legal correctness": 0.55, "Negotiation Quality": 0.6,
+                         "Deal-closing Orientation": 0.81, "Counterparty Acceptance Prediction": 0.5},
+         "diagnostics": {"surgicalness_score": 0.82, "redlines": 4.5, "edit_operations": 7.25, "total_revisions": 12.0,
+                         "touched_paragraphs": 6.0, "comments_added": 3.5, "median_insertion_chars": 48.0},
+         "n_gate_failures": 0, "n_trials": 8, "n_input_groups": 4},
+        {"model": MODELS[1], "overall_turn_weighted": 0.4125, "best_at_k_turn_weighted": 0.4125, "ci": [0.0, 0.8],
+         "by_turn": {"1": 0.45, "2": 0.0, "4": 1.0},
+         "by_scenario_turn": {"1-1": 0.0, "1-2": 0.0, "2-1": 0.8, "3-4": 1.0},
+         "by_side_turn_weighted": {"A": 0.0, "B": 0.6}, "by_scenario_turn_weighted": {"1": 0.0, "2": 0.8, "3": 1.0},
+         "by_category": {"Commercial Context": 0.6, "Legal correctness": 0.3, "Negotiation Quality": 0.5,
+                         "Deal-closing Orientation": 0.4, "Counterparty Acceptance Prediction": 1.0},
+         "diagnostics": {"surgicalness_score": 0.55, "redlines": 2.0, "edit_operations": 3.0, "total_revisions": 5.0,
+                         "touched_paragraphs": 3.0, "comments_added": 1.0, "median_insertion_chars": 120.0},
+         "n_gate_failures": 1, "n_trials": 4, "n_input_groups": 4},
+        {"model": MODELS[2], "overall_turn_weighted": 0.0, "best_at_k_turn_weighted": 0.0, "ci": [0.0, 0.0],
+         "by_turn": {"1": 0.0}, "by_scenario_turn": {"2-1": 0.0}, "by_side_turn_weighted": {"B": 0.0},
+         "by_scenario_turn_weighted": {"2": 0.0}, "by_category": {"Commercial Context": 0.0, "Legal correctness": 0.0,
+                                                                   "Negotiation Quality": 0.0},
+         "diagnostics": {"surgicalness_score": 0.0}, "n_gate_failures": 0, "n_trials": 1, "n_input_groups": 1},
+    ],
+}
+
+
+def slug(model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", model)
+
+
+def reward(rubrics, passed: dict[str, bool]) -> dict:
+    pos = sum(w for _, _, _, w in rubrics if w > 0)
+    earned = sum(w for rid, _, _, w in rubrics if w > 0 and passed[rid])
+    pen = sum(-w for rid, _, _, w in rubrics if w < 0 and passed[rid])
+    value = 0.0 if pos == 0 else min(1.0, max(0.0, (earned - pen) / pos))
+    return {"weighted": round(value, 4), "earned_weight": earned, "penalty_weight": pen, "total_weight": pos,
+            "n_pass": sum(1 for rid, _, _, w in rubrics if w > 0 and passed[rid]),
+            "n_total": sum(1 for *_, w in rubrics if w > 0)}
+
+
+def contract(author: str, *, hostile: bool, turn: int) -> Doc:
+    paras = [
+        Para([("text", "MASTER SERVICES AGREEMENT", None)], heading=True),
+        Para([("text", "Definitions", None)], level=0),
+        Para([("text", "“Services” means the hosted hiring platform", None), ("ins", " and related support", THEM),
+              ("text", ".", None)], level=1),
+        Para([("text", "“Applicable Law” means all laws ", None), ("del", "and PCI-DSS Standards ", author),
+              ("text", "in force.", None)], level=1),
+        Para([("text", "Protection", None)], level=0),
+        Para([("text", "Vendor shall indemnify Customer ", None), ("del", "against all claims", author),
+              ("ins", "and each party shall indemnify the other against third-party claims", author),
+              ("text", " arising from the Services.", None)], level=1),
+        Para([("text", "The service is ", None), ("del", "error-free and ", THEM), ("text", "provided as described.", None)], level=1),
+        Para([("ins", "Liability of either party is capped at the fees paid in the prior 12 months.", author)], level=1),
+    ]
+    if hostile:
+        paras.append(Para([("text", "Notice: ", None), ("ins", HOSTILE, author)], level=1))
+    comments = [
+        Cmt(1, THEM, "Why remove PCI-DSS? We need card data protections.", para=3),
+        Cmt(2, author, "We do not process card data; PCI-DSS does not apply." + (" " + HOSTILE_IMG if hostile else ""), para=3, parent=1),
+        Cmt(3, author, "Mutual indemnity is market standard for this deal size.", para=5),
+    ]
+    return Doc(paras, comments)
+
+
+def build_benchmark(root: Path) -> Path:
+    for task_id, spec in TASKS.items():
+        tdir = root / "tasks" / task_id
+        (tdir / "tests").mkdir(parents=True, exist_ok=True)
+        if spec["golden"]:
+            write_docx(tdir / "tests" / "attorney_redlines.docx", contract(ATTORNEY, hostile=False, turn=spec["turn"]))
+    return root
+
+
+def build_run(root: Path, *, bench: Path | None = None, plan: dict | None = None, summary: dict | None = SUMMARY,
+              run_id: str = "run-2026-11-29-demo") -> Path:
+    """Write a complete run directory under *root* and return it."""
+    plan = PLAN if plan is None else plan
+    run = root / run_id
+    run.mkdir(parents=True, exist_ok=True)
+    config = {"run_id": run_id, "models": list(plan), "agent": "llm", "judges": JUDGES, "trials": 2,
+              "source": {"kind": "directory", "path": str(bench) if bench else None, "fingerprint": "sha256:1f2e3d"},
+              "versions": {"redlinebench": "0.1.0", "litellm": "1.110.2"}, "seed": 7,
+              "notes": HOSTILE}
+    (run / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    for model, tasks in plan.items():
+        for task_id, trials in tasks.items():
+            spec = TASKS[task_id]
+            rubrics = spec["rubrics"]
+            for n, trial in enumerate(trials, 1):
+                tdir = run / "trials" / slug(model) / task_id / str(n)
+                tdir.mkdir(parents=True, exist_ok=True)
+                m = re.match(r"redline-s(\d+)-t(\d+)-g(\d+)([a-z])", task_id)
+                base = {"task_id": task_id, "model": model, "trial": n, "scenario_id": spec["scenario_id"],
+                        "scenario_label": LABELS[spec["scenario_id"]],
+                        "turn": spec["turn"], "side": spec["side"], "input_group": f"s{m[1]}-t{m[2]}-g{m[3]}",
+                        "variant": m[4], "judge_method": "panel", "judges": JUDGES, "author": ME, "schema_version": 1}
+                if trial == "GATE":
+                    grade = {**base, "status": "gate_failed", "gate": {"passed": False, "reason": f"no tracked change or comment by {ME}"},
+                             "score": {"weighted": 0.0, "earned_weight": 0, "penalty_weight": 0,
+                                       "total_weight": sum(w for *_, w in rubrics if w > 0), "n_pass": 0,
+                                       "n_total": sum(1 for *_, w in rubrics if w > 0), "per_rubric": [],
+                                       "redlines": 0, "edit_operations": 0, "total_revisions": 0, "touched_paragraphs": 0,
+                                       "comments_added": 0, "median_insertion_chars": 0}}
+                    (tdir / "grade.json").write_text(json.dumps(grade), encoding="utf-8")
+                    write_docx(tdir / "redline.docx", Doc([Para([("text", "Untouched contract.", None)])]))
+                    (tdir / "metrics.json").write_text(json.dumps({"model": model, "tokens_in": 5000, "tokens_out": 10,
+                                                                   "cost_usd": 0.011, "latency_s": 3.2,
+                                                                   "tool_calls": {"read_document": 1, "end_session": 1},
+                                                                   "edits_failed": 0}), encoding="utf-8")
+                    continue
+                per, passed = [], {}
+                for k, (rid, crit, cat, w) in enumerate(rubrics):
+                    votes = {j: ("PASS" if v[k] == "P" else "FAIL") for j, v in trial.items()}
+                    npass = sum(v == "PASS" for v in votes.values())
+                    verdict = "PASS" if npass * 2 > len(votes) else "FAIL"
+                    passed[rid] = verdict == "PASS"
+                    per.append({"rubric_id": rid, "verdict": verdict, "weight": w, "is_penalty": w < 0, "category": cat,
+                                "criteria": crit, "justification": f"Panel {npass}/{len(votes)} PASS." + (f" {HOSTILE}" if k == 0 else ""),
+                                "votes": votes})
+                incomplete = len(trial) < len(JUDGES)
+                grade = {**base, "status": "judging_incomplete" if incomplete else "graded", "gate": {"passed": True},
+                         "score": {**reward(rubrics, passed), "per_rubric": per, "redlines": 3, "edit_operations": 5,
+                                   "total_revisions": 8, "touched_paragraphs": 4, "comments_added": 2,
+                                   "median_insertion_chars": 52, "surgicalness_score": 0.8}}
+                if incomplete:
+                    grade["missing_judges"] = [j for j in JUDGES if j not in trial]
+                (tdir / "grade.json").write_text(json.dumps(grade, indent=1), encoding="utf-8")
+                (tdir / "judges").mkdir(exist_ok=True)
+                for j, v in trial.items():
+                    verdicts = [{"rubric_id": rid, "verdict": "PASS" if v[k] == "P" else "FAIL",
+                                 "justification": f"{j} reads Section {k + 1}: {'met' if v[k] == 'P' else 'not met'}."
+                                                  + (f" {HOSTILE_IMG}" if k == 1 else "")}
+                                for k, (rid, *_r) in enumerate(rubrics)]
+                    (tdir / "judges" / f"{slug(j)}.json").write_text(json.dumps({"judge": j, "verdicts": verdicts}), encoding="utf-8")
+                hostile = model == MODELS[2] or task_id == "redline-s2-t1-g02b"
+                write_docx(tdir / "redline.docx", contract(ME, hostile=hostile, turn=spec["turn"]))
+                (tdir / "annotated_view.md").write_text(
+                    "[p-004] 1.3 \"Applicable Law\" means all laws ~~and PCI-DSS Standards ~~in force. {cmt-1}\n"
+                    "[p-006] 2.1 Vendor shall indemnify Customer ~~against all claims~~++and each party shall indemnify the other++\n"
+                    f"[p-009] Notice: ++{HOSTILE}++\n\n## Comments\ncmt-1 (LargeCo Legal): Why remove PCI-DSS?\n", encoding="utf-8")
+                (tdir / "transcript.jsonl").write_text("\n".join(json.dumps({"step": i, "role": "assistant"}) for i in range(6)) + "\n",
+                                                       encoding="utf-8")
+                (tdir / "metrics.json").write_text(json.dumps({
+                    "model": model, "tokens_in": 41000 + 1000 * n, "tokens_out": 2300, "cost_usd": 0.084 if "openai" in model else 0.213,
+                    "latency_s": 48.5 + n, "tool_calls": {"read_document": 1, "propose_edits": 2, "add_comment": 2, "end_session": 1},
+                    "edits_failed": 1}), encoding="utf-8")
+    if summary is not None:
+        (run / "metrics_summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return run

@@ -1,0 +1,79 @@
+"""The pages as a reader gets them: headless Chromium, no console errors, no fetches, not blank."""
+
+from __future__ import annotations
+
+import pytest
+
+from redlinebench.report import write_comparison, write_run_report
+
+from .browser import Chromium, png_stats
+from .runfixture import MODELS, TASKS
+
+pytestmark = pytest.mark.chromium
+
+COMMON = {
+    "text": "document.body.innerText",
+    "scripts": "document.scripts.length",
+    "pwned": "typeof window.__pwned",
+    "svgs": "document.querySelectorAll('svg.chart').length",
+}
+
+
+def _assert_clean(result, *, min_height: int) -> None:
+    assert result.errors == []
+    assert [u for u in result.requests if not u.startswith("file://")] == []
+    assert result.values["scripts"] == 1 and result.values["pwned"] == "undefined"
+    stats = png_stats(result.screenshot)
+    assert stats["width"] == 320 and stats["height"] >= min_height // 4
+    assert stats["variance"] > 1000 and 0.03 < stats["ink"] < 0.8, stats  # neither blank nor a solid block
+
+
+async def test_run_report_in_chromium(chromium, run_dir):
+    page = write_run_report(run_dir)
+    sort_js = """(() => { const t = document.querySelector('#tasks table'); const th = [...t.tHead.rows[0].cells]
+        .find(c => c.textContent === 'Reward'); th.click(); th.click();
+        return [...t.tBodies[0].rows].map(r => r.cells[6].textContent.trim()); })()"""
+    golden_js = """new Promise(res => { const d = document.querySelector('details.trial'); d.closest('details.task').open = true;
+        d.open = true; setTimeout(() => { const s = d.querySelector('[data-golden]');
+        if (!s) { res(null); return; }
+        const r = s.querySelectorAll('input[type=radio]');
+        res([s.getAttribute('data-filled'), s.querySelectorAll('.rl-doc').length, r.length ? r[0].name : null]); }, 200); })"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, evaluate={**COMMON, "sorted": sort_js, "golden": golden_js}, scale=0.25)
+    _assert_clean(result, min_height=2500)
+    text = result.values["text"]
+    assert "68.8" in text and "41.2" in text and "42.5 – 90.0" in text
+    for task_id in TASKS:
+        assert task_id in text
+    for model in MODELS:
+        assert model in text  # the hostile model name shows as text
+    assert result.values["svgs"] >= 6
+    rewards = [float(x) for x in result.values["sorted"]]
+    assert rewards == sorted(rewards, reverse=True) and rewards[0] == 100.0
+    if result.values["golden"] is not None:  # the engine read the golden: it is copied beside the trial, ids made unique
+        filled, docs, name = result.values["golden"]
+        assert filled == "1" and docs == 1 and name.endswith("-g")
+
+
+async def test_comparison_in_chromium(chromium, run_dir, run_b, tmp_path):
+    page = write_comparison([run_dir, run_b], tmp_path / "compare.html")
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, evaluate={
+            **COMMON, "rows": "document.querySelectorAll('#leaderboard tbody tr').length",
+            "heat": "document.querySelectorAll('#rubrics td.h').length"}, scale=0.25)
+    _assert_clean(result, min_height=2000)
+    assert result.values["rows"] == 5 and result.values["heat"] > 0
+    assert "80.0" in result.values["text"] and "55.1" in result.values["text"]
+
+
+async def test_the_checks_themselves_can_fail(chromium, tmp_path):
+    """A blank page with a script error and a fetch must trip every detector used above."""
+    page = tmp_path / "blank.html"
+    page.write_text("<!DOCTYPE html><html><body><script>missingFunction()</script>"
+                    "<img src='http://192.0.2.1/x.png' width=1 height=1></body></html>")
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, width=1280, height=600, scale=0.25)
+    assert any("missingFunction" in e for e in result.errors)
+    assert any(u.startswith("http://192.0.2.1/") for u in result.requests)
+    stats = png_stats(result.screenshot)
+    assert stats["variance"] < 1 and stats["ink"] == 0

@@ -1,0 +1,65 @@
+import pytest
+
+from redlinebench.report import ReportError, write_comparison
+from redlinebench.report._compare import collect_entries
+from redlinebench.report._load import load_run
+
+from .htmlcheck import assert_safe, parse, text
+from .runfixture import HOSTILE, JUDGES, MODELS
+
+
+def test_leaderboard_orders_models_and_disambiguates_repeated_labels(run_dir, run_b, tmp_path):
+    out = write_comparison([run_dir, run_b], tmp_path / "compare.html")
+    tree = parse(out)
+    rows = tree.xpath("//section[@id='leaderboard']//tbody/tr")
+    got = [(r.xpath("./td[2]/text()")[0], r.xpath("./td[3]")[0].text_content()) for r in rows]
+    assert got == [(MODELS[0], "80.0"), (MODELS[0], "68.8"), ("google/gemini-3.5-flash", "55.1"),
+                   (MODELS[1], "41.2"), (f"evil/{HOSTILE}", "0.0")]
+    labels = [e.label for e in collect_entries([load_run(run_dir), load_run(run_b)])]
+    assert f"{MODELS[0]} [run-b]" in labels and f"{MODELS[0]} [run-2026-11-29-demo]" in labels
+    assert rows[0].xpath("./td[4]")[0].text_content() == "80.0 – 80.0"
+    assert_safe(tree)
+
+
+def test_rubric_heatmap_rates_by_hand(run_dir, tmp_path):
+    tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
+    table = tree.xpath("//section[@id='rubrics']//details//table")[0]
+    head = [th.text_content() for th in table.xpath("./thead/tr/th")]
+    assert head[4:] == MODELS
+    rows = {(r.xpath("./td[1]")[0].text_content(), r.xpath("./td[2]")[0].text_content()):
+            [c.text_content() for c in r.xpath("./td")[4:]] for r in table.xpath("./tbody/tr")}
+    # r3 of s1-t1 for gpt-5.5: trial 1 FAIL (1/3), trial 2 PASS -> 50; opus FAIL -> 0; evil model did not run it
+    assert rows[("redline-s1-t1-g01a", "r3")] == ["50", "0", "not run"]
+    # r4 is a penalty rubric: gpt-5.5 FAIL twice (satisfied 100), opus PASS 2/3 judges -> present -> 0
+    assert rows[("redline-s1-t1-g01a", "r4")] == ["100", "0", "not run"]
+    # the gate failure has no rubric rows; the incomplete trial still counts: r1 PASS in both gpt trials
+    assert rows[("redline-s1-t2-g01a", "r1")] == ["100", "not run", "not run"]
+    differ = tree.xpath("//section[@id='rubrics']/h3")[0].text_content()
+    assert differ.startswith("Where the models differ most")
+
+
+def test_sections_and_agreement(run_dir, tmp_path):
+    tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
+    for sid in ("leaderboard", "profile", "cells", "rubrics", "cost", "judges", "method"):
+        assert tree.xpath(f"//section[@id='{sid}']"), sid
+    assert len(tree.xpath("//section[@id='cells']//svg")) == 3
+    judges = [r.xpath("./td[1]")[0].text_content() for r in tree.xpath("(//section[@id='judges']//table)[1]/tbody/tr")]
+    assert judges == sorted(JUDGES)
+    assert "were unanimous" in text(tree)
+    assert tree.xpath("//section[@id='cost']//svg//circle")
+
+
+def test_different_judging_is_flagged(run_dir, run_b, tmp_path):
+    import json
+    s = json.loads((run_b / "metrics_summary.json").read_text())
+    s["judge_method"] = "heuristic"
+    (run_b / "metrics_summary.json").write_text(json.dumps(s))
+    body = text(parse(write_comparison([run_dir, run_b], tmp_path / "c.html")))
+    assert "Different judging across runs" in body and "never publishable" in body
+
+
+def test_bad_inputs(tmp_path):
+    with pytest.raises(ReportError, match="at least one run directory"):
+        write_comparison([], tmp_path / "c.html")
+    with pytest.raises(ReportError, match="does not exist"):
+        write_comparison([tmp_path / "missing"], tmp_path / "c.html")

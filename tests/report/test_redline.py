@@ -1,0 +1,90 @@
+import lxml.html
+
+from redlinebench.report._palette import AUTHOR_COLOURS
+from redlinebench.report._redline import AuthorColours, render_annotated, render_document, render_path
+
+from .docxfixture import Cmt, Doc, Para, _Com, standin
+from .runfixture import HOSTILE, HOSTILE_IMG, ME, THEM, contract
+
+
+def _render(doc, **kw):
+    html = render_document(doc, colours=AuthorColours(), dom="d", focus_author=ME, label="L", **kw)
+    return lxml.html.fragment_fromstring(html)
+
+
+def test_review_pane_markup_numbers_and_author_colours():
+    tree = _render(standin(contract(ME, hostile=True, turn=2)))
+    assert [n.text_content() for n in tree.xpath(".//div[@class='rl-num']")] == \
+        ["", "1.", "1.1", "1.2", "2.", "2.1", "2.2", "2.3", "2.4"]
+    ins = tree.xpath(".//ins[@class='rl-ins']")
+    dels = tree.xpath(".//del[@class='rl-del']")
+    assert [i.text_content() for i in ins] == [" and related support",
+                                               "and each party shall indemnify the other against third-party claims",
+                                               "Liability of either party is capped at the fees paid in the prior 12 months.",
+                                               HOSTILE]
+    assert [d.text_content() for d in dels] == ["and PCI-DSS Standards ", "against all claims", "error-free and "]
+    # the focus author (this turn's edits) always gets the first colour, the other side the next one
+    assert ins[1].get("style") == f"--ac:{AUTHOR_COLOURS[0]}" and ins[0].get("style") == f"--ac:{AUTHOR_COLOURS[1]}"
+    assert ins[0].get("title").startswith(f"Inserted by {THEM}")
+    legend = [li.text_content() for li in tree.xpath(".//ul[@class='rl-legend']/li")]
+    assert legend[0].startswith(ME) and "this turn" in legend[0] and "3 insertions · 2 deletions · 2 comments" in legend[0]
+    changed = tree.xpath(".//div[contains(@class,'rl-changed')]")
+    assert len(changed) == 6 and "rl-h" in tree.xpath(".//div[contains(@class,'rl-p')]")[0].get("class")
+
+
+def test_threads_sit_in_the_margin_beside_their_anchor():
+    tree = _render(standin(contract(ME, hostile=True, turn=2)))
+    rows = tree.xpath(".//div[contains(@class,'rl-p')]")
+    margin = rows[3].xpath("./div[@class='rl-margin']/div[contains(@class,'rl-thread')]")
+    assert len(margin) == 1
+    comments = margin[0].xpath("./div[contains(@class,'rl-comment')]")
+    assert [c.xpath(".//b")[0].text_content() for c in comments] == [THEM, ME]
+    assert "rl-is-reply" in comments[1].get("class") and HOSTILE_IMG in comments[1].text_content()
+    assert rows[3].xpath(".//a[@class='rl-ref']")[0].get("href") == "#d-c1"
+    assert rows[5].xpath(".//div[contains(@class,'rl-thread')]")[0].get("id") == "d-c2"
+    assert not tree.xpath(".//img|.//script")
+
+
+def test_reply_to_reply_joins_the_root_thread_and_orphans_are_listed():
+    doc = standin(Doc([Para([("text", "Clause text here.", None)], level=0)],
+                      [Cmt(1, THEM, "root", 0), Cmt(2, ME, "reply", 0, parent=1), Cmt(3, THEM, "reply 2", 0, parent=2)]))
+    doc.comments.append(_Com("cmt-9", "X", "", None, [], "", "floating", False))
+    doc.comments.append(_Com("cmt-7", "Y", "", "cmt-8", [], "", "cycle a", False))
+    doc.comments.append(_Com("cmt-8", "Y", "", "cmt-7", [], "", "cycle b", False))
+    tree = _render(doc)
+    threads = tree.xpath(".//div[contains(@class,'rl-thread')]")
+    assert [len(t.xpath("./div[contains(@class,'rl-comment')]")) for t in threads][0] == 3
+    assert "with no anchor in the text" in tree.text_content() and "floating" in tree.text_content()
+    assert "cycle a" in tree.text_content() and "cycle b" in tree.text_content()
+
+
+def test_anchor_text_is_highlighted_when_found():
+    doc = standin(Doc([Para([("text", "Fees are due in 30 days.", None)], level=0)], [Cmt(1, THEM, "why 30?", 0)]))
+    object.__setattr__(doc.comments[0], "anchor_text", "30 days")
+    tree = _render(doc)
+    assert tree.xpath(".//mark[@class='rl-anchor']")[0].text_content() == "30 days"
+
+
+def test_view_modes_are_unique_radios():
+    tree = _render(standin(contract(ME, hostile=False, turn=1)))
+    radios = tree.xpath(".//input[@type='radio']")
+    assert [r.get("id") for r in radios] == ["d-m-all", "d-m-final", "d-m-orig"]
+    assert {r.get("name") for r in radios} == {"d-mode"} and radios[0].get("checked") is not None
+
+
+def test_documents_that_cannot_be_shown(tmp_path):
+    bad = tmp_path / "bad.docx"
+    bad.write_bytes(b"not a zip at all")
+    out = render_path(bad, colours=AuthorColours(), dom="x", focus_author=None, label="Model", missing="none")
+    assert not out.ok and "could not be displayed" in out.html
+    out = render_path(None, colours=AuthorColours(), dom="x", focus_author=None, label="Model", missing="no redline <here>")
+    assert not out.ok and "no redline &lt;here&gt;" in out.html
+
+
+def test_annotated_view_is_verbatim_and_tinted():
+    html = render_annotated(f"[p-001] 1.1 a ~~old~~++new {HOSTILE}++ {{cmt-3}}")
+    tree = lxml.html.fragment_fromstring(html)
+    assert tree.text_content() == f"[p-001] 1.1 a ~~old~~++new {HOSTILE}++ {{cmt-3}}"
+    assert tree.xpath(".//span[@class='av-del']")[0].text == "~~old~~"
+    assert tree.xpath(".//span[@class='av-ins']")[0].text == f"++new {HOSTILE}++"
+    assert tree.xpath(".//span[@class='av-cmt']")[0].text == "{cmt-3}" and not tree.xpath(".//script")

@@ -1,0 +1,103 @@
+import json
+import os
+
+from redlinebench.report import write_run_report
+from redlinebench.report._html import slug_id
+
+from .htmlcheck import assert_safe, parse, text
+from .runfixture import HOSTILE, HOSTILE_IMG, JUDGES, MODELS, TASKS, slug
+
+
+def test_report_has_headlines_every_task_and_every_trial(run_dir):
+    out = write_run_report(run_dir)
+    assert out == run_dir / "report.html"
+    tree = parse(out)
+    cards = tree.xpath("//div[contains(@class,'card')]")
+    got = {c.xpath(".//div[@class='model']")[0].text_content(): c.xpath(".//div[@class='big']")[0].text_content() for c in cards}
+    # redline_overall = round(100 * overall_turn_weighted, 1): 0.6875 -> 68.8, 0.4125 -> 41.2 (round half even), 0 -> 0.0
+    assert got == {MODELS[0]: "68.8 redline_overall", MODELS[1]: "41.2 redline_overall", MODELS[2]: "0.0 redline_overall"}
+    body = text(tree)
+    assert "42.5 – 90.0" in body and "0.0 – 80.0" in body  # CIs x 100
+    rows = tree.xpath("//section[@id='tasks']//tbody/tr")
+    assert len(rows) == 13
+    assert {r.xpath("./td[1]")[0].text_content() for r in rows} == set(TASKS)
+    assert len(tree.xpath("//details[contains(@class,'trial')]")) == 13
+    assert len(tree.xpath("//details[contains(@class,'task')]")) == len(TASKS)
+
+
+def test_task_table_values(run_dir):
+    tree = parse(write_run_report(run_dir))
+    row = [r for r in tree.xpath("//section[@id='tasks']//tbody/tr")
+           if r.xpath("./td[1]")[0].text_content() == "redline-s1-t1-g01a" and r.xpath("./td[2]")[0].text_content() == MODELS[0]
+           and r.xpath("./td[3]")[0].text_content() == "2"][0]
+    cells = [c.text_content().strip() for c in row.xpath("./td")]
+    # trial 2: PPPF x3 -> r1, r2, r3 PASS, penalty r4 FAIL -> 10/10
+    assert cells[6] == "100.0" and cells[7] == "3 / 3" and cells[8] == "graded"
+    assert cells[9] == "$0.08" and cells[10] == "43k / 2.3k" and cells[11] == "50 s" and cells[12] == "6" and cells[13] == "1"
+
+
+def test_rubrics_show_each_judge_and_the_panel(run_dir):
+    tree = parse(write_run_report(run_dir))
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t1-g01a', '1')}']")[0]
+    rows = trial.xpath(".//table[contains(@class,'rubrics')]/tbody/tr")
+    assert [r.xpath("./td[1]")[0].text_content() for r in rows] == ["r1", "r2", "r3", "r4"]
+    r3 = rows[2]
+    assert r3.xpath("./td[5]//span[contains(@class,'badge')]")[0].text_content() == "FAIL"
+    votes = r3.xpath("./td[7]/span[@class='vote']")
+    assert [v.xpath("./span[@class='jn']")[0].text_content() for v in votes] == JUDGES
+    assert [v.xpath(".//span[contains(@class,'badge')]")[0].text_content() for v in votes] == ["FAIL", "PASS", "FAIL"]
+    assert "anthropic/claude-haiku-4-5 reads Section 3: met." in votes[1].text_content()
+    assert rows[0].xpath("./td[6]")[0].text_content() == "+5" and r3.xpath("./td[6]")[0].text_content() == "0"
+    assert "Earned 8 − penalty 0 of 10 positive weight → reward 80.0" in trial.text_content()
+
+
+def test_gate_failures_and_incomplete_judging_are_called_out(run_dir):
+    tree = parse(write_run_report(run_dir))
+    callouts = [c.text_content() for c in tree.xpath("//section[@id='summary']//div[contains(@class,'callout')]")]
+    gate = [c for c in callouts if "failed the validity gate" in c]
+    assert gate and "redline-s1-t2-g01a" in gate[0] and MODELS[1] in gate[0]
+    inc = [c for c in callouts if "incomplete judging" in c]
+    assert inc and f"missing {JUDGES[2]}" in inc[0]
+    gate_trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s1-t2-g01a', '1')}']")[0].text_content()
+    assert "Validity gate failed: reward 0" in gate_trial and "judges were not called" in gate_trial
+
+
+def test_hostile_strings_render_as_text(run_dir):
+    tree = parse(write_run_report(run_dir))
+    assert_safe(tree)
+    body = text(tree)
+    assert HOSTILE in body and HOSTILE_IMG in body  # model name, rubric, judge reasons, annotated view, config
+
+
+def test_golden_stored_once_per_task_and_missing_one_explained(run_dir):
+    tree = parse(write_run_report(run_dir))
+    goldens = tree.xpath("//details[starts-with(@id,'x-golden-')]")
+    assert len(goldens) == len(TASKS)
+    s3 = tree.xpath("//details[@id='x-golden-redline-s3-t4-g01a']")[0].text_content()
+    assert "No attorney golden redline for this task" in s3
+
+
+def test_broken_and_missing_files_do_not_stop_the_report(run_dir):
+    tdir = run_dir / "trials" / slug(MODELS[0]) / "redline-s1-t1-g01a" / "1"
+    (tdir / "grade.json").write_text("{not json", encoding="utf-8")
+    (tdir / "redline.docx").write_bytes(b"PK\x03\x04 this is not a zip")
+    (run_dir / "config.json").unlink()
+    tree = parse(write_run_report(run_dir))
+    body = text(tree)
+    assert "grade.json is not valid JSON" in body and "config.json: missing" in body
+    assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t1-g01a', '1')}']")[0].text_content()
+    assert "not graded" in trial and "could not be displayed" in trial
+
+
+def test_heuristic_runs_carry_a_warning(run_dir):
+    s = json.loads((run_dir / "metrics_summary.json").read_text())
+    s["judge_method"] = "heuristic"
+    (run_dir / "metrics_summary.json").write_text(json.dumps(s))
+    assert "must not be published" in text(parse(write_run_report(run_dir)))
+
+
+def test_output_option_and_atomic_write(run_dir, tmp_path):
+    out = write_run_report(run_dir, tmp_path / "elsewhere" / "r.html")
+    assert out.is_file() and not (run_dir / "report.html").exists()
+    assert [p for p in os.listdir(out.parent) if p.endswith(".tmp")] == []

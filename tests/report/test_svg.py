@@ -1,0 +1,36 @@
+import re
+
+from redlinebench.report._palette import ink_on, ramp
+from redlinebench.report._svg import ForestRow, Series, forest, grouped_bars, heatmap
+
+
+def _rects(svg: str) -> list[dict[str, str]]:
+    return [dict(re.findall(r'(\w[\w-]*)="([^"]*)"', m)) for m in re.findall(r"<rect([^>]*)>", svg)]
+
+
+def test_bar_heights_are_proportional_to_scores():
+    svg = grouped_bars(["Turn 1", "Turn 2"], [Series("m", "#0072B2", [0.5, 1.0])], title="t", plot_height=200)
+    bars = [r for r in _rects(svg) if r.get("fill") == "#0072B2"]
+    assert [float(b["height"]) for b in bars] == [100.0, 200.0]
+    assert "<title>m · Turn 1: 50.0</title>" in svg
+
+
+def test_missing_values_are_marked_not_drawn_and_labels_escaped():
+    svg = grouped_bars(["<b>cat</b>"], [Series("<script>", "#111111", [None])], title="<t>")
+    assert "n/a" in svg and "<script>" not in svg and "&lt;script&gt;" not in svg  # single series: no legend
+    assert "&lt;b&gt;cat&lt;/b&gt;" in svg and "<title>&lt;t&gt;</title>" in svg
+    assert not [r for r in _rects(svg) if r.get("fill") == "#111111"]
+
+
+def test_forest_draws_ci_whiskers_at_the_right_place():
+    svg = forest([ForestRow("m", 0.5, [0.25, 0.75], "#0072B2")], title="lb", width=464)
+    # label width 120 (min), right margin 64 -> plot 280 px from x=120: 0.25 -> 190, 0.75 -> 330
+    assert 'd="M190 ' in svg and "H330" in svg
+    assert ">50.0<" in svg
+
+
+def test_heatmap_cells_use_the_ramp_and_hatch_empty_cells():
+    svg = heatmap(["S1"], ["T1", "T2"], [[0.9, None]], title="h")
+    assert f'fill="{ramp(0.9)}"' in svg and 'fill="url(#hatch)"' in svg and ">90<" in svg
+    assert ink_on(0.9) == "#FFFFFF" and ink_on(0.1) == "#1B1B1B"
+    assert ramp(0) == "#F7F4EA" and ramp(1) == "#083D77" and ramp(2) == ramp(1)

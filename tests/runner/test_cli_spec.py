@@ -1,0 +1,83 @@
+"""`redlinebench run` option handling: presets, agents/models, limits, and user errors as one line."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from redlinebench.cli import main
+from redlinebench.cli.run import _build_spec
+from redlinebench.errors import ConfigError
+from redlinebench.runner.presets import load_preset
+
+BASE = dict(model=(), agent=(), preset=None, source=None, tasks=None, scenario=None, turn=None, side=None,
+            trials=None, concurrency=None, judges=None, run_dir=None, run_id=None, resume=False, dry_run=False,
+            api_base=None, judge_api_base=None, max_steps=None, max_tokens=None, max_cost=None, timeout=None, temperature=None,
+            seed=None, no_progress=True)
+
+
+def spec(**over):
+    return _build_spec({**BASE, **over})
+
+
+def test_models_become_llm_entrants_and_baselines_join():
+    s = spec(model=("openai/a", "anthropic/b"), agent=("llm", "golden"), tasks="x, y,", side="b")
+    assert [e.label for e in s.entrants] == ["openai/a", "anthropic/b", "golden"]
+    assert s.filter.task_ids == ("x", "y") and s.filter.side == "b"
+    assert s.judges == "panel" and s.trials == 1 and s.concurrency == 4
+
+
+def test_limits_from_options_override_the_preset():
+    s = spec(model=("openai/a",), preset="smoke", max_steps=5, temperature=0.0)
+    assert s.limits.max_steps == 5 and s.limits.max_tokens == 300000 and s.limits.temperature == 0.0
+    assert s.judges == "heuristic" and s.concurrency == 2
+
+
+def test_local_server_preset_sets_api_base():
+    s = spec(model=("openai/qwen",), preset="local-server")
+    assert s.api_base == "http://localhost:8000/v1" and s.limits.call_timeout_s == 900
+
+
+@pytest.mark.parametrize("over, message", [
+    ({}, "say what to run"),
+    ({"model": ("openai/a",), "agent": ("noop",)}, "add --agent llm"),
+    ({"agent": ("llm",)}, "needs --model"),
+    ({"agent": ("noop", "noop")}, "listed twice"),
+])
+def test_bad_combinations_are_user_errors(over, message):
+    with pytest.raises(ConfigError, match=message):
+        spec(**over)
+
+
+def test_bad_preset_files_name_the_file_and_key(tmp_path):
+    bad = tmp_path / "p.yaml"
+    bad.write_text("limits:\n  max_stepz: 3\n")
+    with pytest.raises(ConfigError, match="unknown limit 'max_stepz'"):
+        spec(model=("openai/a",), preset=str(bad))
+    bad.write_text("modle: x\n")
+    with pytest.raises(ConfigError, match=r"p.yaml: unknown preset key\(s\) modle"):
+        load_preset(str(bad))
+    bad.write_text("limits: {max_steps: -1}\n")
+    with pytest.raises(ConfigError, match="must be positive"):
+        spec(model=("openai/a",), preset=str(bad))
+    with pytest.raises(ConfigError, match="unknown preset 'nope'"):
+        load_preset("nope")
+
+
+def test_cli_prints_one_line_errors_without_traceback(tmp_path):
+    r = CliRunner().invoke(main, ["run", "--agent", "llm"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.strip().splitlines() == [
+        "error: --agent llm needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)"]
+    r = CliRunner().invoke(main, ["run", "--resume"])
+    assert r.exit_code == 2 and "--resume needs --run-dir" in r.output
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(tmp_path)])
+    assert r.exit_code == 2 and "nothing to resume" in r.output
+
+
+def test_help_is_complete():
+    r = CliRunner().invoke(main, ["run", "--help"])
+    for opt in ("--model", "--agent", "--source", "--tasks", "--scenario", "--turn", "--side", "--trials",
+                "--concurrency", "--judges", "--run-dir", "--resume", "--dry-run", "--api-base", "--preset"):
+        assert opt in r.output
+    assert "demo" in CliRunner().invoke(main, ["--help"]).output

@@ -1,0 +1,78 @@
+"""SIGKILL the run process midway, resume, and every trial exists exactly once with a valid grade."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.runner.taskfixture import build_tree
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def slow_agent(body: dict) -> Reply:
+    """Two model calls an episode: one comment, then end_session; 0.2 s each, so a run takes a while."""
+    step = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    if step == 0:
+        reply = Reply.tool_calls([("add_comment", {"paragraph_id": "p-002", "text": "Please confirm."})])
+    else:
+        reply = Reply.tool_calls([("end_session", {})])
+    return Reply.delay(0.2, reply)
+
+
+def _cli(args: list[str], env: dict) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "redlinebench", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _published(run_dir: Path) -> list[Path]:
+    return sorted(p for p in (run_dir / "trials").glob("*/*/*") if p.is_dir()) if (run_dir / "trials").exists() else []
+
+
+def test_sigkill_midway_then_resume_gives_every_trial_once(tmp_path):
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": "sk-kill-test-abcdefgh", "PYTHONPATH": str(ROOT),
+           "REDLINEBENCH_RETRY_BASE_DELAY": "0"}
+    args = ["run", "--model", "openai/slow-agent", "--source", str(tree), "--trials", "4", "--concurrency", "2",
+            "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress"]
+    with FakeOpenAI() as srv:
+        srv.set_handler(slow_agent)
+        proc = _cli([*args, "--api-base", srv.url], env)
+        deadline = time.monotonic() + 60
+        while len([p for p in _published(run_dir) if (p / "grade.json").exists()]) < 3:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        before = {p: (p / "metrics.json").read_bytes() for p in _published(run_dir) if (p / "grade.json").exists()}
+        assert 3 <= len(before) < 12
+
+        resumed = _cli(["run", "--resume", "--run-dir", str(run_dir), "--no-progress"], env)
+        out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+
+    trials = _published(run_dir)
+    assert len(trials) == 12  # 3 tasks x 4 trials, each exactly once
+    for t in trials:
+        assert sorted(x.name for x in t.iterdir() if x.is_file()) == [
+            "annotated_view.md", "grade.json", "metrics.json", "redline.docx", "transcript.jsonl"]
+        grade = json.loads((t / "grade.json").read_text())
+        assert grade["status"] == "graded" and grade["trial"] == int(t.name)
+        assert grade["task_id"] == t.parent.name and grade["model"] == "openai/slow-agent"
+        for line in (t / "transcript.jsonl").read_text().splitlines():
+            json.loads(line)
+    for p, data in before.items():  # finished work was kept, not redone
+        assert (p / "metrics.json").read_bytes() == data
+    assert not (run_dir / ".partial").exists()
+    assert not [p for p in run_dir.rglob("*") if p.name.endswith(".tmp")]
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert summary["n_trials"] == 12 and summary["run"]["not_graded"] == []
+    assert "redline_overall" in out and "report:" in out

@@ -1,0 +1,164 @@
+"""The resumable scheduler and run directory, with an engine-free agent double."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from redlinebench.errors import ConfigError
+from redlinebench.runner import Entrant, RunLayout, RunSpec, run, slug
+from redlinebench.runner.scheduler import run_trials
+from tests.runner.doubles import CountingAgent, make_taskset
+
+
+def _spec(**over):
+    base = dict(entrants=(Entrant("llm", "openai/fake-model"),), judges="none", concurrency=3, trials=2,
+                run_id="r1")
+    base.update(over)
+    return RunSpec(**base)
+
+
+def _run(tmp_path, agent, spec=None, taskset=None, **kw):
+    spec = spec or _spec()
+    taskset = taskset or make_taskset(tmp_path / "data")
+    return run(spec, tmp_path / "run", progress=False, agents={spec.entrants[0].label: agent}, taskset=taskset, **kw)
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_slug_replaces_everything_outside_the_safe_set():
+    assert slug("openai/gpt-5.4-mini") == "openai_gpt-5.4-mini"
+    assert slug("ollama_chat/qwen3:8b") == "ollama_chat_qwen3_8b"
+    assert slug("..") == "__" and slug("a b\\c") == "a_b_c"
+
+
+def test_every_trial_runs_once_in_the_documented_layout(tmp_path):
+    agent = CountingAgent(label="openai/fake-model")
+    result = _run(tmp_path, agent)
+    assert sorted(agent.calls) == sorted((f"redline-s1-t{1 + i % 4}-g0{i}a", k) for i in range(4) for k in (1, 2))
+    root = tmp_path / "run"
+    files = _files(root)
+    assert "config.json" in files and "report.html" in files
+    trial = root / "trials" / "openai_fake-model" / "redline-s1-t1-g00a" / "2"
+    assert sorted(p.name for p in trial.iterdir()) == ["metrics.json", "redline.docx", "transcript.jsonl"]
+    metrics = json.loads((trial / "metrics.json").read_text())
+    assert metrics["status"] == "completed" and metrics["model"] == "openai/fake-model" and metrics["trial"] == 2
+    assert not (root / ".partial").exists()
+    assert result.progress.cost_usd == pytest.approx(4.0)  # 8 trials x $0.50
+    assert not any(".tmp" in f for f in files)
+
+
+def test_concurrency_is_bounded(tmp_path):
+    agent = CountingAgent(label="openai/fake-model", delay=0.05)
+    _run(tmp_path, agent, spec=_spec(concurrency=3, trials=3))
+    assert agent.max_active == 3
+
+
+def test_config_records_spec_versions_and_data(tmp_path):
+    _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=_spec(seed=7, api_base="http://localhost:9/v1"))
+    cfg = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert cfg["spec"]["seed"] == 7 and cfg["spec"]["api_base"] == "http://localhost:9/v1"
+    assert cfg["models"] == ["openai/fake-model"]
+    assert cfg["data"]["fingerprint"] == "fp-1" and cfg["data"]["n_tasks"] == 4
+    assert cfg["versions"]["dependencies"]["litellm"] and cfg["versions"]["redlinebench"]
+    assert cfg["spec"]["limits"]["max_steps"] == 40
+    assert cfg["judges"] == {"spec": "none", "names": []}
+
+
+def test_resume_skips_finished_and_redoes_missing_errored_and_partial(tmp_path):
+    taskset = make_taskset(tmp_path / "data")
+    flaky = CountingAgent(label="openai/fake-model", fail_on={"redline-s1-t2-g01a"})
+    first = _run(tmp_path, flaky, taskset=taskset)
+    assert first.progress.failures == 2  # both trials of the failing task
+    errored = tmp_path / "run" / "trials" / "openai_fake-model" / "redline-s1-t2-g01a" / "1"
+    assert json.loads((errored / "metrics.json").read_text())["status"] == "errored"
+    assert not (errored / "redline.docx").exists()
+
+    # Simulate a kill: one trial lost, one half-written staging dir left behind.
+    import shutil
+    shutil.rmtree(tmp_path / "run" / "trials" / "openai_fake-model" / "redline-s1-t3-g02a" / "1")
+    stale = tmp_path / "run" / ".partial" / "openai_fake-model" / "redline-s1-t4-g03a" / "1"
+    stale.mkdir(parents=True)
+    (stale / "transcript.jsonl").write_text('{"type": "sta')
+
+    again = CountingAgent(label="openai/fake-model")
+    second = _run(tmp_path, again, spec=None, taskset=taskset, resume=True)
+    assert sorted(again.calls) == [("redline-s1-t2-g01a", 1), ("redline-s1-t2-g01a", 2), ("redline-s1-t3-g02a", 1)]
+    assert second.progress.skipped == 5 and second.progress.failures == 0
+    assert not (tmp_path / "run" / ".partial").exists()
+    cfg = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert len(cfg["resumed"]) == 1
+
+
+def test_existing_run_needs_resume_and_resume_needs_a_run(tmp_path):
+    _run(tmp_path, CountingAgent(label="openai/fake-model"))
+    with pytest.raises(ConfigError, match="--resume"):
+        _run(tmp_path, CountingAgent(label="openai/fake-model"))
+    with pytest.raises(ConfigError, match="nothing to resume"):
+        run(None, tmp_path / "elsewhere", resume=True, progress=False)
+
+
+def test_resume_refuses_changed_tasks(tmp_path):
+    _run(tmp_path, CountingAgent(label="openai/fake-model"))
+    changed = make_taskset(tmp_path / "data", fingerprint="fp-2")
+    with pytest.raises(ConfigError, match="fingerprint fp-1 -> fp-2"):
+        _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=None, taskset=changed, resume=True)
+
+
+def test_cancellation_leaves_only_whole_trials(tmp_path):
+    """Ctrl-C cancels the event loop mid-run: trials/ holds complete trials only."""
+    spec = _spec(concurrency=2, trials=3)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    agent = CountingAgent(label="openai/fake-model", delay=0.05)
+
+    async def main():
+        job = asyncio.create_task(run_trials(spec, layout, taskset.tasks, grader=None,
+                                             agents={agent.label: agent}))
+        await asyncio.sleep(0.12)
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+
+    asyncio.run(main())
+    done = list((layout.trials / "openai_fake-model").glob("*/*"))
+    assert 0 < len(done) < 12
+    for d in done:
+        assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "redline.docx", "transcript.jsonl"]
+    # The next run cleans the staging area and finishes the rest exactly once.
+    rest = CountingAgent(label="openai/fake-model")
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={rest.label: rest}))
+    assert len(rest.calls) == 12 - len(done)
+    assert len(list((layout.trials / "openai_fake-model").glob("*/*"))) == 12
+    assert not layout.partial.exists()
+
+
+def test_grader_runs_per_trial_and_its_failure_is_recorded(tmp_path):
+    spec = _spec(trials=1)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    graded = []
+
+    async def grader(key, tdir):
+        if key.task.task_id.endswith("g02a"):
+            raise ValueError("judge exploded")
+        graded.append(key.task.task_id)
+        (tdir / "grade.json").write_text(json.dumps({"status": "graded", "task_id": key.task.task_id}))
+
+    agent = CountingAgent(label="openai/fake-model")
+    state = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
+    assert len(graded) == 3 and state.failures == 1
+    assert "judge exploded" in state.errors[0]["error"]
+    # Resume grades only the trial without a grade, and does not re-run any agent.
+    agent2 = CountingAgent(label="openai/fake-model")
+
+    async def grader2(key, tdir):
+        graded.append(("again", key.task.task_id))
+
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader2, agents={agent2.label: agent2}))
+    assert agent2.calls == [] and graded[-1] == ("again", "redline-s1-t3-g02a")

@@ -1,0 +1,53 @@
+"""``redlinebench summarize`` over grade files on disk."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from redlinebench.cli import main
+from tests.scoring.test_aggregate import fixture
+
+
+def write_grades(root, grades):
+    for i, g in enumerate(grades):
+        d = root / g["model"] / g["task_id"] / str(g["trial"])
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "grade.json").write_text(json.dumps(g), encoding="utf-8")
+
+
+def test_summarize_reads_every_grade_recursively_and_writes_json(tmp_path):
+    grades = fixture()
+    write_grades(tmp_path / "run1", grades[:4])
+    write_grades(tmp_path / "run2" / "deeper", grades[4:])
+    out = tmp_path / "metrics_summary.json"
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path / "run1"), str(tmp_path / "run2"),
+                                       str(tmp_path / "run1"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(out.read_text())
+    entry = summary["leaderboard"][0]
+    assert entry["overall_turn_weighted"] == 0.2698 and entry["n_trials"] == 6  # run1 given twice: counted once
+    assert "27.0" in result.output and "partial grid" in result.output
+    assert summary["warnings"] == []
+
+
+def test_corrupt_grade_is_one_line_error_naming_the_file(tmp_path):
+    write_grades(tmp_path, fixture()[:2])
+    bad = tmp_path / "m" / "redline-s1-t1-g09a" / "1"
+    bad.mkdir(parents=True)
+    (bad / "grade.json").write_text('{"task_id": "redline-s1-t1-g09a", "model": "m"', encoding="utf-8")
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "grade.json" in result.output and "not valid JSON" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path), "--skip-invalid", "--json"])
+    assert result.exit_code == 0
+    summary = json.loads(result.output)
+    assert summary["n_trials"] == 2 and "skipped unreadable grade" in summary["warnings"][0]
+
+
+def test_no_grades_is_a_clear_error(tmp_path):
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert result.exit_code != 0 and "no grade.json found" in result.output
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path / "nope")])
+    assert result.exit_code != 0 and "no such directory" in result.output

@@ -1,0 +1,93 @@
+"""``redlinebench tasks list|show|validate|where`` through click."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from redlinebench.cli import main
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_list_json_has_metadata_and_counts(tree: Path) -> None:
+    result = run("tasks", "list", "--source", str(tree), "--scenario", "2", "--turn", "4", "--json")
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.output)
+    rubrics = json.loads((tree / "tasks/redline-s2-t4-g01a/tests/rubrics.json").read_text())["rubrics"]
+    expected_counts: dict[str, int] = {}
+    for r in rubrics:
+        expected_counts[r["category"]] = expected_counts.get(r["category"], 0) + 1
+    assert row == {
+        "task_id": "redline-s2-t4-g01a",
+        "scenario_id": 2,
+        "scenario_label": "Customer-led SaaS MSA",
+        "side": "A",
+        "level": 4,
+        "turn": 4,
+        "input_group": "s2-t4-g01",
+        "variant": "a",
+        "represented_party": "AgentCo",
+        "counterparty": "LargeCo",
+        "author": "Reviewing Counsel (AgentCo Legal)",
+        "rubric_count": 6,
+        "rubric_category_counts": dict(sorted(expected_counts.items())),
+        "has_golden": False,
+        "source_task_path": "tasks/redline-s2-t4-g01a",
+    }
+
+
+def test_list_table_and_filters(tree: Path) -> None:
+    result = run("tasks", "list", "--source", str(tree), "--side", "B", "--turn", "2")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["task", "scenario", "turn", "side", "party", "rubrics", "golden"]
+    body = [line.split()[0] for line in lines[2:] if line.startswith("redline-")]
+    assert body == ["redline-s1-t2-g01a", "redline-s3-t2-g01a"]
+    assert "2 tasks, 2 input groups, 2 cells" in result.output
+
+
+def test_show_prints_rubrics_with_category_and_weight(tree: Path) -> None:
+    result = run("tasks", "show", "redline-s1-t1-g01b", "--source", str(tree), "--chars", "60")
+    assert result.exit_code == 0, result.output
+    rubrics = json.loads((tree / "tasks/redline-s1-t1-g01b/tests/rubrics.json").read_text())["rubrics"]
+    for r in rubrics:
+        assert f"{r['weight']:>3}  {r['category']:<35} {r['id']}: {r['criteria']}" in result.output
+    assert "# Representation — AgentCo Legal (Side A)" in result.output
+    assert "[...]" in result.output  # the excerpt was cut at 60 characters
+    assert "author             Reviewing Counsel (AgentCo Legal)" in result.output
+
+
+def test_show_json_and_unknown_task(tree: Path) -> None:
+    result = run("tasks", "show", "redline-s3-t3-g01a", "--source", str(tree), "--json")
+    data = json.loads(result.output)
+    assert data["task_id"] == "redline-s3-t3-g01a" and len(data["rubrics"]) == 6
+    assert data["grounding"] == ["commercial_context.md", "playbook.md"]
+    missing = run("tasks", "show", "redline-s3-t3-g01z", "--source", str(tree))
+    assert missing.exit_code == 1
+    assert "no task 'redline-s3-t3-g01z'" in missing.output and "did you mean redline-s3-t3-g01a" in missing.output
+
+
+def test_validate_ok_and_json(tree: Path) -> None:
+    result = run("tasks", "validate", "--source", str(tree))
+    assert result.exit_code == 0
+    assert result.output.strip().endswith("checked 14 tasks in " + str(tree / "tasks") + ": 0 errors, 0 warnings")
+    (tree / "tasks/redline-s1-t1-g01a/environment/Dockerfile").unlink()
+    result = run("tasks", "validate", "--source", str(tree), "--json")
+    assert result.exit_code == 0  # a warning is not a failure...
+    data = json.loads(result.output)
+    assert (data["errors"], data["warnings"], data["checked"], data["valid"]) == (0, 1, 14, 14)
+    assert data["problems"][0]["field"] is None and data["problems"][0]["path"].endswith("environment/Dockerfile")
+    assert run("tasks", "validate", "--source", str(tree), "--strict").exit_code == 1  # ...unless --strict
+
+
+def test_where_explains(tree: Path) -> None:
+    result = run("tasks", "where", "--source", str(tree), "--json")
+    data = json.loads(result.output)
+    assert data["kind"] == "path" and data["reason"] == "given explicitly" and data["n_task_dirs"] == 14
+    text = run("tasks", "where", "--source", str(tree)).output
+    assert "source:    path" in text and f"tasks dir: {tree / 'tasks'} (14 task directories)" in text
