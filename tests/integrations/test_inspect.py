@@ -17,7 +17,7 @@ from inspect_ai.model import get_model
 
 from redlinebench.integrations.inspect_task import redlinebench, sample_for
 from redlinebench.tasks import load_tasks
-from tests.integrations.scripted import editing_agent, idle_agent, role_panel
+from tests.integrations.scripted import editing_agent, idle_agent, metric, only_score, role_panel
 from tests.tasks.treefactory import build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
         log_dir=str(tmp_path / "logs"), display="none",
     )
     assert log.status == "success", log.error
-    scores = {s.id: s.scores["redline_scorer"] for s in log.samples}
+    scores = {s.id: only_score(s) for s in log.samples}
     # a: PASS r01 (7) r02 (8), penalty r06 (3) of 27 positive -> 12/27; b: (8 + 9 - 3) / 23 = 14/23
     assert scores["redline-s1-t1-g01a"].value == pytest.approx(12 / 27, abs=1e-4)
     assert scores["redline-s1-t1-g01b"].value == pytest.approx(14 / 23, abs=1e-4)
@@ -60,10 +60,9 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     assert votes["r03"][0] == "FAIL" and votes["r02"][0] == "PASS" and len(votes["r02"][1]) == 3
     assert len(calls) == 6  # three judges x two tasks
     # one group, one cell: mean(12/27, 14/23) = 0.52657 -> cell 0.5266 -> 52.7
-    metrics = log.results.scores[0].metrics
-    assert metrics["redline_overall"].value == 52.7
-    assert metrics["overall_turn_weighted"].value == 0.5266
-    assert metrics["gate_failures"].value == 0
+    assert metric(log, "redline_overall") == 52.7
+    assert metric(log, "overall_turn_weighted") == 0.5266
+    assert metric(log, "gate_failures") == 0
     from redlinebench.docx import RedlineDocument
 
     doc = RedlineDocument.open(out_dir / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx")
@@ -81,11 +80,10 @@ def test_an_agent_that_changes_nothing_fails_the_gate_without_judging(tree, tmp_
     )
     assert log.status == "success", log.error
     assert calls == []
-    [sample_score] = [s.scores["redline_scorer"] for s in log.samples][:1]
-    metrics = log.results.scores[0].metrics
-    assert metrics["gate_failures"].value == 2  # both trials kept by the reducer, both 0 rows
-    assert metrics["redline_overall"].value == 0.0
-    assert all(g["status"] == "gate_failed" for s in log.samples for g in s.scores["redline_scorer"].metadata["grades"])
+    assert metric(log, "gate_failures") == 2  # both trials kept by the reducer, both 0 rows
+    assert metric(log, "redline_overall") == 0.0
+    grades = [g for s in log.samples for g in only_score(s).metadata["grades"]]
+    assert [(g["status"], g["trial"]) for g in grades] == [("gate_failed", 1), ("gate_failed", 2)]
 
 
 def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_path):
