@@ -43,12 +43,21 @@ def _run_dir(tmp_path: Path, rows: list[dict], *, method: str = "panel", judges=
     summary = {"n_trials": sum(r["n_trials"] for r in rows), "n_models": len(rows), "models": [r["model"] for r in rows],
                "judge_method": method, "leaderboard": rows, "n_incomplete": 0, "incomplete": []}
     (run / "metrics_summary.json").write_text(json.dumps(summary))
-    (run / "config.json").write_text(json.dumps(run_config or {
-        "agent": "redlinebench tool loop (react, 40 turns)",
-        "source": {"kind": "hub", "path": config.HUB_DATASET_ID, "revision": config.HUB_DATASET_REVISION},
-        "created_at": "2026-11-20T10:00:00Z",
-    }))
+    (run / "config.json").write_text(json.dumps(run_config or _runner_config(rows)))
     return run
+
+
+def _runner_config(rows: list[dict], **data) -> dict:
+    """config.json as redlinebench.runner writes it."""
+    return {
+        "schema_version": 1, "created": "2026-11-20T10:00:00Z",
+        "spec": {"entrants": [{"agent": "llm", "model": r["model"], "label": r["model"]} for r in rows],
+                 "filter": {"task_ids": [], "scenario": None, "turn": None, "side": None},
+                 "trials": 2, "judges": "panel", "limits": {"max_steps": 40}},
+        "judges": {"spec": "panel", "names": JUDGES},
+        "data": {"kind": "hub", "path": "/cache/snapshot", "revision": config.HUB_DATASET_REVISION,
+                 "n_tasks_in_source": 140, "n_tasks": 140, **data},
+    }
 
 
 def _invoke(*args: str, env: dict | None = None):
@@ -83,7 +92,7 @@ def test_push_results_opens_a_pr_whose_yaml_reads_back(tmp_path, fake_hub):
     assert entry.dataset_revision == config.HUB_DATASET_REVISION
     assert entry.date == "2026-11-20T10:00:00Z"
     assert (entry.source_url, entry.source_name) == ("https://example.org/logs", "redlinebench")
-    for needle in ("redlinebench tool loop (react, 40 turns)", *JUDGES, "(panel)", "trials: 280 over 140 tasks"):
+    for needle in ("redlinebench llm agent (max 40 steps)", *JUDGES, "(panel)", "trials: 280 over 140 tasks"):
         assert needle in entry.notes
     assert "discussions/1" in res.output
 
@@ -109,8 +118,9 @@ def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fak
         ({"statuses": ("graded", "judging_incomplete")}, "incomplete judging"),
         ({"rows": [_row(grid_complete=False, missing_cells=["3-4"])]}, "cells missing: 3-4"),
         ({"rows": [_row(n_tasks=12)]}, "12 of the 140 tasks"),
-        ({"run_config": {"source": {"kind": "embedded"}}}, "embedded task set"),
-        ({"run_config": {"source": {"kind": "hub"}, "limit": 5}}, "task filter or limit"),
+        ({"run_config": _runner_config([_row()], kind="embedded")}, "embedded task set"),
+        ({"run_config": _runner_config([_row()], n_tasks=20)}, "task filter or limit"),
+        ({"run_config": {**_runner_config([_row()]), "spec": {"filter": {"scenario": [1]}}}}, "task filter or limit"),
     ],
 )
 def test_misleading_results_are_refused_unless_forced(tmp_path, fake_hub, kwargs, needle):
