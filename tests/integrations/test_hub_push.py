@@ -208,3 +208,55 @@ def test_push_dataset_dry_run_and_bad_exports(tmp_path, fake_hub):
     (out / "eval.yaml").unlink()
     res = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out))
     assert "missing eval.yaml" in res.output
+
+
+def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(tmp_path, fake_hub, fake_openai,
+                                                                            monkeypatch):
+    """redlinebench run (golden agent; judges through litellm to the fake server) -> push -> YAML read back."""
+    import re
+
+    from huggingface_hub import parse_eval_result_entries
+
+    from tests.fakes.openai_server import Reply
+    from tests.tasks.treefactory import build_tree
+
+    def verdicts(body: dict) -> Reply:
+        text = "\n".join(str(m.get("content")) for m in body["messages"])
+        ids = sorted(set(re.findall(r"redline-s\d+-t\d+-g\d+[a-z]-r\d\d", text)))
+        # every positive rubric PASS, the penalty rubric (r06) FAIL
+        return Reply.json({"verdicts": [{"rubric_id": i, "verdict": "FAIL" if i.endswith("r06") else "PASS",
+                                         "justification": "ok"} for i in ids]})
+
+    fake_openai.set_handler(verdicts)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    tree = build_tree(tmp_path / "bench")  # all 12 scenario x turn cells
+    run = tmp_path / "run"
+    res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(run),
+                  "--judges", "openai/j1,openai/j2,openai/j3", "--judge-api-base", fake_openai.url, "-j", "2")
+    assert res.exit_code == 0, res.output
+    summary = json.loads((run / "metrics_summary.json").read_text())
+    [row] = summary["leaderboard"]
+    assert row["grid_complete"] is True and row["n_incomplete"] == 0
+    missing = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
+                      env={"HF_TOKEN": TOKEN})
+    assert missing.exit_code == 1 and "(repository or revision not found)" in missing.output
+    fake_hub.seed("org/golden", {"README.md": "# golden baseline"})
+    pushed = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
+                     "--revision", "abc123", env={"HF_TOKEN": TOKEN})
+    assert pushed.exit_code == 0, pushed.output
+    [entry] = parse_eval_result_entries(yaml.safe_load(fake_hub.files_at("org/golden")[hub.RESULTS_PATH]))
+    assert entry.value == row["redline_overall"] == round(100 * row["overall_turn_weighted"], 1)
+    assert (entry.dataset_id, entry.dataset_revision) == ("org/synthetic", "abc123")
+    assert "openai/j1, openai/j2, openai/j3 (llm)" in entry.notes and "redlinebench golden agent" in entry.notes
+    # the same run claimed for the real dataset: a partial task set, refused
+    refused = _invoke("push", "results", str(run), "--model-repo", "org/golden", env={"HF_TOKEN": TOKEN})
+    assert refused.exit_code == 1 and f"of the 140 tasks of {config.HUB_DATASET_ID}" in refused.output
+
+    heuristic = tmp_path / "run-h"
+    res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(heuristic),
+                  "--judges", "heuristic", "--scenario", "1")
+    assert res.exit_code == 0, res.output
+    refused = _invoke("push", "results", str(heuristic), "--model-repo", "org/golden", "--dataset-repo",
+                      "org/synthetic", env={"HF_TOKEN": TOKEN})
+    assert refused.exit_code == 1
+    assert "heuristic judge" in refused.output and "task filter or limit" in refused.output
