@@ -260,3 +260,39 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
                       "org/synthetic", env={"HF_TOKEN": TOKEN})
     assert refused.exit_code == 1
     assert "heuristic judge" in refused.output and "task filter or limit" in refused.output
+
+
+def test_push_dataset_exports_the_source_itself_when_no_directory_is_given(tmp_path, fake_hub):
+    from tests.tasks.treefactory import build_tree
+
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "ab", True)])
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--source", str(tree), "--dry-run")
+    assert res.exit_code == 0, res.output
+    assert "README.md" in res.output and "eval.yaml" in res.output and ".parquet" in res.output
+    assert "tasks/redline-s1-t1-g01b/tests/rubrics.json" in res.output
+    assert "tasks: 2" in res.output and fake_hub.requests == []
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--source", str(tree), "--private", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0, res.output
+    files = fake_hub.files_at("org/RB", repo_type="dataset")
+    assert files["tasks/redline-s1-t1-g01a/environment/app/contract.docx"] == (
+        tree / "tasks/redline-s1-t1-g01a/environment/app/contract.docx").read_bytes()
+    assert fake_hub.repos[("dataset", "org/RB")].private is True
+    card = files["README.md"].decode()
+    assert card.startswith("---\n") and "cc-by-4.0" in card
+
+
+def test_a_pushed_dataset_loads_back_through_the_task_loader_at_its_commit(tmp_path, fake_hub):
+    """push dataset -> fake Hub -> `hub@<sha>` source -> snapshot_download -> the same tasks."""
+    from redlinebench.tasks import load_tasks
+    from tests.tasks.treefactory import build_tree
+
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)])
+    res = _invoke("push", "dataset", "--repo", config.HUB_DATASET_ID, "--source", str(tree), env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0, res.output
+    sha = fake_hub.head(config.HUB_DATASET_ID, repo_type="dataset")
+    loaded = load_tasks(f"hub@{sha}")
+    original = load_tasks(tree)
+    assert loaded.ids == original.ids == ["redline-s1-t1-g01a", "redline-s1-t1-g01b", "redline-s2-t4-g01a"]
+    for task_id in original.ids:
+        assert loaded.get(task_id).rubrics == original.get(task_id).rubrics
+    assert loaded.source.kind == "hub" and loaded.source.revision == sha
