@@ -230,3 +230,20 @@ def test_import_errors_name_the_file(tmp_path):
     (bad / "result.json").write_text("{broken")
     with pytest.raises(RedlineBenchError, match=r"t1/result\.json: unreadable JSON"):
         harbor.import_harbor(tmp_path / "bad", tmp_path / "run")
+
+
+def test_unusable_grades_become_errored_rows_naming_the_file(jobs, tmp_path):
+    job = next(jobs.iterdir())
+    broken = job / "redline-s1-t1-g01a__aaa" / "verifier" / "grade.json"
+    broken.write_text("{not json")
+    invalid = job / "redline-s1-t1-g01a__zzz" / "verifier" / "grade.json"
+    invalid.write_text(json.dumps({"task_id": "redline-s1-t1-g01a", "gate": {"passed": True}}))  # no score
+    report = harbor.import_harbor(jobs, tmp_path / "run")
+    assert len(report.imported) == 3 and len(report.errored) == 3
+    rows = {json.loads(p.read_text())["harbor"]["trial_name"]: json.loads(p.read_text())
+            for p in (tmp_path / "run" / "trials").glob("*/*/*/grade.json")}
+    assert rows["redline-s1-t1-g01a__aaa"]["status"] == "errored"
+    assert "grade.json: unreadable JSON" in rows["redline-s1-t1-g01a__aaa"]["errors"][0]
+    assert "score: missing" in rows["redline-s1-t1-g01a__zzz"]["errors"][0]
+    summary = json.loads((tmp_path / "run" / "metrics_summary.json").read_text())
+    assert summary["n_incomplete"] == 3 and summary["leaderboard"][0]["n_trials"] == 0
