@@ -102,3 +102,20 @@ def test_errored_trials_are_reported_not_dropped_and_resume_redoes_them(tree, tm
     assert second.progress.failures == 0 and second.progress.skipped == 2
     entry = second.summary["leaderboard"][0]
     assert entry["n_trials"] == 3 and entry["n_incomplete"] == 0 and second.summary["incomplete"] == []
+
+
+@pytest.mark.slow
+def test_demo_on_the_embedded_set_ranks_golden_first_offline(tmp_path):
+    """The README's first command: three baselines on the shipped synthetic set, no key, no network."""
+    from redlinebench.config import embedded_benchmark_dir
+
+    assert embedded_benchmark_dir().is_dir(), "the embedded synthetic benchmark is not built"
+    r = CliRunner().invoke(main, ["demo", "--run-dir", str(tmp_path / "demo"), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((tmp_path / "demo" / "metrics_summary.json").read_text())
+    order = [e["model"] for e in summary["leaderboard"]]
+    assert order == ["golden", "accept-all", "noop"]
+    golden, noop = summary["leaderboard"][0], summary["leaderboard"][2]
+    assert golden["n_gate_failures"] == 0 and noop["n_gate_failures"] == noop["n_trials"] > 0
+    assert summary["run"]["errors"] == [] and summary["run"]["not_graded"] == []
+    assert f"report: {tmp_path / 'demo' / 'report.html'}" in r.output
