@@ -190,3 +190,17 @@ def test_redact_removes_credentials_from_any_env_name(monkeypatch):
     register_secret("cli-given-secret-value")
     text = "key abcd-1234-efgh-5678 and cli-given-secret-value; abc stays"
     assert redact(text) == "key [redacted] and [redacted]; abc stays"
+
+
+def test_backoff_grows_exponentially_with_jitter_and_caps(monkeypatch):
+    import random
+
+    from redlinebench.agent.retry import backoff
+
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0")
+    assert backoff(5) == 0.0
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "2")
+    random.seed(1)
+    for attempt, ceiling in [(0, 2), (1, 4), (3, 16), (9, 60)]:
+        waits = [backoff(attempt) for _ in range(200)]
+        assert 0 <= min(waits) and max(waits) <= ceiling and max(waits) > ceiling * 0.8
