@@ -130,9 +130,10 @@ def register(main: click.Group) -> None:
                        "ollama_chat/qwen3 or openai/<name> with --api-base. Repeat to run several models.")
     @click.option("--agent", "-a", multiple=True, type=click.Choice(AGENT_CHOICES),
                   help="llm (default with --model) or a baseline: noop, accept-all, golden. Repeatable.")
-    @click.option("--source", metavar="PATH|hub[:REV]|embedded",
-                  help="Task source: a task tree, a dataset, the Hub, or the embedded synthetic set "
-                       "(default: $REDLINEBENCH_BENCHMARK_DIR, else as resolved by `redlinebench tasks`).")
+    @click.option("--source", metavar="DIR|hub|hub@REV|embedded",
+                  help="Task tree (a dataset root containing tasks/, or a tasks/ directory), the pinned Hub "
+                       "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
+                       "./benchmark/, the Hub snapshot, the embedded set (see `redlinebench tasks where`).")
     @click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to run (default: all).")
     @click.option("--scenario", type=click.IntRange(1, 99), help="Only this scenario (1-3).")
     @click.option("--turn", type=click.IntRange(1, 99), help="Only this turn (1-4).")
