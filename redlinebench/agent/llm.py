@@ -183,8 +183,8 @@ class LLMAgent:
                 if limits.max_cost_usd is not None and stats.cost >= limits.max_cost_usd:
                     status, end_reason = "limit_reached", "max_cost"
                     break
-            if status != "errored":
-                session.save(out_path)
+            if status != "errored" and not (session.finished and out_path.is_file()):
+                session.save(out_path)  # end_session already saved it otherwise
             log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
         metrics = stats.metrics(session)
         metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason})

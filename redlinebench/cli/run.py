@@ -11,6 +11,10 @@ import click
 from ..errors import ConfigError
 
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
+# Options that define a run; a resumed run takes them from its config.json instead.
+_SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
+                 "dry_run", "api_base", "judge_api_base", "preset", "max_steps", "max_tokens", "max_cost",
+                 "timeout", "temperature", "seed")
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -185,6 +189,10 @@ def register(main: click.Group) -> None:
         if opts["resume"]:
             if not opts.get("run_dir"):
                 raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+            ignored = [f"--{k.replace('_', '-')}" for k in _SPEC_OPTIONS if opts.get(k) not in (None, (), False)]
+            if ignored:
+                raise ConfigError(f"--resume continues the run with the settings in its config.json; drop "
+                                  f"{', '.join(ignored)} (only --concurrency and --no-progress may change)")
             spec = None
             if opts.get("concurrency"):
                 from ..runner.api import open_run
