@@ -165,6 +165,8 @@ def register(main: click.Group) -> None:
     @click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature (default: provider's).")
     @click.option("--seed", type=int, default=None, help="Seed passed to providers that accept one [0].")
     @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
+    @click.option("--skip-key-check", is_flag=True, help="Do not check provider credentials before starting "
+                  "(for providers that authenticate without environment variables).")
     def run_cmd(**opts: Any) -> None:
         """Run agents on benchmark tasks, grade them and write a run directory.
 
@@ -208,7 +210,8 @@ def register(main: click.Group) -> None:
             run_dir = opts.get("run_dir") or default_run_dir(spec)
         console = Console()
         try:
-            result = run_benchmark(spec, run_dir, resume=opts["resume"], progress=not opts["no_progress"])
+            result = run_benchmark(spec, run_dir, resume=opts["resume"], progress=not opts["no_progress"],
+                                   check_keys=not opts["skip_key_check"])
         except KeyboardInterrupt:
             _interrupted(Path(run_dir))
         _finish(result, console)

@@ -96,6 +96,7 @@ async def arun(
     agents: dict[str, Any] | None = None,
     judges: list[Any] | None = None,
     taskset: Any | None = None,
+    check_keys: bool = True,
 ) -> RunResult:
     """Run (or resume) a benchmark run: trials, grades, metrics_summary.json, report.html.
 
@@ -119,6 +120,8 @@ async def arun(
             raise ConfigError(f"the tasks changed since this run started (fingerprint {old} -> {new}); "
                               "start a new run instead of resuming", path=layout.config)
         config = {**stored, "resumed": [*stored.get("resumed", []), config["created"]]}
+    if check_keys:
+        _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()))
     run_dir.mkdir(parents=True, exist_ok=True)
     write_json(layout.config, config, durable=True)
 
@@ -145,6 +148,26 @@ async def arun(
         summary = write_summary(layout, spec, tasks, state, judge_list)
     report = write_report(layout, summary, config)
     return RunResult(run_dir=run_dir, spec=spec, progress=state, summary=summary, report=report, config=config)
+
+
+def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges: list[Any], *,
+               injected_agents: set[str]) -> None:
+    """Check credentials for the work that is actually left (a finished run resumes without keys)."""
+    from .preflight import check_credentials
+    from .store import TrialState, trial_state
+
+    grading = spec.judges.strip().lower() != "none"
+    models: list[str] = []
+    need_grades = False
+    for e in spec.entrants:
+        for t in tasks:
+            for k in range(1, spec.trials + 1):
+                state = trial_state(layout.trial_dir(e.label, t.task_id, k), want_grade=grading)
+                if state is TrialState.TODO and e.agent == "llm" and e.label not in injected_agents:
+                    models.append(e.model or "")
+                need_grades = need_grades or state is not TrialState.FINISHED
+    check_credentials(models, judges if (grading and need_grades) else [], api_base=spec.api_base,
+                      judge_api_base=spec.judge_api_base)
 
 
 def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:

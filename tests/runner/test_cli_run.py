@@ -119,3 +119,29 @@ def test_demo_on_the_embedded_set_ranks_golden_first_offline(tmp_path):
     assert golden["n_gate_failures"] == 0 and noop["n_gate_failures"] == noop["n_trials"] > 0
     assert summary["run"]["errors"] == [] and summary["run"]["not_graded"] == []
     assert f"report: {tmp_path / 'demo' / 'report.html'}" in r.output
+
+
+def test_missing_provider_keys_stop_the_run_before_anything_is_spent(tree, tmp_path):
+    run_dir = tmp_path / "k"
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o-mini", "--source", str(tree),
+                                  "--run-dir", str(run_dir)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "openai/gpt-4o-mini needs OPENAI_API_KEY" in r.output
+    assert "anthropic/claude-haiku-4-5 needs ANTHROPIC_API_KEY" in r.output  # the default panel
+    assert not run_dir.exists()
+    # Baselines graded offline need nothing; a finished run resumes without keys.
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "heuristic",
+                                  "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0 and "(3 already done)" in r.output
+
+
+def test_key_check_can_be_skipped_and_local_endpoints_are_not_checked(tree, tmp_path, monkeypatch):
+    from redlinebench.runner.preflight import check_credentials
+
+    check_credentials(["openai/some-local-model"], [], api_base="http://127.0.0.1:9/v1", judge_api_base=None)
+    with pytest.raises(Exception, match="GOOGLE_API_KEY or GEMINI_API_KEY"):
+        check_credentials(["gemini/gemini-3.1-flash-lite"], [], api_base=None, judge_api_base=None)
+    monkeypatch.setenv("GEMINI_API_KEY", "g-key-123456789")
+    check_credentials(["gemini/gemini-3.1-flash-lite"], [], api_base=None, judge_api_base=None)
