@@ -167,9 +167,9 @@ class LLMAgent:
                     break
                 for call in calls:
                     name = call["function"]["name"]
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.thread_time()
                     result = session.dispatch(name, call["function"]["arguments"])
-                    stats.tool(name, result, time.perf_counter() - t0)
+                    stats.tool(name, result, time.perf_counter() - t0, time.thread_time() - c0)
                     content = json.dumps(result, ensure_ascii=False, default=str)
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
                     log.write({"type": "tool", "step": stats.steps, "name": name,
@@ -335,6 +335,7 @@ class _Stats:
         self.latency = 0.0
         self.retries = 0
         self.tool_time = 0.0
+        self.tool_cpu = 0.0
         self.calls: dict[str, int] = {}
         self.tool_errors = 0
         self.edits_ok = 0
@@ -349,9 +350,10 @@ class _Stats:
             self.cost += cost
         self.latency += latency
 
-    def tool(self, name: str, result: dict, seconds: float) -> None:
+    def tool(self, name: str, result: dict, seconds: float, cpu_seconds: float) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
         self.tool_time += seconds
+        self.tool_cpu += cpu_seconds
         if isinstance(result, dict) and "error" in result:
             self.tool_errors += 1
         for item in (result.get("results") if isinstance(result, dict) else None) or ():
@@ -370,6 +372,7 @@ class _Stats:
             "cost_known": self.cost_known,
             "model_latency_s": round(self.latency, 4),
             "tool_time_s": round(self.tool_time, 4),
+            "tool_cpu_s": round(self.tool_cpu, 4),
             "retries": self.retries,
             "tool_calls": dict(sorted(self.calls.items())),
             "tool_errors": self.tool_errors,
