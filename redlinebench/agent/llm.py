@@ -20,6 +20,7 @@ from .redact import redact
 from .retry import call_with_retries, describe, is_provider_error
 from .transcript import Transcript
 
+PLACEHOLDER_KEY = "no-key-set"
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
 _SHORT_KEEP = 600
 
@@ -101,6 +102,7 @@ class LLMAgent:
         self.seed = seed
         self.extra_params = dict(extra_params or {})
         self.backend = backend or open_document_tools
+        self._placeholder: bool | None = None
 
     # -- one model call --------------------------------------------------------------------
     def _params(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
@@ -114,6 +116,10 @@ class LLMAgent:
         }
         if self.api_base:
             params["api_base"] = self.api_base
+            if self._needs_placeholder_key():
+                # Local OpenAI-compatible servers rarely check keys, but the client refuses to send
+                # a request without one; a real endpoint answers 401, which is reported, not retried.
+                params["api_key"] = PLACEHOLDER_KEY
         if self.limits.max_output_tokens:
             params["max_tokens"] = self.limits.max_output_tokens
         if self.limits.temperature is not None:
@@ -122,6 +128,13 @@ class LLMAgent:
             params["seed"] = self.seed
         params.update(self.extra_params)
         return params
+
+    def _needs_placeholder_key(self) -> bool:
+        if self._placeholder is None:
+            from .credentials import missing_credentials
+
+            self._placeholder = bool(missing_credentials([self.model]))
+        return self._placeholder
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
         litellm = _litellm()
