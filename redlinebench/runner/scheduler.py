@@ -45,7 +45,8 @@ class Progress:
     done: int = 0
     skipped: int = 0
     failures: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0          # agents and judges, known prices only
+    judge_cost_usd: float = 0.0
     errors: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -78,7 +79,7 @@ async def run_trials(
         if st is TrialState.FINISHED:
             state.done += 1
             state.skipped += 1
-            state.cost_usd += _trial_cost(tdir)
+            state.cost_usd += _trial_cost(tdir) + _judge_cost(tdir)
         else:
             todo.append((key, st))
     if on_update:
@@ -104,6 +105,9 @@ async def run_trials(
             if grader is not None:
                 try:
                     await grader(key, tdir)
+                    judge_cost = _judge_cost(tdir)
+                    state.judge_cost_usd += judge_cost
+                    state.cost_usd += judge_cost
                 except asyncio.CancelledError:
                     raise
                 except RedlineBenchError as exc:
@@ -123,6 +127,16 @@ def _grade_failed(state: Progress, key: TrialKey, message: str) -> None:
     state.failures += 1
     state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
                          "error": "grading failed: " + redact(message)})
+
+
+def _judge_cost(tdir: Path) -> float:
+    from .atomic import read_json
+
+    grade = read_json(tdir / paths.GRADE) or {}
+    try:
+        return float((grade.get("usage") or {}).get("cost_usd") or 0.0)
+    except (TypeError, ValueError, AttributeError):
+        return 0.0
 
 
 def _trial_cost(tdir: Path) -> float:
