@@ -189,6 +189,7 @@ class RedlineDocument:
         self._index_cache: _Index | None = None
         self._index_generation = -1
         self._numbering: Numbering | None = None
+        self.numbering  # parse numbering.xml and styles.xml now: a broken part fails at open
         self._id_seq = 0
         import hashlib
 
