@@ -94,7 +94,7 @@ class Paragraph:
     """One paragraph as the tools see it (a snapshot: rebuilt after every mutation)."""
 
     __slots__ = ("id", "index", "number", "style", "in_table", "flags", "segments", "comment_ids",
-                 "text", "accepted_text", "original_text", "_p", "_walk", "mark")
+                 "text", "accepted_text", "original_text", "_p", "_walk", "mark", "row")
 
     def __init__(self, p, pid: str, index: int, walk: Walk, *, number: str | None, style: str | None,
                  in_table: bool, mark: tuple[str, object] | None, comment_ids: list[str], flags: list[str],
@@ -113,6 +113,7 @@ class Paragraph:
         self.text = walk.current
         self.accepted_text = self.text
         self.original_text = walk.original
+        self.row: str | None = None   # "ins" / "del" when its table row is a tracked insertion/deletion
 
     @property
     def element(self):
@@ -152,6 +153,22 @@ def iter_block_paragraphs(container, in_table: bool = False):
                 yield from iter_block_paragraphs(content, in_table)
         elif tag == W_CUSTOMXML:
             yield from iter_block_paragraphs(child, in_table)
+
+
+def _row_mark(p):
+    """The tracked insertion/deletion of the table row holding ``p`` (``w:trPr/w:ins|w:del``)."""
+    node = p.getparent()
+    while node is not None and node.tag != W_TR:
+        node = node.getparent()
+    if node is None:
+        return None
+    trpr = node.find(qn("w:trPr"))
+    if trpr is None:
+        return None
+    for child in trpr:
+        if child.tag in (qn("w:ins"), qn("w:del")):
+            return child
+    return None
 
 
 def mark_revision(p):
@@ -301,6 +318,7 @@ class RedlineDocument:
                 node = node.getparent()
             if node is not None:
                 fmt_changes.setdefault(node, []).append(change)
+        seen_rows: set = set()
         for index, (p, pid, in_table) in enumerate(pending):
             walk = walk_paragraph(p)
             ppr = p.find(W_PPR)
@@ -316,6 +334,19 @@ class RedlineDocument:
                 if ps is not None:
                     style = numbering.style_name(ps.get(qn("w:val")))
             segments, flags, para_revs = self._describe(p, pid, walk, mark, mark_kind, fmt_changes.get(p, ()))
+            row_mark = _row_mark(p) if in_table else None
+            if row_mark is not None:
+                kind = "ins" if row_mark.tag == qn("w:ins") else "del"
+                flags.append("row_inserted" if kind == "ins" else "row_deleted")
+                if row_mark not in seen_rows:
+                    seen_rows.add(row_mark)
+                    tr = row_mark.getparent().getparent()
+                    text = " | ".join(walk_paragraph(x).original if kind == "del" else walk_paragraph(x).current
+                                      for x in tr.iter(W_P))
+                    para_revs.append(Revision(f"rev-{row_mark.get(W_ID)}", kind, row_mark.get(W_AUTHOR) or "",
+                                              row_mark.get(W_DATE), pid, text))
+                    if "has_revisions" not in flags:
+                        flags.insert(0, "has_revisions")
             comment_ids = []
             for marker in walk.markers:
                 cid = f"cmt-{marker.comment_id}"
@@ -326,6 +357,7 @@ class RedlineDocument:
             para = Paragraph(p, pid, index, walk, number=number, style=style, in_table=in_table,
                              mark=(mark_kind, mark) if mark is not None else None,
                              comment_ids=comment_ids, flags=flags, segments=segments)
+            para.row = ("ins" if row_mark.tag == qn("w:ins") else "del") if row_mark is not None else None
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)

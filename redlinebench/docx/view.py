@@ -44,6 +44,8 @@ def _flags(para) -> str:
     parts = []
     if para.in_table:
         parts.append("table cell")
+    if para.row:
+        parts.append("table row " + ("inserted" if para.row == "ins" else "deleted"))
     if para.mark is not None:
         kind, mark = para.mark
         whole = _whole(para, kind)
@@ -230,6 +232,8 @@ def _annotated_line(para, aliases: dict[str, str]) -> str:
         else:
             suffix = (f" ++\u00b6++[{alias}]" if kind in ("para_ins", "move_to") else f" ~~\u00b6~~[{alias}]")
     table = "(table) " if para.in_table else ""
+    if para.row:
+        table = "(table, row inserted) " if para.row == "ins" else "(table, row deleted) "
     return f"[{para.id}] {table}{prefix}{number}{''.join(pieces)}{suffix}"
 
 
@@ -243,6 +247,8 @@ def plain_text(doc, mode: str = "current") -> str:
     lines = []
     carry = ""
     for i, para in enumerate(paragraphs):
+        if para.row == ("del" if mode == "accepted" else "ins"):
+            continue   # the whole table row goes away in this view
         if mode == "accepted":
             text = _accepted(para)
             vanishes = para.mark is not None and para.mark[0] in ("para_del", "move_from")
