@@ -471,8 +471,9 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
     """Start a thread on a paragraph (or a span of it), or reply to an existing comment."""
     from .document import format_date
 
-    if not isinstance(author, str) or not author.strip():
-        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    from .edits import check_author
+
+    check_author(author)
     if not isinstance(text, str) or not sanitize(text).strip():
         raise ToolFailure("empty_comment", "comment text must not be empty")
     stamp = format_date(date)

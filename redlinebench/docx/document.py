@@ -94,7 +94,7 @@ class Paragraph:
     """One paragraph as the tools see it (a snapshot: rebuilt after every mutation)."""
 
     __slots__ = ("id", "index", "number", "style", "in_table", "flags", "segments", "comment_ids",
-                 "text", "accepted_text", "original_text", "_p", "_walk", "mark", "row")
+                 "text", "accepted_text", "original_text", "_p", "_walk", "mark", "row", "_format_revisions")
 
     def __init__(self, p, pid: str, index: int, walk: Walk, *, number: str | None, style: str | None,
                  in_table: bool, mark: tuple[str, object] | None, comment_ids: list[str], flags: list[str],
@@ -114,6 +114,7 @@ class Paragraph:
         self.accepted_text = self.text
         self.original_text = walk.original
         self.row: str | None = None   # "ins" / "del" when its table row is a tracked insertion/deletion
+        self._format_revisions: list[Revision] = []
 
     @property
     def element(self):
@@ -358,6 +359,7 @@ class RedlineDocument:
                              mark=(mark_kind, mark) if mark is not None else None,
                              comment_ids=comment_ids, flags=flags, segments=segments)
             para.row = ("ins" if row_mark.tag == qn("w:ins") else "del") if row_mark is not None else None
+            para._format_revisions = [r for r in para_revs if r.type == "format"]
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)

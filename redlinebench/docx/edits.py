@@ -528,14 +528,29 @@ def _smart_space(raw: str, pos: int, text: str) -> str:
     return text
 
 
-def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | None = None) -> list[dict]:
-    """Apply a batch in order; one result dict per edit (SPEC §4). Never raises for a bad edit."""
+_BAD_AUTHOR = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+def check_author(author) -> None:
+    """Authors end up in XML attributes: non-empty, no control characters, sane length."""
     if not isinstance(author, str) or not author.strip():
         raise ToolFailure("invalid_author", "author must be a non-empty string")
+    if _BAD_AUTHOR.search(author) or len(author) > 255:
+        raise ToolFailure("invalid_author", "author must be at most 255 characters without control characters")
+
+
+def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | None = None) -> list[dict]:
+    """Apply a batch in order; one result dict per edit (SPEC §4). Never raises for a bad edit."""
+    check_author(author)
     stamp = format_date(date)
     results = []
-    if isinstance(edits, Mapping) or not isinstance(edits, Sequence) or isinstance(edits, (str, bytes)):
+    if isinstance(edits, (Mapping, str, bytes)):
         edits = [edits]
+    elif not isinstance(edits, Sequence):
+        try:
+            edits = list(edits)
+        except TypeError:
+            edits = [edits]
     for edit in edits:
         results.append(_apply_one(doc, edit, author, stamp))
     return results
@@ -664,8 +679,7 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     a later paragraph numbered at the same or a shallower level does too; deeper or
     unnumbered paragraphs are deleted whole (mark included). One comment spans the range.
     """
-    if not isinstance(author, str) or not author.strip():
-        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    check_author(author)
     if not isinstance(comment, str) or not sanitize(comment).strip():
         raise ToolFailure("comment_required", "mark_reserved needs a comment explaining the deletion")
     index = {para.id: i for i, para in enumerate(doc.paragraphs)}

@@ -231,6 +231,9 @@ def _annotated_line(para, aliases: dict[str, str]) -> str:
                       "move_to": f"(paragraph moved here [{alias}]) "}[kind]
         else:
             suffix = (f" ++\u00b6++[{alias}]" if kind in ("para_ins", "move_to") else f" ~~\u00b6~~[{alias}]")
+    if "format_change" in para.flags:
+        fmt_authors = sorted({aliases.get(r.author, "?") for r in para._format_revisions})
+        suffix += f" (formatting changed [{', '.join(fmt_authors)}])"
     table = "(table) " if para.in_table else ""
     if para.row:
         table = "(table, row inserted) " if para.row == "ins" else "(table, row deleted) "
