@@ -198,8 +198,20 @@ def sanitize(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-_TOKEN = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
+_WORDS = re.compile(r"\s+|\S+")
+_TRAILING = re.compile(r"^(.+?)([.,;:!?]+)$", re.S)
 
 
 def tokenize(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+    """Words as a reader sees them: whitespace-delimited, trailing punctuation split off.
+
+    "thirty (30) days." -> ["thirty", " ", "(30)", " ", "days", "."]
+    """
+    out: list[str] = []
+    for tok in _WORDS.findall(text):
+        m = _TRAILING.match(tok) if not tok[0].isspace() else None
+        if m:
+            out.extend(m.groups())
+        else:
+            out.append(tok)
+    return out

@@ -89,13 +89,13 @@ def read_comments(doc, paragraphs) -> list[Comment]:
     root = doc.package.xml(part)
     extended = _extended(doc)
     # anchors from the body walk
-    starts: dict[int, tuple[int, int]] = {}
-    ends: dict[int, tuple[int, int]] = {}
-    refs: dict[int, tuple[int, int]] = {}
+    starts: dict[int, tuple[int, int, int]] = {}
+    ends: dict[int, tuple[int, int, int]] = {}
+    refs: dict[int, tuple[int, int, int]] = {}
     for i, para in enumerate(paragraphs):
         for marker in para._walk.markers:
             table = starts if marker.tag == "start" else ends if marker.tag == "end" else refs
-            table.setdefault(marker.comment_id, (i, marker.pos))
+            table.setdefault(marker.comment_id, (i, marker.pos, marker.index))
     raw = []
     by_para_id: dict[str, str] = {}
     for el in root.iterfind(qn("w:comment")):
@@ -119,13 +119,15 @@ def read_comments(doc, paragraphs) -> list[Comment]:
         if first is not None and final is not None:
             a, b = first[0], max(first[0], final[0])
             paragraph_ids = [paragraphs[k].id for k in range(a, b + 1)]
-            pieces = []
+            visible, everything = [], []
             for k in range(a, b + 1):
-                text = paragraphs[k].text
-                s = first[1] if k == a and number in starts else 0
-                e = final[1] if k == b and number in ends else len(text)
-                pieces.append(text[s:e] if e >= s else "")
-            anchor_text = " ".join(x for x in pieces if x).strip()
+                atoms = paragraphs[k]._walk.atoms
+                s = first[2] if k == a and number in starts else 0
+                e = final[2] if k == b and number in ends else len(atoms)
+                chunk = atoms[s:e] if e >= s else []
+                visible.append("".join(x.text for x in chunk if x.visible))
+                everything.append("".join(x.text for x in chunk))
+            anchor_text = " ".join(x for x in visible if x).strip() or " ".join(x for x in everything if x).strip()
         out.append(Comment(id=cid, author=el.get(W_AUTHOR) or "", date=el.get(W_DATE), parent=parent,
                            paragraph_ids=paragraph_ids, anchor_text=anchor_text, text=_comment_text(el),
                            resolved=done))
@@ -258,6 +260,26 @@ def ensure_comment_styles(doc) -> None:
     if added:
         doc.package.mark_dirty(part)
         doc._numbering = None
+        _mirror_styles_with_effects(doc, root)
+
+
+RT_STYLES_WITH_EFFECTS = "http://schemas.microsoft.com/office/2007/relationships/stylesWithEffects"
+
+
+def _mirror_styles_with_effects(doc, styles_root) -> None:
+    """Word 2010 reads stylesWithEffects.xml when present: keep our comment styles in it too."""
+    part = doc.part_for(RT_STYLES_WITH_EFFECTS)
+    if part is None:
+        return
+    root = doc.package.xml(part)
+    have = {s.get(qn("w:styleId")) for s in root.iterfind(qn("w:style"))}
+    for style in styles_root.iterfind(qn("w:style")):
+        sid = style.get(qn("w:styleId"))
+        if sid in ("CommentText", "CommentReference") and sid not in have:
+            import copy
+
+            root.append(copy.deepcopy(style))
+            doc.package.mark_dirty(part)
 
 
 def _write_comment(doc, author: str, text: str, stamp: str, parent_para_id: str | None) -> tuple[int, str]:
@@ -354,7 +376,15 @@ def place_range(first_el, last_el, number: int) -> None:
     _climb(first_el, True).addprevious(start)
     anchor = _climb(last_el, False)
     anchor.addnext(end)
-    end.addnext(_reference_run(number))
+    # The reference is a run: never leave it inside another author's insertion or deletion
+    # (rejecting or accepting theirs would take our comment with it).
+    holder = end
+    node = end.getparent()
+    while node is not None and node.tag != W_P:
+        if node.tag in REVISION_WRAPPERS:
+            holder = node
+        node = node.getparent()
+    holder.addnext(_reference_run(number))
 
 
 def place_on_paragraph(p, number: int) -> None:
@@ -448,7 +478,7 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
                               **({"candidates": exc.candidates} if exc.candidates else {})) from None
         from .edits import _isolate
 
-        inside = [a for a in _isolate(p, match.start, match.end) if a.text]
+        inside = [a for a in _isolate(p, match.start, match.end, doc.ids.next) if a.text]
         if not inside:
             raise ToolFailure("text_not_found", "the span covers no text")
         number, _ = _write_comment(doc, author, text, stamp, None)

@@ -50,8 +50,15 @@ RT_STYLES = RT_BASE + "styles"
 STORY_RELTYPES = tuple(RT_BASE + t for t in ("header", "footer", "footnotes", "endnotes", "comments"))
 
 
-def format_date(date: datetime | None) -> str:
+def format_date(date: datetime | str | None) -> str:
     """xsd:dateTime in UTC with seconds and a trailing Z, as Word writes it."""
+    if isinstance(date, str):
+        try:
+            date = datetime.fromisoformat(date.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"date must be an ISO 8601 date-time, got {date!r}") from None
+        if date.tzinfo is None:
+            date = date.replace(tzinfo=timezone.utc)
     if date is None:
         date = datetime.now(timezone.utc)
     if date.tzinfo is not None:
