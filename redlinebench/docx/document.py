@@ -50,6 +50,9 @@ RT_STYLES = RT_BASE + "styles"
 STORY_RELTYPES = tuple(RT_BASE + t for t in ("header", "footer", "footnotes", "endnotes", "comments"))
 
 
+_W_NS = {"w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main"}
+
+
 def format_date(date: datetime | str | None) -> str:
     """xsd:dateTime in UTC with seconds and a trailing Z, as Word writes it."""
     if isinstance(date, str):
@@ -72,15 +75,13 @@ class IdAllocator:
     def __init__(self, roots) -> None:
         highest = 0
         for root in roots:
-            for el in root.iter():
-                value = el.get(W_ID)
-                if value is not None:
-                    try:
-                        number = int(value)
-                    except ValueError:
-                        continue
-                    if number > highest:
-                        highest = number
+            for value in root.xpath("//@w:id", namespaces=_W_NS):
+                try:
+                    number = int(value)
+                except ValueError:
+                    continue
+                if number > highest:
+                    highest = number
         self._next = highest + 1
 
     def next(self) -> int:

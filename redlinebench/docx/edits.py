@@ -604,6 +604,9 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
             if not new_text.strip():
                 result.update(status="runtime_error", error="invalid_edit: insert_after needs non-empty new_text")
                 return result
+            # A new paragraph (clause) when no anchor text was given, or the anchor ends the paragraph
+            # and either covers all of it or new_text starts with a line break; otherwise a pure
+            # inline insertion right after the anchor text (a line break there becomes w:br).
             at_end = match is None or not raw[match.end:].strip()
             whole = match is None or (not raw[:match.start].strip() and at_end)
             if match is None or (at_end and (whole or new_text.startswith("\n"))):

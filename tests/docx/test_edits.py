@@ -297,3 +297,22 @@ def test_splitting_a_format_changed_run_gives_the_copy_a_fresh_id():
     assert len(ids) == len(set(ids))
     assert [r.type for r in doc.revisions].count("format") == 3
     check(doc, "bold words here")
+
+
+@pytest.mark.parametrize(
+    "anchor_text, new_text, expected",
+    [
+        ("Fees.", "Late fees apply.", ["Fees.", "Late fees apply.", "Next."]),       # whole paragraph: new one
+        ("due.", "\nLate fees apply.", ["Fees due.", "Late fees apply.", "Next."]),  # at the end + newline
+        ("due.", "\nA.\n\nB.", ["Fees due.", "A.", "B.", "Next."]),                # one paragraph a line
+        ("Fees", "\nlate", ["Fees late due.", "Next."]),                            # mid-paragraph: inline
+        ("Fees", " and costs", ["Fees and costs due.", "Next."]),
+    ],
+)
+def test_insert_after_inline_or_new_paragraph(anchor_text, new_text, expected):
+    body = p("Fees.") if anchor_text == "Fees." else p("Fees due.")
+    doc = open_body(body + p("Next."))
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", anchor_text, new_text)], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, doc.text("original"))
+    assert out.text("accepted").split("\n") == expected
