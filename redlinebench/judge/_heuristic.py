@@ -291,14 +291,14 @@ def find_region(doc: Any, clauses: list[str], author: str, numbers: list[str | N
         return Region(False, paragraphs, author)
     if numbers is None:
         numbers = clause_numbers(doc, author)
-    picked: list[int] = []
+    picked: set[int] = set()
     for clause in clauses:
         inside = False
         for i, n in enumerate(numbers):
             if n is not None:
                 inside = n == clause or n.startswith(clause + ".")
-            if inside and i not in picked:
-                picked.append(i)
+            if inside:
+                picked.add(i)
     if not picked:
         return Region(False, paragraphs, author)
     return Region(True, [paragraphs[i] for i in sorted(picked)], author)
@@ -480,7 +480,18 @@ class HeuristicJudge:
             reason = f"negated criterion; {reason}"
         return ("PASS" if ok else "FAIL"), reason
 
-    async def grade(self, task: Any, view: str, doc: Any, **_options: Any) -> JudgeResult:
+    async def grade(self, task: Any, view: str, doc: Any, **options: Any) -> JudgeResult:
+        result = self._grade(task, doc)
+        audit = options.get("audit")
+        if audit is not None:
+            audit.write({"judge": self.name, "model": "heuristic", "task_id": getattr(task, "task_id", None),
+                         "trial": options.get("trial"), "model_under_test": options.get("model_under_test"),
+                         "cached": False, "ok": result.ok, "n_attempts": 1, "latency_s": round(result.latency_s, 4),
+                         "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "raw": None,
+                         "error": result.error})
+        return result
+
+    def _grade(self, task: Any, doc: Any) -> JudgeResult:
         started = time.monotonic()
         if doc is None:
             return JudgeResult(judge=self.name, ok=False, method=self.method,
