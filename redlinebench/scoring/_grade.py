@@ -346,5 +346,6 @@ def _rubric_verdict(index: int, raw: Any, fail) -> RubricVerdict:
         _text(raw.get("category"), "(uncategorized)"),
         _text(raw.get("criteria")),
         _text(raw.get("justification")),
-        {str(k): str(v) for k, v in votes.items()} if isinstance(votes, Mapping) else None,
+        None if votes is None else ({str(k): str(v) for k, v in votes.items()}
+                                    if isinstance(votes, Mapping) else None),
     )
