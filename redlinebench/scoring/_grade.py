@@ -45,7 +45,7 @@ class GradeFileError(RedlineBenchError):
     """A grade.json that cannot be read as a grade."""
 
 
-@dataclass
+@dataclass(slots=True)
 class RubricVerdict:
     """One rubric's final verdict in a trial (``score.per_rubric`` entry)."""
 
