@@ -217,14 +217,16 @@ def test_judge_check_set_is_complete_and_consistent(built):
         weights = {r["id"]: r["weight"] for r in json.loads((d / "tests" / "rubrics.json").read_text())["rubrics"]}
         cases = {c["name"]: c for c in body["cases"]}
         assert list(cases)[:2] == ["golden", "null"]
-        assert cases["null"]["gate"] is False and cases["null"]["verdicts"] is None
+        assert cases["null"]["gate"] is False
+        assert (d / "tests" / "judge_check" / cases["null"]["file"]).resolve() == (d / "environment/app/contract.docx").resolve()
+        assert cases["null"]["verdicts"] == {r: ("PASS" if weights[r] > 0 and r in body["ground_truth"] and not body["ground_truth"][r]["requires"] else "FAIL") for r in rubric_ids}
         perturbations = [c for c in body["cases"] if c["name"] not in ("golden", "null")]
         assert len(perturbations) >= 3, d.name
         golden = cases["golden"]["verdicts"]
         assert list(golden) == rubric_ids
         assert all((golden[r] == "PASS") == (weights[r] > 0) for r in rubric_ids), d.name
         for case in perturbations:
-            path = d / case["file"]
+            path = d / "tests" / "judge_check" / case["file"]
             assert path.is_file() and "environment" not in case["file"], (d.name, case["name"])
             assert case["verdicts"] != golden or case["name"] == "comments-only", (d.name, case["name"])
             doc = _open(path)
