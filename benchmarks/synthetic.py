@@ -1,6 +1,6 @@
 """Figures for the embedded synthetic benchmark: build time, size, shape and realism ratios.
 
-    python benchmarks/synthetic.py [--out DIR]
+    python benchmarks/synthetic.py [--out DIR] [--audit]
 
 Builds the tree from data/synthetic (timed), then prints: tasks, input groups, cells, accept-only
 tasks, rubric category shares against the real set's, penalty share, contract size (numbered
@@ -33,6 +33,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--audit", action="store_true", help="also run openxml-audit on every distinct document")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp()) / "benchmark"
 
@@ -87,6 +88,16 @@ def main() -> None:
         edits = statistics.mean(golden_edits[turn]) if golden_edits[turn] else 0
         print(f"turn {turn}: input carries {revs:.1f} revisions / {cmts:.1f} comments; golden adds {edits:.1f} "
               "revisions by the task author")
+    if args.audit:
+        import hashlib
+
+        from openxml_audit import OpenXmlValidator
+
+        docs = {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in sorted(out.rglob("*.docx"))}
+        t0 = time.perf_counter()
+        invalid = [p for p in docs.values() if not OpenXmlValidator().validate(p).is_valid]
+        print(f"openxml-audit: {len(docs) - len(invalid)}/{len(docs)} distinct documents valid "
+              f"({time.perf_counter() - t0:.0f} s)" + (f"; invalid: {[str(p) for p in invalid]}" if invalid else ""))
     inline = sum(1 for r in ratios if r < 0.30)
     print(f"golden paragraph edits: {len(ratios)}, median changed/original chars {statistics.median(ratios):.2f}, "
           f"inline share (<0.30) {inline / len(ratios):.0%}")

@@ -240,11 +240,18 @@ def test_judge_check_set_is_complete_and_consistent(built):
     assert cases_total >= 36 * 5
 
 
-@pytest.mark.slow
-def test_goldens_pass_openxml_audit(built):
+def test_inputs_and_goldens_pass_openxml_audit(built):
+    """Every distinct agent input, golden and accept-only reference (benchmarks/synthetic.py --audit
+    checks the perturbations too)."""
+    import hashlib
+
     from openxml_audit import OpenXmlValidator
 
-    for path in sorted(built.glob("tasks/*/tests/attorney_redlines.docx"))[::3]:
+    paths = sorted(built.glob("tasks/*/environment/app/contract.docx")) + sorted(
+        built.glob("tasks/*/tests/attorney_redlines.docx")) + sorted(built.glob("tasks/*/tests/judge_check/reference.docx"))
+    distinct = {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in paths}
+    assert len(distinct) >= 28
+    for path in distinct.values():
         result = OpenXmlValidator().validate(path)  # a fresh validator per file: it keeps per-package state
         assert result.is_valid, (path, [str(e) for e in result.errors][:3])
 
