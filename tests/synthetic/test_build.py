@@ -44,7 +44,7 @@ def test_rebuild_replaces_a_previous_build(built, tmp_path):
     out = tmp_path / "again"
     (out / "tasks" / "leftover").mkdir(parents=True)
     report = build_synthetic(out, sources)
-    assert len(report.tasks) == 12
+    assert len(report.tasks) == 13
     assert not (out / "tasks" / "leftover").exists()
     full = _files(built)
     for name, data in _files(out).items():
@@ -80,7 +80,7 @@ def test_tasks_load_and_validate_with_the_task_model(built):
     assert report.ok, [str(p) for p in report.errors]
     assert not report.warnings, [str(p) for p in report.warnings]
     tasks = load_tasks(built)
-    assert len(tasks) == 36
+    assert len(tasks) == 39
     assert len(tasks.cells()) == 12
     groups = tasks.input_groups()
     assert sum(1 for members in groups.values() if 2 <= len(members) <= 3) >= 4
@@ -173,7 +173,7 @@ def test_accept_all_of_every_golden_equals_the_scripted_intent(built, scenarios)
         expected, actual = _expected_accepted(d, scenarios)
         assert actual == expected, d.name
         checked += 1
-    assert checked == 34
+    assert checked == 37
 
 
 def test_turn_inputs_are_the_parent_goldens(built, scenarios):
@@ -237,7 +237,7 @@ def test_judge_check_set_is_complete_and_consistent(built):
         reverse = cases["reverse"]["verdicts"]
         assert any(reverse[r] == "PASS" for r in rubric_ids if weights[r] < 0), d.name
         cases_total += len(body["cases"])
-    assert cases_total >= 36 * 5
+    assert cases_total >= 39 * 5
 
 
 def test_inputs_and_goldens_pass_openxml_audit(built):
