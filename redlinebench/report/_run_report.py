@@ -305,7 +305,9 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Mar
         if golden is not None and not Path(golden).is_file():
             golden = None
         golden_dom = slug_id("golden", task_id)
-        gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=None, label="Attorney golden redline",
+        author = _author(first, task)
+        # the golden is the attorney's version of this same turn: its edits carry the task author too
+        gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=author, label="Attorney golden redline",
                            missing="No attorney golden redline for this task (accept-and-close tasks have none by design), "
                                    "or the data source recorded in config.json is not available on this machine.")
         rewards = []
@@ -314,7 +316,6 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Mar
             vals = [t.reward for t in trials if t.model == model and t.status in ("graded", "gate_failed")]
             rewards.append(el("span", f"{model}: ", el("b", score100(mean(vals))), class_="small",
                               title=f"mean reward over {len(vals)} scored trial(s)"))
-        author = _author(first, task)
         facts = [("Scenario", f"{first.scenario or '—'}" + (f" · {task.scenario_label}" if getattr(task, "scenario_label", None) else "")),
                  ("Turn", first.turn or "—"), ("Side", SIDE_NAMES.get(first.side or "", first.side or "—"))]
         if task is not None:
