@@ -86,17 +86,11 @@ def push_dataset(repo_id: str, export_dir: Path | None, source: str | None, crea
 
 
 def _export_dataset(source: str | None, out: Path) -> Path:
-    """Export ``source`` with the dataset module (issue 3's ``dataset export``)."""
-    from ..errors import ConfigError
+    """Export ``source`` (parquet index, card, eval.yaml and the task tree) like `redlinebench dataset export`."""
+    from ..dataset import export_dataset
 
-    try:
-        from ..dataset import export_dataset  # type: ignore[attr-defined]
-    except ImportError:
-        raise ConfigError("this build cannot export datasets; pass an exported directory with --from") from None
     export_dataset(source, out, include_tree=True)
     return out
-
-
 
 
 # ----------------------------------------------------------------------------- harbor

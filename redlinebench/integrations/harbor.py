@@ -120,11 +120,23 @@ exec redlinebench verify \\
 
 
 def output_note(author: str) -> str:
+    """What the agent in the container must leave, and the commands that make it (``redlinebench doc``)."""
+    out = OUTPUT_PATH
     return (
         "\n\n## Deliverable (Harbor)\n\n"
-        f"Save the redlined contract as `{OUTPUT_PATH}`: the same document as `{APP_DIR}/contract.docx`, "
-        f"with your edits as native Word tracked changes and margin comments authored as `{author}`. "
-        "The `redlinebench` command in this environment provides the document tools.\n"
+        f"Leave the redlined contract at `{out}`: the same document as `{APP_DIR}/contract.docx`, with your "
+        f"edits as native Word tracked changes and margin comments authored exactly as `{author}`. "
+        "The `redlinebench doc` commands in this environment make such edits:\n\n"
+        "```\n"
+        f"cp {APP_DIR}/contract.docx {out}\n"
+        f"redlinebench doc read {out}                  # paragraphs as [p-NNN] with clause numbers and changes\n"
+        f"redlinebench doc edit {out} edits.json --author \"{author}\"\n"
+        f"redlinebench doc comment {out} --paragraph-id p-012 --text \"...\" --author \"{author}\"\n"
+        f"redlinebench doc reserve {out} --start p-020 --end p-024 --comment \"...\" --author \"{author}\"\n"
+        "```\n\n"
+        "`edits.json` is a list of `{\"op\": \"replace\"|\"delete\"|\"insert_after\", \"anchor\": "
+        "{\"paragraph_id\", \"text\"}, \"new_text\", \"comment\"}` objects; reply to an existing thread "
+        "with `doc comment --reply-to cmt-N`.\n"
     )
 
 
@@ -301,6 +313,7 @@ class HarborTrial:
     grade: dict[str, Any] | None
     reward: float | None
     exception: str | None
+    grade_problem: str | None = None       # grade.json present but unusable (named in the errored row)
 
 
 @dataclass
@@ -368,9 +381,16 @@ def read_trial(trial_dir: Path) -> HarborTrial:
         raise HarborError("trial result.json is not an object", path=trial_dir / "result.json")
     model, agent = _model_of(result, trial_dir.parent)
     grade_path = trial_dir / "verifier" / "grade.json"
-    grade = _load_json_file(grade_path) if grade_path.is_file() else None
-    if grade is not None and not isinstance(grade, Mapping):
-        raise HarborError("grade.json is not an object", path=grade_path)
+    grade: Any = None
+    grade_problem = None
+    if grade_path.is_file():
+        try:
+            grade = _load_json_file(grade_path)
+        except HarborError as exc:  # one broken grade must not block the other trials: an errored row
+            grade_problem = str(exc)
+        else:
+            if not isinstance(grade, Mapping):
+                grade, grade_problem = None, f"{grade_path}: grade.json is not an object"
     reward = _dig(result, "verifier_result", "rewards", "reward")
     if reward is None:
         reward = _dig(result, "verifier_result", "reward")
@@ -382,7 +402,7 @@ def read_trial(trial_dir: Path) -> HarborTrial:
         path=trial_dir, name=str(result.get("trial_name") or trial_dir.name), task_id=_task_id_of(result, trial_dir),
         model=model, agent=agent, started_at=str(result.get("started_at") or ""), result=dict(result),
         grade=dict(grade) if grade else None, reward=float(reward) if isinstance(reward, (int, float)) else None,
-        exception=exception,
+        exception=exception, grade_problem=grade_problem,
     )
 
 
@@ -464,14 +484,20 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "harbor").mkdir(parents=True)
     try:
+        grade = None
+        problem = trial.grade_problem
         if trial.grade is not None:
             grade = dict(trial.grade)
             grade["model"] = trial.model   # the container did not know which model it graded
             grade["trial"] = number
             grade.setdefault("task_id", trial.task_id)
-        else:
-            reason = trial.exception or ("the verifier wrote no grade.json (not a redlinebench verifier?)"
-                                         if trial.reward is not None else "the trial produced no verifier result")
+            problem = _grade_problem(grade, trial.path / "verifier" / "grade.json")
+            if problem:
+                grade = None
+        if grade is None:
+            reason = problem or trial.exception or (
+                "the verifier wrote no grade.json (not a redlinebench verifier?)"
+                if trial.reward is not None else "the trial produced no verifier result")
             grade = _errored_grade(trial, reason)
             grade["trial"] = number
             report.errored.append(f"{trial.name}: {reason}")
@@ -501,6 +527,17 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     report.imported.append(dest)
+
+
+def _grade_problem(grade: dict[str, Any], where: Path) -> str | None:
+    """Why ``grade`` cannot be read by the scoring reader (None when it can)."""
+    from ..scoring import TrialGrade
+
+    try:
+        TrialGrade.from_dict(grade, source=str(where))
+    except RedlineBenchError as exc:
+        return str(exc)
+    return None
 
 
 def write_summary(run_dir: Path) -> Path:

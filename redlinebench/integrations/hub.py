@@ -123,8 +123,10 @@ def judges_of(results: RunResults, entry: Mapping[str, Any]) -> list[str]:
     for g in _model_grades(results, str(entry.get("model"))):
         names.update(str(j) for j in g.get("judges") or [])
     if not names:
-        for source in (entry, results.summary, results.run_config):
-            value = source.get("judges")
+        recorded = results.run_config.get("judges")
+        if isinstance(recorded, Mapping):  # the runner's config.json: {"spec", "names"}
+            recorded = recorded.get("names")
+        for value in (entry.get("judges"), results.summary.get("judges"), recorded):
             if isinstance(value, list):
                 names.update(str(j) for j in value)
             elif isinstance(value, str) and value:
@@ -143,44 +145,49 @@ def judge_method_of(results: RunResults, entry: Mapping[str, Any]) -> str:
     return methods.pop() if len(methods) == 1 else "mixed"
 
 
-def _cfg_get(cfg: Mapping[str, Any], key: str) -> Any:
-    """A run-config value, at the top level or under ``spec`` (the RunSpec)."""
-    if cfg.get(key) is not None:
-        return cfg[key]
-    spec = cfg.get("spec")
-    return spec.get(key) if isinstance(spec, Mapping) else None
+def _spec(results: RunResults) -> Mapping[str, Any]:
+    spec = results.run_config.get("spec")
+    return spec if isinstance(spec, Mapping) else {}
 
 
-def agent_of(results: RunResults) -> str:
+def agent_of(results: RunResults, model: str | None = None) -> str:
+    """The agent that produced ``model``'s trials, as the run recorded it (with its step limit)."""
     cfg = results.run_config
-    for key in ("agent", "solver"):
-        value = _cfg_get(cfg, key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, Mapping):
-            name = value.get("name") or value.get("kind")
-            if name:
-                return str(name)
+    for entrant in _spec(results).get("entrants") or []:
+        if isinstance(entrant, Mapping) and entrant.get("label", entrant.get("model")) == model:
+            limits = _spec(results).get("limits") or {}
+            steps = limits.get("max_steps") if isinstance(limits, Mapping) else None
+            name = f"redlinebench {entrant.get('agent')} agent"
+            return f"{name} (max {steps} steps)" if steps else name
+    value = cfg.get("agent")
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, Mapping) and (value.get("name") or value.get("kind")):
+        return str(value.get("name") or value.get("kind"))
     return "redlinebench tool-loop agent"
 
 
 def _source_info(results: RunResults) -> Mapping[str, Any]:
     cfg = results.run_config
-    for key in ("source", "data_source", "dataset"):
-        value = _cfg_get(cfg, key)
+    for value in (cfg.get("data"), cfg.get("source"), _spec(results).get("source")):
         if isinstance(value, Mapping):
             return value
-        if isinstance(value, str):
+        if isinstance(value, str) and value:
             return {"path": value}
     return {}
 
 
-def _is_subset_run(cfg: Mapping[str, Any]) -> bool:
-    for key in ("task_ids", "tasks_filter", "filters", "filter", "limit", "max_tasks", "scenarios", "turns"):
-        value = _cfg_get(cfg, key)
-        if value not in (None, [], {}, "", 0, False):
+def _is_subset_run(results: RunResults) -> bool:
+    cfg = results.run_config
+    flt = _spec(results).get("filter")
+    if isinstance(flt, Mapping) and any(v not in (None, [], (), "", 0) for v in flt.values()):
+        return True
+    data = cfg.get("data")
+    if isinstance(data, Mapping):
+        n, of = data.get("n_tasks"), data.get("n_tasks_in_source")
+        if isinstance(n, int) and isinstance(of, int) and n < of:
             return True
-    return False
+    return any(cfg.get(k) not in (None, [], {}, "", 0, False) for k in ("task_ids", "filters", "limit"))
 
 
 def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_id: str) -> list[str]:
@@ -207,13 +214,13 @@ def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_i
     if entry.get("grid_complete") is False:
         missing = ", ".join(entry.get("missing_cells") or []) or "some cells"
         problems.append(f"{model}: partial task set, scenario x turn cells missing: {missing}")
-    if _is_subset_run(results.run_config):
+    if _is_subset_run(results):
         problems.append(f"{model}: the run used a task filter or limit (partial task set)")
     n_tasks = entry.get("n_tasks")
     if isinstance(n_tasks, int) and dataset_id == config.HUB_DATASET_ID and n_tasks < REAL_SET_TASKS:
         problems.append(f"{model}: {n_tasks} of the {REAL_SET_TASKS} tasks of {dataset_id} were graded (partial task set)")
     kind = str(_source_info(results).get("kind") or "")
-    if dataset_id == config.HUB_DATASET_ID and kind in {"embedded", "synthetic", "directory", "dir", "local"}:
+    if dataset_id == config.HUB_DATASET_ID and kind in {"embedded", "synthetic"}:
         problems.append(f"{model}: the run used the {kind} task set, not {dataset_id}")
     return problems
 
@@ -243,7 +250,7 @@ def build_entry(
     n_trials = entry.get("n_trials", "?")
     n_tasks = entry.get("n_tasks") or len({g.get("task_id") for g in _model_grades(results, str(entry.get("model")))}) or "?"
     notes = (
-        f"agent: {agent_of(results)}; model: {entry.get('model')}; "
+        f"agent: {agent_of(results, entry.get('model'))}; model: {entry.get('model')}; "
         f"judges: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
         f"trials: {n_trials} over {n_tasks} tasks; "
         f"ci95: {entry.get('ci')}; redlinebench {__version__}"
@@ -251,7 +258,8 @@ def build_entry(
     if revision is None:
         revision = _source_info(results).get("revision") or (
             config.HUB_DATASET_REVISION if dataset_id == config.HUB_DATASET_ID else None)
-    run_date = date or results.run_config.get("created_at") or results.summary.get("created_at") or _utc_now()
+    cfg = results.run_config
+    run_date = date or cfg.get("created") or cfg.get("created_at") or results.summary.get("created_at") or _utc_now()
     return EvalResultEntry(
         dataset_id=dataset_id,
         task_id=TASK_ID,

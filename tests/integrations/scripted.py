@@ -67,3 +67,16 @@ def role_panel(calls: list[str]):
     """Three judges; majority: r01 PASS, r02 PASS, r03 FAIL, r06 PASS (the penalty rubric)."""
     return [get_model(f"mockllm/judge-{n}", custom_outputs=judge(p, calls))
             for n, p in ((1, {"r01", "r02", "r06"}), (2, {"r01", "r06"}), (3, {"r02", "r03"}))]
+
+
+def only_score(sample):
+    """The sample's one score (Inspect keys it by the scorer's registry name, namespaced when installed)."""
+    [score] = sample.scores.values()
+    return score
+
+
+def metric(log, name: str) -> float:
+    """A metric of the log's one scorer, found by its unqualified name."""
+    [scores] = log.results.scores
+    [value] = [m.value for key, m in scores.metrics.items() if key.split("/")[-1] == name]
+    return value

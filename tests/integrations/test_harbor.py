@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -106,20 +107,31 @@ def _run_test_sh(task_dir: Path, logs: Path, output: Path, env: dict[str, str]) 
                           timeout=300)
 
 
-def test_exported_test_sh_grades_a_good_and_a_missing_document(exported, tree, tmp_path):
+def test_exported_test_sh_grades_an_agent_redline_and_a_missing_document(exported, tmp_path):
     env = _shim(tmp_path)
     task = exported / "redline-s1-t1-g01a"
-    # the golden redline is a document with the task author's tracked changes: it passes the gate
-    good = tmp_path / "agent_out.docx"
-    good.write_bytes((tree / "tasks/redline-s1-t1-g01a/tests/attorney_redlines.docx").read_bytes())
+    author = "Reviewing Counsel (AgentCo Legal)"
+    # what an agent in the container does, following the exported instruction.md
+    out = tmp_path / "app" / "output" / "redline.docx"
+    out.parent.mkdir(parents=True)
+    out.write_bytes((task / "environment/app/contract.docx").read_bytes())
+    rb = str(tmp_path / "bin" / "redlinebench")
+    view = subprocess.run([rb, "doc", "read", str(out)], env=env, capture_output=True, text=True, check=True).stdout
+    pid = re.search(r"\[(p-\d+)\][^\n]*Customer shall pay", view).group(1)
+    edits = tmp_path / "edits.json"
+    edits.write_text(json.dumps([{"op": "replace", "anchor": {"paragraph_id": pid, "text": "30 days"},
+                                  "new_text": "45 days", "comment": "Our standard payment term."}]))
+    subprocess.run([rb, "doc", "edit", str(out), str(edits), "--author", author], env=env, check=True,
+                   capture_output=True)
     logs = tmp_path / "logs-good"
-    proc = _run_test_sh(task, logs, good, env)
+    proc = _run_test_sh(task, logs, out, env)
     assert proc.returncode == 0, proc.stderr
     grade = json.loads((logs / "grade.json").read_text())
     assert grade["task_id"] == "redline-s1-t1-g01a" and grade["gate"]["passed"] is True
-    assert grade["judge_method"] == "heuristic"
+    assert grade["status"] == "graded" and grade["judge_method"] == "heuristic"
     assert float((logs / "reward.txt").read_text()) == pytest.approx(grade["score"]["weighted"], abs=1e-6)
-    assert (logs / "redline.docx").read_bytes() == good.read_bytes()
+    assert (logs / "redline.docx").read_bytes() == out.read_bytes()
+    assert "within ~~30~~++45++" in (logs / "annotated_view.md").read_text()
     # no document at all: a gate failure is a 0 reward, still written for Harbor
     logs = tmp_path / "logs-missing"
     proc = _run_test_sh(task, logs, tmp_path / "nothing.docx", env)
@@ -218,3 +230,20 @@ def test_import_errors_name_the_file(tmp_path):
     (bad / "result.json").write_text("{broken")
     with pytest.raises(RedlineBenchError, match=r"t1/result\.json: unreadable JSON"):
         harbor.import_harbor(tmp_path / "bad", tmp_path / "run")
+
+
+def test_unusable_grades_become_errored_rows_naming_the_file(jobs, tmp_path):
+    job = next(jobs.iterdir())
+    broken = job / "redline-s1-t1-g01a__aaa" / "verifier" / "grade.json"
+    broken.write_text("{not json")
+    invalid = job / "redline-s1-t1-g01a__zzz" / "verifier" / "grade.json"
+    invalid.write_text(json.dumps({"task_id": "redline-s1-t1-g01a", "gate": {"passed": True}}))  # no score
+    report = harbor.import_harbor(jobs, tmp_path / "run")
+    assert len(report.imported) == 3 and len(report.errored) == 3
+    rows = {json.loads(p.read_text())["harbor"]["trial_name"]: json.loads(p.read_text())
+            for p in (tmp_path / "run" / "trials").glob("*/*/*/grade.json")}
+    assert rows["redline-s1-t1-g01a__aaa"]["status"] == "errored"
+    assert "grade.json: unreadable JSON" in rows["redline-s1-t1-g01a__aaa"]["errors"][0]
+    assert "score: missing" in rows["redline-s1-t1-g01a__zzz"]["errors"][0]
+    summary = json.loads((tmp_path / "run" / "metrics_summary.json").read_text())
+    assert summary["n_incomplete"] == 3 and summary["leaderboard"][0]["n_trials"] == 0

@@ -43,12 +43,21 @@ def _run_dir(tmp_path: Path, rows: list[dict], *, method: str = "panel", judges=
     summary = {"n_trials": sum(r["n_trials"] for r in rows), "n_models": len(rows), "models": [r["model"] for r in rows],
                "judge_method": method, "leaderboard": rows, "n_incomplete": 0, "incomplete": []}
     (run / "metrics_summary.json").write_text(json.dumps(summary))
-    (run / "config.json").write_text(json.dumps(run_config or {
-        "agent": "redlinebench tool loop (react, 40 turns)",
-        "source": {"kind": "hub", "path": config.HUB_DATASET_ID, "revision": config.HUB_DATASET_REVISION},
-        "created_at": "2026-11-20T10:00:00Z",
-    }))
+    (run / "config.json").write_text(json.dumps(run_config or _runner_config(rows)))
     return run
+
+
+def _runner_config(rows: list[dict], **data) -> dict:
+    """config.json as redlinebench.runner writes it."""
+    return {
+        "schema_version": 1, "created": "2026-11-20T10:00:00Z",
+        "spec": {"entrants": [{"agent": "llm", "model": r["model"], "label": r["model"]} for r in rows],
+                 "filter": {"task_ids": [], "scenario": None, "turn": None, "side": None},
+                 "trials": 2, "judges": "panel", "limits": {"max_steps": 40}},
+        "judges": {"spec": "panel", "names": JUDGES},
+        "data": {"kind": "hub", "path": "/cache/snapshot", "revision": config.HUB_DATASET_REVISION,
+                 "n_tasks_in_source": 140, "n_tasks": 140, **data},
+    }
 
 
 def _invoke(*args: str, env: dict | None = None):
@@ -83,7 +92,7 @@ def test_push_results_opens_a_pr_whose_yaml_reads_back(tmp_path, fake_hub):
     assert entry.dataset_revision == config.HUB_DATASET_REVISION
     assert entry.date == "2026-11-20T10:00:00Z"
     assert (entry.source_url, entry.source_name) == ("https://example.org/logs", "redlinebench")
-    for needle in ("redlinebench tool loop (react, 40 turns)", *JUDGES, "(panel)", "trials: 280 over 140 tasks"):
+    for needle in ("redlinebench llm agent (max 40 steps)", *JUDGES, "(panel)", "trials: 280 over 140 tasks"):
         assert needle in entry.notes
     assert "discussions/1" in res.output
 
@@ -109,8 +118,9 @@ def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fak
         ({"statuses": ("graded", "judging_incomplete")}, "incomplete judging"),
         ({"rows": [_row(grid_complete=False, missing_cells=["3-4"])]}, "cells missing: 3-4"),
         ({"rows": [_row(n_tasks=12)]}, "12 of the 140 tasks"),
-        ({"run_config": {"source": {"kind": "embedded"}}}, "embedded task set"),
-        ({"run_config": {"source": {"kind": "hub"}, "limit": 5}}, "task filter or limit"),
+        ({"run_config": _runner_config([_row()], kind="embedded")}, "embedded task set"),
+        ({"run_config": _runner_config([_row()], n_tasks=20)}, "task filter or limit"),
+        ({"run_config": {**_runner_config([_row()]), "spec": {"filter": {"scenario": [1]}}}}, "task filter or limit"),
     ],
 )
 def test_misleading_results_are_refused_unless_forced(tmp_path, fake_hub, kwargs, needle):
@@ -198,3 +208,91 @@ def test_push_dataset_dry_run_and_bad_exports(tmp_path, fake_hub):
     (out / "eval.yaml").unlink()
     res = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out))
     assert "missing eval.yaml" in res.output
+
+
+def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(tmp_path, fake_hub, fake_openai,
+                                                                            monkeypatch):
+    """redlinebench run (golden agent; judges through litellm to the fake server) -> push -> YAML read back."""
+    import re
+
+    from huggingface_hub import parse_eval_result_entries
+
+    from tests.fakes.openai_server import Reply
+    from tests.tasks.treefactory import build_tree
+
+    def verdicts(body: dict) -> Reply:
+        text = "\n".join(str(m.get("content")) for m in body["messages"])
+        ids = sorted(set(re.findall(r"redline-s\d+-t\d+-g\d+[a-z]-r\d\d", text)))
+        # every positive rubric PASS, the penalty rubric (r06) FAIL
+        return Reply.json({"verdicts": [{"rubric_id": i, "verdict": "FAIL" if i.endswith("r06") else "PASS",
+                                         "justification": "ok"} for i in ids]})
+
+    fake_openai.set_handler(verdicts)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    tree = build_tree(tmp_path / "bench")  # all 12 scenario x turn cells
+    run = tmp_path / "run"
+    res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(run),
+                  "--judges", "openai/j1,openai/j2,openai/j3", "--judge-api-base", fake_openai.url, "-j", "2")
+    assert res.exit_code == 0, res.output
+    summary = json.loads((run / "metrics_summary.json").read_text())
+    [row] = summary["leaderboard"]
+    assert row["grid_complete"] is True and row["n_incomplete"] == 0
+    missing = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
+                      env={"HF_TOKEN": TOKEN})
+    assert missing.exit_code == 1 and "(repository or revision not found)" in missing.output
+    fake_hub.seed("org/golden", {"README.md": "# golden baseline"})
+    pushed = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
+                     "--revision", "abc123", env={"HF_TOKEN": TOKEN})
+    assert pushed.exit_code == 0, pushed.output
+    [entry] = parse_eval_result_entries(yaml.safe_load(fake_hub.files_at("org/golden")[hub.RESULTS_PATH]))
+    assert entry.value == row["redline_overall"] == round(100 * row["overall_turn_weighted"], 1)
+    assert (entry.dataset_id, entry.dataset_revision) == ("org/synthetic", "abc123")
+    assert "openai/j1, openai/j2, openai/j3 (llm)" in entry.notes and "redlinebench golden agent" in entry.notes
+    # the same run claimed for the real dataset: a partial task set, refused
+    refused = _invoke("push", "results", str(run), "--model-repo", "org/golden", env={"HF_TOKEN": TOKEN})
+    assert refused.exit_code == 1 and f"of the 140 tasks of {config.HUB_DATASET_ID}" in refused.output
+
+    heuristic = tmp_path / "run-h"
+    res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(heuristic),
+                  "--judges", "heuristic", "--scenario", "1")
+    assert res.exit_code == 0, res.output
+    refused = _invoke("push", "results", str(heuristic), "--model-repo", "org/golden", "--dataset-repo",
+                      "org/synthetic", env={"HF_TOKEN": TOKEN})
+    assert refused.exit_code == 1
+    assert "heuristic judge" in refused.output and "task filter or limit" in refused.output
+
+
+def test_push_dataset_exports_the_source_itself_when_no_directory_is_given(tmp_path, fake_hub):
+    from tests.tasks.treefactory import build_tree
+
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "ab", True)])
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--source", str(tree), "--dry-run")
+    assert res.exit_code == 0, res.output
+    assert "README.md" in res.output and "eval.yaml" in res.output and ".parquet" in res.output
+    assert "tasks/redline-s1-t1-g01b/tests/rubrics.json" in res.output
+    assert "tasks: 2" in res.output and fake_hub.requests == []
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--source", str(tree), "--private", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0, res.output
+    files = fake_hub.files_at("org/RB", repo_type="dataset")
+    assert files["tasks/redline-s1-t1-g01a/environment/app/contract.docx"] == (
+        tree / "tasks/redline-s1-t1-g01a/environment/app/contract.docx").read_bytes()
+    assert fake_hub.repos[("dataset", "org/RB")].private is True
+    card = files["README.md"].decode()
+    assert card.startswith("---\n") and "cc-by-4.0" in card
+
+
+def test_a_pushed_dataset_loads_back_through_the_task_loader_at_its_commit(tmp_path, fake_hub):
+    """push dataset -> fake Hub -> `hub@<sha>` source -> snapshot_download -> the same tasks."""
+    from redlinebench.tasks import load_tasks
+    from tests.tasks.treefactory import build_tree
+
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)])
+    res = _invoke("push", "dataset", "--repo", config.HUB_DATASET_ID, "--source", str(tree), env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0, res.output
+    sha = fake_hub.head(config.HUB_DATASET_ID, repo_type="dataset")
+    loaded = load_tasks(f"hub@{sha}")
+    original = load_tasks(tree)
+    assert loaded.ids == original.ids == ["redline-s1-t1-g01a", "redline-s1-t1-g01b", "redline-s2-t4-g01a"]
+    for task_id in original.ids:
+        assert loaded.get(task_id).rubrics == original.get(task_id).rubrics
+    assert loaded.source.kind == "hub" and loaded.source.revision == sha

@@ -17,7 +17,7 @@ from inspect_ai.model import get_model
 
 from redlinebench.integrations.inspect_task import redlinebench, sample_for
 from redlinebench.tasks import load_tasks
-from tests.integrations.scripted import editing_agent, idle_agent, role_panel
+from tests.integrations.scripted import editing_agent, idle_agent, metric, only_score, role_panel
 from tests.tasks.treefactory import build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
         log_dir=str(tmp_path / "logs"), display="none",
     )
     assert log.status == "success", log.error
-    scores = {s.id: s.scores["redline_scorer"] for s in log.samples}
+    scores = {s.id: only_score(s) for s in log.samples}
     # a: PASS r01 (7) r02 (8), penalty r06 (3) of 27 positive -> 12/27; b: (8 + 9 - 3) / 23 = 14/23
     assert scores["redline-s1-t1-g01a"].value == pytest.approx(12 / 27, abs=1e-4)
     assert scores["redline-s1-t1-g01b"].value == pytest.approx(14 / 23, abs=1e-4)
@@ -60,15 +60,14 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     assert votes["r03"][0] == "FAIL" and votes["r02"][0] == "PASS" and len(votes["r02"][1]) == 3
     assert len(calls) == 6  # three judges x two tasks
     # one group, one cell: mean(12/27, 14/23) = 0.52657 -> cell 0.5266 -> 52.7
-    metrics = log.results.scores[0].metrics
-    assert metrics["redline_overall"].value == 52.7
-    assert metrics["overall_turn_weighted"].value == 0.5266
-    assert metrics["gate_failures"].value == 0
+    assert metric(log, "redline_overall") == 52.7
+    assert metric(log, "overall_turn_weighted") == 0.5266
+    assert metric(log, "gate_failures") == 0
     from redlinebench.docx import RedlineDocument
 
     doc = RedlineDocument.open(out_dir / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx")
     mine = [r for r in doc.revisions if r.author == AUTHOR]
-    assert {r.type for r in mine} == {"ins", "del"} and any("45 days" in r.text for r in mine)
+    assert sorted((r.type, r.text) for r in mine) == [("del", "30"), ("ins", "45")]
 
 
 def test_an_agent_that_changes_nothing_fails_the_gate_without_judging(tree, tmp_path):
@@ -81,11 +80,10 @@ def test_an_agent_that_changes_nothing_fails_the_gate_without_judging(tree, tmp_
     )
     assert log.status == "success", log.error
     assert calls == []
-    [sample_score] = [s.scores["redline_scorer"] for s in log.samples][:1]
-    metrics = log.results.scores[0].metrics
-    assert metrics["gate_failures"].value == 2  # both trials kept by the reducer, both 0 rows
-    assert metrics["redline_overall"].value == 0.0
-    assert all(g["status"] == "gate_failed" for s in log.samples for g in s.scores["redline_scorer"].metadata["grades"])
+    assert metric(log, "gate_failures") == 2  # both trials kept by the reducer, both 0 rows
+    assert metric(log, "redline_overall") == 0.0
+    grades = [g for s in log.samples for g in only_score(s).metadata["grades"]]
+    assert [(g["status"], g["trial"]) for g in grades] == [("gate_failed", 1), ("gate_failed", 2)]
 
 
 def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_path):
@@ -116,11 +114,13 @@ out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
 [log] = eval("redlinebench/redlinebench", task_args={{"source": {str(tree)!r}, "task_ids": "redline-s2-t4-g01a",
              "judges": "heuristic", "output_dir": {str(tmp_path / 'o')!r}}},
              model=get_model("mockllm/m", custom_outputs=[out]), log_dir={str(tmp_path / 'logs')!r}, display="none")
-print(json.dumps({{"status": log.status, "task": log.eval.task,
-                  "value": log.samples[0].scores["redlinebench/redline_scorer"].value}}))
+[(scorer, score)] = log.samples[0].scores.items()
+print(json.dumps({{"status": log.status, "task": log.eval.task, "scorer": scorer, "value": score.value,
+                  "error": str(log.error) if log.error else None}}))
 """
     env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{ROOT}"}
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result == {"status": "success", "task": "redlinebench/redlinebench", "value": 0.0}
+    assert result == {"status": "success", "task": "redlinebench/redlinebench", "scorer": "redline_scorer",
+                      "value": 0.0, "error": None}

@@ -11,7 +11,7 @@ from redlinebench import config
 from redlinebench.dataset import export_dataset
 from redlinebench.errors import ConfigError
 from redlinebench.integrations import lighteval_tasks as lt
-from tests.integrations.scripted import editing_agent, role_panel
+from tests.integrations.scripted import editing_agent, metric, only_score, role_panel
 from tests.tasks.treefactory import build_tree
 
 
@@ -45,6 +45,6 @@ def test_lighteval_builds_the_task_from_an_exported_dataset_and_scores_a_sample(
     [sample] = log.samples
     assert sample.id == "redline-s1-t1-g01a"
     # PASS r01 (7) + r02 (8) - penalty r06 (3), of 27 positive weight
-    assert sample.scores["redline_scorer"].value == pytest.approx(12 / 27, abs=1e-4)
-    assert log.results.scores[0].metrics["redline_overall"].value == 44.4
+    assert only_score(sample).value == pytest.approx(12 / 27, abs=1e-4)
+    assert metric(log, "redline_overall") == 44.4
     assert len(calls) == 3
