@@ -265,10 +265,12 @@ def _task_table(run: RunData) -> Markup:
               el("td", plain(total([t.tool_calls for t in run.trials])), class_="num"),
               el("td", plain(total([t.failed_edits for t in run.trials])), class_="num"))
     table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
-               el("tbody", *rows), el("tfoot", foot), class_="sortable")
+               el("tbody", *rows), el("tfoot", foot), class_="sortable", id="task-table")
     return el("section", el("h2", "Tasks"),
-              el("p", "One row per trial. Click a column to sort; click a task to see its rubrics, the judges' reasons and "
-                      "the redline.", class_="lead"),
+              el("p", "One row per trial. Click a column to sort, type to filter (e.g. a model, a task, \"gate\"); click a "
+                      "task to see its rubrics, the judges' reasons and the redline.", class_="lead"),
+              el("input", type="search", class_="filter", data_for="task-table", placeholder="Filter rows…",
+                 aria_label="Filter the task table"),
               el("div", table, class_="tablewrap"), id="tasks")
 
 

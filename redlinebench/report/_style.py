@@ -51,6 +51,7 @@ tbody tr:hover{background:#f6f4ee}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:" ▲";font-size:10px}
 table.sortable th[aria-sort=descending]::after{content:" ▼";font-size:10px}
+.filter{margin:0 0 8px;font:inherit;font-size:13.5px;padding:5px 9px;border:1px solid var(--line);border-radius:5px;width:min(420px,100%)}
 .tablewrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 .tablewrap table th{top:0}
 .badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;font-weight:600;white-space:nowrap;border:1px solid transparent}
@@ -154,6 +155,8 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
  .rl-modes{display:none}
  details.task,figure,.card,.rl-thread,tr{break-inside:avoid}
  a{color:inherit;text-decoration:none}
+ .badge,.swatch,.rl-dot,.heat td.h,.callout,.card,.bar i,mark,.rl-thread,.rl-cnum{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+ .filter{display:none}
  .tablewrap{overflow:visible;border:none}
 }
 """
@@ -191,6 +194,10 @@ function fill(d){return Promise.all(own(d,'[data-golden]').map(function(slot){if
  slot.textContent='';slot.appendChild(copy);slot.setAttribute('data-filled','1');});}));}
 function opened(d){return unpack(d).then(function(){return fill(d);});}
 document.querySelectorAll('details').forEach(function(d){d.addEventListener('toggle',function(){if(d.open)opened(d);});if(d.open)opened(d);});
+document.querySelectorAll('input.filter[data-for]').forEach(function(box){var t=document.getElementById(box.getAttribute('data-for'));
+ if(!t||!t.tBodies[0])return;box.addEventListener('input',function(){var words=box.value.toLowerCase().split(/\s+/).filter(Boolean);
+ Array.prototype.forEach.call(t.tBodies[0].rows,function(r){var text=(r.textContent||'').toLowerCase();
+  r.hidden=!words.every(function(w){return text.indexOf(w)>=0;});});});});
 window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.setAttribute('data-was',d.open?'1':'0');d.open=true;});});
 window.addEventListener('afterprint',function(){document.querySelectorAll('details[data-was]').forEach(function(d){d.open=d.getAttribute('data-was')==='1';d.removeAttribute('data-was');});});
 })();

@@ -90,3 +90,17 @@ async def test_packed_report_expands_documents_when_opened(chromium, run_dir, tm
     docs, still_packed, first_ins = result.values["opened"]
     assert docs == 2 and first_ins  # the model's redline and the golden copied beside it, both expanded
     assert still_packed == 1  # the annotated view stays packed until its own section is opened
+
+
+async def test_task_table_filter(chromium, run_dir):
+    page = write_run_report(run_dir)
+    js = """(() => { const box = document.querySelector('input.filter'); box.value = 'gate failed';
+        box.dispatchEvent(new Event('input')); const rows = [...document.querySelectorAll('#task-table tbody tr')];
+        const shown = rows.filter(r => !r.hidden).map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent);
+        box.value = ''; box.dispatchEvent(new Event('input'));
+        return [shown, rows.filter(r => !r.hidden).length]; })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, evaluate={"filtered": js}, full_page=False, scale=0.25)
+    assert result.errors == []
+    shown, after_clear = result.values["filtered"]
+    assert shown == [f"redline-s1-t2-g01a {MODELS[1]}"] and after_clear == 13

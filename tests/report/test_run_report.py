@@ -136,3 +136,12 @@ def test_packed_pages_carry_the_same_documents_compressed(run_dir):
     assert all("<script" not in x for x in expanded)
     # the rest of the page (headline, tables, rubrics) is not packed
     assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
+
+
+def test_report_is_readable_by_others(run_dir):
+    old = os.umask(0o022)
+    try:
+        out = write_run_report(run_dir)
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
