@@ -199,7 +199,7 @@ def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
 
     def table(keys: Sequence[tuple[str, str]]) -> Markup:
         head = el("tr", el("th", "Task"), el("th", "Rubric"), el("th", "Weight", class_="num"), el("th", "Criterion"),
-                  *[el("th", lb, class_="rot num") for lb in labels])
+                  *[el("th", lb, class_="rot", title=lb) for lb in labels])
         body = []
         for key in keys:
             r = info[key]

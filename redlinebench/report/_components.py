@@ -85,6 +85,14 @@ def scenario_labels(runs: Sequence[RunData]) -> dict[str, str]:
             lab = (t.grade or {}).get("scenario_label")
             if t.scenario and isinstance(lab, str) and lab and t.scenario not in labels:
                 labels[t.scenario] = lab
+    try:  # the benchmark's own scenario names, for grade files that do not carry them
+        from ..tasks import SCENARIO_LABELS
+    except ImportError:
+        SCENARIO_LABELS = {}
+    scenarios = {t.scenario for run in runs for t in run.trials if t.scenario}
+    for key, label in SCENARIO_LABELS.items():
+        if str(key) in scenarios:
+            labels.setdefault(str(key), str(label))
     return labels
 
 
