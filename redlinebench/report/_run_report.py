@@ -33,6 +33,7 @@ from ._redline import AuthorColours, render_annotated, render_path
 from ._pack import Packer
 from ._stats import judge_agreement, mean, total
 from ._tasks import load_run_tasks
+from ._transcript import read_events, render_transcript
 
 DIAG_LABELS = {
     "surgicalness_score": "Surgicalness (inline share of edits)",
@@ -469,7 +470,7 @@ def _diag_list(t: TrialRecord) -> Markup:
     m = t.metrics or {}
     run_items = [("Cost", money(t.cost)), ("Tokens in / out", f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
                  ("Latency", seconds(t.latency)), ("Tool calls", plain(t.tool_calls)), ("Failed edits", plain(t.failed_edits)),
-                 ("Transcript steps", plain(t.transcript_steps))]
+                 ("Transcript events", plain(t.transcript_steps))]
     by_name = t.tool_calls_by_name
     if by_name:
         run_items.append(("Calls by tool", ", ".join(f"{k} {plain(v)}" for k, v in sorted(by_name.items()))))
@@ -520,6 +521,15 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         redlines = el("div", doc_html, slot, class_="redlines two")
     else:
         redlines = el("div", doc_html, class_="redlines")
+    transcript_path = t.path / "transcript.jsonl"
+    if transcript_path.is_file():
+        events, problems = read_events(transcript_path)
+        timeline = join([el("ul", *[el("li", p, class_="mono small") for p in problems]) if problems else None,
+                         render_transcript(events)])
+        transcript = el("details", el("summary", f"What the agent did ({len(events)} transcript events)"), packer(timeline),
+                        class_="sub")
+    else:
+        transcript = el("p", "No transcript.jsonl for this trial.", class_="small muted")
     if t.annotated_view:
         view = render_annotated(t.annotated_view)
         annotated = el("details", el("summary", "Annotated view the judges read"), packer(view), class_="sub")
@@ -527,7 +537,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
               el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
-              *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated,
+              *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 
 

@@ -89,7 +89,7 @@ async def test_packed_report_expands_documents_when_opened(chromium, run_dir, tm
     assert result.errors == [] and result.values["pwned"] == "undefined"
     docs, still_packed, first_ins = result.values["opened"]
     assert docs == 2 and first_ins  # the model's redline and the golden copied beside it, both expanded
-    assert still_packed == 1  # the annotated view stays packed until its own section is opened
+    assert still_packed == 2  # the annotated view and the transcript stay packed until their sections are opened
 
 
 async def test_task_table_filter(chromium, run_dir):

@@ -130,7 +130,9 @@ def test_packed_pages_carry_the_same_documents_compressed(run_dir):
     packed = tree.xpath("//div[@class='packed']")
     n_docs = len(plain_tree.xpath("//div[@class='rl-doc']"))
     n_views = len(plain_tree.xpath("//pre[@class='annot']"))
-    assert len(packed) == n_docs + n_views and not tree.xpath("//div[@class='rl-doc']")
+    n_transcripts = len(plain_tree.xpath("//ol[@class='transcript']"))
+    assert n_transcripts == 12  # every graded trial; the gate-failed one has no transcript
+    assert len(packed) == n_docs + n_views + n_transcripts and not tree.xpath("//div[@class='rl-doc']")
     expanded = [unpack(p.get("data-z")) for p in packed]
     assert any(HOSTILE.replace("<", "&lt;").replace(">", "&gt;") in x for x in expanded)  # still escaped inside
     assert all("<script" not in x for x in expanded)
@@ -145,3 +147,17 @@ def test_report_is_readable_by_others(run_dir):
     finally:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_transcript_timeline(run_dir):
+    tree = parse(write_run_report(run_dir))
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t1-g01a', '1')}']")[0]
+    events = trial.xpath(".//ol[@class='transcript']/li")
+    kinds = [e.get("class").split()[1] for e in events]
+    assert kinds == ["ev-start", "ev-model", "ev-tool", "ev-model", "ev-tool", "ev-retry", "ev-tool", "ev-end"]
+    assert "Reading the contract first. " + HOSTILE in events[1].text_content()
+    statuses = [b.text_content() for b in events[4].xpath(".//ul[@class='edits']//span[contains(@class,'badge')]")]
+    assert statuses == ["ok", "anchor_failed"] and f"text_not_found: {HOSTILE_IMG}" in events[4].text_content()
+    assert "unknown_comment" in events[6].text_content() and "RateLimitError: 429" in events[5].text_content()
+    assert "completed · end_session · 3 steps" in events[7].text_content()
+    assert "What the agent did (8 transcript events)" in trial.text_content()
