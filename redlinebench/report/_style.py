@@ -129,12 +129,12 @@ a.rl-ref{font:600 10.5px var(--sans);vertical-align:super;text-decoration:none;b
 .rl-error{border-color:#efc1c1;background:#fdf1f1;color:#6d1b1f}
 pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px;max-height:600px;overflow:auto}
 .transcript{list-style:none;margin:6px 0;padding:0;font-size:13px;max-height:600px;overflow:auto;border:1px solid var(--line);border-radius:6px}
-.transcript .ev{padding:5px 10px;border-bottom:1px solid var(--line)}
-.transcript .ev-kind{display:inline-block;min-width:92px;font:600 11.5px var(--mono);color:var(--muted)}
+.transcript .ev{padding:5px 10px;border-bottom:1px solid var(--line);display:grid;grid-template-columns:104px minmax(0,1fr);gap:0 8px}
+.transcript .ev-kind{font:600 11.5px/1.8 var(--mono);color:var(--muted)}
 .transcript .ev-tool .ev-kind{color:var(--accent)} .transcript .ev-error .ev-kind,.transcript .ev-err{color:var(--bad)}
-.transcript .ev-text{white-space:pre-wrap;margin:3px 0 0 96px;font-family:var(--serif)}
-.transcript .ev-args{font:12px/1.45 var(--mono);color:#444;margin:2px 0 2px 96px;word-break:break-all}
-.transcript ul.edits{margin:2px 0 0 96px;padding-left:16px}
+.transcript .ev-text{white-space:pre-wrap;margin:3px 0 0;font-family:var(--serif)}
+.transcript .ev-args{font:12px/1.45 var(--mono);color:#444;margin:2px 0;word-break:break-all}
+.transcript ul.edits{margin:2px 0 0;padding-left:16px}
 .av-del{color:var(--bad);text-decoration:line-through}
 .av-ins{color:var(--good);text-decoration:underline}
 .av-cmt{background:#fff0b3}

@@ -117,7 +117,7 @@ def render_transcript(events: list[dict[str, Any]]) -> Markup:
         else:
             rest = {k: v for k, v in e.items() if k not in {"type", "t", "step"}}
             body.append(el("span", _json(rest, ARGS_CHARS), class_="small"))
-        items.append(el("li", head, " ", *body, class_=f"ev ev-{kind}"))
+        items.append(el("li", head, el("div", *body, class_="ev-body"), class_=f"ev ev-{kind}"))
     more = len(events) - MAX_EVENTS
     if more > 0:
         items.append(el("li", f"… {more} more events in transcript.jsonl", class_="ev muted"))
