@@ -147,6 +147,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
             ("gate failures", plain(e.get("n_gate_failures", sum(t.status == "gate_failed" for t in trials)))),
             ("judging incomplete", str(incomplete)),
             ("agent cost", money_total([t.cost for t in trials])),
+            ("judge cost", money_total([t.judge_cost for t in trials])),
         ]
         cells = _cells_text(e)
         if cells:

@@ -161,3 +161,16 @@ def test_transcript_timeline(run_dir):
     assert "unknown_comment" in events[6].text_content() and "RateLimitError: 429" in events[5].text_content()
     assert "completed · end_session · 3 steps" in events[7].text_content()
     assert "What the agent did (8 transcript events)" in trial.text_content()
+
+
+def test_errored_agent_trials_are_listed_with_their_error(run_dir):
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "redline.docx").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "end_reason": "provider_error",
+                                                   "error": f"AuthenticationError: 401 {HOSTILE}"}))
+    tree = parse(write_run_report(run_dir))
+    summary = [c.text_content() for c in tree.xpath("//section[@id='summary']//div[contains(@class,'callout')]")]
+    assert any("errored or not graded" in c and "redline-s3-t4-g01a" in c for c in summary)
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s3-t4-g01a', '1')}']")[0].text_content()
+    assert "Trial errored" in trial and f"AuthenticationError: 401 {HOSTILE}" in trial and "produced no redline.docx" in trial
