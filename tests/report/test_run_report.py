@@ -174,3 +174,13 @@ def test_errored_agent_trials_are_listed_with_their_error(run_dir):
     assert any("errored or not graded" in c and "redline-s3-t4-g01a" in c for c in summary)
     trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s3-t4-g01a', '1')}']")[0].text_content()
     assert "Trial errored" in trial and f"AuthenticationError: 401 {HOSTILE}" in trial and "produced no redline.docx" in trial
+
+
+def test_ids_are_unique(run_dir, run_b, tmp_path):
+    from collections import Counter
+
+    from redlinebench.report import write_comparison
+
+    for page in (write_run_report(run_dir), write_comparison([run_dir, run_b], tmp_path / "c.html")):
+        ids = Counter(parse(page).xpath("//@id"))
+        assert [i for i, n in ids.items() if n > 1] == []

@@ -31,7 +31,9 @@ def test_forest_draws_ci_whiskers_at_the_right_place():
 
 def test_heatmap_cells_use_the_ramp_and_hatch_empty_cells():
     svg = heatmap(["S1"], ["T1", "T2"], [[0.9, None]], title="h")
-    assert f'fill="{ramp(0.9)}"' in svg and 'fill="url(#hatch)"' in svg and ">90<" in svg
+    hatch = re.search(r'<pattern id="(hatch-[0-9a-f]{10})"', svg).group(1)
+    assert f'fill="{ramp(0.9)}"' in svg and f'fill="url(#{hatch})"' in svg and ">90<" in svg
+    assert hatch not in heatmap(["S2"], ["T1", "T2"], [[0.9, None]], title="h")  # unique per chart
     assert ink_on(0.9) == "#FFFFFF" and ink_on(0.1) == "#1B1B1B"
     assert ramp(0) == "#F7F4EA" and ramp(1) == "#083D77" and ramp(2) == ramp(1)
 
