@@ -81,13 +81,27 @@ def render_run(run: RunData, *, pack: bool | None = False) -> str:
         _task_details(run, tasks, packer),
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
-        el("section", el("h2", "Run configuration"), config_list(run.config), id="config"),
+        el("section", el("h2", "Run configuration"), _key_settings(run),
+           el("details", el("summary", "Every recorded setting (config.json)"), config_list(run.config), class_="sub"),
+           id="config"),
     ]
     subtitle = [_source_text(run), f"judges: {_judges_text(run)}",
                 f"{len(run.trials)} trials", f"{len({t.task_id for t in run.trials})} tasks"]
     nav = [("summary", "Summary"), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
            ("diagnostics", "Diagnostics"), ("method", "Method"), ("config", "Configuration")]
     return packer.finish(page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections)))
+
+
+def _key_settings(run: RunData) -> Markup:
+    picks = [
+        ("Run", run.run_id), ("Created", config_value(run.config, "created")),
+        ("Models", ", ".join(run.models) or None), ("Judges", _judges_text(run)),
+        ("Tasks from", _source_text(run)), ("Task-set fingerprint", config_value(run.config, "data.fingerprint", "fingerprint")),
+        ("Trials per task", config_value(run.config, "spec.trials", "trials")),
+        ("redlinebench", config_value(run.config, "versions.redlinebench")),
+        ("Run directory", str(run.path)),
+    ]
+    return el("dl", *[join([el("dt", k), el("dd", str(v))]) for k, v in picks if v not in (None, "")], class_="kv")
 
 
 def _source_text(run: RunData) -> str | None:
@@ -551,8 +565,13 @@ def _diagnostics(run: RunData, colours: ModelColours) -> Markup:
         d = (run.entry(m) or {}).get("diagnostics")
         if isinstance(d, dict):
             keys += [k for k in d if k not in keys and is_number(d[k])]
+    ga_keys: list[str] = []
+    for m in models:
+        ga = (run.entry(m) or {}).get("golden_agreement")
+        if isinstance(ga, dict):
+            ga_keys += [k for k in ga if k not in ga_keys and is_number(ga[k])]
     parts = []
-    if keys:
+    if keys or ga_keys:
         head = el("tr", el("th", "Diagnostic (mean per trial)"), *[el("th", el("span", "", class_="swatch",
                                                                                style=f"background:{colours(m)}"), m, class_="num") for m in models])
         body = []
@@ -563,6 +582,10 @@ def _diagnostics(run: RunData, colours: ModelColours) -> Markup:
                 cells.append(el("td", (pct(v) if "surgical" in k or k.endswith("_rate") else plain(v)) if is_number(v) else "—",
                                 class_="num"))
             body.append(el("tr", el("td", DIAG_LABELS.get(k, k.replace("_", " "))), *cells))
+        for k in ga_keys:
+            vals = [((run.entry(m) or {}).get("golden_agreement") or {}).get(k) for m in models]
+            body.append(el("tr", el("td", "Golden agreement · ", k.replace("_", " ")),
+                           *[el("td", plain(v, 3) if is_number(v) else "—", class_="num") for v in vals]))
         parts.append(el("div", el("table", el("thead", head), el("tbody", *body)), class_="tablewrap"))
         parts.append(el("p", "Diagnostics describe the shape of the redline (counting only the task author's changes); they "
                              "are reported, never ranked.", class_="small muted"))
