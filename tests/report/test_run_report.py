@@ -184,3 +184,22 @@ def test_ids_are_unique(run_dir, run_b, tmp_path):
     for page in (write_run_report(run_dir), write_comparison([run_dir, run_b], tmp_path / "c.html")):
         ids = Counter(parse(page).xpath("//@id"))
         assert [i for i, n in ids.items() if n > 1] == []
+
+
+def test_grade_files_with_wrong_types_everywhere_still_render(run_dir):
+    tdir = run_dir / "trials" / slug(MODELS[0]) / "redline-s2-t1-g02b" / "1"
+    (tdir / "grade.json").write_text(json.dumps({
+        "task_id": ["x"], "model": 7, "trial": "one", "scenario_id": {"a": 1}, "turn": None, "side": 3,
+        "status": "weird", "judges": "not a list", "gate": "yes",
+        "score": {"weighted": "0.5", "n_pass": "2", "n_total": None, "per_rubric": [
+            "not a dict", {"rubric_id": None, "verdict": ["PASS"], "weight": "5", "votes": ["a"], "criteria": {"x": 1}},
+            {"rubric_id": "r9", "verdict": "PASS", "weight": -2, "votes": {"j": "MAYBE"}, "justification": 5}]},
+        "incomplete_judges": "j", "usage": [], "errors": "boom"}))
+    (tdir / "metrics.json").write_text(json.dumps({"tokens_in": "many", "tool_calls": {"a": "b"}, "cost_usd": True}))
+    (tdir / "transcript.jsonl").write_text('not json\n{"type": "tool", "result": [1, 2]}\n[1]\n{"type": "model", "message": 5}\n')
+    tree = parse(write_run_report(run_dir))
+    assert_safe(tree)
+    assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s2-t1-g02b', '1')}']")[0]
+    assert "line 1 is not JSON" in trial.text_content()
+    assert "r9" in trial.text_content()
