@@ -49,7 +49,8 @@ def write_comparison(run_dirs: Sequence[Path], output: Path) -> Path:
     """Write the comparison dashboard for *run_dirs* to *output*; return its path."""
     if not run_dirs:
         raise ReportError("compare needs at least one run directory")
-    runs = [load_run(d) for d in run_dirs]
+    unique = list(dict.fromkeys(Path(d).resolve() for d in run_dirs))  # the same run twice is compared once
+    runs = [load_run(d) for d in unique]
     return write_atomic(Path(output), render_comparison(runs, link_from=Path(output).parent))
 
 

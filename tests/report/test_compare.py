@@ -77,3 +77,8 @@ def test_links_to_run_reports_and_category_profile(run_dir, run_b, tmp_path):
     assert (out.parent / links[0]).resolve() == (run_dir / "report.html").resolve()
     profile = tree.xpath("//section[@id='profile']//figure")[0]
     assert "Category profile" in profile.text_content() and "Acceptance" in profile.text_content()
+
+
+def test_the_same_run_given_twice_is_compared_once(run_dir, tmp_path):
+    tree = parse(write_comparison([run_dir, run_dir / "." , run_dir], tmp_path / "c.html"))
+    assert len(tree.xpath("//section[@id='leaderboard']//tbody/tr")) == 3
