@@ -256,7 +256,8 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
                        el("div", join(_comment_card(t, n, colours, dom) for n, t in loose), class_="rl-margin"),
                        class_="rl-p"))
     modes = []
-    for i, (mode, text) in enumerate((("all", "All markup"), ("final", "Final (accept all)"), ("orig", "Original (reject all)"))):
+    for i, (mode, text) in enumerate((("all", "All markup"), ("changes", "Changes only"), ("final", "Final (accept all)"),
+                                      ("orig", "Original (reject all)"))):
         rid = f"{dom}-m-{mode}"
         modes.append(el("input", type="radio", name=f"{dom}-mode", id=rid, class_=f"rl-mode rl-mode-{mode}",
                         checked=(i == 0)))

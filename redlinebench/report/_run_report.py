@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Sequence
+from urllib.parse import quote
 
 from ._components import (
     SIDE_NAMES,
@@ -58,12 +60,12 @@ def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | 
     """
     run = load_run(run_dir)
     out = Path(output) if output is not None else Path(run_dir) / "report.html"
-    return write_atomic(out, render_run(run, pack=pack))
+    return write_atomic(out, render_run(run, pack=pack, link_from=out.parent))
 
 
 # ------------------------------------------------------------------------------ page
 
-def render_run(run: RunData, *, pack: bool | None = False) -> str:
+def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | None = None) -> str:
     colours = ModelColours()
     for m in run.models:
         colours(m)
@@ -78,7 +80,7 @@ def render_run(run: RunData, *, pack: bool | None = False) -> str:
         _summary(run, colours, tasks_note),
         _charts(run, colours, scen),
         _task_table(run),
-        _task_details(run, tasks, packer),
+        _task_details(run, tasks, packer, link_from),
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
         el("section", el("h2", "Run configuration"), _key_settings(run),
@@ -310,7 +312,7 @@ def _golden_path(run: RunData, task_id: str) -> Path | None:
     return None
 
 
-def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Markup:
+def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_from: Path | None) -> Markup:
     by_task: dict[str, list[TrialRecord]] = defaultdict(list)
     for t in sorted(run.trials, key=trial_sort_key):
         by_task[t.task_id].append(t)
@@ -344,7 +346,8 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Mar
         brief = (el("details", el("summary", "The brief the model received"), el("div", str(task.instruction), class_="brief"),
                     class_="sub") if task is not None and getattr(task, "instruction", None) else None)
         notes = _attorney_notes(task)
-        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer) for t in trials]
+        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer, link_from)
+                        for t in trials]
         blocks.append(el("details",
                          el("summary", el("span", task_id, class_="tid"),
                             el("span", f"S{first.scenario} · T{first.turn} · {first.side or '?'}", class_="muted small"),
@@ -501,8 +504,29 @@ def _diag_list(t: TrialRecord) -> Markup:
               class_="grid2")
 
 
+TRIAL_FILES = ("redline.docx", "grade.json", "metrics.json", "transcript.jsonl", "annotated_view.md")
+
+
+def _file_links(t: TrialRecord, link_from: Path | None) -> Markup | None:
+    """Relative links to the trial's own files (open the .docx in Word, read the raw JSON)."""
+    if link_from is None:
+        return None
+    links = []
+    for name in TRIAL_FILES:
+        f = t.path / name
+        if f.is_file():
+            try:
+                rel = os.path.relpath(f.resolve(), Path(link_from).resolve())
+            except ValueError:
+                continue
+            links.append(el("a", name, href=quote(Path(rel).as_posix())))
+    if not links:
+        return None
+    return el("div", "Files: ", *[join([" · " if i else "", a]) for i, a in enumerate(links)], class_="files small")
+
+
 def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_dom: str | None, author: str | None,
-                 notes: Mapping[str, str], packer: Packer) -> Markup:
+                 notes: Mapping[str, str], packer: Packer, link_from: Path | None = None) -> Markup:
     dom = _trial_id(t)
     callouts = []
     if t.status == "gate_failed":
@@ -552,7 +576,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
               el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
-              *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
+              _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 
 

@@ -125,6 +125,8 @@ a.rl-ref{font:600 10.5px var(--sans);vertical-align:super;text-decoration:none;b
 .rl-doc:has(.rl-mode-final:checked) ins,.rl-doc:has(.rl-mode-orig:checked) del{color:inherit;text-decoration:none}
 .rl-doc:has(.rl-mode-final:checked) .rl-p.rl-changed,.rl-doc:has(.rl-mode-orig:checked) .rl-p.rl-changed{border-left-color:transparent}
 .packed{padding:10px}
+.rl-doc:has(.rl-mode-changes:checked) .rl-p:not(.rl-changed):not(:has(.rl-thread)){display:none}
+.files{margin:2px 0 8px;color:var(--muted)}
 .rl-missing{border:1px dashed var(--line);border-radius:6px;padding:14px;color:var(--muted);background:var(--paper)}
 .rl-error{border-color:#efc1c1;background:#fdf1f1;color:#6d1b1f}
 pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px;max-height:600px;overflow:auto}

@@ -22,8 +22,8 @@ def assert_safe(tree) -> None:
             assert not name.lower().startswith("on"), (node.tag, name)
             if name in {"src", "xlink:href", "action"}:
                 assert value.startswith("#") or value.startswith("data:"), (node.tag, name, value)
-            if name == "href":  # in-page anchors, or a relative link to a sibling run's report.html
-                assert value.startswith("#") or (value.endswith("report.html") and ":" not in value), value
+            if name == "href":  # in-page anchors, or relative links to the run's own files (never a URL)
+                assert value.startswith("#") or (":" not in value and not value.startswith("/")), value
     assert not tree.xpath("//img|//iframe|//object|//embed|//link[@rel='stylesheet']")
     csp = tree.xpath("//meta[@http-equiv='Content-Security-Policy']/@content")[0]
     assert "default-src 'none'" in csp and "script-src 'sha256-" in csp

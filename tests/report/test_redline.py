@@ -68,7 +68,7 @@ def test_anchor_text_is_highlighted_when_found():
 def test_view_modes_are_unique_radios():
     tree = _render(standin(contract(ME, hostile=False, turn=1)))
     radios = tree.xpath(".//input[@type='radio']")
-    assert [r.get("id") for r in radios] == ["d-m-all", "d-m-final", "d-m-orig"]
+    assert [r.get("id") for r in radios] == ["d-m-all", "d-m-changes", "d-m-final", "d-m-orig"]
     assert {r.get("name") for r in radios} == {"d-mode"} and radios[0].get("checked") is not None
 
 

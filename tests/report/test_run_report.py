@@ -203,3 +203,15 @@ def test_grade_files_with_wrong_types_everywhere_still_render(run_dir):
     trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s2-t1-g02b', '1')}']")[0]
     assert "line 1 is not JSON" in trial.text_content()
     assert "r9" in trial.text_content()
+
+
+def test_links_to_each_trials_files(run_dir, tmp_path):
+    tree = parse(write_run_report(run_dir))
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t1-g01a', '1')}']")[0]
+    hrefs = trial.xpath(".//div[contains(@class,'files')]/a/@href")
+    assert [h.rsplit("/", 1)[1] for h in hrefs] == ["redline.docx", "grade.json", "metrics.json", "transcript.jsonl",
+                                                   "annotated_view.md"]
+    assert all((run_dir / h).is_file() for h in hrefs)
+    moved = parse(write_run_report(run_dir, tmp_path / "elsewhere" / "r.html"))
+    far = moved.xpath("//div[contains(@class,'files')]/a/@href")[0]
+    assert far.startswith("../") and ((tmp_path / "elsewhere") / far).resolve().is_file()
