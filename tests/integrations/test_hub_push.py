@@ -232,7 +232,7 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
     tree = build_tree(tmp_path / "bench")  # all 12 scenario x turn cells
     run = tmp_path / "run"
     res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(run),
-                  "--judges", "openai/j1,openai/j2,openai/j3", "--judge-api-base", fake_openai.url, "-j", "2")
+                  "--judges", "openai/j1,openai/j2,openai/j3", "--judge-api-base", fake_openai.url, "-j", "6")
     assert res.exit_code == 0, res.output
     summary = json.loads((run / "metrics_summary.json").read_text())
     [row] = summary["leaderboard"]
@@ -254,7 +254,7 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
 
     heuristic = tmp_path / "run-h"
     res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(heuristic),
-                  "--judges", "heuristic", "--scenario", "1")
+                  "--judges", "heuristic", "--scenario", "1", "--turn", "1")
     assert res.exit_code == 0, res.output
     refused = _invoke("push", "results", str(heuristic), "--model-repo", "org/golden", "--dataset-repo",
                       "org/synthetic", env={"HF_TOKEN": TOKEN})
