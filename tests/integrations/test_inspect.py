@@ -124,3 +124,18 @@ print(json.dumps({{"status": log.status, "task": log.eval.task, "scorer": scorer
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result == {"status": "success", "task": "redlinebench/redlinebench", "scorer": "redline_scorer",
                       "value": 0.0, "error": None}
+
+
+def test_metrics_refuse_scores_whose_trials_were_reduced_away():
+    from inspect_ai.scorer import SampleScore, Score
+
+    from redlinebench.integrations.inspect_scorer import grades_of, metric_value
+
+    grade = {"task_id": "redline-s1-t2-g01a", "model": "m", "trial": 1, "status": "graded", "judge_method": "llm",
+             "judges": ["j"], "gate": {"passed": True}, "score": {"weighted": 0.8}}
+    kept = SampleScore(score=Score(value=0.8, metadata={"grades": [grade]}), sample_id="redline-s1-t2-g01a")
+    assert metric_value([kept], "overall_turn_weighted") == 0.8
+    assert metric_value([kept], "overall_turn_weighted", scale=100.0, digits=1) == 80.0
+    reduced = SampleScore(score=Score(value=0.8), sample_id="redline-s1-t1-g01a")
+    with pytest.raises(ValueError, match="do not pass --epochs-reducer"):
+        grades_of([kept, reduced])
