@@ -104,6 +104,7 @@ def main() -> None:
         n_files = sum(1 for f in root.rglob("*") if f.is_file())
 
         tasks = _timed("load_tasks", lambda: load_tasks(root), results)
+        _timed("content fingerprint", tasks.fingerprint, results)
         ds = _timed("load_dataset cold", lambda: redlinebench.load_dataset(root), results)
         _timed("load_dataset warm", lambda: redlinebench.load_dataset(root), results)
         full = _timed("load_dataset full cold", lambda: redlinebench.load_dataset(root, config="full"), results)

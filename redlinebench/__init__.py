@@ -22,6 +22,8 @@ _LAZY = {
     "Rubric": ".tasks",
     "load_tasks": ".tasks",
     "load_dataset": ".dataset",
+    "resolve_source": ".tasks",
+    "validate_tasks": ".tasks",
     "reward": ".scoring",
     "summarize": ".scoring",
 }

@@ -39,5 +39,14 @@ def _secrets() -> tuple[str, ...]:
 
 def redact(text: str) -> str:
     """Replace every known secret in ``text`` by ``[redacted]``."""
-    pattern = _pattern(_secrets())
-    return pattern.sub("[redacted]", text) if pattern is not None else text
+    return Redactor()(text)
+
+
+class Redactor:
+    """:func:`redact` with the secrets looked up once (a transcript writes many lines)."""
+
+    def __init__(self) -> None:
+        self._pattern = _pattern(_secrets())
+
+    def __call__(self, text: str) -> str:
+        return self._pattern.sub("[redacted]", text) if self._pattern is not None else text

@@ -12,19 +12,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .redact import redact
+from .redact import Redactor
 
 
 class Transcript:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fh = open(path, "a", encoding="utf-8")
+        self._redact = Redactor()
         self._t0 = time.monotonic()
 
     def write(self, event: dict[str, Any]) -> None:
         record = {"t": round(time.monotonic() - self._t0, 4), **event}
         line = json.dumps(record, ensure_ascii=False, default=str)
-        self._fh.write(redact(line) + "\n")
+        self._fh.write(self._redact(line) + "\n")
         self._fh.flush()
 
     def close(self) -> None:

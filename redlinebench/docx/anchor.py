@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 
 _CHAR_MAP = {
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u0060": "'",
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
     "\u00b4": "'",
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"',
     "\u00bb": '"',
@@ -83,7 +83,12 @@ def normalize_map(raw: str) -> Normalized:
     return Normalized("".join(out), starts, ends, n)
 
 
+_ASCII_WS = re.compile(r"\s+")
+
+
 def normalize(text: str) -> str:
+    if text.isascii():
+        return _ASCII_WS.sub(" ", text)
     return normalize_map(text).text
 
 
@@ -193,8 +198,20 @@ def sanitize(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-_TOKEN = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
+_WORDS = re.compile(r"\s+|\S+")
+_TRAILING = re.compile(r"^(.+?)([.,;:!?]+)$", re.S)
 
 
 def tokenize(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+    """Words as a reader sees them: whitespace-delimited, trailing punctuation split off.
+
+    "thirty (30) days." -> ["thirty", " ", "(30)", " ", "days", "."]
+    """
+    out: list[str] = []
+    for tok in _WORDS.findall(text):
+        m = _TRAILING.match(tok) if not tok[0].isspace() else None
+        if m:
+            out.extend(m.groups())
+        else:
+            out.append(tok)
+    return out

@@ -1377,13 +1377,15 @@ _HEADINGS = ("Definitions", "Services", "Fees and Payment", "Confidentiality", "
 
 
 def sample_contract(paragraphs: int = 600, *, seed: int = 0, title: str = "MASTER SERVICES AGREEMENT",
-                    other_author: str | None = None, date: datetime = DEFAULT_DATE) -> DocumentBuilder:
+                    other_author: str | None = None, date: datetime = DEFAULT_DATE,
+                    fragment: bool = True) -> DocumentBuilder:
     """A realistic-looking numbered contract of about ``paragraphs`` paragraphs (benchmarks, tests).
 
     Deterministic for a given ``seed``. Headings, clauses on levels 0-3 (``1.``, ``1.1``,
     ``1.1.1``, ``(a)``), defined terms in bold, a tab, a hyperlink and a fee table every few
-    sections. With ``other_author`` about one clause in eight carries that author's pending
-    insertion or deletion (a turn-2 document).
+    sections; one to three sentences per clause. ``fragment`` splits clause text into runs of a
+    few words, as Word's editing sessions (rsids) do. With ``other_author`` about one clause in
+    eight carries that author's pending insertion or deletion (a turn-2 document).
     """
     import random
 
@@ -1403,11 +1405,22 @@ def sample_contract(paragraphs: int = 600, *, seed: int = 0, title: str = "MASTE
             if count >= paragraphs:
                 break
             level = 1 if sub == 0 else rng.choice((1, 1, 2, 2, 3))
-            sentence = f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_OBJECTS)}{rng.choice(_TAILS)}."
+            sentences = [f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_OBJECTS)}{rng.choice(_TAILS)}."
+                         for _ in range(rng.choice((1, 2, 2, 3)))]
+            sentence = " ".join(sentences)
             term = rng.choice(_TERMS)
             content: list[Content] = []
             if rng.random() < 0.25:
                 content += ["\u201c", Run(term, bold=True), "\u201d means ", sentence[0].lower() + sentence[1:]]
+            elif fragment:
+                # Word splits runs at every editing session (rsids): a few words per run
+                words = sentence.split(" ")
+                cut = 0
+                while cut < len(words):
+                    size = rng.randint(2, 7)
+                    piece = " ".join(words[cut:cut + size]) + (" " if cut + size < len(words) else "")
+                    content.append(Run(piece, italic=rng.random() < 0.03))
+                    cut += size
             else:
                 content.append(sentence)
             if rng.random() < 0.05:

@@ -89,13 +89,13 @@ def read_comments(doc, paragraphs) -> list[Comment]:
     root = doc.package.xml(part)
     extended = _extended(doc)
     # anchors from the body walk
-    starts: dict[int, tuple[int, int]] = {}
-    ends: dict[int, tuple[int, int]] = {}
-    refs: dict[int, tuple[int, int]] = {}
+    starts: dict[int, tuple[int, int, int]] = {}
+    ends: dict[int, tuple[int, int, int]] = {}
+    refs: dict[int, tuple[int, int, int]] = {}
     for i, para in enumerate(paragraphs):
         for marker in para._walk.markers:
             table = starts if marker.tag == "start" else ends if marker.tag == "end" else refs
-            table.setdefault(marker.comment_id, (i, marker.pos))
+            table.setdefault(marker.comment_id, (i, marker.pos, marker.index))
     raw = []
     by_para_id: dict[str, str] = {}
     for el in root.iterfind(qn("w:comment")):
@@ -119,13 +119,15 @@ def read_comments(doc, paragraphs) -> list[Comment]:
         if first is not None and final is not None:
             a, b = first[0], max(first[0], final[0])
             paragraph_ids = [paragraphs[k].id for k in range(a, b + 1)]
-            pieces = []
+            visible, everything = [], []
             for k in range(a, b + 1):
-                text = paragraphs[k].text
-                s = first[1] if k == a and number in starts else 0
-                e = final[1] if k == b and number in ends else len(text)
-                pieces.append(text[s:e] if e >= s else "")
-            anchor_text = " ".join(x for x in pieces if x).strip()
+                atoms = paragraphs[k]._walk.atoms
+                s = first[2] if k == a and number in starts else 0
+                e = final[2] if k == b and number in ends else len(atoms)
+                chunk = atoms[s:e] if e >= s else []
+                visible.append("".join(x.text for x in chunk if x.visible))
+                everything.append("".join(x.text for x in chunk))
+            anchor_text = " ".join(x for x in visible if x).strip() or " ".join(x for x in everything if x).strip()
         out.append(Comment(id=cid, author=el.get(W_AUTHOR) or "", date=el.get(W_DATE), parent=parent,
                            paragraph_ids=paragraph_ids, anchor_text=anchor_text, text=_comment_text(el),
                            resolved=done))
@@ -187,7 +189,11 @@ def _part(doc, kind: str):
 
 
 def _existing_para_ids(doc) -> set[int]:
-    ids = set()
+    """Every paraId/textId in use (computed once per document, then kept up to date)."""
+    cached = getattr(doc, "_taken_para_ids", None)
+    if cached is not None:
+        return cached
+    ids: set[int] = set()
     for reltype in (RT_COMMENTS,):
         part = doc.part_for(reltype)
         if part is None:
@@ -207,6 +213,7 @@ def _existing_para_ids(doc) -> set[int]:
                 ids.add(int(value, 16))
             except ValueError:
                 pass
+    doc._taken_para_ids = ids
     return ids
 
 
@@ -253,6 +260,26 @@ def ensure_comment_styles(doc) -> None:
     if added:
         doc.package.mark_dirty(part)
         doc._numbering = None
+        _mirror_styles_with_effects(doc, root)
+
+
+RT_STYLES_WITH_EFFECTS = "http://schemas.microsoft.com/office/2007/relationships/stylesWithEffects"
+
+
+def _mirror_styles_with_effects(doc, styles_root) -> None:
+    """Word 2010 reads stylesWithEffects.xml when present: keep our comment styles in it too."""
+    part = doc.part_for(RT_STYLES_WITH_EFFECTS)
+    if part is None:
+        return
+    root = doc.package.xml(part)
+    have = {s.get(qn("w:styleId")) for s in root.iterfind(qn("w:style"))}
+    for style in styles_root.iterfind(qn("w:style")):
+        sid = style.get(qn("w:styleId"))
+        if sid in ("CommentText", "CommentReference") and sid not in have:
+            import copy
+
+            root.append(copy.deepcopy(style))
+            doc.package.mark_dirty(part)
 
 
 def _write_comment(doc, author: str, text: str, stamp: str, parent_para_id: str | None) -> tuple[int, str]:
@@ -349,7 +376,15 @@ def place_range(first_el, last_el, number: int) -> None:
     _climb(first_el, True).addprevious(start)
     anchor = _climb(last_el, False)
     anchor.addnext(end)
-    end.addnext(_reference_run(number))
+    # The reference is a run: never leave it inside another author's insertion or deletion
+    # (rejecting or accepting theirs would take our comment with it).
+    holder = end
+    node = end.getparent()
+    while node is not None and node.tag != W_P:
+        if node.tag in REVISION_WRAPPERS:
+            holder = node
+        node = node.getparent()
+    holder.addnext(_reference_run(number))
 
 
 def place_on_paragraph(p, number: int) -> None:
@@ -380,6 +415,31 @@ def _comment_element(doc, number: int):
     return None
 
 
+def _thread_parents(doc) -> dict[int, int]:
+    """comment number -> parent comment number, from comments.xml + commentsExtended.xml only."""
+    part = doc.part_for(RT_COMMENTS)
+    if part is None:
+        return {}
+    extended = _extended(doc)
+    by_para: dict[str, int] = {}
+    last_para: dict[int, str] = {}
+    for el in doc.package.xml(part).iterfind(qn("w:comment")):
+        try:
+            number = int(el.get(W_ID))
+        except (TypeError, ValueError):
+            continue
+        last = (_last_para_id(el) or "").upper()
+        if last:
+            by_para[last] = number
+            last_para[number] = last
+    out = {}
+    for number, last in last_para.items():
+        parent_pid, _ = extended.get(last, (None, False))
+        if parent_pid and parent_pid in by_para and by_para[parent_pid] != number:
+            out[number] = by_para[parent_pid]
+    return out
+
+
 def _parse_cid(value) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -404,23 +464,21 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
         return _reply(doc, author, text, stamp, reply_to, paragraph_id)
     if not isinstance(paragraph_id, str):
         raise ToolFailure("paragraph_not_found", "paragraph_id is required for a new comment thread")
-    try:
-        para = doc.paragraph(paragraph_id)
-    except KeyError:
+    p = doc.element_for(paragraph_id)
+    if p is None:
         raise ToolFailure("paragraph_not_found", f"no paragraph {paragraph_id!r}; use the [p-NNN] ids "
-                          "from read_document") from None
-    p = para.element
+                          "from read_document")
     if span is not None and (not isinstance(span, str) or not span.strip()):
         span = None
     if span is not None:
         try:
-            match = locate(para.text, span)
+            match = locate(walk_paragraph(p).current, span)
         except AnchorError as exc:
             raise ToolFailure(exc.code, f"{exc.message} ({paragraph_id})",
                               **({"candidates": exc.candidates} if exc.candidates else {})) from None
         from .edits import _isolate
 
-        inside = [a for a in _isolate(p, match.start, match.end) if a.text]
+        inside = [a for a in _isolate(p, match.start, match.end, doc.ids.next) if a.text]
         if not inside:
             raise ToolFailure("text_not_found", "the span covers no text")
         number, _ = _write_comment(doc, author, text, stamp, None)
@@ -438,13 +496,13 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
     if comment_el is None:
         raise ToolFailure("comment_not_found", f"no comment cmt-{target}; use the cmt-N ids from read_document")
     # threads are one level deep: a reply to a reply points at the root
-    by_id = {c.id: c for c in doc.comments}
-    root_id = f"cmt-{target}"
+    parents = _thread_parents(doc)
+    root_number = target
     seen = set()
-    while by_id.get(root_id) is not None and by_id[root_id].parent and root_id not in seen:
-        seen.add(root_id)
-        root_id = by_id[root_id].parent
-    root_number = int(root_id.split("-")[1])
+    while root_number in parents and root_number not in seen:
+        seen.add(root_number)
+        root_number = parents[root_number]
+    root_id = f"cmt-{root_number}"
     root_el = _comment_element(doc, root_number) if root_number != target else comment_el
     root_para_id = _last_para_id(root_el) if root_el is not None else None
     if root_para_id is None and root_el is not None:
@@ -464,10 +522,12 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
     refs = {el.get(W_ID): el for el in doc.body.iter(W_CREF)}
     root_start = starts.get(str(root_number))
     root_ref = refs.get(str(root_number))
+    fallback = None
     if root_start is None and root_ref is None:
-        if paragraph_id is None:
+        fallback = doc.element_for(paragraph_id) if paragraph_id is not None else None
+        if fallback is None:
             raise ToolFailure("comment_not_anchored", f"{root_id} has no anchor in the document body; "
-                              "give paragraph_id to anchor the reply")
+                              "give a valid paragraph_id to anchor the reply")
     number, _ = _write_comment(doc, author, text, stamp, root_para_id)
     if root_start is not None or root_ref is not None:
         start = make_element("w:commentRangeStart", {"w:id": str(number)})
@@ -484,10 +544,6 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
             (ends.get(str(root_number)) or root_start).addnext(end)
         end.addnext(_reference_run(number))
     else:
-        try:
-            para = doc.paragraph(paragraph_id)
-        except KeyError:
-            raise ToolFailure("paragraph_not_found", f"no paragraph {paragraph_id!r}") from None
-        place_on_paragraph(para.element, number)
+        place_on_paragraph(fallback, number)
     doc.touch()
     return f"cmt-{number}"

@@ -50,8 +50,15 @@ RT_STYLES = RT_BASE + "styles"
 STORY_RELTYPES = tuple(RT_BASE + t for t in ("header", "footer", "footnotes", "endnotes", "comments"))
 
 
-def format_date(date: datetime | None) -> str:
+def format_date(date: datetime | str | None) -> str:
     """xsd:dateTime in UTC with seconds and a trailing Z, as Word writes it."""
+    if isinstance(date, str):
+        try:
+            date = datetime.fromisoformat(date.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"date must be an ISO 8601 date-time, got {date!r}") from None
+        if date.tzinfo is None:
+            date = date.replace(tzinfo=timezone.utc)
     if date is None:
         date = datetime.now(timezone.utc)
     if date.tzinfo is not None:
@@ -173,7 +180,10 @@ class RedlineDocument:
         self._body = body
         self._ids = IdAllocator(self._story_roots())
         self._pids: dict[object, str] = {}
+        self._els: dict[str, object] = {}
         self._next_pid = 1
+        for p, _ in iter_block_paragraphs(self._body):
+            self._register(p)
         self._generation = 0
         self._index_cache: _Index | None = None
         self._index_generation = -1
@@ -279,13 +289,16 @@ class RedlineDocument:
         revisions: list[Revision] = []
         pending: list[tuple] = []
         for p, in_table in iter_block_paragraphs(self._body):
-            pid = self._pids.get(p)
-            if pid is None:
-                pid = f"p-{self._next_pid:03d}"
-                self._next_pid += 1
-                self._pids[p] = pid
+            pid = self._pids.get(p) or self._register(p)
             pending.append((p, pid, in_table))
-        # assign numbers for paragraphs that existed at load first (stable), then build
+        fmt_changes: dict[object, list] = {}
+        for change in self._body.iter(W_RPRCHANGE, W_PPRCHANGE):
+            host = change.getparent()
+            node = host
+            while node is not None and node.tag != W_P:
+                node = node.getparent()
+            if node is not None:
+                fmt_changes.setdefault(node, []).append(change)
         for index, (p, pid, in_table) in enumerate(pending):
             walk = walk_paragraph(p)
             ppr = p.find(W_PPR)
@@ -300,7 +313,7 @@ class RedlineDocument:
                 ps = ppr.find(qn("w:pStyle"))
                 if ps is not None:
                     style = numbering.style_name(ps.get(qn("w:val")))
-            segments, flags, para_revs = self._describe(p, pid, walk, ppr, mark, mark_kind)
+            segments, flags, para_revs = self._describe(p, pid, walk, mark, mark_kind, fmt_changes.get(p, ()))
             comment_ids = []
             for marker in walk.markers:
                 cid = f"cmt-{marker.comment_id}"
@@ -319,7 +332,7 @@ class RedlineDocument:
         self._index_generation = self._generation
         return self._index_cache
 
-    def _describe(self, p, pid, walk: Walk, ppr, mark, mark_kind):
+    def _describe(self, p, pid, walk: Walk, mark, mark_kind, changes):
         segments: list[Segment] = []
         flags: list[str] = []
         revs: dict[int, list] = {}
@@ -356,7 +369,7 @@ class RedlineDocument:
                                 "".join(texts)))
         # formatting changes on runs and on the paragraph
         fmt = False
-        for change in p.iter(W_RPRCHANGE, W_PPRCHANGE):
+        for change in changes:
             if change.getparent() is not None and change.getparent().getparent() is not None:
                 fmt = True
                 host = change.getparent().getparent()
@@ -383,21 +396,37 @@ class RedlineDocument:
     def invalidate(self) -> None:
         self._generation += 1
 
-    def paragraph_id_of(self, p) -> str:
-        """The id of a paragraph element (assigning the next free one to a new paragraph)."""
-        pid = self._pids.get(p)
-        if pid is None:
-            self._index()
-            pid = self._pids.get(p)
-        if pid is None:
-            raise KeyError("paragraph is not part of the body")
+    def _register(self, p) -> str:
+        pid = f"p-{self._next_pid:03d}"
+        self._next_pid += 1
+        self._pids[p] = pid
+        self._els[pid] = p
         return pid
+
+    def paragraph_id_of(self, p) -> str:
+        """The id of a paragraph element (a new paragraph gets the next free number)."""
+        pid = self._pids.get(p)
+        return pid if pid is not None else self._register(p)
+
+    def element_for(self, pid: str):
+        """The ``w:p`` element of a paragraph id, or None (unknown id, or paragraph gone).
+
+        Cheap: edits and comments use it instead of rebuilding the whole index.
+        """
+        el = self._els.get(pid) if isinstance(pid, str) else None
+        if el is None:
+            return None
+        node = el
+        while node is not None and node is not self._body:
+            node = node.getparent()
+        return el if node is self._body else None
 
     def rebind_paragraph(self, old, new) -> None:
         """Give ``new`` the id of ``old`` (used when a paragraph is restored from a snapshot)."""
         pid = self._pids.pop(old, None)
         if pid is not None:
             self._pids[new] = pid
+            self._els[pid] = new
 
     # ------------------------------------------------------------------ public reading API
     @property

@@ -116,12 +116,12 @@ def _inside(el, tag) -> bool:
 
 
 # ---------------------------------------------------------------------------- primitives
-def _boundary(p, pos: int) -> None:
+def _boundary(p, pos: int, fresh_id=None) -> None:
     """Make ``pos`` (current text) fall between runs, splitting a text run if needed."""
     walk = walk_paragraph(p)
     for atom in walk.atoms:
         if atom.visible and atom.start < pos < atom.end and atom.splittable:
-            split_text_atom(atom, pos - atom.start)
+            split_text_atom(atom, pos - atom.start, fresh_id)
             return
 
 
@@ -136,10 +136,10 @@ def _expand(p, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _isolate(p, start: int, end: int):
+def _isolate(p, start: int, end: int, fresh_id=None):
     """Split and explode runs so the visible atoms in [start, end) own their runs exclusively."""
-    _boundary(p, start)
-    _boundary(p, end)
+    _boundary(p, start, fresh_id)
+    _boundary(p, end, fresh_id)
     for _ in range(3):
         walk = walk_paragraph(p)
         inside = [a for a in walk.atoms if a.visible and start <= a.start and a.end <= end
@@ -154,7 +154,7 @@ def _isolate(p, start: int, end: int):
         if not mixed:
             return inside
         for run in dict.fromkeys(mixed):
-            explode_run(run)
+            explode_run(run, fresh_id)
     return inside
 
 
@@ -163,7 +163,7 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
     if start >= end:
         return []
     start, end = _expand(p, start, end)
-    inside = _isolate(p, start, end)
+    inside = _isolate(p, start, end, ctx.doc.ids.next)
     runs = []
     for atom in inside:
         for run in atom.all_runs:
@@ -185,13 +185,8 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
             groups.append([run])
     created = []
     for group in groups:
-        wrapper = group[0].getparent()
-        if wrapper.tag in (W_INS, W_MOVETO):
-            if not is_first_content(group[0]):
-                wrapper = split_wrapper_before(wrapper, group[0], ctx.doc.ids.next())
-            if not is_last_content(group[-1]):
-                nxt = next(s for s in group[-1].itersiblings() if s.tag in CONTENT_TAGS)
-                split_wrapper_before(wrapper, nxt, ctx.doc.ids.next())
+        # Inside another author's insertion the w:del goes inside their w:ins, which keeps its id:
+        # rejecting their insertion later still removes all of it, our strike included.
         deleted = ctx.revision("w:del")
         group[0].addprevious(deleted)
         for run in group:
@@ -209,7 +204,7 @@ def insert_at(ctx: EditContext, p, pos: int, text: str, *, rpr_source=None):
     for atom in walk.atoms:
         if atom.visible and atom.start < pos < atom.end:
             if atom.splittable:
-                split_text_atom(atom, pos - atom.start)
+                split_text_atom(atom, pos - atom.start, ctx.doc.ids.next)
             else:
                 pos = atom.end
             walk = walk_paragraph(p)
@@ -227,7 +222,7 @@ def insert_at(ctx: EditContext, p, pos: int, text: str, *, rpr_source=None):
         # same run holds both sides: give the right side its own run
         child = right.node if right.node is not None else None
         if child is not None:
-            new_run = split_run_before(right.run, child)
+            new_run = split_run_before(right.run, child, ctx.doc.ids.next)
             right.run = new_run
             right.runs = [new_run] if right.runs else []
     target = None
@@ -308,22 +303,28 @@ def _diff_ops(old: str, new: str) -> list[tuple[int, int, str]]:
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             continue
-        if changes:
-            prev = changes[-1]
-            gap = old_tokens[prev[1]:i1]
-            if len(gap) <= 1 and all(t.isspace() for t in gap):
-                prev[1], prev[3] = i2, j2
-                continue
         changes.append([i1, i2, j1, j2])
     return [(offsets[i1], offsets[i2], "".join(new_tokens[j1:j2])) for i1, i2, j1, j2 in changes]
 
 
 def replace_range(ctx: EditContext, p, start: int, end: int, new_text: str) -> list:
+    """Replace current text [start, end) by ``new_text`` as a minimal set of word-level changes."""
     raw = walk_paragraph(p).current
     old = raw[start:end]
-    created = []
-    for o_start, o_end, piece in reversed(_diff_ops(old, new_text)):
+    ops: list[list] = []
+    for o_start, o_end, piece in _diff_ops(old, new_text):
         a, b = start + o_start, start + o_end
+        wa, wb = _expand(p, a, b) if a < b else _expand_point(p, a)
+        # an atomic unit (a field) was widened: carry its untouched text into the replacement
+        piece = raw[wa:a] + piece + raw[b:wb]
+        if ops and wa < ops[-1][1]:
+            # two changes inside one atomic unit: replace the whole widened range at once
+            ws, we = _expand(p, start, end)
+            ops = [[ws, we, raw[ws:start] + new_text + raw[end:we]]]
+            break
+        ops.append([wa, wb, piece])
+    created = []
+    for a, b, piece in reversed(ops):
         walk = walk_paragraph(p)
         first_run = None
         for atom in walk.atoms:
@@ -340,7 +341,22 @@ def replace_range(ctx: EditContext, p, start: int, end: int, new_text: str) -> l
     return created
 
 
+def _expand_point(p, pos: int) -> tuple[int, int]:
+    """An insertion point inside an atomic unit moves to the unit's end."""
+    for atom in walk_paragraph(p).atoms:
+        if atom.visible and atom.atomic and atom.start < pos < atom.end:
+            return atom.end, atom.end
+    return pos, pos
+
+
 # ---------------------------------------------------------------------------- paragraphs
+def _next_block(p):
+    for sib in p.itersiblings():
+        if sib.tag in (W_P, W_TBL, W_SDT, W_SECTPR):
+            return sib if sib.tag != W_SECTPR else None
+    return None
+
+
 def is_last_in_container(p) -> bool:
     for sib in p.itersiblings():
         if sib.tag in (W_P, W_TBL, W_SDT):
@@ -406,7 +422,11 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
         if atom.visible and atom.text.strip() and not atom.atomic:
             source = atom.run
             break
-    last = is_last_in_container(p)
+    # When no paragraph follows (end of a cell or of the body, or a table next), the new last
+    # paragraph takes over p's role and p's own mark is the inserted one: rejecting then joins
+    # p with it and nothing is left over.
+    nxt = _next_block(p)
+    last = nxt is None or nxt.tag != W_P
     new_paras = []
     anchor = p
     for line in lines:
@@ -416,6 +436,7 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
         if base is not None:
             np.append(copy.deepcopy(base))
         anchor.addnext(np)
+        ctx.doc.paragraph_id_of(np)
         anchor = np
         new_paras.append(np)
         inserted = ctx.revision("w:ins")
@@ -423,8 +444,11 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
             inserted.append(run)
         np.append(inserted)
     if last:
-        # the final new paragraph takes over the container-end mark; p's mark becomes inserted
         marked = [p] + new_paras[:-1]
+        ppr = p.find(W_PPR)
+        sect = ppr.find(W_SECTPR) if ppr is not None else None
+        if sect is not None and new_paras:
+            new_paras[-1].get_or_add("w:pPr").insert_ordered(sect)
     else:
         marked = new_paras
     for para in marked:
@@ -527,17 +551,15 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
     except ValueError as exc:
         result.update(status="runtime_error", error=f"invalid_edit: {exc}")
         return result
-    try:
-        para = doc.paragraph(pid)
-    except KeyError:
+    p = doc.element_for(pid)
+    if p is None:
         result.update(status="anchor_failed", error=f"paragraph_not_found: no paragraph {pid!r}; use the "
                       "[p-NNN] ids from read_document")
         if anchor.get("text"):
             result["candidates"] = _elsewhere(doc, anchor["text"], "")
         return result
-    p = para.element
     text = anchor.get("text") or ""
-    raw = para.text
+    raw = walk_paragraph(p).current
     match = None
     if text.strip():
         try:

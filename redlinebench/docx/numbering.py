@@ -8,11 +8,16 @@ paragraph whose mark is deleted does not count in the current view.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .oxml import qn
 
 W_VAL = qn("w:val")
+_NUMPR = qn("w:numPr")
+_NUMID = qn("w:numId")
+_ILVL = qn("w:ilvl")
+_PSTYLE = qn("w:pStyle")
 
 
 @dataclass(slots=True)
@@ -99,6 +104,7 @@ class Numbering:
         self.default_pstyle: str | None = None
         self.style_names: dict[str, str] = {}
         self.pstyle_level: dict[str, tuple[str, int]] = {}
+        self._resolved: dict[tuple, tuple[str, int] | None] = {}
         if numbering_root is not None:
             self._load_numbering(numbering_root)
         if styles_root is not None:
@@ -168,11 +174,29 @@ class Numbering:
         ilvl: int | None = None
         style = None
         if ppr is not None:
-            numpr = ppr.find(qn("w:numPr"))
-            if numpr is not None:
-                num_id = _val(numpr, "w:numId")
-                ilvl = _ival(numpr, "w:ilvl")
-            style = _val(ppr, "w:pStyle")
+            for child in ppr:
+                tag = child.tag
+                if tag == _NUMPR:
+                    for c in child:
+                        if c.tag == _NUMID:
+                            num_id = c.get(W_VAL)
+                        elif c.tag == _ILVL:
+                            try:
+                                ilvl = int(c.get(W_VAL))
+                            except (TypeError, ValueError):
+                                ilvl = None
+                elif tag == _PSTYLE:
+                    style = child.get(W_VAL)
+        key = (num_id, ilvl, style)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            pass
+        value = self._resolve(num_id, ilvl, style)
+        self._resolved[key] = value
+        return value
+
+    def _resolve(self, num_id, ilvl, style) -> tuple[str, int] | None:
         if style is None:
             style = self.default_pstyle
         seen = set()
@@ -206,6 +230,7 @@ class Counter:
         self.n = numbering
         self.counts: dict[str, dict[int, int]] = {}
         self.started_nums: set[str] = set()
+        self._labels: dict[tuple, str | None] = {}
 
     def next_label(self, ppr) -> str | None:
         resolved = self.n.resolve(ppr)
@@ -239,7 +264,11 @@ class Counter:
                     counts.pop(deeper)
         if level.fmt in ("bullet", "none") and "%" not in level.text:
             return None
-        return self._render(num_id, ilvl, level, counts)
+        key = (num_id, ilvl, tuple(counts.get(k) for k in range(ilvl + 1)))
+        label = self._labels.get(key)
+        if label is None:
+            label = self._labels[key] = self._render(num_id, ilvl, level, counts)
+        return label
 
     def _start(self, num_id: str, ilvl: int) -> int:
         _, starts, _ = self.n.nums[num_id]
@@ -250,25 +279,40 @@ class Counter:
 
     def _render(self, num_id: str, ilvl: int, level: Level, counts: dict[int, int]) -> str | None:
         out = []
-        text = level.text
-        i = 0
-        while i < len(text):
-            ch = text[i]
-            if ch == "%" and i + 1 < len(text) and text[i + 1].isdigit():
-                ref = int(text[i + 1]) - 1
-                ref_level = self.n.level(num_id, ref)
-                value = counts.get(ref)
+        for piece in _split_lvl_text(level.text):
+            if isinstance(piece, int):
+                ref_level = self.n.level(num_id, piece)
+                value = counts.get(piece)
                 if value is None:
                     value = ref_level.start if ref_level is not None else 1
                 fmt = ref_level.fmt if ref_level is not None else "decimal"
-                if level.legal and fmt not in ("decimalZero",):
+                if level.legal and fmt != "decimalZero":
                     fmt = "decimal"
                 out.append(format_number(value, fmt))
-                i += 2
-                continue
-            out.append(ch)
-            i += 1
+            else:
+                out.append(piece)
         label = "".join(out).strip()
         if label.endswith(".") and len(label) > 1:
             label = label[:-1]
         return label or None
+
+
+_LVL_CACHE: dict[str, list] = {}
+_LVL_TOKEN = re.compile(r"%([1-9])")
+
+
+def _split_lvl_text(text: str) -> list:
+    """``"%1.%2"`` -> ``[0, ".", 1]`` (ints are 0-based level references); cached."""
+    parts = _LVL_CACHE.get(text)
+    if parts is None:
+        parts = []
+        pos = 0
+        for m in _LVL_TOKEN.finditer(text):
+            if m.start() > pos:
+                parts.append(text[pos:m.start()])
+            parts.append(int(m.group(1)) - 1)
+            pos = m.end()
+        if pos < len(text):
+            parts.append(text[pos:])
+        _LVL_CACHE[text] = parts
+    return parts

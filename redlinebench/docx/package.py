@@ -62,6 +62,7 @@ class Package:
         self._blobs = blobs
         self._xml: dict[str, OxmlElement] = {}
         self._dirty: set[str] = set()
+        self._rels_cache: dict[str, list[Relationship]] = {}
         if "[Content_Types].xml" not in blobs:
             raise _fail(name, "missing [Content_Types].xml: not an Office Open XML package")
         self.content_types: OxmlElement = self.xml("[Content_Types].xml")
@@ -182,6 +183,9 @@ class Package:
         return posixpath.join(folder, "_rels", base + ".rels")
 
     def rels(self, part: str) -> list[Relationship]:
+        cached = self._rels_cache.get(part)
+        if cached is not None:
+            return cached
         rels_name = self.rels_part(part)
         if not self.has(rels_name):
             return []
@@ -196,6 +200,7 @@ class Package:
                 else:
                     target = posixpath.normpath(posixpath.join(folder, target))
             out.append(Relationship(el.get("Id", ""), el.get("Type", ""), target, external))
+        self._rels_cache[part] = out
         return out
 
     def related_part(self, part: str, reltype: str) -> str | None:
@@ -224,6 +229,7 @@ class Package:
         rel_target = posixpath.relpath(target, posixpath.dirname(part) or ".")
         root.append(make_element("pr:Relationship", {"Id": rid, "Type": reltype, "Target": rel_target}))
         self.mark_dirty(rels_name)
+        self._rels_cache.pop(part, None)
         return rid
 
     # ---------------------------------------------------------------- writing

@@ -104,10 +104,14 @@ def join_with_next(p) -> None:
     nxt = _container_next_paragraph(p)
     content = [c for c in p if c.tag != W_PPR]
     if nxt is None or nxt.tag != W_P:
+        # Nothing to join into (a table follows, or p ends its container): an emptied paragraph
+        # before a table goes away, its anchors moving to the end of the previous paragraph.
         has_text = any(t.text for t in p.iter(qn("w:t")))
-        has_ref = any(True for _ in p.iter(W_CREF))
-        if nxt is not None and not has_text and not has_ref:
-            remove(p)   # an emptied paragraph before a table; anchors lifted to block level
+        prev = p.getprevious()
+        if nxt is not None and not has_text and prev is not None and prev.tag == W_P:
+            for c in content:
+                prev.append(c)
+            p.getparent().remove(p)
         return
     ppr = nxt.find(W_PPR)
     index = 0 if ppr is None else nxt.index(ppr) + 1

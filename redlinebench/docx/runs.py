@@ -26,6 +26,7 @@ W_MOVEFROM = qn("w:moveFrom")
 W_MOVETO = qn("w:moveTo")
 W_PPR = qn("w:pPr")
 W_RPR = qn("w:rPr")
+W_RPRCHANGE = qn("w:rPrChange")
 W_FLDCHAR = qn("w:fldChar")
 W_FLDSIMPLE = qn("w:fldSimple")
 W_HYPERLINK = qn("w:hyperlink")
@@ -55,7 +56,7 @@ _SIMPLE_CHARS = {
     qn("w:noBreakHyphen"): "\u2011",
 }
 _ATOMIC_OBJECTS = {qn(t) for t in ("w:drawing", "w:pict", "w:object", "w:footnoteReference",
-                                     "w:endnoteReference", "w:ruby", "w:embeddedObject")}
+                                     "w:endnoteReference", "w:ruby", "w:embeddedObject", "mc:AlternateContent")}
 W_SYM = qn("w:sym")
 
 
@@ -159,6 +160,8 @@ def walk_paragraph(p) -> Walk:
         kind, rev, outer = _context(stack)
         for child in run:
             tag = child.tag
+            if tag == W_RPR:
+                continue
             if tag == W_T or tag == W_DELTEXT:
                 if child.text:
                     emit_text(run, child, child.text, kind, rev, outer)
@@ -301,23 +304,28 @@ def set_text(node, text: str) -> None:
         del node.attrib[XML_SPACE]
 
 
-def _clone_run_shell(run):
+def _clone_run_shell(run, fresh_id=None):
+    """An empty run with ``run``'s attributes and properties (a copied rPrChange gets a new id)."""
     new = make_element("w:r")
     for key, value in run.attrib.items():
         new.set(key, value)
     rpr = run.find(W_RPR)
     if rpr is not None:
-        new.append(copy.deepcopy(rpr))
+        clone = copy.deepcopy(rpr)
+        if fresh_id is not None:
+            for change in clone.iter(W_RPRCHANGE):
+                change.set(W_ID, str(fresh_id()))
+        new.append(clone)
     return new
 
 
-def split_text_atom(atom: Atom, offset: int) -> None:
+def split_text_atom(atom: Atom, offset: int, fresh_id=None) -> None:
     """Split the run of a text atom so that ``atom.text[:offset]`` ends a run."""
     node, run = atom.node, atom.run
     full = node.text or ""
     # the atom's text is the whole node text
     head, tail = full[:offset], full[offset:]
-    new = _clone_run_shell(run)
+    new = _clone_run_shell(run, fresh_id)
     tail_node = make_element("w:" + node.tag.split("}")[1])
     set_text(tail_node, tail)
     set_text(node, head)
@@ -328,9 +336,9 @@ def split_text_atom(atom: Atom, offset: int) -> None:
     run.addnext(new)
 
 
-def split_run_before(run, child) -> object:
+def split_run_before(run, child, fresh_id=None) -> object:
     """Move ``child`` and everything after it in ``run`` into a new run right after it."""
-    new = _clone_run_shell(run)
+    new = _clone_run_shell(run, fresh_id)
     moving = [child] + list(child.itersiblings())
     for el in moving:
         new.append(el)
@@ -342,13 +350,13 @@ def content_children(run) -> list:
     return [c for c in run if c.tag != W_RPR]
 
 
-def explode_run(run) -> list:
+def explode_run(run, fresh_id=None) -> list:
     """Give every content child of ``run`` its own run (rPr copied); returns the runs."""
     kids = content_children(run)
     runs = [run]
     current = run
     for child in kids[1:]:
-        current = split_run_before(current, child)
+        current = split_run_before(current, child, fresh_id)
         runs.append(current)
     return runs
 

@@ -43,9 +43,7 @@ class Revision:
     text: str
 
 
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    message: str
-    part: str
-    severity: Literal["error", "warning"] = "error"
+# One Finding class for the package: the validator (engine-QA) defines it.
+from .validate import Finding  # noqa: E402
+
+__all__ = ["Segment", "Comment", "Revision", "Finding"]

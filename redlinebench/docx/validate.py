@@ -15,7 +15,9 @@ content-type-missing     a part has no content type (Override or Default)
 content-type-dangling    an Override names a part that is not in the package (warning)
 rel-dangling             an internal relationship points at a missing part
 rel-id-missing           an ``r:id`` in a part is not among that part's relationships
-main-part-missing        no officeDocument relationship to an existing part
+main-part-missing        no officeDocument relationship to an existing part, or no w:body
+main-part-type           the main part is macro-enabled or not a Word document
+zip-duplicate-entry      a part name appears twice in the zip (or differs only in case)
 revision-attr-missing    a revision element without ``w:id`` or ``w:author``
 revision-id-duplicate    two revision elements share a ``w:id`` (across parts; across kinds: warning)
 revision-misplaced       a revision element inside ``w:r``/``w:t``/a run's ``w:rPr``
@@ -71,6 +73,12 @@ OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relatio
 _MAX_ENTRIES = 2000
 _MAX_ENTRY_BYTES = 50 * 1024 * 1024
 _MAX_TOTAL_BYTES = 200 * 1024 * 1024
+_MAX_RATIO = 100
+_RATIO_MIN_BYTES = 1024 * 1024
+_MAIN_TYPES = (
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+)
 
 
 @dataclass(frozen=True)
@@ -199,9 +207,19 @@ def _load_zip(data: bytes, findings: list[Finding]) -> _Input | None:
             findings.append(Finding("zip-unreadable", f"{len(infos)} entries (limit {_MAX_ENTRIES})", "<package>"))
             return None
         total = 0
+        seen_names: set[str] = set()
         for info in infos:
             if info.is_dir():
                 continue
+            if info.filename.lower() in seen_names:
+                findings.append(Finding("zip-duplicate-entry", "the zip holds this part name twice (or in two "
+                                                               "letter cases)", info.filename))
+                continue
+            seen_names.add(info.filename.lower())
+            if info.file_size > _RATIO_MIN_BYTES and info.file_size > _MAX_RATIO * max(info.compress_size, 1):
+                findings.append(Finding("zip-unreadable", f"compression ratio above {_MAX_RATIO}x "
+                                                          f"(zip bomb?)", info.filename))
+                return None
             budget = min(_MAX_ENTRY_BYTES, _MAX_TOTAL_BYTES - total)
             try:
                 with zf.open(info) as fh:
@@ -333,11 +351,24 @@ def _check_package(pkg: _Input, findings: list[Finding]) -> dict[str, dict[str, 
                 findings.append(Finding("rel-dangling", f"relationship {rid} targets missing part {resolved}", name))
             elif source == "" and rel.get("Type") == OFFICE_DOCUMENT:
                 main_ok = True
+                _check_main_part(pkg, present[resolved.lower()], ct, findings)
         rel_map[source] = ids
     if not main_ok:
         findings.append(Finding("main-part-missing", "no officeDocument relationship to an existing part",
                                 "_rels/.rels"))
     return rel_map
+
+
+def _check_main_part(pkg: _Input, name: str, ct: etree._Element | None, findings: list[Finding]) -> None:
+    if ct is not None:
+        ctype = next((e.get("ContentType") for e in ct.iter(f"{{{CT}}}Override")
+                      if e.get("PartName", "").lstrip("/").lower() == name.lower()), None)
+        if ctype is not None and ctype not in _MAIN_TYPES:
+            kind = "macro-enabled document" if "macroEnabled" in ctype else "not a Word document"
+            findings.append(Finding("main-part-type", f"main part content type {ctype!r}: {kind}", name))
+    tree = pkg.trees.get(name)
+    if tree is not None and (tree.tag != _w("document") or tree.find(_w("body")) is None):
+        findings.append(Finding("main-part-missing", "main part is not a w:document with a w:body", name))
 
 
 def _check_rel_ids(name: str, root: etree._Element, ids: Mapping[str, str], findings: list[Finding]) -> None:

@@ -40,12 +40,18 @@ def _bare(model: str) -> str:
 
 def call_cost(model: str, response: Any, prompt_tokens: int, completion_tokens: int) -> float | None:
     """Dollar cost of one response; ``None`` when neither litellm nor the fallback table knows the model."""
-    try:
-        cost = get_litellm().completion_cost(completion_response=response, model=model)
-        if cost is not None and cost > 0:
-            return float(cost)
-    except Exception:  # noqa: BLE001  litellm raises many kinds for unmapped models
-        pass
+    hidden = getattr(response, "_hidden_params", None)
+    known = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    if isinstance(known, (int, float)) and known > 0:
+        return float(known)  # litellm already priced this response
+    litellm = get_litellm()
+    if model in litellm.model_cost or _bare(model) in litellm.model_cost:
+        try:
+            cost = litellm.completion_cost(completion_response=response, model=model)
+            if cost is not None and cost > 0:
+                return float(cost)
+        except Exception:  # noqa: BLE001  litellm raises many kinds for unmapped models
+            pass
     table = fallback_prices()
     entry = table.get(model) or table.get(_bare(model)) or table.get("default")
     if entry is None:

@@ -127,8 +127,8 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
     if any(r.judge_method and "heuristic" in r.judge_method for r in runs):
         warnings.append(el("div", el("b", "Heuristic judge"), "Some runs were scored by the offline heuristic judge: an "
                                                               "approximation for demos, never publishable.", class_="callout info"))
-    fps = {str(config_value(r.config, "fingerprint", "source.fingerprint", "data_source.fingerprint", "tasks.fingerprint"))
-           for r in runs if config_value(r.config, "fingerprint", "source.fingerprint", "data_source.fingerprint", "tasks.fingerprint")}
+    fps = {str(config_value(r.config, "data.fingerprint", "fingerprint", "source.fingerprint"))
+           for r in runs if config_value(r.config, "data.fingerprint", "fingerprint", "source.fingerprint")}
     if len(fps) > 1:
         warnings.append(el("div", el("b", "Different task sets"), "The runs used task sets with different fingerprints; "
                                                                   "compare cell by cell rather than by the headline.", class_="callout"))

@@ -8,6 +8,7 @@ is not already :class:`Markup` (a string this module produced). No template engi
 from __future__ import annotations
 
 import math
+import re
 from html import escape
 from typing import Iterable
 
@@ -36,11 +37,12 @@ def _is_gen(value: object) -> bool:
     return hasattr(value, "__next__") and hasattr(value, "__iter__")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
 def _clean(text: str) -> str:
-    # Control characters other than tab/newline cannot appear in HTML text; drop them.
-    if any(ord(c) < 32 and c not in "\t\n\r" for c in text):
-        text = "".join(c for c in text if ord(c) >= 32 or c in "\t\n\r")
-    return text
+    """Drop characters HTML text cannot carry (C0 controls except tab/newline, DEL, lone surrogates)."""
+    return _CONTROL.sub("", text)
 
 
 def join(parts: Iterable[object]) -> Markup:

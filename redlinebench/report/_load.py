@@ -137,7 +137,7 @@ class TrialRecord:
     def missing_judges(self) -> list[str]:
         """Judges of the panel that returned no verdict for some rubric (judging incomplete)."""
         g = self.grade or {}
-        explicit = g.get("missing_judges")
+        explicit = g.get("incomplete_judges") or g.get("missing_judges")
         judging = g.get("judging")
         if not explicit and isinstance(judging, dict):
             explicit = judging.get("missing_judges")
@@ -200,7 +200,7 @@ class TrialRecord:
 
     @property
     def latency(self) -> float | None:
-        return self.metric("latency_s", "wall_time_s", "duration_s", "elapsed_s", "latency", "seconds")
+        return self.metric("wall_s", "latency_s", "wall_time_s", "duration_s", "elapsed_s", "latency", "seconds")
 
     @property
     def tool_calls(self) -> float | None:
@@ -228,8 +228,19 @@ class TrialRecord:
 
     @property
     def judge_cost(self) -> float | None:
-        v = (self.grade or {}).get("judge_cost_usd", (self.grade or {}).get("judge_cost"))
+        g = self.grade or {}
+        usage = g.get("usage") if isinstance(g.get("usage"), dict) else {}
+        v = usage.get("cost_usd", g.get("judge_cost_usd"))
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    @property
+    def errors(self) -> list[str]:
+        """Errors the grader recorded (a judge that failed after all retries, ...)."""
+        e = (self.grade or {}).get("errors")
+        out = [str(x) for x in e] if isinstance(e, list) else []
+        if isinstance((self.grade or {}).get("error"), str):
+            out.append(self.grade["error"])  # type: ignore[index]
+        return out
 
 
 @dataclass
@@ -245,7 +256,7 @@ class RunData:
 
     @property
     def run_id(self) -> str:
-        v = self.config.get("run_id")
+        v = config_value(self.config, "run_id", "spec.run_id")
         return v if isinstance(v, str) and v else self.path.name
 
     @property

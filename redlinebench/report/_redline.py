@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from ._html import Markup, el, esc, join, slug_id
 from ._palette import AUTHOR_COLOURS, ColourMap
@@ -21,11 +21,25 @@ _HEADING = re.compile(r"heading|title", re.I)
 ANCHOR_QUOTE_CHARS = 140
 
 
-class AuthorColours(ColourMap):
-    """Per-page author colours; the model's own author string is always the first colour."""
+class AuthorColours:
+    """Per-page author colours, stable within a page.
+
+    The first colour is reserved for the author whose edits are being judged (the model's own
+    author string); everyone else (the other side, earlier turns, the attorney of the golden)
+    takes the following colours in order of appearance.
+    """
 
     def __init__(self) -> None:
-        super().__init__(AUTHOR_COLOURS)
+        self._focus: dict[str, str] = {}
+        self._others = ColourMap(AUTHOR_COLOURS[1:])
+
+    def focus(self, name: str) -> str:
+        if name not in self._focus:
+            self._focus[name] = AUTHOR_COLOURS[0]
+        return self._focus[name]
+
+    def __call__(self, name: str) -> str:
+        return self._focus.get(name) or self._others(name)
 
 
 @dataclass
@@ -161,10 +175,12 @@ def _comment_card(thread: list[Any], number: int, colours: AuthorColours, dom: s
               quote, *items, class_="rl-thread" + (" rl-resolved" if resolved else ""), id=f"{dom}-c{number}")
 
 
-def author_counts(doc: Any) -> dict[str, dict[str, int]]:
+def author_counts(doc: Any, segments: Sequence[Sequence[Any]] | None = None) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
-    for p in _get(doc, "paragraphs") or []:
-        for seg in _get(p, "segments") or []:
+    if segments is None:
+        segments = [list(_get(p, "segments") or []) for p in _get(doc, "paragraphs") or []]
+    for segs in segments:
+        for seg in segs:
             kind = str(_get(seg, "kind", "text"))
             if kind == "text":
                 continue
@@ -183,13 +199,14 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
     paragraphs = list(_get(doc, "paragraphs") or [])
     comments = list(_get(doc, "comments") or [])
     if focus_author:
-        colours(focus_author)
+        colours.focus(focus_author)
     threads, _ = _threads(comments)
     by_para: dict[str | None, list[tuple[int, list[Any]]]] = {}
     for n, thread in enumerate(threads, 1):
         by_para.setdefault(_anchor_paragraph(thread[0], paragraphs), []).append((n, thread))
 
-    counts = author_counts(doc)
+    all_segs = [list(_get(p, "segments") or []) for p in paragraphs]
+    counts = author_counts(doc, all_segs)
     legend = []
     for author in sorted(counts, key=lambda a: (a != focus_author, a)):
         c = counts[author]
@@ -200,9 +217,8 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
         legend.append(el("li", "No tracked changes or comments in this document."))
 
     rows = []
-    for p in paragraphs:
+    for p, segs in zip(paragraphs, all_segs):
         pid = str(_get(p, "id") or "")
-        segs = list(_get(p, "segments") or [])
         if not segs and _get(p, "text"):
             segs = [{"kind": "text", "text": _get(p, "text")}]
         anchored = by_para.get(pid, [])
@@ -291,5 +307,3 @@ def dom_id(*parts: object) -> str:
     return slug_id(*parts)
 
 
-def legend_items(colours: AuthorColours) -> Iterable[tuple[str, str]]:
-    return colours.items()

@@ -30,7 +30,9 @@ from ._html import Markup, count, el, esc, is_number, join, money, pct, plain, s
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._redline import AuthorColours, render_annotated, render_path
+from ._pack import Packer
 from ._stats import judge_agreement, mean, total
+from ._tasks import load_run_tasks
 
 DIAG_LABELS = {
     "surgicalness_score": "Surgicalness (inline share of edits)",
@@ -44,31 +46,38 @@ DIAG_LABELS = {
 _SLUG = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def write_run_report(run_dir: Path, output: Path | None = None) -> Path:
+def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | None = None) -> Path:
     """Write ``<run_dir>/report.html`` (or *output*) from the run's files; return its path.
 
     Needs nothing but the files: config.json, trials/**/grade.json, metrics.json,
     transcript.jsonl, annotated_view.md, redline.docx and metrics_summary.json. Missing or
     malformed files are reported on the page; only a path that is not a run directory raises
-    :class:`ReportError`.
+    :class:`ReportError`. ``pack`` stores the documents compressed (expanded by the page's script
+    when opened); ``None`` packs only when the page would otherwise exceed ``PACK_LIMIT_BYTES``.
     """
     run = load_run(run_dir)
     out = Path(output) if output is not None else Path(run_dir) / "report.html"
-    return write_atomic(out, render_run(run))
+    return write_atomic(out, render_run(run, pack=pack))
 
 
 # ------------------------------------------------------------------------------ page
 
-def render_run(run: RunData) -> str:
+def render_run(run: RunData, *, pack: bool | None = False) -> str:
     colours = ModelColours()
     for m in run.models:
         colours(m)
     scen = scenario_labels([run])
+    tasks, tasks_note = load_run_tasks(run)
+    packer = Packer(pack)
+    for task in tasks.values():
+        label = getattr(task, "scenario_label", None)
+        if label and str(getattr(task, "scenario_id", "")) not in scen:
+            scen[str(task.scenario_id)] = str(label)
     sections = [
-        _summary(run, colours),
+        _summary(run, colours, tasks_note),
         _charts(run, colours, scen),
         _task_table(run),
-        _task_details(run),
+        _task_details(run, tasks, packer),
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
         el("section", el("h2", "Run configuration"), config_list(run.config), id="config"),
@@ -77,18 +86,18 @@ def render_run(run: RunData) -> str:
                 f"{len(run.trials)} trials", f"{len({t.task_id for t in run.trials})} tasks"]
     nav = [("summary", "Summary"), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
            ("diagnostics", "Diagnostics"), ("method", "Method"), ("config", "Configuration")]
-    return page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections))
+    return packer.finish(page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections)))
 
 
 def _source_text(run: RunData) -> str | None:
-    src = config_value(run.config, "source.path", "data_source.path", "source.revision", "source.kind", "data_source.kind",
-                       "source", "data_source")
-    if isinstance(src, dict):
-        src = src.get("path") or src.get("kind")
-    if src is None:
+    kind = config_value(run.config, "data.kind", "source.kind")
+    where = config_value(run.config, "data.revision", "data.path", "source.path", "source")
+    if isinstance(where, dict):
+        where = where.get("path") or where.get("kind")
+    if kind is None and where is None:
         return None
-    text = str(src)
-    return f"data: {text if len(text) < 80 else '…' + text[-77:]}"
+    text = " ".join(str(x) for x in (kind, where) if x is not None)
+    return f"tasks: {text if len(text) < 90 else '…' + text[-87:]}"
 
 
 def _judges_text(run: RunData) -> str:
@@ -98,7 +107,7 @@ def _judges_text(run: RunData) -> str:
             if j not in judges:
                 judges.append(j)
     if not judges:
-        cfg = config_value(run.config, "judges", "judge", "spec.judges")
+        cfg = config_value(run.config, "judges.names", "judges", "judge", "spec.judges")
         if isinstance(cfg, list):
             judges = [str(x) for x in cfg]
         elif cfg:
@@ -109,6 +118,9 @@ def _judges_text(run: RunData) -> str:
 
 
 def _cells_text(entry: Mapping[str, Any]) -> str | None:
+    if is_number(entry.get("n_cells")) and isinstance(entry.get("missing_cells"), list):
+        n, missing = int(entry["n_cells"]), len(entry["missing_cells"])
+        return "all 12 cells" if entry.get("grid_complete") and n == 12 else f"{n} of {n + missing} cells"
     cells = entry.get("by_scenario_turn")
     if isinstance(cells, dict):
         n = sum(1 for v in cells.values() if is_number(v))
@@ -116,7 +128,7 @@ def _cells_text(entry: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _summary(run: RunData, colours: ModelColours) -> Markup:
+def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Markup:
     cards = []
     by_model: dict[str, list[TrialRecord]] = defaultdict(list)
     for t in run.trials:
@@ -144,11 +156,23 @@ def _summary(run: RunData, colours: ModelColours) -> Markup:
                         el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in dl]),
                         class_="card", style=f"--c:{colours(model)}"))
     callouts = _callouts(run)
+    if tasks_note and run.trials:
+        callouts = join([callouts, el("div", el("b", "Task details limited"),
+                                      f"Golden redlines, task briefs and attorneys' rubric notes are not shown: {tasks_note}.",
+                                      class_="callout info")])
     forest = leaderboard_forest([(m, run.entry(m) or {}) for m in run.models if run.entry(m)], colours) if run.leaderboard else None
     lead = el("p", "redline_overall is the mean over scenario × turn cells of the task rewards (0-100), with a 95% bootstrap "
                    "confidence interval over those cells. Higher is better.", class_="lead")
     return el("section", el("h2", "Summary"), lead, el("div", *cards, class_="cards"), callouts,
               el("figure", el("figcaption", "Leaderboard"), forest) if forest else None, id="summary")
+
+
+def _list(items: list[Markup], *, keep: int = 6) -> Markup:
+    """A bullet list that folds away everything after the first *keep* items."""
+    if len(items) <= keep + 2:
+        return el("ul", *items)
+    return join([el("ul", *items[:keep]),
+                 el("details", el("summary", f"show all {len(items)}", class_="small"), el("ul", *items[keep:]))])
 
 
 def _callouts(run: RunData) -> Markup:
@@ -159,32 +183,35 @@ def _callouts(run: RunData) -> Markup:
                       "published RedlineBench results and must not be published.", class_="callout info"))
     if run.summary_note:
         out.append(el("div", el("b", "Summary"), run.summary_note, class_="callout"))
+    notes = [f"{e.get('model')}: {e['grid_note']}" for e in run.leaderboard if isinstance(e.get("grid_note"), str)]
+    warnings = (run.summary or {}).get("warnings")
+    notes += [str(w) for w in warnings] if isinstance(warnings, list) else []
+    if notes:
+        out.append(el("div", el("b", "Read the headline with care"), el("ul", *[el("li", n) for n in notes[:20]]),
+                      class_="callout"))
     gate = [t for t in run.trials if t.status == "gate_failed"]
     if gate:
         out.append(el("div", el("b", f"{len(gate)} trial(s) failed the validity gate (scored 0, counted in the averages)"),
-                      el("ul", *[el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
-                                    t.gate.get("reason") or "no reason recorded") for t in gate[:50]],
-                         el("li", f"… and {len(gate) - 50} more") if len(gate) > 50 else None),
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
+                                    t.gate.get("reason") or "no reason recorded") for t in gate]),
                       class_="callout bad"))
     inc = [t for t in run.trials if t.judging_incomplete]
     if inc:
         out.append(el("div", el("b", f"{len(inc)} trial(s) with incomplete judging"),
-                      "A judge failed after all retries or left rubrics unanswered; missing verdicts count as FAIL and the "
-                      "trial stays in the averages.",
-                      el("ul", *[el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}",
-                                    f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "")
-                                 for t in inc[:50]]),
+                      "A judge failed after all retries, so these trials have no final panel verdict. They are listed, "
+                      "not averaged in; re-run `redlinebench score` on this run to complete them.",
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}",
+                                    f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "") for t in inc]),
                       class_="callout"))
     other = [t for t in run.trials if t.status in {"errored", "not_graded"}]
     if other:
         out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
-                      el("ul", *[el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
-                                    t.status.replace("_", " ")) for t in other[:50]]), class_="callout bad"))
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
+                                    t.status.replace("_", " ")) for t in other]), class_="callout bad"))
     problems = list(run.problems) + [p for t in run.trials for p in t.problems]
     if problems:
         out.append(el("div", el("b", f"{len(problems)} problem(s) reading the run directory"),
-                      el("ul", *[el("li", p, class_="mono small") for p in problems[:40]],
-                         el("li", f"… and {len(problems) - 40} more") if len(problems) > 40 else None), class_="callout bad"))
+                      _list([el("li", p, class_="mono small") for p in problems]), class_="callout bad"))
     return join(out)
 
 
@@ -265,11 +292,7 @@ def _golden_path(run: RunData, task_id: str) -> Path | None:
     return None
 
 
-def _golden_author(run: RunData, task_id: str) -> str | None:
-    return None
-
-
-def _task_details(run: RunData) -> Markup:
+def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Markup:
     by_task: dict[str, list[TrialRecord]] = defaultdict(list)
     for t in sorted(run.trials, key=trial_sort_key):
         by_task[t.task_id].append(t)
@@ -277,29 +300,39 @@ def _task_details(run: RunData) -> Markup:
     blocks = []
     for task_id, trials in by_task.items():
         first = trials[0]
-        golden = _golden_path(run, task_id)
+        task = tasks.get(task_id)
+        golden = getattr(task, "golden_path", None) if task is not None else _golden_path(run, task_id)
+        if golden is not None and not Path(golden).is_file():
+            golden = None
         golden_dom = slug_id("golden", task_id)
         gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=None, label="Attorney golden redline",
                            missing="No attorney golden redline for this task (accept-and-close tasks have none by design), "
                                    "or the data source recorded in config.json is not available on this machine.")
         rewards = []
         for model in dict.fromkeys(t.model for t in trials):
-            vals = [t.reward for t in trials if t.model == model]
-            m = mean(vals)
-            rewards.append(el("span", f"{model}: ", el("b", score100(m)), class_="small"))
-        meta = el("div", *[el("span", k, " ", el("b", v)) for k, v in (
-            ("Scenario", first.scenario or "—"), ("Turn", first.turn or "—"),
-            ("Side", SIDE_NAMES.get(first.side or "", first.side or "—")),
-            ("Input group", first.input_group or "—"), ("Variant", (first.grade or {}).get("variant") or "—"),
-            ("Author", (first.grade or {}).get("author") or (first.metrics or {}).get("author") or "—"),
-        )], class_="meta")
-        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None) for t in trials]
+            # the same trials the scorer averages: graded and gate failures, not provisional ones
+            vals = [t.reward for t in trials if t.model == model and t.status in ("graded", "gate_failed")]
+            rewards.append(el("span", f"{model}: ", el("b", score100(mean(vals))), class_="small",
+                              title=f"mean reward over {len(vals)} scored trial(s)"))
+        author = _author(first, task)
+        facts = [("Scenario", f"{first.scenario or '—'}" + (f" · {task.scenario_label}" if getattr(task, "scenario_label", None) else "")),
+                 ("Turn", first.turn or "—"), ("Side", SIDE_NAMES.get(first.side or "", first.side or "—"))]
+        if task is not None:
+            facts += [("For", str(task.represented_party)), ("Against", str(task.counterparty))]
+        facts += [("Input group", first.input_group or "—"), ("Variant", (first.grade or {}).get("variant") or "—"),
+                  ("Author of this turn", author or "—")]
+        meta = el("div", *[el("span", k, " ", el("b", v)) for k, v in facts], class_="meta")
+        brief = (el("details", el("summary", "The brief the model received"), el("div", str(task.instruction), class_="brief"),
+                    class_="sub") if task is not None and getattr(task, "instruction", None) else None)
+        notes = _attorney_notes(task)
+        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer) for t in trials]
         blocks.append(el("details",
                          el("summary", el("span", task_id, class_="tid"),
                             el("span", f"S{first.scenario} · T{first.turn} · {first.side or '?'}", class_="muted small"),
                             *rewards),
-                         el("div", meta,
-                            el("details", el("summary", "Attorney golden redline"), gold.html, class_="sub", id=golden_dom),
+                         el("div", meta, brief,
+                            el("details", el("summary", "Attorney golden redline"), packer(gold.html) if gold.ok else gold.html,
+                               class_="sub", id=golden_dom),
                             *trial_blocks, class_="inner"),
                          class_="task", id=_task_id(task_id)))
     if not blocks:
@@ -312,38 +345,60 @@ def _task_details(run: RunData) -> Markup:
 
 
 def _judge_verdicts(t: TrialRecord) -> dict[str, dict[str, dict[str, Any]]]:
-    """judge name -> rubric id -> {verdict, justification} from judges/*.json (format-tolerant)."""
+    """judge name -> rubric id -> {verdict, justification} from ``judges/*.json``.
+
+    Reads the scorer's form (``verdicts`` and ``justifications`` as maps keyed by rubric id) and
+    the judge-reply form (``verdicts`` as a list of ``{rubric_id, verdict, justification}``).
+    """
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for stem, data in t.judge_files.items():
-        name = data.get("judge") or data.get("model") or data.get("name") or stem
-        verdicts = _find_verdicts(data)
-        table = {}
-        for v in verdicts:
-            if isinstance(v, dict) and "rubric_id" in v:
-                table[str(v["rubric_id"])] = v
-        out[str(name)] = table
+        name = str(data.get("judge") or data.get("model") or data.get("name") or stem)
+        verdicts, notes = data.get("verdicts"), data.get("justifications")
+        table: dict[str, dict[str, Any]] = {}
+        if isinstance(verdicts, dict):
+            notes = notes if isinstance(notes, dict) else {}
+            for rid, v in verdicts.items():
+                table[str(rid)] = {"verdict": v, "justification": notes.get(rid)}
+        elif isinstance(verdicts, list):
+            for v in verdicts:
+                if isinstance(v, dict) and "rubric_id" in v:
+                    table[str(v["rubric_id"])] = v
+        out[name] = table
     return out
 
 
-def _find_verdicts(data: Any, depth: int = 0) -> list[Any]:
-    if depth > 3:
-        return []
-    if isinstance(data, dict):
-        v = data.get("verdicts")
-        if isinstance(v, list):
-            return v
-        for x in data.values():
-            found = _find_verdicts(x, depth + 1)
-            if found:
-                return found
-    return []
+def _judge_failures(t: TrialRecord) -> list[str]:
+    out = list(t.errors)
+    for stem, data in t.judge_files.items():
+        err = data.get("error")
+        name = str(data.get("judge") or stem)
+        if isinstance(err, str) and err and not any(e.startswith(f"{name}:") for e in out):
+            out.append(f"{name}: {err}")
+    return out
 
 
 def _slug(s: str) -> str:
     return _SLUG.sub("_", s)
 
 
-def _rubric_table(t: TrialRecord) -> Markup:
+def _author(t: TrialRecord, task: Any) -> str | None:
+    for value in (getattr(task, "author", None), (t.grade or {}).get("author"), (t.metrics or {}).get("author")):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _attorney_notes(task: Any) -> dict[str, str]:
+    """rubric id -> the attorney's justification (context for the reader; judges do not grade it)."""
+    out = {}
+    for r in getattr(task, "rubrics", ()) or ():
+        note = getattr(r, "justification", None)
+        if note:
+            out[str(r.id)] = str(note)
+    return out
+
+
+def _rubric_table(t: TrialRecord, notes: Mapping[str, str] | None = None) -> Markup:
     rows = t.per_rubric
     if not rows:
         if t.status == "gate_failed":
@@ -369,6 +424,8 @@ def _rubric_table(t: TrialRecord) -> Markup:
             entry = jd.get(rid, {}) if isinstance(jd, dict) else {}
             v = votes.get(j, entry.get("verdict"))
             why = entry.get("justification")
+            if why and why == r.get("justification") and len(judges) == 1:
+                why = None  # a single judge's reason is the panel's reason: say it once
             vote_lines.append(el("span", el("span", j, class_="jn"), " ", verdict_badge(v, penalty=penalty),
                                  el("div", why, class_="just") if why else None, class_="vote"))
         if not judges and t.judges:
@@ -377,7 +434,9 @@ def _rubric_table(t: TrialRecord) -> Markup:
                        el("td", rid, class_="mono small"),
                        el("td", r.get("category") or "(uncategorized)", class_="small"),
                        el("td", el("span", f"{w:g}", class_="badge b-pen") if penalty and is_number(w) else plain(w), class_="num"),
-                       el("td", r.get("criteria") or "", class_="crit"),
+                       el("td", r.get("criteria") or "",
+                          el("div", el("i", "Attorney's note: "), notes[rid], class_="just") if notes and rid in notes else None,
+                          class_="crit"),
                        el("td", verdict_badge(verdict, penalty=penalty),
                           el("div", r.get("justification"), class_="just") if r.get("justification") else None),
                        el("td", effect, class_="num"),
@@ -423,37 +482,49 @@ def _diag_list(t: TrialRecord) -> Markup:
               class_="grid2")
 
 
-def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_dom: str | None) -> Markup:
+def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_dom: str | None, author: str | None,
+                 notes: Mapping[str, str], packer: Packer) -> Markup:
     dom = _trial_id(t)
-    author = (t.grade or {}).get("author") or (t.metrics or {}).get("author")
-    notes = []
+    callouts = []
     if t.status == "gate_failed":
-        notes.append(el("div", el("b", "Validity gate failed: reward 0"), t.gate.get("reason") or "no reason recorded",
+        callouts.append(el("div", el("b", "Validity gate failed: reward 0"), t.gate.get("reason") or "no reason recorded",
                         class_="callout bad"))
+    failures = _judge_failures(t)
     if t.judging_incomplete:
         missing = t.missing_judges
-        notes.append(el("div", el("b", "Judging incomplete"),
+        callouts.append(el("div", el("b", "Judging incomplete"),
                         f"No verdicts from {', '.join(missing)}. " if missing else "",
-                        "Rubrics without a verdict count as FAIL.", class_="callout"))
+                        "This trial's reward is provisional: the scorer lists it instead of averaging it in. "
+                        "Re-run `redlinebench score` on the run to complete it.",
+                        el("ul", *[el("li", f, class_="mono small") for f in failures]) if failures else None,
+                        class_="callout"))
+    elif failures:
+        callouts.append(el("div", el("b", "Judge errors"), el("ul", *[el("li", f, class_="mono small") for f in failures]),
+                        class_="callout"))
     if t.status == "errored":
         err = (t.grade or {}).get("error") or (t.metrics or {}).get("error") or "no error message recorded"
-        notes.append(el("div", el("b", "Trial errored"), str(err), class_="callout bad"))
+        callouts.append(el("div", el("b", "Trial errored"), str(err), class_="callout bad"))
     if t.problems:
-        notes.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
+        callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
                         class_="callout bad"))
     model_doc = render_path(t.redline_path, colours=colours, dom=dom + "-doc", focus_author=str(author) if author else None,
                             label=f"{t.model} · trial {t.trial}", missing="This trial produced no redline.docx.")
+    doc_html = packer(model_doc.html) if model_doc.ok else model_doc.html
     if golden_dom:
-        slot = el("div", el("div", "Open to show the attorney golden redline here.", class_="rl-missing"),
+        slot = el("div", el("div", "The attorney golden redline appears here when this trial is opened "
+                                   "(it is stored once, in the task's 'Attorney golden redline' section).", class_="rl-missing"),
                   data_golden=golden_dom, id=dom + "-g")
-        redlines = el("div", model_doc.html, slot, class_="redlines two")
+        redlines = el("div", doc_html, slot, class_="redlines two")
     else:
-        redlines = el("div", model_doc.html, class_="redlines")
-    annotated = (el("details", el("summary", "Annotated view the judges read"), render_annotated(t.annotated_view), class_="sub")
-                 if t.annotated_view else el("p", "No annotated_view.md for this trial.", class_="small muted"))
+        redlines = el("div", doc_html, class_="redlines")
+    if t.annotated_view:
+        view = render_annotated(t.annotated_view)
+        annotated = el("details", el("summary", "Annotated view the judges read"), packer(view), class_="sub")
+    else:
+        annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
               el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
-              *notes, el("h4", "Rubrics"), _rubric_table(t), _diag_list(t), el("h4", "Redline"), redlines, annotated,
+              *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated,
               class_="trial", id=dom)
 
 

@@ -123,6 +123,7 @@ a.rl-ref{font:600 10.5px var(--sans);vertical-align:super;text-decoration:none;b
 .rl-doc:has(.rl-mode-final:checked) del,.rl-doc:has(.rl-mode-orig:checked) ins{display:none}
 .rl-doc:has(.rl-mode-final:checked) ins,.rl-doc:has(.rl-mode-orig:checked) del{color:inherit;text-decoration:none}
 .rl-doc:has(.rl-mode-final:checked) .rl-p.rl-changed,.rl-doc:has(.rl-mode-orig:checked) .rl-p.rl-changed{border-left-color:transparent}
+.packed{padding:10px}
 .rl-missing{border:1px dashed var(--line);border-radius:6px;padding:14px;color:var(--muted);background:var(--paper)}
 .rl-error{border-color:#efc1c1;background:#fdf1f1;color:#6d1b1f}
 pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px;max-height:600px;overflow:auto}
@@ -135,6 +136,8 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .heat td.h.none{background:repeating-linear-gradient(135deg,#fff 0 4px,#eeece6 4px 6px);color:#8a8a8a;font-weight:400;font-size:11px}
 .nowrap{white-space:nowrap}
 .heat td.crit{font-size:12.5px;max-width:520px}
+.brief{white-space:pre-wrap;font:14px/1.55 var(--serif);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px 16px;max-height:420px;overflow:auto;max-width:980px}
+.callout details>summary{cursor:pointer;color:var(--accent);margin:2px 0 0 20px}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:13.5px}
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
@@ -147,7 +150,7 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
  header.top{background:none;color:var(--ink);border-bottom:2px solid var(--ink);padding:0 0 8px}
  main{max-width:none;padding:0}
  th{position:static}
- .rl-body,pre.annot{max-height:none;overflow:visible}
+ .rl-body,pre.annot,.brief{max-height:none;overflow:visible}
  .rl-modes{display:none}
  details.task,figure,.card,.rl-thread,tr{break-inside:avoid}
  a{color:inherit;text-decoration:none}
@@ -156,8 +159,9 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
 """
 
 # Minimal behaviour that plain HTML cannot give: sortable tables, opening every <details> before
-# printing, and copying the golden redline beside each trial only when that trial is opened
-# (so the attorney's document is stored once per task, not once per trial).
+# printing, copying the golden redline beside each trial only when that trial is opened (so the
+# attorney's document is stored once per task, not once per trial), and expanding compressed
+# blocks of big runs when their section is opened.
 SCRIPT = r"""
 (function(){
 function key(td){var v=td.getAttribute('data-v');if(v!==null&&v!==''){var f=parseFloat(v);if(!isNaN(f))return f;}return (td.textContent||'').trim().toLowerCase();}
@@ -170,15 +174,23 @@ document.querySelectorAll('table.sortable').forEach(function(t){
     if(typeof x!==typeof y){x=String(x);y=String(y);}return (x<y?-1:x>y?1:0)*(asc?1:-1);});
    rows.forEach(function(r){b.appendChild(r);});}
   th.addEventListener('click',go);th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();go();}});});});
-function fill(d){d.querySelectorAll('[data-golden]').forEach(function(slot){if(slot.getAttribute('data-filled'))return;
- var src=document.getElementById(slot.getAttribute('data-golden'));if(!src)return;var doc=src.querySelector('.rl-doc');if(!doc)return;
+function own(d,sel){return Array.prototype.filter.call(d.querySelectorAll(sel),function(n){return n.closest('details')===d;});}
+function unpack(d){return Promise.all(own(d,'.packed[data-z]').map(function(n){var z=n.getAttribute('data-z');n.removeAttribute('data-z');
+ if(typeof DecompressionStream==='undefined')return null;
+ var bin=atob(z),bytes=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)bytes[i]=bin.charCodeAt(i);
+ return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).text().then(function(h){
+  n.innerHTML=h;n.classList.remove('packed');});}));}
+function fill(d){return Promise.all(own(d,'[data-golden]').map(function(slot){if(slot.getAttribute('data-filled'))return null;
+ var src=document.getElementById(slot.getAttribute('data-golden'));if(!src)return null;
+ return unpack(src).then(function(){var doc=src.querySelector('.rl-doc');if(!doc||slot.getAttribute('data-filled'))return;
  var copy=doc.cloneNode(true);var sfx='-'+slot.id;
  copy.querySelectorAll('[id]').forEach(function(n){n.id=n.id+sfx;});
  copy.querySelectorAll('[for]').forEach(function(n){n.setAttribute('for',n.getAttribute('for')+sfx);});
  copy.querySelectorAll('input[name]').forEach(function(n){n.name=n.name+sfx;});
  copy.querySelectorAll('a[href^="#"]').forEach(function(n){n.setAttribute('href',n.getAttribute('href')+sfx);});
- slot.textContent='';slot.appendChild(copy);slot.setAttribute('data-filled','1');});}
-document.querySelectorAll('details.trial').forEach(function(d){d.addEventListener('toggle',function(){if(d.open)fill(d);});if(d.open)fill(d);});
+ slot.textContent='';slot.appendChild(copy);slot.setAttribute('data-filled','1');});}));}
+function opened(d){return unpack(d).then(function(){return fill(d);});}
+document.querySelectorAll('details').forEach(function(d){d.addEventListener('toggle',function(){if(d.open)opened(d);});if(d.open)opened(d);});
 window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.setAttribute('data-was',d.open?'1':'0');d.open=true;});});
 window.addEventListener('afterprint',function(){document.querySelectorAll('details[data-was]').forEach(function(d){d.open=d.getAttribute('data-was')==='1';d.removeAttribute('data-was');});});
 })();

@@ -120,7 +120,7 @@ async def arun(
                               "start a new run instead of resuming", path=layout.config)
         config = {**stored, "resumed": [*stored.get("resumed", []), config["created"]]}
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_json(layout.config, config)
+    write_json(layout.config, config, durable=True)
 
     grader = None
     if spec.judges.strip().lower() != "none":

@@ -1,4 +1,9 @@
-"""Atomic file writes: a reader (or a crash) sees the old file or the new one, never half of one."""
+"""Atomic file writes: a reader, Ctrl-C or SIGKILL sees the old file or the new one, never half of one.
+
+Atomicity comes from writing a temporary sibling and renaming it (``os.replace``), which is all
+a killed process needs. ``durable=True`` additionally fsyncs, which only matters if the machine
+itself loses power; it costs milliseconds per file, so the per-trial hot path does without.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +15,17 @@ from pathlib import Path
 from typing import Any
 
 
-def write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary sibling, fsync it, then ``os.replace`` it onto ``path``."""
+def write_bytes(path: str | Path, data: bytes, *, durable: bool = False) -> None:
+    """Write ``data`` to a temporary sibling, then ``os.replace`` it onto ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -29,8 +35,8 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
-def write_text(path: str | Path, text: str) -> None:
-    write_bytes(path, text.encode("utf-8"))
+def write_text(path: str | Path, text: str, *, durable: bool = False) -> None:
+    write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
 def dumps(obj: Any) -> str:
@@ -38,8 +44,8 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False, default=_default) + "\n"
 
 
-def write_json(path: str | Path, obj: Any) -> None:
-    write_text(path, dumps(obj))
+def write_json(path: str | Path, obj: Any, *, durable: bool = False) -> None:
+    write_text(path, dumps(obj), durable=durable)
 
 
 def _default(obj: Any) -> Any:
@@ -63,22 +69,7 @@ def publish_dir(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     if dst.exists():
         shutil.rmtree(dst)
-    _fsync_dir(src)
     os.rename(src, dst)
-    _fsync_dir(dst.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def read_json(path: str | Path) -> Any | None:

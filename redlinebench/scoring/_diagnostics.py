@@ -83,10 +83,16 @@ def _operations(doc: Any, author: str) -> list[_Op]:
 
 
 def _touched_indices(doc: Any, author: str) -> list[int]:
+    """Paragraphs whose text the author changed, or whose paragraph mark / formatting they changed.
+
+    An inserted paragraph mark (``para_ins``) is left out: Word records a new paragraph as an
+    inserted mark on the paragraph before it, and the new paragraph itself is already counted.
+    """
     touched: set[int] = set()
     by_id = {p.id: i for i, p in enumerate(doc.paragraphs)}
     for rev in doc.revisions:
-        if _mine(rev.author, author) and rev.paragraph_id in by_id:
+        if _mine(rev.author, author) and rev.paragraph_id in by_id and rev.type not in ("para_ins", "ins", "del",
+                                                                                        "move_from", "move_to"):
             touched.add(by_id[rev.paragraph_id])
     for i, para in enumerate(doc.paragraphs):
         if any(_mine(s.author, author) and s.kind != "text" for s in para.segments):
@@ -162,17 +168,19 @@ def _span_units(doc: Any, author: str) -> tuple[set[str], Counter[str]]:
             continue
         key = keys[index]
         offset = 0
-        base_parts: list[tuple[int, int, bool]] = []
+        base: list[str] = []
+        deleted_spans: list[tuple[int, int]] = []
         for kind, text in _runs(para, author):
             if kind == "ins":
                 for word in _WORD.findall(text.lower()):
                     units[f"{key}|ins|{word}"] += 1
                 continue
-            base_parts.append((offset, offset + len(text), kind == "del"))
+            if kind == "del":
+                deleted_spans.append((offset, offset + len(text)))
+            base.append(text)
             offset += len(text)
-        base = "".join(t for k, t in _runs(para, author) if k in ("keep", "del"))
-        for n, match in enumerate(_WORD.finditer(base)):
-            if any(start < match.end() and match.start() < end and dele for start, end, dele in base_parts):
+        for n, match in enumerate(_WORD.finditer("".join(base))):
+            if any(start < match.end() and match.start() < end for start, end in deleted_spans):
                 units[f"{key}|del|{n}"] += 1
     return {keys[i] for i in touched}, units
 

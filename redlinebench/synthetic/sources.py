@@ -60,6 +60,7 @@ class ClauseSpec:
 class ContractSpec:
     path: Path
     title: str
+    name: str            # the agreement's name in running text, e.g. "Master Software-as-a-Service Agreement"
     subtitle: str
     preamble: tuple[str, ...]
     clauses: tuple[ClauseSpec, ...]
@@ -261,6 +262,7 @@ def _contract(path: Path, c: _Collector) -> ContractSpec | None:
     return ContractSpec(
         path=path,
         title=title or "",
+        name=_text(data.get("name")) or (title or "").title(),
         subtitle=_text(data.get("subtitle")) or "",
         preamble=tuple(_text(p) or "" for p in data.get("preamble") or ()),
         clauses=tuple(clauses),

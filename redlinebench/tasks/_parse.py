@@ -39,6 +39,7 @@ from ._model import (
 )
 
 _GROUP_RE = re.compile(r"^s(\d+)-t(\d+)-g(\d+)$")
+_SIDE_RE = re.compile(r"^(?:side\s*)?([AB])$", re.I)  # "A", "b", "Side A"
 
 #: Metadata keys this package understands; ``turn`` is accepted as an alias of ``level``.
 KNOWN_KEYS = (
@@ -78,29 +79,42 @@ def read_text(path: Path) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _load_toml(path: Path, report: _Report) -> dict[str, Any] | None:
+def _text(path: Path, report: _Report, *, required: bool = True) -> str | None:
+    """The file's text, or ``None`` with the reason reported (missing, unreadable, not UTF-8)."""
     if not path.is_file():
-        report.error(path, "file is missing")
+        if required:
+            report.error(path, "file is missing")
         return None
     try:
-        return tomllib.loads(read_text(path))
+        return read_text(path)
     except UnicodeDecodeError as exc:
         report.error(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        report.error(path, f"cannot read ({exc.strerror or exc})")
+    return None
+
+
+def _load_toml(path: Path, report: _Report) -> dict[str, Any] | None:
+    text = _text(path, report)
+    if text is None:
+        return None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         report.error(path, f"malformed TOML: {exc}")
     return None
 
 
 def _load_json(path: Path, report: _Report) -> Any:
-    if not path.is_file():
-        report.error(path, "file is missing")
+    text = _text(path, report)
+    if text is None:
         return None
     try:
-        return json.loads(read_text(path))
-    except UnicodeDecodeError as exc:
-        report.error(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         report.error(path, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    except RecursionError:
+        report.error(path, "malformed JSON: nested too deeply")
     return None
 
 
@@ -125,8 +139,9 @@ def _normalise(key: str, value: Any) -> tuple[Any, str | None]:
             return None, f"must be a positive integer, got {value!r}"
         return number, None
     if key == "side":
-        if isinstance(value, str) and value.strip().upper() in ("A", "B"):
-            return value.strip().upper(), None
+        match = _SIDE_RE.match(value.strip()) if isinstance(value, str) else None
+        if match:
+            return match.group(1).upper(), None
         return None, f'must be "A" or "B", got {value!r}'
     if key == "task_id":
         if isinstance(value, str) and value.strip():
@@ -303,13 +318,29 @@ def _read_grounding(task_dir: Path, report: _Report) -> dict[str, str]:
     texts: dict[str, str] = {}
     for file in sorted(folder.rglob("*")):
         if file.is_file() and file.suffix.lower() in GROUNDING_SUFFIXES:
-            try:
-                texts[file.relative_to(folder).as_posix()] = read_text(file)
-            except UnicodeDecodeError as exc:
-                report.error(file, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+            text = _text(file, report)
+            if text is not None:
+                texts[file.relative_to(folder).as_posix()] = text
     if not texts:
         report.warn(folder, "no .md or .txt grounding text")
     return texts
+
+
+_HEADER_RE = re.compile(r"^#\s*Representation\s*[—–-]+\s*(?P<party>.+?)\s+Legal\s*\(Side\s+(?P<side>[AB])\)", re.I)
+
+
+def _check_header(instruction: str, path: Path, meta: dict[str, Any], report: _Report) -> None:
+    """The brief's first line names the party and side (SPEC §2); it must not contradict the metadata."""
+    first = next((line for line in instruction.splitlines() if line.strip()), "")
+    match = _HEADER_RE.match(first.strip())
+    if match is None:
+        return
+    side, party = match.group("side").upper(), match.group("party").strip()
+    if meta.get("side") and side != meta["side"]:
+        report.warn(path, f"the brief says Side {side} but the metadata says {meta['side']!r}", "side")
+    if meta.get("represented_party") and party != meta["represented_party"]:
+        report.warn(path, f"the brief represents {party!r} but the metadata says {meta['represented_party']!r}",
+                    "represented_party")
 
 
 def read_task(task_dir: Path, problems: list[Problem], *, tasks_prefix: str = "tasks") -> Task | None:
@@ -374,18 +405,13 @@ def read_task(task_dir: Path, problems: list[Problem], *, tasks_prefix: str = "t
         meta["author"] = default_author(meta["represented_party"])
         report.warn(json_path, f"missing; using the convention {meta['author']!r}", "author")
 
-    instruction = ""
     instruction_path = task_dir / INSTRUCTION
-    if not instruction_path.is_file():
-        report.error(instruction_path, "file is missing")
-    else:
-        try:
-            instruction = read_text(instruction_path)
-        except UnicodeDecodeError as exc:
-            report.error(instruction_path, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
-        else:
-            if not instruction.strip():
-                report.error(instruction_path, "is empty")
+    instruction = _text(instruction_path, report)
+    if instruction is not None and not instruction.strip():
+        report.error(instruction_path, "is empty")
+    elif instruction is not None:
+        _check_header(instruction, instruction_path, meta, report)
+    instruction = instruction or ""
 
     contract = task_dir / CONTRACT
     if not contract.is_file():

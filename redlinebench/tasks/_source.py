@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from .. import config
-from ..errors import ConfigError, TaskError
+from ..errors import ConfigError, HubError, TaskError
 from ._model import INSTRUCTION, TASK_NAME_RE, TASK_TOML
 
 log = logging.getLogger(__name__)
@@ -109,8 +109,9 @@ def _from_dir(kind: SourceKind, directory: Path, reason: str, skipped: tuple[str
 
 
 # -- the Hub ------------------------------------------------------------------------------
-def hub_snapshot_dir(revision: str = config.HUB_DATASET_REVISION) -> Path:
-    """Where the pinned Hub snapshot is materialised as real files."""
+def hub_snapshot_dir(revision: str | None = None) -> Path:
+    """Where the Hub snapshot of ``revision`` (default: the pinned one) is materialised as real files."""
+    revision = revision or config.HUB_DATASET_REVISION
     return config.cache_dir() / "hub" / config.HUB_DATASET_ID.replace("/", "--") / revision
 
 
@@ -122,14 +123,13 @@ def _snapshot_complete(folder: Path, revision: str) -> bool:
     return marker.get("revision") == revision and (folder / "tasks").is_dir()
 
 
-def download_hub_snapshot(revision: str = config.HUB_DATASET_REVISION, *, offline: bool | None = None) -> Path:
+def download_hub_snapshot(revision: str | None = None, *, offline: bool | None = None) -> Path:
     """Fetch (or reuse) the pinned snapshot as real files; raises ``HubError`` when impossible.
 
     The endpoint is read from ``HF_ENDPOINT`` at call time (huggingface_hub reads it only at
     import), so a caller or a test can point it elsewhere without re-importing anything.
     """
-    from ..errors import HubError
-
+    revision = revision or config.HUB_DATASET_REVISION
     folder = hub_snapshot_dir(revision)
     if _snapshot_complete(folder, revision):
         return folder
@@ -189,7 +189,7 @@ def resolve_source(source: str | Path | None = None) -> Source:
         text = str(source)
         if not Path(text).expanduser().exists():
             if text == "embedded":
-                return _embedded(("asked for the embedded set",), reason="asked for explicitly")
+                return _embedded((), reason="asked for explicitly")
             if text == "hub" or text.startswith("hub@"):
                 revision = text.partition("@")[2] or config.HUB_DATASET_REVISION
                 root = download_hub_snapshot(revision)  # HubError propagates: it was asked for
@@ -206,8 +206,6 @@ def resolve_source(source: str | Path | None = None) -> Source:
     if local.is_dir():
         return _from_dir("local", local, "./benchmark/ exists in the working directory", tuple(skipped))
     skipped.append("no ./benchmark/ in the working directory")
-
-    from ..errors import HubError
 
     try:
         root = download_hub_snapshot()

@@ -34,6 +34,7 @@ def check(doc, original_text):
     """Output reopens; rejecting everything gives back the input text exactly."""
     out = reopen(doc)
     assert out.text("original") == original_text
+    assert [f for f in out.validate() if f.severity == "error"] == []
     return out
 
 
@@ -44,7 +45,7 @@ def check(doc, original_text):
         (p("Fees are payable within thirty (30) days."),
          edit("replace", "p-001", "thirty (30) days", "sixty (60) days"),
          "Fees are payable within sixty (60) days.",
-         "within ~~thirty~~++sixty++[A1] (~~30~~++60++[A1]{cmt-"),
+         "within ~~thirty~~++sixty++[A1] ~~(30)~~++(60)++[A1]{cmt-"),
         # edits across runs with different formatting
         (p(r_("The "), r_("Vendor", "<w:b/>"), r_(" shall pay.")),
          edit("replace", "p-001", "Vendor shall", "Customer may"),
@@ -52,11 +53,11 @@ def check(doc, original_text):
         # tabs and repeated spaces: offsets land exactly
         (p("Term:", "<w:r><w:tab/><w:t xml:space=\"preserve\">two  (2) years</w:t></w:r>"),
          edit("replace", "p-001", "two (2) years", "three (3) years"),
-         "Term:\tthree  (3) years", "Term:\t~~two~~++three++[A1]  (~~2~~++3++[A1]"),
+         "Term:\tthree  (3) years", "Term:\t~~two~~++three++[A1]  ~~(2)~~++(3)++[A1]"),
         # hyperlinks: text inside a link is editable
-        (p("See ", '<w:hyperlink r:id="rId5"><w:r><w:t>our terms</w:t></w:r></w:hyperlink>', " here."),
+        (p("See ", '<w:hyperlink w:anchor="target"><w:r><w:t>our terms</w:t></w:r></w:hyperlink>', " here."),
          edit("replace", "p-001", "our terms here", "the policy here"),
-         "See the policy here.", "See ~~our terms~~++the policy++[A1]"),
+         "See the policy here.", "See ~~our~~++the++[A1] ~~terms~~++policy++[A1]"),
         # leading spaces
         (p('<w:r><w:t xml:space="preserve">   Indented text.</w:t></w:r>'),
          edit("delete", "p-001", "Indented"),
@@ -104,14 +105,24 @@ def test_strike_other_sides_insertion_nests_del_in_their_ins():
     (res,) = doc.apply_edits([edit("delete", "p-001", "and")], author=ME, date=WHEN)
     assert res["status"] == "ok"
     xml = read_part(doc.to_bytes(), "word/document.xml")
-    assert '<w:ins w:id="7" w:author="LargeCo"' in xml
-    assert f'w:author="LargeCo" w:date="2025-01-01T00:00:00Z"><w:del w:id=' in xml
+    from lxml import etree
+
+    w = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+    root = etree.fromstring(xml.encode())
+    (theirs,) = root.iter(f"{w}ins")
+    (ours,) = theirs.iter(f"{w}del")
+    assert ours.get(f"{w}author") == ME and "".join(ours.itertext()) == "and "
+    # our comment's reference run is not inside their insertion
+    assert not list(theirs.iter(f"{w}commentReference"))
     out = check(doc, "Vendor shall notify.")
     assert out.text("accepted") == "Vendor shall promptly fully notify."
     seg = [s for s in out.paragraphs[0].segments if s.kind == "del"][0]
     assert (seg.text, seg.author, seg.inserted_by) == ("and ", ME, "LargeCo")
-    ins_ids = [r.id for r in out.revisions if r.type == "ins"]
-    assert len(ins_ids) == len(set(ins_ids)) == 3   # theirs split in three, fresh ids for new halves
+    # their insertion keeps its one id: rejecting it later removes all of it, our strike included
+    assert [r.id for r in out.revisions if r.type == "ins"] == ["rev-7"]
+    theirs_rejected = RedlineDocument.open(doc.to_bytes())
+    assert theirs_rejected.reject(revision_id="rev-7") == 1
+    assert theirs_rejected.text() == "Vendor shall notify."
 
 
 def test_insert_inside_other_sides_insertion_splits_it():
@@ -260,3 +271,29 @@ def test_deleting_own_insertion_removes_it():
     xml = read_part(doc.to_bytes(), "word/document.xml")
     assert "beta" not in xml and "<w:ins " not in xml and "<w:del " not in xml
     assert doc.text("accepted") == "Alpha."
+
+
+def test_replace_inside_a_field_result_replaces_the_whole_field():
+    field = ('<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> REF _Ref1 \\h '
+             '</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>Schedule 1</w:t></w:r>'
+             '<w:r><w:fldChar w:fldCharType="end"/></w:r>')
+    doc = open_body(p("Fees are set out in ", field, "."))
+    (res,) = doc.apply_edits([edit("replace", "p-001", "Schedule 1.", "Schedule 2.")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Fees are set out in Schedule 1.")
+    assert out.text("accepted") == "Fees are set out in Schedule 2."
+    assert "~~Schedule 1~~++Schedule 2++[A1]" in out.annotated_view(focus_author=ME)
+    (res,) = doc.apply_edits([edit("replace", "p-001", "set out in", "in")], author=ME, date=WHEN)
+    assert doc.text("accepted") == "Fees are in Schedule 2."
+
+
+def test_splitting_a_format_changed_run_gives_the_copy_a_fresh_id():
+    run = ('<w:r><w:rPr><w:b/><w:rPrChange w:id="9" w:author="B" w:date="2025-01-01T00:00:00Z"><w:rPr/></w:rPrChange>'
+           '</w:rPr><w:t>bold words here</w:t></w:r>')
+    doc = open_body(p(run))
+    (res,) = doc.apply_edits([edit("replace", "p-001", "words", "terms")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    ids = [r.id for r in doc.revisions]
+    assert len(ids) == len(set(ids))
+    assert [r.type for r in doc.revisions].count("format") == 3
+    check(doc, "bold words here")

@@ -10,7 +10,7 @@ from tests.docx.util import dele, docx, ins, p, r_
 FIELD = ('<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> REF _Ref1 \\h '
          '</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>3.2</w:t></w:r>'
          '<w:r><w:fldChar w:fldCharType="end"/></w:r>')
-LINK = '<w:hyperlink r:id="rId9"><w:r><w:rPr><w:rStyle w:val="Hyperlink"/></w:rPr><w:t>our site</w:t></w:r></w:hyperlink>'
+LINK = '<w:hyperlink w:anchor="target"><w:r><w:rPr><w:rStyle w:val="Hyperlink"/></w:rPr><w:t>our site</w:t></w:r></w:hyperlink>'
 
 
 def open_body(body, **kw):

@@ -61,12 +61,12 @@ def test_only_our_author_is_new_and_prior_revisions_survive(case: Case):
     data, out, _ = run_case(case.name)
     before = RedlineDocument.open(data)
     after = RedlineDocument.open(out)
-    prior = {(r.type, r.author, r.text) for r in before.revisions}
-    new = [r for r in after.revisions if (r.type, r.author, r.text) not in prior]
-    assert new and {r.author for r in new} == {US}
-    # the other side's revisions are still there (possibly split around ours), none lost
-    old_authors = {r.author for r in before.revisions}
-    assert old_authors <= {r.author for r in after.revisions}
+    # ours are new; the other side's revisions are still there (possibly split around ours), none lost
+    assert any(r.author == US for r in after.revisions)
+    assert {r.author for r in after.revisions} - {US} == {r.author for r in before.revisions}
+    for kind in ("move_from", "move_to", "format", "para_ins", "para_del"):
+        theirs = [r.text for r in before.revisions if r.type == kind]
+        assert [r.text for r in after.revisions if r.type == kind and r.author != US] == theirs, kind
     before_comments = [(c.author, c.text) for c in before.comments]
     after_comments = [(c.author, c.text) for c in after.comments]
     assert after_comments[: len(before_comments)] == before_comments or set(before_comments) <= set(after_comments)
@@ -90,7 +90,7 @@ def test_replace_marks_only_the_changed_words():
     deleted = ["".join(t.text or "" for t in d.iter(f"{W}delText")) for d in body.iter(f"{W}del")]
     inserted = ["".join(t.text or "" for t in i.iter(f"{W}t")) for i in body.iter(f"{W}ins")
                 if i.getparent().tag != f"{W}rPr"]
-    assert "three" in deleted and "(3)" in " ".join(deleted) and "years" not in " ".join(deleted)
+    assert "three" in deleted and "3" in " ".join(deleted) and "years" not in " ".join(deleted)
     assert any(s.startswith("five") for s in inserted)
     assert "Managing " in inserted or "Managing" in [s.strip() for s in inserted]
 
@@ -129,7 +129,7 @@ def test_field_is_deleted_whole():
     assert not [t for t in body.iter(f"{W}instrText") if "REF _Ref500001" in (t.text or "")]
     kinds = [f.get(f"{W}fldCharType") for d in body.iter(f"{W}del") for f in d.iter(f"{W}fldChar")]
     assert kinds.count("begin") == kinds.count("end") == 1 and "separate" in kinds
-    assert part_text(out, "word/footer1.xml").count("PAGE") == 1
+    assert part_text(out, "word/footer1.xml").count(" PAGE ") == 1
 
 
 def test_untouched_paragraphs_are_byte_identical():

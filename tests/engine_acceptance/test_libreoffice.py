@@ -27,6 +27,16 @@ def _norm(lines: list[str]) -> list[str]:
     return [line.replace("\n", " ") for line in lines]
 
 
+def _without_citations(lo: list[str], ours: list[str]) -> list[str]:
+    """LibreOffice's text counts a footnote citation ("paid.1"); drop such digits where that is the
+    only difference from our line."""
+    out = []
+    for n, line in enumerate(lo):
+        stripped = re.sub(r"(?<=[A-Za-z.,;)])\d{1,2}(?=\W|$)", "", line)
+        out.append(stripped if n < len(ours) and stripped == ours[n] and line != ours[n] else line)
+    return out
+
+
 def _ours(data: bytes, mode: str) -> list[str]:
     return RedlineDocument.open(data).text(mode).split("\n")
 
@@ -35,8 +45,8 @@ def _compare(oracle_entry: dict, data: bytes, label: str) -> None:
     assert oracle_entry.get("loaded"), f"{label}: LibreOffice could not load it: {oracle_entry.get('error')}"
     assert not oracle_entry.get("error"), f"{label}: {oracle_entry['error']}"
     for mode in ("accepted", "original"):
-        lo = _norm(oracle_entry[mode])
         ours = _norm(_ours(data, mode))
+        lo = _without_citations(_norm(oracle_entry[mode]), ours)
         assert ours == lo, f"{label} {mode}: ours != LibreOffice"
 
 
@@ -61,8 +71,8 @@ def test_footnote_fixture_matches_without_citations(corpus_results, corpus_dir):
     path = corpus_dir / "headers_notes.docx"
     entry = corpus_results[path]
     ours = _ours(path.read_bytes(), "accepted")
-    lo = [re.sub(r"(?<=[a-z])\d", "", line) for line in entry["accepted"]]
-    assert ours == lo
+    lo = _without_citations(entry["accepted"], ours)
+    assert ours == lo and lo != entry["accepted"]
 
 
 @pytest.fixture(scope="module")

@@ -68,38 +68,7 @@ PLAN: dict[str, dict[str, list]] = {
     },
 }
 
-# Hand-computed SPEC §6 summary for PLAN (rewards: see reward() below; groups -> cells -> mean of cells).
-SUMMARY = {
-    "n_trials": 13,
-    "n_models": 3,
-    "models": MODELS,
-    "judge_method": "panel",
-    "leaderboard": [
-        {"model": MODELS[0], "overall_turn_weighted": 0.6875, "best_at_k_turn_weighted": 0.8375, "ci": [0.4250, 0.9000],
-         "by_turn": {"1": 0.7, "2": 0.375, "4": 0.8571},
-         "by_scenario_turn": {"1-1": 0.6, "1-2": 0.375, "2-1": 0.8, "3-4": 0.8571},
-         "by_side_turn_weighted": {"A": 0.6, "B": 0.6774}, "by_scenario_turn_weighted": {"1": 0.4875, "2": 0.8, "3": 0.8571},
-         "by_category": {"Commercial Context": 0.72, "Legal correctness": 0.55, "Negotiation Quality": 0.6,
-                         "Deal-closing Orientation": 0.81, "Counterparty Acceptance Prediction": 0.5},
-         "diagnostics": {"surgicalness_score": 0.82, "redlines": 4.5, "edit_operations": 7.25, "total_revisions": 12.0,
-                         "touched_paragraphs": 6.0, "comments_added": 3.5, "median_insertion_chars": 48.0},
-         "n_gate_failures": 0, "n_trials": 8, "n_input_groups": 4},
-        {"model": MODELS[1], "overall_turn_weighted": 0.4125, "best_at_k_turn_weighted": 0.4125, "ci": [0.0, 0.8],
-         "by_turn": {"1": 0.45, "2": 0.0, "4": 1.0},
-         "by_scenario_turn": {"1-1": 0.0, "1-2": 0.0, "2-1": 0.8, "3-4": 1.0},
-         "by_side_turn_weighted": {"A": 0.0, "B": 0.6}, "by_scenario_turn_weighted": {"1": 0.0, "2": 0.8, "3": 1.0},
-         "by_category": {"Commercial Context": 0.6, "Legal correctness": 0.3, "Negotiation Quality": 0.5,
-                         "Deal-closing Orientation": 0.4, "Counterparty Acceptance Prediction": 1.0},
-         "diagnostics": {"surgicalness_score": 0.55, "redlines": 2.0, "edit_operations": 3.0, "total_revisions": 5.0,
-                         "touched_paragraphs": 3.0, "comments_added": 1.0, "median_insertion_chars": 120.0},
-         "n_gate_failures": 1, "n_trials": 4, "n_input_groups": 4},
-        {"model": MODELS[2], "overall_turn_weighted": 0.0, "best_at_k_turn_weighted": 0.0, "ci": [0.0, 0.0],
-         "by_turn": {"1": 0.0}, "by_scenario_turn": {"2-1": 0.0}, "by_side_turn_weighted": {"B": 0.0},
-         "by_scenario_turn_weighted": {"2": 0.0}, "by_category": {"Commercial Context": 0.0, "Legal correctness": 0.0,
-                                                                   "Negotiation Quality": 0.0},
-         "diagnostics": {"surgicalness_score": 0.0}, "n_gate_failures": 0, "n_trials": 1, "n_input_groups": 1},
-    ],
-}
+COMPUTE = "compute"
 
 
 def slug(model: str) -> str:
@@ -150,7 +119,7 @@ def build_benchmark(root: Path) -> Path:
     return root
 
 
-def build_run(root: Path, *, bench: Path | None = None, plan: dict | None = None, summary: dict | None = SUMMARY,
+def build_run(root: Path, *, bench: Path | None = None, plan: dict | None = None, summary: dict | str | None = COMPUTE,
               run_id: str = "run-2026-11-29-demo") -> Path:
     """Write a complete run directory under *root* and return it."""
     plan = PLAN if plan is None else plan
@@ -202,15 +171,27 @@ def build_run(root: Path, *, bench: Path | None = None, plan: dict | None = None
                                    "total_revisions": 8, "touched_paragraphs": 4, "comments_added": 2,
                                    "median_insertion_chars": 52, "surgicalness_score": 0.8}}
                 if incomplete:
-                    grade["missing_judges"] = [j for j in JUDGES if j not in trial]
+                    grade["incomplete_judges"] = [j for j in JUDGES if j not in trial]
+                    grade["errors"] = [f"{j}: JudgeError: no valid reply after 10 attempts" for j in JUDGES if j not in trial]
+                grade["usage"] = {"prompt_tokens": 30000, "completion_tokens": 900, "cost_usd": 0.012}
                 (tdir / "grade.json").write_text(json.dumps(grade, indent=1), encoding="utf-8")
                 (tdir / "judges").mkdir(exist_ok=True)
                 for j, v in trial.items():
-                    verdicts = [{"rubric_id": rid, "verdict": "PASS" if v[k] == "P" else "FAIL",
-                                 "justification": f"{j} reads Section {k + 1}: {'met' if v[k] == 'P' else 'not met'}."
-                                                  + (f" {HOSTILE_IMG}" if k == 1 else "")}
-                                for k, (rid, *_r) in enumerate(rubrics)]
-                    (tdir / "judges" / f"{slug(j)}.json").write_text(json.dumps({"judge": j, "verdicts": verdicts}), encoding="utf-8")
+                    notes = {rid: f"{j} reads Section {k + 1}: {'met' if v[k] == 'P' else 'not met'}."
+                                  + (f" {HOSTILE_IMG}" if k == 1 else "") for k, (rid, *_r) in enumerate(rubrics)}
+                    verdicts = {rid: "PASS" if v[k] == "P" else "FAIL" for k, (rid, *_r) in enumerate(rubrics)}
+                    if model == MODELS[1]:  # the judge-reply form: a list of verdict objects
+                        payload = {"judge": j, "verdicts": [{"rubric_id": r, "verdict": verdicts[r], "justification": notes[r]}
+                                                            for r in verdicts]}
+                    else:  # the scorer's form: maps keyed by rubric id
+                        payload = {"judge": j, "method": "llm", "ok": True, "verdicts": verdicts, "justifications": notes,
+                                   "missing": [], "invalid": [], "error": None}
+                    (tdir / "judges" / f"{slug(j)}.json").write_text(json.dumps(payload), encoding="utf-8")
+                for j in JUDGES:
+                    if j not in trial:
+                        (tdir / "judges" / f"{slug(j)}.json").write_text(json.dumps(
+                            {"judge": j, "ok": False, "verdicts": {}, "justifications": {},
+                             "error": "JudgeError: no valid reply after 10 attempts"}), encoding="utf-8")
                 hostile = model == MODELS[2] or task_id == "redline-s2-t1-g02b"
                 write_docx(tdir / "redline.docx", contract(ME, hostile=hostile, turn=spec["turn"]))
                 (tdir / "annotated_view.md").write_text(
@@ -223,6 +204,10 @@ def build_run(root: Path, *, bench: Path | None = None, plan: dict | None = None
                     "model": model, "tokens_in": 41000 + 1000 * n, "tokens_out": 2300, "cost_usd": 0.084 if "openai" in model else 0.213,
                     "latency_s": 48.5 + n, "tool_calls": {"read_document": 1, "propose_edits": 2, "add_comment": 2, "end_session": 1},
                     "edits_failed": 1}), encoding="utf-8")
+    if summary == COMPUTE:  # what the runner writes: the scorer's summary of every grade in the run
+        from redlinebench.scoring import summarize
+
+        summary = summarize(json.loads(p.read_text(encoding="utf-8")) for p in sorted(run.glob("trials/**/grade.json")))
     if summary is not None:
         (run / "metrics_summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return run

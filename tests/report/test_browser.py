@@ -42,7 +42,7 @@ async def test_run_report_in_chromium(chromium, run_dir):
         result = await browser.open(page, evaluate={**COMMON, "sorted": sort_js, "golden": golden_js}, scale=0.25)
     _assert_clean(result, min_height=2500)
     text = result.values["text"]
-    assert "68.8" in text and "41.2" in text and "42.5 – 90.0" in text
+    assert "84.8" in text and "42.5" in text and "95% CI" in text
     for task_id in TASKS:
         assert task_id in text
     for model in MODELS:
@@ -63,7 +63,7 @@ async def test_comparison_in_chromium(chromium, run_dir, run_b, tmp_path):
             "heat": "document.querySelectorAll('#rubrics td.h').length"}, scale=0.25)
     _assert_clean(result, min_height=2000)
     assert result.values["rows"] == 5 and result.values["heat"] > 0
-    assert "80.0" in result.values["text"] and "55.1" in result.values["text"]
+    assert "80.0" in result.values["text"] and "85.8" in result.values["text"]
 
 
 async def test_the_checks_themselves_can_fail(chromium, tmp_path):
@@ -77,3 +77,16 @@ async def test_the_checks_themselves_can_fail(chromium, tmp_path):
     assert any(u.startswith("http://192.0.2.1/") for u in result.requests)
     stats = png_stats(result.screenshot)
     assert stats["variance"] < 1 and stats["ink"] == 0
+
+
+async def test_packed_report_expands_documents_when_opened(chromium, run_dir, tmp_path):
+    page = write_run_report(run_dir, tmp_path / "packed.html", pack=True)
+    open_js = """new Promise(res => { const d = document.querySelector('details.trial'); d.closest('details.task').open = true;
+        d.open = true; setTimeout(() => res([d.querySelectorAll('.rl-doc').length, d.querySelectorAll('.packed').length,
+        d.querySelector('.rl-doc ins') ? d.querySelector('.rl-doc ins').textContent : null]), 500); })"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, evaluate={**COMMON, "opened": open_js}, scale=0.25)
+    assert result.errors == [] and result.values["pwned"] == "undefined"
+    docs, still_packed, first_ins = result.values["opened"]
+    assert docs == 2 and first_ins  # the model's redline and the golden copied beside it, both expanded
+    assert still_packed == 1  # the annotated view stays packed until its own section is opened

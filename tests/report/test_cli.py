@@ -7,14 +7,14 @@ def test_report_command_writes_the_page(run_dir):
     res = CliRunner().invoke(main, ["report", str(run_dir)])
     assert res.exit_code == 0, res.output
     assert res.output.strip() == f"report: {run_dir / 'report.html'}"
-    assert "68.8" in (run_dir / "report.html").read_text()
+    assert "84.8" in (run_dir / "report.html").read_text()
 
 
 def test_compare_command(run_dir, run_b, tmp_path):
     out = tmp_path / "cmp.html"
     res = CliRunner().invoke(main, ["compare", str(run_dir), str(run_b), "-o", str(out)])
     assert res.exit_code == 0, res.output
-    assert out.is_file() and "google/gemini-3.5-flash" in out.read_text()
+    assert out.is_file() and "google/gemini-3.5-flash" in out.read_text() and "85.8" in out.read_text()
 
 
 def test_user_errors_are_one_line(tmp_path):

@@ -13,11 +13,12 @@ def test_leaderboard_orders_models_and_disambiguates_repeated_labels(run_dir, ru
     tree = parse(out)
     rows = tree.xpath("//section[@id='leaderboard']//tbody/tr")
     got = [(r.xpath("./td[2]/text()")[0], r.xpath("./td[3]")[0].text_content()) for r in rows]
-    assert got == [(MODELS[0], "80.0"), (MODELS[0], "68.8"), ("google/gemini-3.5-flash", "55.1"),
-                   (MODELS[1], "41.2"), (f"evil/{HOSTILE}", "0.0")]
+    # gemini (run-b, first trials): (0.8 + 0.8333 + 0.8 + 1.0) / 4 = 0.8583; gpt-5.5 in run-b: one cell, 0.8
+    assert got == [("google/gemini-3.5-flash", "85.8"), (MODELS[0], "84.8"), (MODELS[0], "80.0"),
+                   (MODELS[1], "42.5"), (f"evil/{HOSTILE}", "0.0")]
     labels = [e.label for e in collect_entries([load_run(run_dir), load_run(run_b)])]
     assert f"{MODELS[0]} [run-b]" in labels and f"{MODELS[0]} [run-2026-11-29-demo]" in labels
-    assert rows[0].xpath("./td[4]")[0].text_content() == "80.0 – 80.0"
+    assert rows[2].xpath("./td[4]")[0].text_content() == "80.0 – 80.0"  # one cell: CI [v, v]
     assert_safe(tree)
 
 

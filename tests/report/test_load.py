@@ -35,7 +35,7 @@ def test_statuses(run_dir):
 def test_missing_judges_inferred_from_votes_when_not_stated(run_dir):
     p = run_dir / "trials" / slug(MODELS[0]) / "redline-s1-t2-g01a" / "2" / "grade.json"
     g = json.loads(p.read_text())
-    del g["missing_judges"], g["status"]
+    del g["incomplete_judges"], g["status"]
     p.write_text(json.dumps(g))
     t = next(t for t in load_run(run_dir).trials if t.path == p.parent)
     assert t.missing_judges == [JUDGES[2]] and t.status == "judging_incomplete"
@@ -82,5 +82,12 @@ def test_not_a_run_directory(tmp_path):
 def test_missing_summary_is_noted(run_dir):
     (run_dir / "metrics_summary.json").unlink()
     run = load_run(run_dir)
-    assert run.leaderboard == [] or run.summary_note and "computed from the grade.json" in run.summary_note
-    assert run.summary_note
+    assert "computed from the grade.json files" in run.summary_note
+    assert [(e["model"], e["redline_overall"]) for e in run.leaderboard] == [(MODELS[0], 84.8), (MODELS[1], 42.5), (MODELS[2], 0.0)]
+
+
+def test_unreadable_summary_falls_back_to_the_grades(run_dir):
+    (run_dir / "metrics_summary.json").write_text("{oops", encoding="utf-8")
+    run = load_run(run_dir)
+    assert run.leaderboard[0]["redline_overall"] == 84.8
+    assert any("metrics_summary.json is not valid JSON" in p for p in run.problems)

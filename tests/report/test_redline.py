@@ -88,3 +88,33 @@ def test_annotated_view_is_verbatim_and_tinted():
     assert tree.xpath(".//span[@class='av-del']")[0].text == "~~old~~"
     assert tree.xpath(".//span[@class='av-ins']")[0].text == f"++new {HOSTILE}++"
     assert tree.xpath(".//span[@class='av-cmt']")[0].text == "{cmt-3}" and not tree.xpath(".//script")
+
+
+def test_real_docx_through_the_engine(tmp_path):
+    """The viewer on the engine's own reading of a real .docx (numbering, revisions, threaded comments)."""
+    from .docxfixture import write_docx
+
+    path = write_docx(tmp_path / "r.docx", contract(ME, hostile=True, turn=2))
+    out = render_path(path, colours=AuthorColours(), dom="e", focus_author=ME, label="Model", missing="-")
+    assert out.ok, out.error
+    tree = lxml.html.fragment_fromstring(out.html)
+    assert [n.text_content() for n in tree.xpath(".//div[@class='rl-num']")][1:4] == ["1", "1.1", "1.2"]
+    assert [d.text_content() for d in tree.xpath(".//del")] == ["and PCI-DSS Standards ", "against all claims", "error-free and "]
+    assert tree.xpath(".//ins")[-1].text_content() == HOSTILE and tree.xpath(".//ins")[-1].get("style") == f"--ac:{AUTHOR_COLOURS[0]}"
+    thread = tree.xpath(".//div[contains(@class,'rl-thread')]")[0]
+    assert [b.text_content() for b in thread.xpath(".//div[@class='rl-chead']/b")] == [THEM, ME]
+    assert not tree.xpath(".//script|.//img")
+
+
+def test_golden_and_model_colours_stay_distinct():
+    colours = AuthorColours()
+    golden = lxml.html.fragment_fromstring(render_document(standin(contract("Attorney", hostile=False, turn=1)),
+                                                           colours=colours, dom="g", label="Golden"))
+    model = _render_with(colours, standin(contract(ME, hostile=False, turn=1)))
+    assert golden.xpath(".//ins")[1].get("style") != f"--ac:{AUTHOR_COLOURS[0]}"  # the attorney is not "this turn"
+    assert model.xpath(".//ins")[1].get("style") == f"--ac:{AUTHOR_COLOURS[0]}"
+    assert golden.xpath(".//ins")[0].get("style") == model.xpath(".//ins")[0].get("style")  # the other side: same colour
+
+
+def _render_with(colours, doc):
+    return lxml.html.fragment_fromstring(render_document(doc, colours=colours, dom="m", focus_author=ME, label="M"))

@@ -14,10 +14,14 @@ def test_report_has_headlines_every_task_and_every_trial(run_dir):
     tree = parse(out)
     cards = tree.xpath("//div[contains(@class,'card')]")
     got = {c.xpath(".//div[@class='model']")[0].text_content(): c.xpath(".//div[@class='big']")[0].text_content() for c in cards}
-    # redline_overall = round(100 * overall_turn_weighted, 1): 0.6875 -> 68.8, 0.4125 -> 41.2 (round half even), 0 -> 0.0
-    assert got == {MODELS[0]: "68.8 redline_overall", MODELS[1]: "41.2 redline_overall", MODELS[2]: "0.0 redline_overall"}
+    # gpt-5.5 cells (hand-computed from runfixture.PLAN; the judging-incomplete trial is listed, not averaged):
+    #   1-1 (0.8 + 1.0)/2 = 0.9; 1-2 10/12 = 0.8333; 2-1 0.8; 3-4 (1 + 0.7143)/2 = 0.8572 -> mean 0.8476 -> 84.8
+    # opus: 1-1 clamp((3 - 4)/10) = 0; 1-2 gate failure 0; 2-1 7/10; 3-4 1.0 -> 0.425 -> 42.5 ; evil: all FAIL -> 0.0
+    assert got == {MODELS[0]: "84.8 redline_overall", MODELS[1]: "42.5 redline_overall", MODELS[2]: "0.0 redline_overall"}
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
     body = text(tree)
-    assert "42.5 – 90.0" in body and "0.0 – 80.0" in body  # CIs x 100
+    for e in summary["leaderboard"]:  # the CI shown is the scorer's, x 100, one decimal
+        assert f"{100 * e['ci'][0]:.1f} – {100 * e['ci'][1]:.1f}" in body
     rows = tree.xpath("//section[@id='tasks']//tbody/tr")
     assert len(rows) == 13
     assert {r.xpath("./td[1]")[0].text_content() for r in rows} == set(TASKS)
@@ -101,3 +105,34 @@ def test_output_option_and_atomic_write(run_dir, tmp_path):
     out = write_run_report(run_dir, tmp_path / "elsewhere" / "r.html")
     assert out.is_file() and not (run_dir / "report.html").exists()
     assert [p for p in os.listdir(out.parent) if p.endswith(".tmp")] == []
+
+
+def test_judge_files_in_both_forms_and_failed_judges(run_dir):
+    tree = parse(write_run_report(run_dir))
+    # list form (judge replies) for the second model
+    opus = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s2-t1-g02b', '1')}']")[0]
+    r2 = opus.xpath(".//table[contains(@class,'rubrics')]/tbody/tr")[1]
+    assert f"{JUDGES[0]} reads Section 2: not met. {HOSTILE_IMG}" in r2.text_content()
+    # the judge that failed is listed with no verdict, and its error is shown
+    inc = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t2-g01a', '2')}']")[0]
+    votes = inc.xpath(".//table[contains(@class,'rubrics')]/tbody/tr[1]/td[7]/span[@class='vote']")
+    assert [v.xpath(".//span[contains(@class,'badge')]")[0].text_content() for v in votes] == ["PASS", "PASS", "no verdict"]
+    assert f"{JUDGES[2]}: JudgeError: no valid reply after 10 attempts" in inc.text_content()
+    assert "Judge cost" in inc.text_content() and "$0.01" in inc.text_content()
+
+
+def test_packed_pages_carry_the_same_documents_compressed(run_dir):
+    from redlinebench.report._pack import unpack
+
+    plain_tree = parse(write_run_report(run_dir, pack=False))
+    tree = parse(write_run_report(run_dir, pack=True))
+    assert_safe(tree)
+    packed = tree.xpath("//div[@class='packed']")
+    n_docs = len(plain_tree.xpath("//div[@class='rl-doc']"))
+    n_views = len(plain_tree.xpath("//pre[@class='annot']"))
+    assert len(packed) == n_docs + n_views and not tree.xpath("//div[@class='rl-doc']")
+    expanded = [unpack(p.get("data-z")) for p in packed]
+    assert any(HOSTILE.replace("<", "&lt;").replace(">", "&gt;") in x for x in expanded)  # still escaped inside
+    assert all("<script" not in x for x in expanded)
+    # the rest of the page (headline, tables, rubrics) is not packed
+    assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13

@@ -233,3 +233,38 @@ def test_real_entry_point_prints_one_line(tree: Path) -> None:
     assert lines[0] == (
         f"error: {tree}/tasks/redline-s1-t1-g01a/tests/rubrics.json: rubrics[0].weight: 11 is outside [-10, 10]"
     )
+
+
+def test_brief_contradicting_the_metadata_is_a_warning(tree: Path) -> None:
+    path = tree / "tasks/redline-s1-t3-g01a/instruction.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("(Side A)", "(Side B)", 1), encoding="utf-8")
+    report = validate_tasks(tree)
+    assert report.ok
+    [warning] = report.warnings
+    assert (warning.path, warning.field) == (str(path), "side")
+    assert warning.message == "the brief says Side B but the metadata says 'A'"
+
+
+@pytest.mark.parametrize(
+    "rel,content,field,fragment",
+    [
+        ("tests/rubrics.json", b'{"rubrics": "\xff\xfe"}', None, "not UTF-8 text"),
+        ("task.toml", b'metadata = "flat"\n', "metadata", "must be a table, got str"),
+        ("tests/rubrics.json", b"", None, "malformed JSON"),
+        ("tests/rubrics.json", b'{"task_id": "redline-s1-t3-g01a"}', "rubrics", "missing"),
+        ("tests/rubrics.json", b'{"rubrics": [7]}', "rubrics[0]", "must be an object, got int"),
+        ("tests/rubrics.json", b'{"rubrics": [{"id": "x", "criteria": "c", "weight": true}]}', "rubrics[0].weight",
+         "must be an integer, got True"),
+        ("tests/rubrics.json", b'{"rubrics": [{"id": "x", "criteria": "c", "weight": 2.5}]}', "rubrics[0].weight",
+         "must be an integer, got 2.5"),
+        ("tests/rubrics.json", b'{"rubrics": [{"id": "x", "criteria": "  ", "weight": 2}]}', "rubrics[0].criteria",
+         "must be a non-empty string"),
+        ("instruction.md", b"\n  \n", None, "is empty"),
+    ],
+)
+def test_more_hostile_files(tree: Path, rel: str, content: bytes, field, fragment: str) -> None:
+    path = tree / "tasks/redline-s1-t3-g01a" / rel
+    path.write_bytes(content)
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert info.value.path == str(path) and info.value.field == field and fragment in str(info.value)

@@ -118,3 +118,18 @@ def test_edit_json_helper_round_trips(tree: Path) -> None:
     path = tree / "tasks/redline-s1-t2-g01a/tests/rubrics.json"
     edit_json(path, lambda d: d["rubrics"][0].update(weight=9))
     assert load_tasks(tree).get("redline-s1-t2-g01a").rubrics[0].weight == 9
+
+
+def test_side_spellings(tmp_path: Path) -> None:
+    tasks_dir = tmp_path / "tasks"
+    meta = {**metadata_for(1, 1, 1, "a"), "side": "Side a"}
+    write_task(tasks_dir, 1, 1, 1, "a", toml_meta={**meta, "side": "A"}, json_meta=meta)
+    assert load_tasks(tmp_path).get("redline-s1-t1-g01a").side == "A"
+
+
+def test_lazy_top_level_exports(tree: Path) -> None:
+    import redlinebench
+
+    assert redlinebench.resolve_source(tree).kind == "path"
+    assert redlinebench.validate_tasks(tree).ok
+    assert len(redlinebench.load_tasks(tree)) == 14

@@ -1,0 +1,59 @@
+"""``redlinebench data ...``: build the embedded synthetic benchmark from its sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def register(main: click.Group) -> None:
+    main.add_command(data)
+
+
+@click.group()
+def data() -> None:
+    """Build and check the embedded synthetic benchmark."""
+
+
+@data.command("build-synthetic")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory to write (it will hold tasks/ and benchmark.json); a previous build there is replaced.")
+@click.option("--sources", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Source directory (default: data/synthetic of this checkout).")
+def build_synthetic_cmd(out: Path, sources: Path | None) -> None:
+    """Write the synthetic Harbor task tree (deterministic: a rebuild is byte-identical).
+
+    \b
+    Example:
+      redlinebench data build-synthetic --out redlinebench/_data/benchmark
+    """
+    from ..synthetic import build_synthetic
+
+    report = build_synthetic(out, sources)
+    click.echo(report.summary())
+
+
+@data.command("check-synthetic")
+@click.option("--sources", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Source directory (default: data/synthetic of this checkout).")
+def check_synthetic_cmd(sources: Path | None) -> None:
+    """Check the sources (numbering, ops, rubric ground truth) without building documents."""
+    from collections import Counter
+
+    from ..synthetic import SOURCES_DIR, load_sources
+
+    scenarios = load_sources(sources or SOURCES_DIR)
+    cats: Counter[str] = Counter()
+    tasks = penalties = total = 0
+    for spec in scenarios:
+        for group in spec.groups:
+            for variant in group.variants:
+                tasks += 1
+                for rubric, weight in variant.rubrics:
+                    cats[rubric.category] += 1
+                    total += 1
+                    penalties += weight < 0
+    click.echo(f"{len(scenarios)} scenarios, {tasks} tasks, {total} rubrics ({penalties / max(total, 1):.1%} penalty)")
+    for name, n in sorted(cats.items()):
+        click.echo(f"  {name:<36} {n / max(total, 1):6.1%}")

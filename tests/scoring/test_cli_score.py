@@ -1,0 +1,102 @@
+"""``redlinebench score RUN_DIR`` on a real task tree and run directory; judges misbehave on cue."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from click.testing import CliRunner
+
+from redlinebench.cli import main
+from tests.fakes.openai_server import Reply
+from tests.tasks.treefactory import build_tree
+
+MODEL = "openai/agent-x"
+
+
+def make_run(tmp_path, judges="heuristic", layout=None):
+    data = build_tree(tmp_path / "data", layout)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({
+        "spec": {"judges": judges, "source": str(data)}, "models": [MODEL],
+        "judges": {"spec": judges}, "data": {"path": str(data)}}), encoding="utf-8")
+    tasks = sorted((data / "tasks").iterdir())
+    for task_dir in tasks:
+        trial = run / "trials" / "openai_agent-x" / task_dir.name / "1"
+        trial.mkdir(parents=True)
+        golden = task_dir / "tests" / "attorney_redlines.docx"
+        src = golden if golden.exists() else task_dir / "environment" / "app" / "contract.docx"
+        (trial / "redline.docx").write_bytes(src.read_bytes())
+        (trial / "metrics.json").write_text(json.dumps({"model": MODEL}), encoding="utf-8")
+    # a trial whose agent produced no document: graded as a gate failure, not skipped
+    (run / "trials" / "openai_agent-x" / tasks[0].name / "2").mkdir()
+    (run / "trials" / "openai_agent-x" / tasks[0].name / "2" / "metrics.json").write_text("{}", encoding="utf-8")
+    return run, len(tasks)
+
+
+def grades(run):
+    return [json.loads(p.read_text()) for p in sorted(run.rglob("grade.json"))]
+
+
+def test_score_with_heuristic_then_resume_then_rejudge(tmp_path):
+    run, n = make_run(tmp_path)
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 0, result.output
+    gs = grades(run)
+    assert len(gs) == n + 1
+    assert all(g["model"] == MODEL and g["judge_method"] == "heuristic" for g in gs)
+    no_output = [g for g in gs if g["trial"] == 2]
+    assert no_output[0]["status"] == "gate_failed" and "no output" in no_output[0]["gate"]["reason"]
+    summary = json.loads((run / "metrics_summary.json").read_text())
+    assert summary["n_trials"] == n + 1 and summary["judge_method"] == "heuristic"
+    assert summary["leaderboard"][0]["n_cells"] == 12 and summary["grid"]["complete"]
+    assert "must not be published" in result.output
+    stamp = {p: p.stat().st_mtime_ns for p in run.rglob("grade.json")}
+    again = CliRunner().invoke(main, ["score", str(run)])
+    assert again.exit_code == 0 and re.search(r"graded 0 trial", again.output)
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("grade.json")} == stamp
+    redo = CliRunner().invoke(main, ["score", str(run), "--rejudge"])
+    assert redo.exit_code == 0 and f"graded {n + 1} trial" in redo.output
+
+
+def test_score_against_misbehaving_llm_judges(tmp_path, fake_openai, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-cli-secret-4242")
+    run, n = make_run(tmp_path, layout=[(1, 1, 1, "ab", True), (2, 4, 1, "a", False)])
+
+    def handler(body):
+        ids = json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])
+        if body["model"] == "ja":
+            return Reply.json({"verdicts": [{"rubric_id": r, "verdict": "PASS", "justification": "ok"} for r in ids]})
+        if body["model"] == "jb":
+            return Reply.text("I cannot answer in JSON, sorry.")
+        return Reply.error(500)
+
+    fake_openai.set_handler(handler)
+    result = CliRunner().invoke(main, ["score", str(run), "--judges", "openai/ja,openai/jb,openai/jc",
+                                       "--api-base", fake_openai.url, "--concurrency", "16"])
+    assert result.exit_code == 0, result.output
+    gs = grades(run)
+    statuses = {g["status"] for g in gs}
+    assert statuses <= {"judging_incomplete", "gate_failed"} and "judging_incomplete" in statuses
+    incomplete = [g for g in gs if g["status"] == "judging_incomplete"]
+    assert all(set(g["incomplete_judges"]) == {"openai/jb", "openai/jc"} for g in incomplete)
+    summary = json.loads((run / "metrics_summary.json").read_text())
+    assert summary["n_incomplete"] == len(incomplete) and len(summary["incomplete"]) == len(incomplete)
+    audit = (run / "judge_audit.jsonl").read_text()
+    assert "sk-cli-secret-4242" not in audit and '"n_attempts": 11' in audit  # 1 + 10 retries (SPEC §5)
+    for p in run.rglob("*"):
+        if p.is_file() and p.suffix != ".docx":
+            assert "sk-cli-secret-4242" not in p.read_text(errors="replace")
+
+
+def test_score_errors_are_one_line(tmp_path):
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "missing")])
+    assert result.exit_code != 0 and "no such run directory" in result.output
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "empty"), "--judges", "heuristic",
+                                       "--source", str(build_tree(tmp_path / "d"))])
+    assert result.exit_code != 0 and "not a run directory" in result.output and "Traceback" not in result.output
+    run, _ = make_run(tmp_path / "x")
+    result = CliRunner().invoke(main, ["score", str(run), "--judges", "nope.yaml"])
+    assert result.exit_code == 2 and "judge config not found" in result.output

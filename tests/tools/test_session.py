@@ -1,0 +1,212 @@
+"""ToolSession.dispatch over a real document: results, structured errors, limits, stats, save."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from redlinebench.docx import RedlineDocument
+from redlinebench.tools import TOOL_NAMES, ToolLimits, ToolSession
+from tests.fixtures.corpus import COMMENTS, CORPUS, PRIOR_CHANGES, US
+
+DATE = datetime(2026, 3, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def session(tmp_path) -> ToolSession:
+    doc = RedlineDocument.open(PRIOR_CHANGES.data(), name="contract.docx")
+    return ToolSession(doc, US, output_path=tmp_path / "out.docx", date=DATE)
+
+
+def _edit(pid: str, text: str, new: str | None = "x", op: str = "replace", comment: str = "Because.") -> dict:
+    edit = {"op": op, "anchor": {"paragraph_id": pid, "text": text}, "comment": comment}
+    if new is not None:
+        edit["new_text"] = new
+    return edit
+
+
+def test_read_document(session):
+    result = session.dispatch("read_document", "{}")
+    assert "[p-001]" in result["document"] and result["paragraphs"] == len(session.doc.paragraphs)
+    assert session.dispatch("read_document", None)["document"] == result["document"]
+    assert session.dispatch("read_document", "")["document"] == result["document"]
+
+
+def test_propose_edits_and_stats(session):
+    pid = session.doc.paragraphs[0].id
+    args = json.dumps({"edits": [_edit(pid, "sixty (60)", "forty-five (45)"), _edit(pid, "absent text")]})
+    result = session.dispatch("propose_edits", args)
+    assert [r["status"] for r in result["results"]] == ["ok", "anchor_failed"]
+    assert result["applied"] == 1 and result["failed"] == 1
+    assert session.doc.paragraphs[0].text == "Fees are payable within forty-five (45) days of invoice."
+    stats = session.stats
+    assert stats["edits_ok"] == 1 and stats["edits_failed"] == 1 and stats["errors"] == 0
+    assert stats["calls_by_tool"] == {"propose_edits": 1}
+
+
+def test_unknown_paragraph_is_an_edit_result_not_an_error(session):
+    result = session.dispatch("propose_edits", {"edits": [_edit("p-999", "Vendor")]})
+    (r,) = result["results"]
+    assert r["status"] == "anchor_failed" and r["error"].startswith("paragraph_not_found")
+
+
+@pytest.mark.parametrize("given_id", ["[p-2]", "p-2", "P-0002", " p-002 "])
+def test_paragraph_ids_are_normalised(session, given_id):
+    result = session.dispatch("propose_edits", {"edits": [_edit(given_id, "promptly", "immediately")]})
+    assert result["results"][0]["status"] == "ok", result
+    assert "immediately" in session.doc.paragraphs[1].text
+
+
+@pytest.mark.parametrize("arguments,code,fragment", [
+    ("{not json", "invalid_json", "not valid JSON"),
+    ("[1, 2]", "invalid_arguments", "must be a JSON object"),
+    ('"text"', "invalid_arguments", "must be a JSON object"),
+    ({"edits": []}, "invalid_arguments", "edits is empty"),
+    ({"edits": "replace all"}, "invalid_arguments", "must be a JSON array"),
+    ({"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001"}, "new_text": "x", "comment": "c"}]},
+     "invalid_arguments", "anchor.text is required"),
+    ({"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "x"}, "comment": "c"}]},
+     "invalid_arguments", "new_text is required for replace"),
+    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}, "new_text": "y",
+                 "comment": "c"}]}, "invalid_arguments", "delete takes no new_text"),
+    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}}]}, "invalid_arguments",
+     "comment is required"),
+    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}, "comment": "  "}]},
+     "invalid_arguments", "comment is empty"),
+    ({"edits": [{"op": "insert_after", "anchor": {"paragraph_id": "p-001", "text": "x"}, "new_text": " ",
+                 "comment": "c"}]}, "invalid_arguments", "nothing to insert"),
+    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x", "occurrence": 0},
+                 "comment": "c"}]}, "invalid_arguments", "occurrence must be 1 or more"),
+    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x", "offset": 3}, "comment": "c"}]},
+     "invalid_arguments", "unknown field 'offset'"),
+])
+def test_bad_arguments_are_structured_errors(session, arguments, code, fragment):
+    before = session.doc.to_bytes()
+    result = session.dispatch("propose_edits", arguments)
+    assert result["error"] == code and fragment in result["message"], result
+    assert session.doc.to_bytes() == before  # nothing applied
+    assert session.stats["errors"] == 1
+
+
+def test_limits(tmp_path):
+    doc = RedlineDocument.open(PRIOR_CHANGES.data())
+    s = ToolSession(doc, US, limits=ToolLimits(max_edits_per_batch=2, max_text_chars=10, max_comment_chars=20,
+                                               max_argument_chars=2000))
+    pid = doc.paragraphs[0].id
+    r = s.dispatch("propose_edits", {"edits": [_edit(pid, "a")] * 3})
+    assert r["error"] == "batch_too_large" and r["limit"] == 2
+    r = s.dispatch("propose_edits", {"edits": [_edit(pid, "sixty", "x" * 11)]})
+    assert r["error"] == "text_too_long" and r["path"] == "arguments.edits[0].new_text"
+    r = s.dispatch("propose_edits", {"edits": [_edit(pid, "sixty", "y", comment="c" * 21)]})
+    assert r["error"] == "text_too_long" and "comment" in r["path"]
+    r = s.dispatch("add_comment", {"text": "t" * 21, "paragraph_id": pid})
+    assert r["error"] == "text_too_long"
+    r = s.dispatch("propose_edits", json.dumps({"edits": [_edit(pid, "z" * 3000)]}))
+    assert r["error"] == "arguments_too_large"
+    assert s.stats["errors"] == 5 and s.stats["edits_ok"] == 0
+
+
+def test_unknown_tool_and_odd_names(session):
+    for name in ("delete_everything", None, 42, ""):
+        result = session.dispatch(name, "{}")  # type: ignore[arg-type]
+        assert result["error"] == "unknown_tool" and "read_document" in result["message"]
+    assert session.stats["calls_by_tool"] == {"<unknown>": 4}
+
+
+def test_add_comment_thread_and_reply(tmp_path):
+    doc = RedlineDocument.open(COMMENTS.data())
+    s = ToolSession(doc, US, date=DATE)
+    pid = doc.paragraphs[2].id
+    new = s.dispatch("add_comment", {"text": "Please confirm.", "paragraph_id": pid, "span": "in writing"})
+    assert new["status"] == "ok" and new["comment_id"].startswith("cmt-")
+    root = doc.comments[0].id
+    reply = s.dispatch("add_comment", {"text": "Agreed.", "reply_to": root})
+    assert reply["status"] == "ok"
+    by_id = {c.id: c for c in doc.comments}
+    assert by_id[reply["comment_id"]].parent == root and by_id[new["comment_id"]].anchor_text == "in writing"
+    assert s.dispatch("add_comment", {"text": "x"})["error"] == "invalid_arguments"
+    assert s.dispatch("add_comment", {"text": "x", "paragraph_id": pid, "reply_to": root})["error"] == \
+        "invalid_arguments"
+    assert s.dispatch("add_comment", {"text": "x", "reply_to": "cmt-999"}).get("error")
+    assert s.dispatch("add_comment", {"text": "x", "paragraph_id": "p-999"}).get("error")
+    assert s.dispatch("add_comment", {"text": "x", "paragraph_id": pid, "span": "no such span"}).get("error")
+    assert s.stats["comments_added"] == 2
+
+
+def test_mark_reserved(tmp_path):
+    doc = RedlineDocument.open(CORPUS["clauses"].data())
+    s = ToolSession(doc, US, date=DATE)
+    ids = {p.text: p.id for p in doc.paragraphs}
+    result = s.dispatch("mark_reserved", {"start_id": ids["Email support within one day."],
+                                          "end_id": ids["Phone support within four hours."],
+                                          "comment": "Not needed."})
+    assert "error" not in result, result
+    assert "Reserved." in doc.text("accepted")
+    bad = s.dispatch("mark_reserved", {"start_id": "p-999", "end_id": "p-999", "comment": "x"})
+    assert bad.get("error")
+
+
+def test_end_session_saves_validates_and_closes(session, tmp_path):
+    pid = session.doc.paragraphs[0].id
+    session.dispatch("propose_edits", {"edits": [_edit(pid, "invoice", "receipt")]})
+    result = session.dispatch("end_session", {"summary": "Changed the payment trigger."})
+    assert result["status"] == "saved" and result["valid"] is True and result["validation_errors"] == []
+    saved = RedlineDocument.open(tmp_path / "out.docx")
+    assert "receipt" in saved.text("accepted")
+    assert [p for p in tmp_path.iterdir() if p.name != "out.docx"] == []  # no temp files left
+    again = session.dispatch("read_document", {})
+    assert again["error"] == "session_finished"
+    assert session.finished and session.stats["finished"] is True
+
+
+def test_end_session_save_failure_keeps_session_open(tmp_path):
+    doc = RedlineDocument.open(PRIOR_CHANGES.data())
+    s = ToolSession(doc, US, output_path=tmp_path / "missing-dir" / "out.docx")
+    result = s.dispatch("end_session", {})
+    assert result["error"] == "save_failed" and not s.finished
+    s.output_path = tmp_path / "ok.docx"
+    assert s.dispatch("end_session", {})["status"] == "saved"
+
+
+def test_internal_errors_never_escape(session, monkeypatch):
+    def boom(*args, **kwargs):
+        raise RuntimeError("engine exploded")
+
+    monkeypatch.setattr(session.doc, "apply_edits", boom)
+    pid = session.doc.paragraphs[0].id
+    result = session.dispatch("propose_edits", {"edits": [_edit(pid, "invoice")]})
+    assert result["error"] == "internal_error" and "engine exploded" in result["message"]
+    assert session.stats["internal_errors"] == 1 and "RuntimeError" in (session.last_exception or "")
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
+                                                                                   max_size=4), max_leaves=12)
+_edit_like = st.fixed_dictionaries({
+    "op": st.sampled_from(["replace", "delete", "insert_after", "x"]),
+    "anchor": st.fixed_dictionaries({"paragraph_id": st.sampled_from(["p-001", "p-002", "p-999", "", "[p-3]"]),
+                                     "text": st.sampled_from(["sixty", "Vendor", "", " ", "payments", "\x00x"])},
+                                    optional={"occurrence": st.integers(-1, 3), "context_before": st.text(max_size=5)}),
+}, optional={"new_text": st.text(max_size=15), "comment": st.text(max_size=10)})
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from([*TOOL_NAMES, "nope"]),
+       arguments=st.one_of(_json, st.text(max_size=40), st.fixed_dictionaries({"edits": st.lists(_edit_like,
+                                                                                                   max_size=3)})))
+def test_dispatch_never_raises(name, arguments):
+    doc = RedlineDocument.open(_CACHED)
+    s = ToolSession(doc, US, date=DATE)
+    result = s.dispatch(name, arguments)
+    assert isinstance(result, dict)
+    if "error" in result:
+        assert isinstance(result["error"], str) and isinstance(result["message"], str)
+        assert result["error"] != "internal_error", result
+    json.dumps(result)
+
+
+_CACHED = PRIOR_CHANGES.data()
