@@ -139,3 +139,21 @@ def test_metrics_refuse_scores_whose_trials_were_reduced_away():
     reduced = SampleScore(score=Score(value=0.8), sample_id="redline-s1-t1-g01a")
     with pytest.raises(ValueError, match="do not pass --epochs-reducer"):
         grades_of([kept, reduced])
+
+
+def test_inspect_eval_on_the_embedded_set_with_a_mock_model(tmp_path):
+    """The default source (the shipped synthetic benchmark): an agent that accepts nothing and
+    leaves the document untouched scores 0 on every task, each a counted gate failure."""
+    from redlinebench.tasks import load_tasks
+
+    embedded = load_tasks("embedded")
+    [log] = inspect_eval(
+        redlinebench(source="embedded", scenario=2, judges="heuristic", output_dir=str(tmp_path / "o")),
+        model=get_model("mockllm/agent", custom_outputs=idle_agent),
+        log_dir=str(tmp_path / "logs"), display="none",
+    )
+    assert log.status == "success", log.error
+    expected = [t.task_id for t in embedded if t.scenario_id == 2]
+    assert sorted(s.id for s in log.samples) == sorted(expected) and len(expected) >= 4
+    assert metric(log, "gate_failures") == len(expected)
+    assert metric(log, "redline_overall") == 0.0
