@@ -157,3 +157,21 @@ def test_inspect_eval_on_the_embedded_set_with_a_mock_model(tmp_path):
     assert sorted(s.id for s in log.samples) == sorted(expected) and len(expected) >= 4
     assert metric(log, "gate_failures") == len(expected)
     assert metric(log, "redline_overall") == 0.0
+
+
+def test_a_message_limit_ends_the_loop_and_the_document_is_graded_as_it_stands(tree, tmp_path):
+    from tests.integrations.scripted import looping_agent
+
+    [log] = inspect_eval(
+        redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", judges="heuristic", message_limit=8,
+                     output_dir=str(tmp_path / "o")),
+        model=get_model("mockllm/agent", custom_outputs=looping_agent),
+        log_dir=str(tmp_path / "logs"), display="none",
+    )
+    assert log.status == "success", log.error
+    [sample] = log.samples
+    assert sample.limit is not None and sample.limit.type == "message"
+    [grade] = only_score(sample).metadata["grades"]
+    assert grade["status"] == "gate_failed" and grade["inspect"]["finished"] is False
+    assert grade["inspect"]["tool_stats"]["calls_by_tool"]["read_document"] >= 3
+    assert (tmp_path / "o" / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx").is_file()
