@@ -96,15 +96,23 @@ def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_
     assert sample.error is not None and "no model is bound to the Inspect role 'grader'" in sample.error.message
 
 
-def test_the_entry_point_resolves_redlinebench_slash_redlinebench(tree, tmp_path):
-    """With the package installed (simulated: an editable dist-info), Inspect finds the task by name."""
+def _installed(tmp_path: Path) -> dict[str, str]:
+    """An environment where redlinebench looks installed (editable dist-info with our entry point)."""
     site = tmp_path / "site"
     dist = site / "redlinebench-0.1.0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: redlinebench\nVersion: 0.1.0\n")
-    ep = [line for line in (ROOT / "pyproject.toml").read_text().splitlines() if line.startswith("redlinebench = \"redlinebench.integrations")]
-    (dist / "entry_points.txt").write_text("[inspect_ai]\n" + ep[0].replace('"', "") + "\n")
+    [ep] = [line for line in (ROOT / "pyproject.toml").read_text().splitlines()
+            if line.startswith('redlinebench = "redlinebench.integrations')]
+    (dist / "entry_points.txt").write_text("[inspect_ai]\n" + ep.replace('"', "") + "\n")
     (dist / "direct_url.json").write_text(json.dumps({"url": ROOT.as_uri(), "dir_info": {"editable": True}}))
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    env["PYTHONPATH"] = f"{site}{os.pathsep}{ROOT}"
+    return env
+
+
+def test_the_entry_point_resolves_redlinebench_slash_redlinebench(tree, tmp_path):
+    """With the package installed, Inspect finds the task by its namespaced name."""
     code = f"""
 import json
 from inspect_ai import eval
@@ -118,12 +126,34 @@ out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
 print(json.dumps({{"status": log.status, "task": log.eval.task, "scorer": scorer, "value": score.value,
                   "error": str(log.error) if log.error else None}}))
 """
-    env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{ROOT}"}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-c", code], env=_installed(tmp_path), capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result == {"status": "success", "task": "redlinebench/redlinebench", "scorer": "redline_scorer",
                       "value": 0.0, "error": None}
+
+
+def test_the_inspect_cli_runs_the_task_with_the_stock_mock_model_offline(tree, tmp_path):
+    """`inspect eval redlinebench/redlinebench --model mockllm/model`: mockllm's default output calls
+    no tool, so the message limit ends each sample and the untouched document fails the gate.
+    Token estimates use the o200k_base file litellm ships (no download)."""
+    from inspect_ai.log import read_eval_log
+
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    logs = tmp_path / "logs"
+    proc = subprocess.run(
+        [str(inspect_cli), "eval", "redlinebench/redlinebench", "--model", "mockllm/model",
+         "-T", f"source={tree}", "-T", "scenario=2", "-T", "judges=heuristic", "-T", "message_limit=6",
+         "-T", f"output_dir={tmp_path / 'o'}", "--log-dir", str(logs), "--display", "none"],
+        env=_installed(tmp_path), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    [path] = list(logs.glob("*.eval"))
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.eval.task == "redlinebench/redlinebench"
+    assert [s.id for s in log.samples] == ["redline-s2-t4-g01a"]
+    assert log.samples[0].limit is not None and log.samples[0].limit.type == "message"
+    assert metric(log, "gate_failures") == 1 and metric(log, "redline_overall") == 0.0
 
 
 def test_metrics_refuse_scores_whose_trials_were_reduced_away():
