@@ -247,3 +247,23 @@ def test_unusable_grades_become_errored_rows_naming_the_file(jobs, tmp_path):
     assert "score: missing" in rows["redline-s1-t1-g01a__zzz"]["errors"][0]
     summary = json.loads((tmp_path / "run" / "metrics_summary.json").read_text())
     assert summary["n_incomplete"] == 3 and summary["leaderboard"][0]["n_trials"] == 0
+
+
+def test_verify_treats_hostile_output_as_a_gate_failure_and_bad_tasks_as_one_line_errors(tree, tmp_path):
+    task_dir = tree / "tasks" / "redline-s1-t1-g01a"
+    garbage = tmp_path / "out.docx"
+    garbage.write_bytes(b"PK\x03\x04 this is not a word document")
+    logs = tmp_path / "logs"
+    res = CliRunner().invoke(main, ["verify", "--task-dir", str(task_dir), "--output", str(garbage),
+                                    "--logs", str(logs), "--judges", "heuristic"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    grade = json.loads((logs / "grade.json").read_text())
+    assert grade["status"] == "gate_failed" and grade["gate"]["reason"]
+    assert (logs / "reward.txt").read_text() == "0.000000\n"
+    res = CliRunner().invoke(main, ["verify", "--task-dir", str(tmp_path / "nope"), "--output", str(garbage),
+                                    "--logs", str(logs)])
+    assert res.exit_code == 1 and res.output.startswith("error: ") and "task directory not found" in res.output
+    (task_dir / "tests" / "rubrics.json").write_text("{broken")
+    res = CliRunner().invoke(main, ["verify", "--task-dir", str(task_dir), "--output", str(garbage),
+                                    "--logs", str(logs), "--judges", "heuristic"])
+    assert res.exit_code == 1 and "rubrics.json" in res.output and len(res.output.strip().splitlines()) == 1
