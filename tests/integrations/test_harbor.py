@@ -205,6 +205,10 @@ def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
     # one scored group (s1-t1-g01: mean of 0.5 and 0.25) in one cell -> 0.375; the errored trial is listed
     assert row["overall_turn_weighted"] == 0.375 and row["redline_overall"] == 37.5
     assert row["n_trials"] == 2 and summary["n_incomplete"] == 1
+    # the run directory is an ordinary run: the report renders from it
+    rep = CliRunner().invoke(main, ["report", str(run)], catch_exceptions=False)
+    assert rep.exit_code == 0, rep.output
+    assert "openai/gpt-5.5" in (run / "report.html").read_text()
 
 
 def test_reimport_is_idempotent_and_adds_only_new_trials(jobs, tmp_path):
