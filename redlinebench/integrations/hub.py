@@ -177,17 +177,20 @@ def _source_info(results: RunResults) -> Mapping[str, Any]:
     return {}
 
 
-def _is_subset_run(results: RunResults) -> bool:
+def _subset_reason(results: RunResults) -> str | None:
+    """Why the run covers only part of its task source (None when it covers all of it)."""
     cfg = results.run_config
     flt = _spec(results).get("filter")
     if isinstance(flt, Mapping) and any(v not in (None, [], (), "", 0) for v in flt.values()):
-        return True
+        return "the run used a task filter or limit (partial task set)"
     data = cfg.get("data")
     if isinstance(data, Mapping):
         n, of = data.get("n_tasks"), data.get("n_tasks_in_source")
         if isinstance(n, int) and isinstance(of, int) and n < of:
-            return True
-    return any(cfg.get(k) not in (None, [], {}, "", 0, False) for k in ("task_ids", "filters", "limit"))
+            return f"the run covers {n} of the {of} tasks of its source (partial task set)"
+    if any(cfg.get(k) not in (None, [], {}, "", 0, False) for k in ("task_ids", "filters", "limit")):
+        return "the run used a task filter or limit (partial task set)"
+    return None
 
 
 def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_id: str) -> list[str]:
@@ -214,8 +217,9 @@ def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_i
     if entry.get("grid_complete") is False:
         missing = ", ".join(entry.get("missing_cells") or []) or "some cells"
         problems.append(f"{model}: partial task set, scenario x turn cells missing: {missing}")
-    if _is_subset_run(results):
-        problems.append(f"{model}: the run used a task filter or limit (partial task set)")
+    subset = _subset_reason(results)
+    if subset:
+        problems.append(f"{model}: {subset}")
     n_tasks = entry.get("n_tasks")
     if isinstance(n_tasks, int) and dataset_id == config.HUB_DATASET_ID and n_tasks < REAL_SET_TASKS:
         problems.append(f"{model}: {n_tasks} of the {REAL_SET_TASKS} tasks of {dataset_id} were graded (partial task set)")

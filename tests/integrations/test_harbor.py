@@ -271,3 +271,27 @@ def test_verify_treats_hostile_output_as_a_gate_failure_and_bad_tasks_as_one_lin
     res = CliRunner().invoke(main, ["verify", "--task-dir", str(task_dir), "--output", str(garbage),
                                     "--logs", str(logs), "--judges", "heuristic"])
     assert res.exit_code == 1 and "rubrics.json" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_import_records_the_task_source_and_rejects_foreign_tasks(jobs, tmp_path):
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "a", True), (1, 2, 1, "a", True), (1, 3, 1, "a", True)])
+    run = tmp_path / "run"
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run), "--source", str(tree)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["kind"] == "harbor-import" and cfg["harbor_jobs"] == [str(jobs.resolve())]
+    assert (cfg["data"]["n_tasks"], cfg["data"]["n_tasks_in_source"]) == (2, 3)
+    assert cfg["data"]["task_ids"] == ["redline-s1-t1-g01a", "redline-s1-t2-g01a"]
+    assert Path(cfg["source"]["path"]).resolve() in (tree.resolve(), (tree / "tasks").resolve())
+    # a push would now know the set is partial (2 of 3 tasks)
+    from redlinebench.integrations import hub
+
+    results = hub.load_results(run)
+    problems = hub.publish_problems(results, hub.pick_entry(results.summary), dataset_id="org/x")
+    assert any("covers 2 of the 3 tasks of its source" in p for p in problems)
+    other = build_tree(tmp_path / "other", [(3, 1, 1, "a", True)])
+    bad = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(tmp_path / "run2"),
+                                    "--source", str(other)])
+    assert bad.exit_code == 1 and "imported trials of tasks not in" in bad.output
+    assert "redline-s1-t1-g01a" in bad.output

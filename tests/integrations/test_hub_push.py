@@ -119,7 +119,7 @@ def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fak
         ({"rows": [_row(grid_complete=False, missing_cells=["3-4"])]}, "cells missing: 3-4"),
         ({"rows": [_row(n_tasks=12)]}, "12 of the 140 tasks"),
         ({"run_config": _runner_config([_row()], kind="embedded")}, "embedded task set"),
-        ({"run_config": _runner_config([_row()], n_tasks=20)}, "task filter or limit"),
+        ({"run_config": _runner_config([_row()], n_tasks=20)}, "covers 20 of the 140 tasks"),
         ({"run_config": {**_runner_config([_row()]), "spec": {"filter": {"scenario": [1]}}}}, "task filter or limit"),
     ],
 )
