@@ -234,6 +234,13 @@ def _utc_now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+def _ci_note(ci: Any) -> str:
+    """The bootstrap CI in leaderboard units (0-100), when the summary has one."""
+    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
+        return f"95% CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f}; "
+    return ""
+
+
 def build_entry(
     results: RunResults,
     entry: Mapping[str, Any],
@@ -257,7 +264,7 @@ def build_entry(
         f"agent: {agent_of(results, entry.get('model'))}; model: {entry.get('model')}; "
         f"judges: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
         f"trials: {n_trials} over {n_tasks} tasks; "
-        f"ci95: {entry.get('ci')}; redlinebench {__version__}"
+        f"{_ci_note(entry.get('ci'))}redlinebench {__version__}"
     )
     if revision is None:
         revision = _source_info(results).get("revision") or (

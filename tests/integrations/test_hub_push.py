@@ -92,7 +92,8 @@ def test_push_results_opens_a_pr_whose_yaml_reads_back(tmp_path, fake_hub):
     assert entry.dataset_revision == config.HUB_DATASET_REVISION
     assert entry.date == "2026-11-20T10:00:00Z"
     assert (entry.source_url, entry.source_name) == ("https://example.org/logs", "redlinebench")
-    for needle in ("redlinebench llm agent (max 40 steps)", *JUDGES, "(panel)", "trials: 280 over 140 tasks"):
+    for needle in ("redlinebench llm agent (max 40 steps)", *JUDGES, "(panel)", "trials: 280 over 140 tasks",
+                   "95% CI 38.0-47.0"):
         assert needle in entry.notes
     assert "discussions/1" in res.output
 
