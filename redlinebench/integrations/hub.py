@@ -159,6 +159,11 @@ def agent_of(results: RunResults, model: str | None = None) -> str:
             steps = limits.get("max_steps") if isinstance(limits, Mapping) else None
             name = f"redlinebench {entrant.get('agent')} agent"
             return f"{name} (max {steps} steps)" if steps else name
+    harbor_agents = sorted({str(g["harbor"]["agent"]) for g in results.grades
+                            if g.get("model") == model and isinstance(g.get("harbor"), Mapping)
+                            and g["harbor"].get("agent")})
+    if harbor_agents:
+        return f"Harbor agent {', '.join(harbor_agents)}"
     value = cfg.get("agent")
     if isinstance(value, str) and value:
         return value

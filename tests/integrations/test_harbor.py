@@ -295,3 +295,15 @@ def test_import_records_the_task_source_and_rejects_foreign_tasks(jobs, tmp_path
                                     "--source", str(other)])
     assert bad.exit_code == 1 and "imported trials of tasks not in" in bad.output
     assert "redline-s1-t1-g01a" in bad.output
+
+
+def test_a_harbor_import_publishes_with_the_harbor_agent_named(jobs, tmp_path):
+    from redlinebench.integrations import hub
+
+    run = tmp_path / "run"
+    harbor.import_harbor(jobs, run)
+    plan, problems = hub.plan_results_push(run, model_repo="org/m", dataset_id="org/x", force=True)
+    text = plan.files[hub.RESULTS_PATH].decode()
+    assert "agent: Harbor agent terminus-2; model: openai/gpt-5.5" in text.replace("\n    ", " ")
+    assert "value: 37.5" in text
+    assert any("incomplete judging or errored" in p for p in problems)
