@@ -19,10 +19,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Epochs, Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, metric, score_reducer, scorer
-from inspect_ai.solver import Solver, solver
+try:
+    from inspect_ai import Epochs, Task, task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, metric, score_reducer, scorer
+    from inspect_ai.solver import Solver, solver
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(f"the Inspect AI task needs inspect-ai: pip install 'redlinebench[inspect]' ({exc})") from exc
 
 from .. import config
 from ..errors import ConfigError
