@@ -85,24 +85,31 @@ async def run_trials(
     if on_update:
         on_update(state)
 
-    sem = asyncio.Semaphore(spec.concurrency)
+    # Agents and judges have separate slots: a trial waiting on its judges does not hold an agent
+    # slot, so judge latency does not throttle the episodes.
+    agent_slots = asyncio.Semaphore(spec.concurrency)
+    grade_slots = asyncio.Semaphore(spec.concurrency)
+
+    def finish() -> None:
+        state.done += 1
+        if on_update:
+            on_update(state)
 
     async def one(key: TrialKey, st: TrialState) -> None:
-        async with sem:
-            tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
-            if st is TrialState.TODO:
+        tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
+        if st is TrialState.TODO:
+            async with agent_slots:
                 discard(tdir)
                 metrics = await _run_agent(agents[key.label], key, layout)
-                state.cost_usd += float(metrics.get("cost_usd") or 0.0)
-                if metrics["status"] == "errored":
-                    state.failures += 1
-                    state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
-                                         "error": metrics.get("error")})
-                    state.done += 1
-                    if on_update:
-                        on_update(state)
-                    return
-            if grader is not None:
+            state.cost_usd += float(metrics.get("cost_usd") or 0.0)
+            if metrics["status"] == "errored":
+                state.failures += 1
+                state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
+                                     "error": metrics.get("error")})
+                finish()
+                return
+        if grader is not None:
+            async with grade_slots:
                 try:
                     await grader(key, tdir)
                     judge_cost = _judge_cost(tdir)
@@ -114,9 +121,7 @@ async def run_trials(
                     _grade_failed(state, key, str(exc))
                 except Exception:  # a grading bug must not take the other trials down
                     _grade_failed(state, key, traceback.format_exc(limit=8))
-            state.done += 1
-            if on_update:
-                on_update(state)
+        finish()
 
     await asyncio.gather(*(one(k, s) for k, s in todo))
     clean_partial(layout)  # every trial is published by now: only empty staging folders remain
