@@ -257,6 +257,8 @@ def _message(response: Any) -> dict[str, Any]:
     """The assistant message as a plain dict we can send back and log (no provider objects)."""
     msg = response.choices[0].message
     content = getattr(msg, "content", None)
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict)) or None
     out: dict[str, Any] = {"role": "assistant", "content": content if isinstance(content, str) else None}
     calls = []
     for i, call in enumerate(getattr(msg, "tool_calls", None) or []):

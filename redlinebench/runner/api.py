@@ -122,8 +122,11 @@ async def arun(
         config = {**stored, "resumed": [*stored.get("resumed", []), config["created"]]}
     if check_keys:
         _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()))
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_json(layout.config, config, durable=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json(layout.config, config, durable=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write the run directory: {exc.strerror or exc}", path=run_dir) from None
 
     grader = None
     if spec.judges.strip().lower() != "none":

@@ -179,6 +179,7 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> di
         "status": episode.status,
         "end_reason": episode.end_reason,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "wall_s": round(time.perf_counter() - t0, 4),
         **episode.metrics,
     }
