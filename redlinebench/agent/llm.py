@@ -218,7 +218,7 @@ class LLMAgent:
             t0 = time.perf_counter()
             try:
                 response = await call_with_retries(
-                    lambda: litellm.acompletion(**self._params(messages, tools)),
+                    lambda: litellm.acompletion(**self._params(list(messages), tools)),
                     max_retries=limits.max_retries,
                     # litellm enforces the timeout itself; ours is a backstop for a stuck connection.
                     timeout_s=limits.call_timeout_s + 5.0,

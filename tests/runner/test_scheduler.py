@@ -180,3 +180,15 @@ def test_slow_judges_do_not_hold_agent_slots(tmp_path):
     # All four episodes ran while the first trials were still being judged (with judging inside
     # the agent slot, only two would have started by then).
     assert events == [4, 4, 4, 4]
+
+
+def test_a_run_directory_in_use_cannot_be_resumed_twice(tmp_path):
+    import fcntl
+
+    _run(tmp_path, CountingAgent(label="openai/fake-model"))
+    with open(tmp_path / "run" / ".lock", "a+") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ConfigError, match="another redlinebench process"):
+            _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=None, resume=True)
+    # Released (as the OS does when the holder dies): resuming works again.
+    _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=None, resume=True)
