@@ -619,8 +619,10 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 end += 1  # do not leave a double space behind
             elif start > 0 and raw[start - 1] == " " and (end == len(raw) or raw[end] in ".,;:)]"):
                 start -= 1  # nor a space before punctuation
-            ctx.touched = delete_range(ctx, p, start, end)
             whole = not raw[:start].strip() and not raw[end:].strip()
+            if whole:
+                start, end = 0, len(raw)   # the whole paragraph goes: its stray spaces and tabs too
+            ctx.touched = delete_range(ctx, p, start, end)
             if whole:
                 delete_paragraph_mark(ctx, p)
         else:  # insert_after
