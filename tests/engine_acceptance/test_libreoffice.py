@@ -133,21 +133,44 @@ def test_outputs_convert_to_pdf(case_results):
 
 
 def test_libreoffice_authored_documents(lo_oracle, lo_docs, tmp_path):
+    from redlinebench.docx.validate import errors_only, validate_package
+    from tests.fixtures.audit import new_audit_errors
+
     results = lo_oracle.run(list(lo_docs.values()))
     for stem, path in lo_docs.items():
         _compare(results[path], path.read_bytes(), stem)
-    # and after our edits on LibreOffice's own markup
+    # and after our edits on LibreOffice's own markup: its format change, its deleted paragraph
+    # mark, its comment ranges, its hyperlink, another reviewer's insertion, a new clause
     data = lo_docs["lo_contract"].read_bytes()
     doc = RedlineDocument.open(data)
-    fees = next(p for p in doc.paragraphs if p.text.startswith("Fees are payable"))
-    term = next(p for p in doc.paragraphs if p.text.startswith("Term."))
+
+    def pid(prefix: str) -> str:
+        return next(p.id for p in doc.paragraphs if p.text.startswith(prefix))
+
+    def edit(op: str, prefix: str, text: str, new: str | None = None) -> dict:
+        e = {"op": op, "anchor": {"paragraph_id": pid(prefix), "text": text}, "comment": "Reviewed."}
+        if new is not None:
+            e["new_text"] = new
+        return e
+
     res = doc.apply_edits([
-        {"op": "replace", "anchor": {"paragraph_id": fees.id, "text": "sixty (60)"}, "new_text": "forty-five (45)",
-         "comment": "Compromise."},
-        {"op": "replace", "anchor": {"paragraph_id": term.id, "text": "three years"}, "new_text": "two years",
-         "comment": "Shorter."},
+        edit("replace", "Fees are payable", "sixty (60)", "forty-five (45)"),
+        edit("replace", "Liability", "aggregate", "total"),
+        edit("replace", "Liability", "fees paid", "fees paid in the prior 12 months"),
+        edit("delete", "Neither party", "Or wilful misconduct."),
+        edit("replace", "Subcontracting", "Subcontracting.", "Subcontractors."),
+        edit("replace", "Notices", "sent to the addresses", "delivered to the addresses"),
+        edit("insert_after", "Term.", "The term is three years.", "\nEither party may renew."),
+        edit("replace", "Definitions.", "Glossary", "Definitions Schedule"),
+        edit("replace", "USD 1,000", "per month", "per quarter"),
     ], author="Reviewing Counsel (AgentCo Legal)")
-    assert [r["status"] for r in res] == ["ok", "ok"], res
+    assert [r["status"] for r in res] == ["ok"] * 9, res
+    doc.add_comment(author="Reviewing Counsel (AgentCo Legal)", text="Confirmed.", reply_to=doc.comments[0].id)
     edited = tmp_path / "lo_contract_edited.docx"
     doc.save(edited)
     _compare(lo_oracle.run([edited])[edited], edited.read_bytes(), "lo_contract edited")
+    assert errors_only(validate_package(edited.read_bytes())) == []
+    assert new_audit_errors(data, edited.read_bytes(), tmp_path) == []
+    accepted = RedlineDocument.open(edited).text("accepted").split("\n")
+    assert "Subcontractors. Each party remains responsible for its subcontractors." in accepted
+    assert accepted[accepted.index("Term. The term is three years.") + 1] == "Either party may renew."
