@@ -316,3 +316,19 @@ def test_insert_after_inline_or_new_paragraph(anchor_text, new_text, expected):
     assert res["status"] == "ok"
     out = check(doc, doc.text("original"))
     assert out.text("accepted").split("\n") == expected
+
+
+@pytest.mark.parametrize("author", ["", "   ", "bad\x00name", "x" * 300, None])
+def test_bad_author_is_refused(author):
+    from redlinebench.errors import ToolFailure
+
+    doc = open_body(p("Alpha."))
+    with pytest.raises(ToolFailure) as err:
+        doc.apply_edits([edit("delete", "p-001", "Alpha")], author=author, date=WHEN)
+    assert err.value.code == "invalid_author"
+
+
+def test_edits_may_be_any_iterable():
+    doc = open_body(p("one two"))
+    results = doc.apply_edits((e for e in [edit("delete", "p-001", "two")]), author=ME, date=WHEN)
+    assert [r["status"] for r in results] == ["ok"]
