@@ -52,6 +52,7 @@ def test_output_is_valid(case: Case, tmp_path):
     data, out, _ = run_case(case.name)
     findings = validate_package(out)
     assert errors_only(findings) == [], findings
+    assert not [f for f in findings if f.code in ("paraid-duplicate", "revision-id-duplicate", "durableid-range")]
     assert RedlineDocument.open(out).validate() == []
     assert new_audit_errors(data, out, tmp_path) == []
 
