@@ -174,3 +174,43 @@ def test_libreoffice_authored_documents(lo_oracle, lo_docs, tmp_path):
     accepted = RedlineDocument.open(edited).text("accepted").split("\n")
     assert "Subcontractors. Each party remains responsible for its subcontractors." in accepted
     assert accepted[accepted.index("Term. The term is three years.") + 1] == "Either party may renew."
+
+
+def test_arbitrary_edits_on_libreoffice_markup_never_corrupt(lo_docs):
+    """The corpus fuzz (test_fuzz.py) on LibreOffice's own markup."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from redlinebench.docx.validate import errors_only, validate_package
+    from tests.engine_acceptance.test_fuzz import new_text
+
+    source = lo_docs["lo_contract"].read_bytes()
+
+    @settings(max_examples=60, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def check(data):
+        doc = RedlineDocument.open(source)
+        before = (doc.text("current"), doc.text("accepted"), doc.text("original"))
+        paragraphs = [p for p in doc.paragraphs if p.text.strip()]
+        batch = []
+        for _ in range(data.draw(st.integers(1, 4))):
+            para = data.draw(st.sampled_from(paragraphs))
+            a = data.draw(st.integers(0, len(para.text) - 1))
+            z = data.draw(st.integers(a + 1, min(len(para.text), a + 30)))
+            op = data.draw(st.sampled_from(["replace", "delete", "insert_after"]))
+            edit = {"op": op, "anchor": {"paragraph_id": para.id, "text": para.text[a:z], "occurrence": 1},
+                    "comment": "fuzz"}
+            if op != "delete":
+                edit["new_text"] = data.draw(new_text)
+            batch.append(edit)
+        results = doc.apply_edits(batch, author="Reviewing Counsel (AgentCo Legal)")
+        assert not [r for r in results if "internal" in r.get("error", "")], results
+        out = doc.to_bytes()
+        assert errors_only(validate_package(out)) == [], (batch, results)
+        mine = RedlineDocument.open(out)
+        mine.reject(author="Reviewing Counsel (AgentCo Legal)")
+        back = RedlineDocument.open(mine.to_bytes())
+        assert (back.text("current"), back.text("accepted"), back.text("original")) == before, (batch, results)
+
+    check()
