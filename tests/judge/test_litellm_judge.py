@@ -152,3 +152,19 @@ def test_backoff_is_exponential_capped_and_jittered():
     assert 0.5 <= delays[0] <= 1.0 and 4 <= delays[3] <= 8
     assert all(30 <= d <= 60 for d in delays[6:])
     assert backoff_delay(3, base=0.0) == 0.0
+
+
+def test_redact_removes_every_credential_shape(monkeypatch):
+    from redlinebench.judge import redact
+
+    monkeypatch.setenv("ACME_API_KEY", "plain-looking-secret-value")
+    text = ("401: Incorrect API key provided: sk-proj-abcdefghijkl; Authorization: Bearer eyJhbGciOiJIUzI1NiJ9 "
+            "x-api-key: abcd1234efgh api_key='zzzzzzzzzz' via https://bob:hunter22@proxy.example/v1 "
+            "and plain-looking-secret-value and AIzaSyA-1234567890abcdef; status fine")
+    out = redact(text, ["extra-secret-xyz"])
+    for secret in ("sk-proj-abcdefghijkl", "eyJhbGciOiJIUzI1NiJ9", "abcd1234efgh", "zzzzzzzzzz", "hunter22",
+                   "plain-looking-secret-value", "AIzaSyA-1234567890abcdef"):
+        assert secret not in out, secret
+    assert "https://[redacted]@proxy.example/v1" in out and out.endswith("status fine")
+    assert redact("extra-secret-xyz!", ["extra-secret-xyz"]) == "[redacted]!"
+    assert redact(None) is None
