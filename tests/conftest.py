@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import pytest
 
@@ -14,6 +15,12 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["DISABLE_TQDM"] = "1"
 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+# `datasets` and `huggingface_hub` read their cache locations once, at import: point them at a
+# private session directory before anything imports them, so no test writes to the real ~/.cache.
+_SESSION_CACHE = tempfile.mkdtemp(prefix="redlinebench-tests-")
+os.environ["HF_HOME"] = os.path.join(_SESSION_CACHE, "hf")
+os.environ["HF_DATASETS_CACHE"] = os.path.join(_SESSION_CACHE, "hf", "datasets")
+os.environ["REDLINEBENCH_CACHE"] = os.path.join(_SESSION_CACHE, "rb-cache")
 
 _SECRET_ENV = (
     "OPENAI_API_KEY",

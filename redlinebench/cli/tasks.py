@@ -24,7 +24,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Machine-read
 
 
 def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))  # TOML dates -> ISO text
 
 
 def _task_summary(task) -> dict[str, Any]:

@@ -21,12 +21,12 @@ DESCRIPTION = (
 )
 HOMEPAGE = f"https://huggingface.co/datasets/{rb_config.HUB_DATASET_ID}"
 LICENSE = "cc-by-4.0"
-CITATION = """@misc{redlinebench,
-  title        = {RedlineBench: Evaluating LLM Agents on Multi-Turn Contract Negotiation Redlining},
-  author       = {Crosby Legal},
-  year         = {2026},
-  howpublished = {\\url{https://huggingface.co/datasets/crosbylegal/RedlineBench}}
-}"""
+CITATION = f"""@misc{{redlinebench,
+  title        = {{RedlineBench}},
+  author       = {{{{Crosby Legal}}}},
+  howpublished = {{\\url{{https://huggingface.co/datasets/{rb_config.HUB_DATASET_ID}}}}},
+  note         = {{Hugging Face dataset, revision {rb_config.HUB_DATASET_REVISION}}}
+}}"""
 
 
 @dataclass

@@ -206,8 +206,9 @@ def render_card(tasks: TaskSet, data_files: dict[str, str] | None = None) -> str
         "\n".join(_fields_table(FULL_FEATURES, extra_full)),
         "## How to load",
         "```python\nfrom datasets import load_dataset\n\n"
-        f'index = load_dataset("{repo}", "tasks", split="test")\n'
-        f'full = load_dataset("{repo}", "full", split="test")\n```',
+        f'REPO = "{repo}"  # or the repository this export was pushed to\n'
+        'index = load_dataset(REPO, "tasks", split="test")\n'
+        'full = load_dataset(REPO, "full", split="test")   # config added by `redlinebench dataset export`\n```',
         "With the `redlinebench` package (any source: a local tree, the Hub snapshot, or the embedded set):",
         "```python\nimport redlinebench\n\n"
         'index = redlinebench.load_dataset()                 # config "tasks"\n'

@@ -168,8 +168,7 @@ def _read_metadata(
             extra[key] = value
             continue
         if key == "turn" and "level" in source:
-            extra[key] = value  # both spellings present: ``level`` rules, ``turn`` is compared below
-            continue
+            continue  # both spellings present: ``level`` rules, ``turn`` is compared with it below
         normalised, error = _normalise(canonical, value)
         if error:
             report.error(path, error, key)

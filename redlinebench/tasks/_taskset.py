@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,36 +9,10 @@ from typing import Any
 
 from ..errors import TaskError
 from ._checks import check_documents, check_input_groups
+from ._fingerprint import fingerprint_dirs
 from ._model import Problem, Task
 from ._parse import read_task
 from ._source import Source, resolve_source, task_dirs
-
-#: Bumped whenever parsing changes what a tree turns into, so cached datasets are rebuilt.
-PARSER_VERSION = "1"
-
-
-def fingerprint_dirs(dirs: Iterable[Path]) -> str:
-    """Content hash of every file below the given task directories (names and bytes).
-
-    Any edit to a rubric, an instruction or a document changes it; timestamps do not.
-    """
-    h = hashlib.blake2b(digest_size=20)
-    h.update(f"redlinebench-tasks/{PARSER_VERSION}\0".encode())
-    for directory in dirs:
-        h.update(b"D" + directory.name.encode("utf-8") + b"\0")
-        files: list[tuple[str, str]] = []
-        for current, subdirs, names in os.walk(directory):
-            subdirs[:] = [d for d in subdirs if not d.startswith(".")]
-            for name in names:
-                if not name.startswith("."):
-                    full = os.path.join(current, name)
-                    files.append((os.path.relpath(full, directory).replace(os.sep, "/"), full))
-        for rel, full in sorted(files):
-            with open(full, "rb") as handle:
-                data = handle.read()
-            h.update(b"F" + rel.encode("utf-8") + b"\0" + len(data).to_bytes(8, "little"))
-            h.update(data)
-    return h.hexdigest()
 
 
 def _as_set(value: Any, cast) -> set | None:

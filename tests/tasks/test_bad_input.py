@@ -268,3 +268,12 @@ def test_more_hostile_files(tree: Path, rel: str, content: bytes, field, fragmen
     with pytest.raises(TaskError) as info:
         load_tasks(tree)
     assert info.value.path == str(path) and info.value.field == field and fragment in str(info.value)
+
+
+def test_turn_and_level_disagreeing(tree: Path) -> None:
+    path = _rubrics(tree, "redline-s1-t3-g01a")
+    edit_json(path, lambda d: d.update(turn=2))
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert (info.value.path, info.value.field) == (str(path), "turn")
+    assert "turn = 2 disagrees with level = 3" in str(info.value)

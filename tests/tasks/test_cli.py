@@ -91,3 +91,11 @@ def test_where_explains(tree: Path) -> None:
     assert data["kind"] == "path" and data["reason"] == "given explicitly" and data["n_task_dirs"] == 14
     text = run("tasks", "where", "--source", str(tree)).output
     assert "source:    path" in text and f"tasks dir: {tree / 'tasks'} (14 task directories)" in text
+
+
+def test_show_json_with_toml_dates_in_extra_metadata(tree: Path) -> None:
+    toml = tree / "tasks/redline-s1-t1-g01a/task.toml"
+    toml.write_text(toml.read_text().replace("[metadata]\n", "[metadata]\nreviewed = 2026-03-01\n"))
+    result = run("tasks", "show", "redline-s1-t1-g01a", "--source", str(tree), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["extra"] == {"reviewed": "2026-03-01"}

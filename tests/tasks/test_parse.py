@@ -133,3 +133,29 @@ def test_lazy_top_level_exports(tree: Path) -> None:
     assert redlinebench.resolve_source(tree).kind == "path"
     assert redlinebench.validate_tasks(tree).ok
     assert len(redlinebench.load_tasks(tree)) == 14
+
+
+def test_real_layout_with_files_and_keys_we_do_not_use(tmp_path: Path) -> None:
+    """Harbor extras (solution/, judge.py, skills, README, [environment]) and unknown keys are all tolerated."""
+    tasks_dir = tmp_path / "repo" / "tasks"
+    meta = metadata_for(3, 2, 5, "c")
+    toml_meta = {"author_name": "Crosby Legal", "difficulty": "hard", "category": "legal", "tags": ["msa"], **meta}
+    json_meta = {**meta, "task_id": 117, "schema": "redline/v1", "turn": 2}
+    root = write_task(tasks_dir, 3, 2, 5, "c", toml_meta=toml_meta, json_meta=json_meta,
+                      extra_toml="\n[environment]\ncpus = 2\nmemory_mb = 4096\n")
+    for rel in ("tests/judge.py", "environment/skills/contract-redliner/SKILL.md", "solution/solve.sh", "README.md",
+                "environment/app/grounding/original/playbook.docx"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(b"x")
+    (tmp_path / "repo" / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n")
+    from redlinebench.tasks import validate_tasks
+
+    report = validate_tasks(tmp_path / "repo")
+    assert report.ok and report.warnings == []
+    task = report.tasks.get("redline-s3-t2-g05c")
+    assert task.extra == {
+        "author_name": "Crosby Legal", "difficulty": "hard", "category": "legal", "tags": ["msa"],
+        "task_number": 117, "schema": "redline/v1",
+    }
+    assert task.config["environment"] == {"cpus": 2, "memory_mb": 4096}
+    assert set(task.grounding) == {"playbook.md", "commercial_context.md"}  # the .docx original is not text
