@@ -127,7 +127,7 @@ class LLMAgent:
         litellm = _litellm()
         limits = self.limits
         out_path = workdir / REDLINE
-        stats = _Stats()
+        stats = _Stats(limits.context_tokens)
         with Transcript(workdir / TRANSCRIPT) as log:
             session = self.backend(task, out_path)
             schemas = session.schemas
@@ -143,7 +143,7 @@ class LLMAgent:
                 if stats.steps >= limits.max_steps:
                     status, end_reason = "limit_reached", "max_steps"
                     break
-                shortened = _shorten(messages, limits)
+                shortened = _shorten(messages, limits, budget_tokens=stats.context_budget)
                 if shortened:
                     log.write({"type": "shorten", "step": stats.steps + 1, **shortened})
                 try:
@@ -183,8 +183,8 @@ class LLMAgent:
                 if limits.max_cost_usd is not None and stats.cost >= limits.max_cost_usd:
                     status, end_reason = "limit_reached", "max_cost"
                     break
-            if status != "errored":
-                session.save(out_path)
+            if status != "errored" and not (session.finished and out_path.is_file()):
+                session.save(out_path)  # end_session already saved it otherwise
             log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
         metrics = stats.metrics(session)
         metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason})
@@ -215,9 +215,13 @@ class LLMAgent:
                 if not is_provider_error(exc):
                     raise
                 if type(exc).__name__ == "ContextWindowExceededError" and not shrink_done:
+                    # The provider's window is smaller than our budget: halve what we send, keep the
+                    # smaller budget for the rest of the episode, and try once more.
                     shrink_done = True
-                    info = _shorten(messages, limits, budget_tokens=limits.context_tokens // 4, keep_recent=1)
-                    log.write({"type": "shorten", "step": stats.steps + 1, "reason": "context_window", **info})
+                    stats.context_budget = max(1_000, min(stats.context_budget, _estimate_tokens(messages)) // 2)
+                    info = _shorten(messages, limits, budget_tokens=stats.context_budget, keep_recent=1)
+                    log.write({"type": "shorten", "step": stats.steps + 1, "reason": "context_window",
+                               "budget_tokens": stats.context_budget, **info})
                     continue
                 raise ProviderFailure(describe(exc)) from None
             latency = time.perf_counter() - t0
@@ -321,7 +325,8 @@ def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | 
 
 
 class _Stats:
-    def __init__(self) -> None:
+    def __init__(self, context_budget: int) -> None:
+        self.context_budget = context_budget
         self.steps = 0
         self.tokens_in = 0
         self.tokens_out = 0

@@ -49,19 +49,23 @@ def _slug(name: str) -> str:
 
 # ---------------------------------------------------------------- summarize
 def collect_grade_files(dirs: list[Path]) -> list[Path]:
-    """Every grade.json below the given directories (or the files themselves), each once, sorted."""
-    found: dict[Path, None] = {}
+    """Every grade.json below the given directories (or the files themselves), each once, sorted.
+
+    Runs' staging areas (``.partial``) are skipped; a directory given twice, or inside another
+    one given, is read once (paths are deduplicated by their real location).
+    """
+    found: set[str] = set()
     for d in dirs:
         if d.is_file():
-            found[d.resolve()] = None
+            found.add(os.path.realpath(d))
             continue
         if not d.is_dir():
             raise ConfigError("no such directory", path=d)
-        for p in d.rglob(GRADE):
-            if ".partial" in p.parts or not p.is_file():
-                continue
-            found[p.resolve()] = None
-    return sorted(found)
+        for top, subdirs, files in os.walk(os.path.realpath(d)):
+            subdirs[:] = [s for s in subdirs if s != ".partial"]
+            if GRADE in files:
+                found.add(os.path.join(top, GRADE))
+    return [Path(p) for p in sorted(found)]
 
 
 def load_grades(files: list[Path], *, skip_invalid: bool = False) -> tuple[list[Any], list[str]]:

@@ -25,8 +25,8 @@ _CHAR_MAP = {
 _ZERO_WIDTH = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
 
 
-def _is_space(ch: str) -> bool:
-    return ch.isspace() or ch in "\u00a0\u202f\u2007" or unicodedata.category(ch) == "Zs"
+_ZW_CLASS = "".join(sorted(_ZERO_WIDTH))
+_SCAN = re.compile(rf"(?P<plain>[!-~]+)|(?P<ws>(?:\s|[{_ZW_CLASS}])+)|(?P<other>.)", re.S)
 
 
 @dataclass(slots=True)
@@ -45,42 +45,51 @@ class Normalized:
 
 
 def normalize_map(raw: str) -> Normalized:
-    """Normalise ``raw`` keeping a map from each output character to its raw span."""
+    """Normalise ``raw`` keeping a map from each output character to its raw span.
+
+    Plain ASCII stretches are copied in bulk (a 1 MB paragraph takes milliseconds); whitespace
+    runs collapse to one space covering the whole run; other characters are mapped one by one
+    (combining marks compose with the character before them).
+    """
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    i = 0
-    n = len(raw)
-    while i < n:
-        ch = raw[i]
-        j = i + 1
-        while j < n and unicodedata.combining(raw[j]):
-            j += 1
-        if _is_space(ch) and j == i + 1:
-            k = i + 1
-            while k < n and (_is_space(raw[k]) or raw[k] in _ZERO_WIDTH):
-                k += 1
-            if out and out[-1] == " ":
-                ends[-1] = k
+    last_space = False
+    for m in _SCAN.finditer(raw):
+        i, j = m.span()
+        kind = m.lastgroup
+        if kind == "plain":
+            out.append(m.group())
+            starts.extend(range(i, j))
+            ends.extend(range(i + 1, j + 1))
+            last_space = False
+        elif kind == "ws":
+            if not any(c.isspace() for c in m.group()):
+                continue   # zero-width characters only: dropped
+            if last_space:
+                ends[-1] = j
             else:
                 out.append(" ")
                 starts.append(i)
-                ends.append(k)
-            i = k
-            continue
-        if ch in _ZERO_WIDTH and j == i + 1:
-            i = j
-            continue
-        cluster = raw[i:j]
-        if j > i + 1 or not cluster.isascii():
-            cluster = unicodedata.normalize("NFC", cluster)
-        mapped = "".join(_CHAR_MAP.get(c, c) for c in cluster)
-        for c in mapped:
-            out.append(c)
-            starts.append(i)
-            ends.append(j)
-        i = j
-    return Normalized("".join(out), starts, ends, n)
+                ends.append(j)
+                last_space = True
+        else:
+            ch = m.group()
+            if unicodedata.combining(ch) and out:
+                composed = unicodedata.normalize("NFC", out[-1][-1] + ch)
+                if len(composed) == 1:
+                    out[-1] = out[-1][:-1] + _CHAR_MAP.get(composed, composed)
+                    ends[-1] = j
+                    continue
+            mapped = _CHAR_MAP.get(ch)
+            if mapped is None:
+                mapped = unicodedata.normalize("NFC", ch)
+            for c in mapped:
+                out.append(c)
+                starts.append(i)
+                ends.append(j)
+            last_space = False
+    return Normalized("".join(out), starts, ends, len(raw))
 
 
 _ASCII_WS = re.compile(r"\s+")

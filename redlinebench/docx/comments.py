@@ -415,6 +415,22 @@ def _comment_element(doc, number: int):
     return None
 
 
+def _after_members(el, members: set[str], *, starts_only: bool):
+    """The last of the thread's markers directly following ``el`` (or ``el`` itself)."""
+    last = el
+    for sib in el.itersiblings():
+        if starts_only and sib.tag == W_CRS and sib.get(W_ID) in members:
+            last = sib
+        elif not starts_only and sib.tag == W_CRE and sib.get(W_ID) in members:
+            last = sib
+        elif not starts_only and sib.tag == W_R and sib.find(W_CREF) is not None \
+                and sib.find(W_CREF).get(W_ID) in members:
+            last = sib
+        else:
+            break
+    return last
+
+
 def _thread_parents(doc) -> dict[int, int]:
     """comment number -> parent comment number, from comments.xml + commentsExtended.xml only."""
     part = doc.part_for(RT_COMMENTS)
@@ -455,8 +471,9 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
     """Start a thread on a paragraph (or a span of it), or reply to an existing comment."""
     from .document import format_date
 
-    if not isinstance(author, str) or not author.strip():
-        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    from .edits import check_author
+
+    check_author(author)
     if not isinstance(text, str) or not sanitize(text).strip():
         raise ToolFailure("empty_comment", "comment text must not be empty")
     stamp = format_date(date)
@@ -530,15 +547,18 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
                               "give a valid paragraph_id to anchor the reply")
     number, _ = _write_comment(doc, author, text, stamp, root_para_id)
     if root_start is not None or root_ref is not None:
+        # Word's nesting: start(root) start(r1) start(r2) .. text .. end(root) ref(root)
+        # end(r1) ref(r1) end(r2) ref(r2): a new reply goes after the thread's existing ones.
+        members = {str(root_number)} | {str(n) for n, parent in parents.items() if parent == root_number}
         start = make_element("w:commentRangeStart", {"w:id": str(number)})
         end = make_element("w:commentRangeEnd", {"w:id": str(number)})
         if root_start is not None:
-            root_start.addnext(start)
+            _after_members(root_start, members, starts_only=True).addnext(start)
         if root_ref is not None:
             ref_run = root_ref.getparent()
             if root_start is None:
                 ref_run.addprevious(start)
-            ref_run.addnext(end)
+            _after_members(ref_run, members, starts_only=False).addnext(end)
         else:
             ends = {el.get(W_ID): el for el in doc.body.iter(W_CRE)}
             (ends.get(str(root_number)) or root_start).addnext(end)

@@ -50,6 +50,9 @@ RT_STYLES = RT_BASE + "styles"
 STORY_RELTYPES = tuple(RT_BASE + t for t in ("header", "footer", "footnotes", "endnotes", "comments"))
 
 
+_W_NS = {"w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main"}
+
+
 def format_date(date: datetime | str | None) -> str:
     """xsd:dateTime in UTC with seconds and a trailing Z, as Word writes it."""
     if isinstance(date, str):
@@ -72,15 +75,13 @@ class IdAllocator:
     def __init__(self, roots) -> None:
         highest = 0
         for root in roots:
-            for el in root.iter():
-                value = el.get(W_ID)
-                if value is not None:
-                    try:
-                        number = int(value)
-                    except ValueError:
-                        continue
-                    if number > highest:
-                        highest = number
+            for value in root.xpath("//@w:id", namespaces=_W_NS):
+                try:
+                    number = int(value)
+                except ValueError:
+                    continue
+                if number > highest:
+                    highest = number
         self._next = highest + 1
 
     def next(self) -> int:
@@ -93,7 +94,8 @@ class Paragraph:
     """One paragraph as the tools see it (a snapshot: rebuilt after every mutation)."""
 
     __slots__ = ("id", "index", "number", "style", "in_table", "flags", "segments", "comment_ids",
-                 "text", "accepted_text", "original_text", "_p", "_walk", "mark")
+                 "text", "accepted_text", "original_text", "_p", "_walk", "mark", "row", "_format_revisions",
+                 "mark_kinds")
 
     def __init__(self, p, pid: str, index: int, walk: Walk, *, number: str | None, style: str | None,
                  in_table: bool, mark: tuple[str, object] | None, comment_ids: list[str], flags: list[str],
@@ -112,6 +114,9 @@ class Paragraph:
         self.text = walk.current
         self.accepted_text = self.text
         self.original_text = walk.original
+        self.row: str | None = None   # "ins" / "del" when its table row is a tracked insertion/deletion
+        self._format_revisions: list[Revision] = []
+        self.mark_kinds: set[str] = set()   # every paragraph-mark revision kind it carries
 
     @property
     def element(self):
@@ -153,6 +158,35 @@ def iter_block_paragraphs(container, in_table: bool = False):
             yield from iter_block_paragraphs(child, in_table)
 
 
+def _row_mark(p):
+    """The tracked insertion/deletion of the table row holding ``p`` (``w:trPr/w:ins|w:del``)."""
+    node = p.getparent()
+    while node is not None and node.tag != W_TR:
+        node = node.getparent()
+    if node is None:
+        return None
+    trpr = node.find(qn("w:trPr"))
+    if trpr is None:
+        return None
+    for child in trpr:
+        if child.tag in (qn("w:ins"), qn("w:del")):
+            return child
+    return None
+
+
+W_DEL_TAG = qn("w:del")
+W_MOVEFROM_TAG = qn("w:moveFrom")
+
+
+def mark_revisions(p) -> list:
+    """Every paragraph-mark revision of ``p`` (an inserted mark may also be deleted)."""
+    ppr = p.find(W_PPR)
+    rpr = ppr.find(W_RPR) if ppr is not None else None
+    if rpr is None:
+        return []
+    return [child for child in rpr if child.tag in MARK_TAGS]
+
+
 def mark_revision(p):
     """The paragraph-mark revision element (``w:pPr/w:rPr/w:ins|del|moveFrom|moveTo``) or None."""
     ppr = p.find(W_PPR)
@@ -188,6 +222,7 @@ class RedlineDocument:
         self._index_cache: _Index | None = None
         self._index_generation = -1
         self._numbering: Numbering | None = None
+        self.numbering  # parse numbering.xml and styles.xml now: a broken part fails at open
         self._id_seq = 0
         import hashlib
 
@@ -299,12 +334,16 @@ class RedlineDocument:
                 node = node.getparent()
             if node is not None:
                 fmt_changes.setdefault(node, []).append(change)
+        seen_rows: set = set()
         for index, (p, pid, in_table) in enumerate(pending):
             walk = walk_paragraph(p)
             ppr = p.find(W_PPR)
-            mark = mark_revision(p)
+            marks = mark_revisions(p)
+            kinds = {MARK_TAGS[m.tag] for m in marks}
+            # show the deletion when a mark is both inserted (by them) and deleted (by us)
+            mark = next((m for m in marks if m.tag in (W_DEL_TAG, W_MOVEFROM_TAG)), marks[0] if marks else None)
             mark_kind = MARK_TAGS.get(mark.tag) if mark is not None else None
-            if mark_kind in ("para_del", "move_from"):
+            if kinds & {"para_del", "move_from"}:
                 number = None
             else:
                 number = counter.next_label(ppr)
@@ -313,7 +352,20 @@ class RedlineDocument:
                 ps = ppr.find(qn("w:pStyle"))
                 if ps is not None:
                     style = numbering.style_name(ps.get(qn("w:val")))
-            segments, flags, para_revs = self._describe(p, pid, walk, mark, mark_kind, fmt_changes.get(p, ()))
+            segments, flags, para_revs = self._describe(p, pid, walk, marks, fmt_changes.get(p, ()))
+            row_mark = _row_mark(p) if in_table else None
+            if row_mark is not None:
+                kind = "ins" if row_mark.tag == qn("w:ins") else "del"
+                flags.append("row_inserted" if kind == "ins" else "row_deleted")
+                if row_mark not in seen_rows:
+                    seen_rows.add(row_mark)
+                    tr = row_mark.getparent().getparent()
+                    text = " | ".join(walk_paragraph(x).original if kind == "del" else walk_paragraph(x).current
+                                      for x in tr.iter(W_P))
+                    para_revs.append(Revision(f"rev-{row_mark.get(W_ID)}", kind, row_mark.get(W_AUTHOR) or "",
+                                              row_mark.get(W_DATE), pid, text))
+                    if "has_revisions" not in flags:
+                        flags.insert(0, "has_revisions")
             comment_ids = []
             for marker in walk.markers:
                 cid = f"cmt-{marker.comment_id}"
@@ -324,6 +376,9 @@ class RedlineDocument:
             para = Paragraph(p, pid, index, walk, number=number, style=style, in_table=in_table,
                              mark=(mark_kind, mark) if mark is not None else None,
                              comment_ids=comment_ids, flags=flags, segments=segments)
+            para.row = ("ins" if row_mark.tag == qn("w:ins") else "del") if row_mark is not None else None
+            para.mark_kinds = kinds
+            para._format_revisions = [r for r in para_revs if r.type == "format"]
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)
@@ -332,7 +387,7 @@ class RedlineDocument:
         self._index_generation = self._generation
         return self._index_cache
 
-    def _describe(self, p, pid, walk: Walk, mark, mark_kind, changes):
+    def _describe(self, p, pid, walk: Walk, marks, changes):
         segments: list[Segment] = []
         flags: list[str] = []
         revs: dict[int, list] = {}
@@ -381,15 +436,19 @@ class RedlineDocument:
                     text = "".join(t.text or "" for t in host.iter(qn("w:t"), qn("w:delText")))
                 out.append(Revision(f"rev-{change.get(W_ID)}", "format", change.get(W_AUTHOR) or "",
                                     change.get(W_DATE), pid, text))
-        if mark is not None:
+        for mark in marks:
+            mark_kind = MARK_TAGS[mark.tag]
             out.append(Revision(f"rev-{mark.get(W_ID)}", mark_kind, mark.get(W_AUTHOR) or "", mark.get(W_DATE),
                                 pid, walk.current if mark_kind != "para_del" else walk.original))
-            flags.append("para_inserted" if mark_kind in ("para_ins", "move_to") else "para_deleted")
+            flag = "para_inserted" if mark_kind in ("para_ins", "move_to") else "para_deleted"
+            if flag not in flags:
+                flags.append(flag)
+        mark_kinds = {MARK_TAGS[m.tag] for m in marks}
         if out:
             flags.insert(0, "has_revisions")
         if fmt:
             flags.append("format_change")
-        if any(s.kind in ("move_from", "move_to") for s in segments) or mark_kind in ("move_from", "move_to"):
+        if any(s.kind in ("move_from", "move_to") for s in segments) or mark_kinds & {"move_from", "move_to"}:
             flags.append("moved")
         return segments, flags, out
 

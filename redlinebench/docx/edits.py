@@ -16,7 +16,7 @@ from datetime import datetime
 
 from ..errors import ToolFailure
 from .anchor import AnchorError, locate, normalize, sanitize, tokenize
-from .document import format_date, mark_revision
+from .document import format_date, mark_revision, mark_revisions
 from .oxml import make_element, qn
 from .runs import (
     CONTENT_TAGS,
@@ -377,15 +377,24 @@ def mark_paragraph(ctx: EditContext, p, tag: str):
 
 
 def delete_paragraph_mark(ctx: EditContext, p) -> bool:
+    """Delete ``p``'s paragraph mark as a tracked change (so the paragraph goes away on accept).
+
+    A mark that is our own pending insertion never existed: the paragraph is joined into the
+    next one for real (its content, deleted text included, moves there).
+    """
     if is_last_in_container(p):
         return False
-    existing = mark_revision(p)
-    if existing is not None and existing.tag == W_DEL:
+    marks = mark_revisions(p)
+    if any(m.tag in (W_DEL, W_MOVEFROM) for m in marks):
         return True
+    existing = marks[0] if marks else None
     if existing is not None and existing.tag == W_INS and existing.get(W_AUTHOR) == ctx.author:
-        existing.getparent().remove(existing)
-        if not walk_paragraph(p).current.strip() and not any(True for _ in p.iter(qn("w:commentReference"))):
-            p.getparent().remove(p)
+        nxt = _next_block(p)
+        if nxt is None or nxt.tag != W_P:
+            return False
+        from .review import join_with_next
+
+        join_with_next(p)
         return True
     mark_paragraph(ctx, p, "w:del")
     return True
@@ -451,9 +460,10 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
             new_paras[-1].get_or_add("w:pPr").insert_ordered(sect)
     else:
         marked = new_paras
+    if last and mark_revision(p) is not None:
+        marked = new_paras   # p's mark already carries a revision: mark the new paragraphs instead
     for para in marked:
-        existing = mark_revision(para)
-        if existing is None:
+        if mark_revision(para) is None:
             mark_paragraph(ctx, para, "w:ins")
     return new_paras
 
@@ -490,14 +500,15 @@ def _validate_edit(edit) -> tuple[str, dict, str | None, str | None]:
     return op, dict(anchor), new_text, comment
 
 
-def _elements_order(p_list, elements):
+def _elements_order(doc, elements) -> list:
+    """``elements`` (still in the body) sorted in document order."""
+    live = [el for el in elements if el is not None]
+    if not live:
+        return []
     order = {}
-    n = 0
-    for p in p_list:
-        for el in p.iter():
-            order[el] = n
-            n += 1
-    return sorted((e for e in elements if e in order), key=lambda e: order[e])
+    for n, el in enumerate(doc.body.iter()):
+        order[el] = n
+    return sorted((el for el in live if el in order), key=lambda el: order[el])
 
 
 def _elsewhere(doc, text: str, skip: str) -> list[dict]:
@@ -528,14 +539,29 @@ def _smart_space(raw: str, pos: int, text: str) -> str:
     return text
 
 
-def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | None = None) -> list[dict]:
-    """Apply a batch in order; one result dict per edit (SPEC §4). Never raises for a bad edit."""
+_BAD_AUTHOR = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+def check_author(author) -> None:
+    """Authors end up in XML attributes: non-empty, no control characters, sane length."""
     if not isinstance(author, str) or not author.strip():
         raise ToolFailure("invalid_author", "author must be a non-empty string")
+    if _BAD_AUTHOR.search(author) or len(author) > 255:
+        raise ToolFailure("invalid_author", "author must be at most 255 characters without control characters")
+
+
+def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | None = None) -> list[dict]:
+    """Apply a batch in order; one result dict per edit (SPEC §4). Never raises for a bad edit."""
+    check_author(author)
     stamp = format_date(date)
     results = []
-    if isinstance(edits, Mapping) or not isinstance(edits, Sequence) or isinstance(edits, (str, bytes)):
+    if isinstance(edits, (Mapping, str, bytes)):
         edits = [edits]
+    elif not isinstance(edits, Sequence):
+        try:
+            edits = list(edits)
+        except TypeError:
+            edits = [edits]
     for edit in edits:
         results.append(_apply_one(doc, edit, author, stamp))
     return results
@@ -579,7 +605,6 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
     snapshot = copy.deepcopy(p)
     created_paras: list = []
     try:
-        touched_paras = [p]
         if op == "replace":
             if normalize(raw[match.start:match.end]) == normalize(new_text):
                 result.update(status="runtime_error", error="no_change: new_text equals the anchored text")
@@ -598,19 +623,19 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
             whole = not raw[:start].strip() and not raw[end:].strip()
             if whole:
                 delete_paragraph_mark(ctx, p)
-                if p.getparent() is None:
-                    touched_paras = []
         else:  # insert_after
             if not new_text.strip():
                 result.update(status="runtime_error", error="invalid_edit: insert_after needs non-empty new_text")
                 return result
+            # A new paragraph (clause) when no anchor text was given, or the anchor ends the paragraph
+            # and either covers all of it or new_text starts with a line break; otherwise a pure
+            # inline insertion right after the anchor text (a line break there becomes w:br).
             at_end = match is None or not raw[match.end:].strip()
             whole = match is None or (not raw[:match.start].strip() and at_end)
             if match is None or (at_end and (whole or new_text.startswith("\n"))):
                 lines = [line.strip() for line in new_text.split("\n") if line.strip()]
                 created_paras = insert_paragraphs_after(ctx, p, lines)
                 ctx.touched = [np.find(W_INS) for np in created_paras]
-                touched_paras = created_paras
             else:
                 piece = _smart_space(raw, match.end, new_text.lstrip("\n"))
                 inserted = insert_at(ctx, p, match.end, piece)
@@ -623,7 +648,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
         if comment is not None and comment.strip():
             from .comments import anchor_new_comment
 
-            ordered = _elements_order(touched_paras or [p], [e for e in ctx.touched if e is not None])
+            ordered = _elements_order(doc, ctx.touched)
             if ordered:
                 result["comment_id"] = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, stamp)
         else:
@@ -661,8 +686,7 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     a later paragraph numbered at the same or a shallower level does too; deeper or
     unnumbered paragraphs are deleted whole (mark included). One comment spans the range.
     """
-    if not isinstance(author, str) or not author.strip():
-        raise ToolFailure("invalid_author", "author must be a non-empty string")
+    check_author(author)
     if not isinstance(comment, str) or not sanitize(comment).strip():
         raise ToolFailure("comment_required", "mark_reserved needs a comment explaining the deletion")
     index = {para.id: i for i, para in enumerate(doc.paragraphs)}
@@ -706,7 +730,7 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
         doc.touch()
         from .comments import anchor_new_comment
 
-        ordered = _elements_order([para.element for para in paras], live)
+        ordered = _elements_order(doc, live)
         comment_id = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, ctx.date)
     except ToolFailure:
         for p, parent, snap in snapshots:

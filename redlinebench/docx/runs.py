@@ -10,7 +10,7 @@ anchoring and edits all work on this one walk, so offsets cannot drift between t
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .oxml import make_element, qn
 
@@ -58,6 +58,9 @@ _SIMPLE_CHARS = {
 _ATOMIC_OBJECTS = {qn(t) for t in ("w:drawing", "w:pict", "w:object", "w:footnoteReference",
                                      "w:endnoteReference", "w:ruby", "w:embeddedObject", "mc:AlternateContent")}
 W_SYM = qn("w:sym")
+_INSTR = qn("w:instr")
+_FLDCHARTYPE = qn("w:fldCharType")
+_CHAR = qn("w:char")
 
 
 @dataclass(eq=False, slots=True)
@@ -69,7 +72,7 @@ class Atom:
     rev: object | None           # innermost revision wrapper
     outer: object | None         # for a del/move_from inside an ins/moveTo: that wrapper
     atomic: bool = False
-    runs: list = field(default_factory=list)   # every run of an atomic field
+    runs: list | None = None     # every run of an atomic unit (a field may span several)
     instr: str = ""              # field instruction, for fields
     start: int = 0               # position in the current text
 
@@ -173,7 +176,7 @@ def walk_paragraph(p) -> Walk:
                 else:
                     atoms.append(Atom(_SIMPLE_CHARS[tag], run, child, kind, rev, outer, atomic=True, runs=[run]))
             elif tag == W_FLDCHAR:
-                ftype = child.get(qn("w:fldCharType"))
+                ftype = child.get(_FLDCHARTYPE)
                 if ftype == "begin":
                     if fld:
                         fld.append(_Field(fld[0].atom))
@@ -197,7 +200,7 @@ def walk_paragraph(p) -> Walk:
                     if len(fld) == 1 and child.text:
                         fld[0].atom.instr += child.text
             elif tag == W_SYM:
-                char = child.get(qn("w:char")) or ""
+                char = child.get(_CHAR) or ""
                 try:
                     code = int(char, 16)
                     text = chr(code - 0xF000 if code >= 0xF000 else code)
@@ -236,7 +239,7 @@ def walk_paragraph(p) -> Walk:
                     visit(child)
                     continue
                 kind, rev, outer = _context(stack)
-                atom = Atom("", None, None, kind, rev, outer, atomic=True, runs=[], instr=child.get(qn("w:instr")) or "")
+                atom = Atom("", None, None, kind, rev, outer, atomic=True, runs=[], instr=child.get(_INSTR) or "")
                 atoms.append(atom)
                 f = _Field(atom)
                 f.result = True

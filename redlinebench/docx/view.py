@@ -44,6 +44,8 @@ def _flags(para) -> str:
     parts = []
     if para.in_table:
         parts.append("table cell")
+    if para.row:
+        parts.append("table row " + ("inserted" if para.row == "ins" else "deleted"))
     if para.mark is not None:
         kind, mark = para.mark
         whole = _whole(para, kind)
@@ -229,7 +231,12 @@ def _annotated_line(para, aliases: dict[str, str]) -> str:
                       "move_to": f"(paragraph moved here [{alias}]) "}[kind]
         else:
             suffix = (f" ++\u00b6++[{alias}]" if kind in ("para_ins", "move_to") else f" ~~\u00b6~~[{alias}]")
+    if "format_change" in para.flags:
+        fmt_authors = sorted({aliases.get(r.author, "?") for r in para._format_revisions})
+        suffix += f" (formatting changed [{', '.join(fmt_authors)}])"
     table = "(table) " if para.in_table else ""
+    if para.row:
+        table = "(table, row inserted) " if para.row == "ins" else "(table, row deleted) "
     return f"[{para.id}] {table}{prefix}{number}{''.join(pieces)}{suffix}"
 
 
@@ -243,18 +250,26 @@ def plain_text(doc, mode: str = "current") -> str:
     lines = []
     carry = ""
     for i, para in enumerate(paragraphs):
+        if para.row == ("del" if mode == "accepted" else "ins"):
+            continue   # the whole table row goes away in this view
         if mode == "accepted":
             text = _accepted(para)
-            vanishes = para.mark is not None and para.mark[0] in ("para_del", "move_from")
+            vanishes = bool(para.mark_kinds & {"para_del", "move_from"})
         else:
             text = para.original_text
-            vanishes = para.mark is not None and para.mark[0] in ("para_ins", "move_to")
+            vanishes = bool(para.mark_kinds & {"para_ins", "move_to"})
         text = carry + text
-        nxt = paragraphs[i + 1] if i + 1 < len(paragraphs) else None
-        if vanishes and nxt is not None and _same_container(para, nxt):
-            carry = text
-            continue
         carry = ""
+        if vanishes:
+            el = para.element
+            nxt_block = _next_block(el)
+            nxt = paragraphs[i + 1] if i + 1 < len(paragraphs) else None
+            if nxt_block is not None and nxt is not None and nxt_block is nxt.element:
+                carry = text          # joins the next paragraph
+                continue
+            prev = el.getprevious()
+            if nxt_block is not None and not text and prev is not None and prev.tag == _W_P:
+                continue              # an emptied paragraph before a table goes away
         lines.append(_one_line_plain(text))
     if carry:
         lines.append(_one_line_plain(carry))
@@ -265,9 +280,17 @@ def _accepted(para) -> str:
     return "".join(a.text for a in para._walk.atoms if a.kind in VISIBLE)
 
 
-def _same_container(a, b) -> bool:
-    pa, pb = a.element, b.element
-    return pa.getparent() is pb.getparent() and pa.getnext() is pb
+_W_P = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
+_BLOCKS = {_W_P} | {"{http://schemas.openxmlformats.org/wordprocessingml/2006/main}" + t
+                    for t in ("tbl", "sdt", "sectPr")}
+
+
+def _next_block(el):
+    """The next block-level sibling (paragraph, table, content control), or None at the end."""
+    for sib in el.itersiblings():
+        if sib.tag in _BLOCKS:
+            return None if sib.tag.endswith("}sectPr") else sib
+    return None
 
 
 def _one_line_plain(text: str) -> str:

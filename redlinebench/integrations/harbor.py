@@ -432,8 +432,14 @@ def _errored_grade(trial: HarborTrial, reason: str) -> dict[str, Any]:
     }
 
 
-def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, summarize: bool = True) -> ImportReport:
-    """Turn Harbor job trials into ``run_dir/trials/<model_slug>/<task_id>/<n>/`` (idempotent)."""
+def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | None = None,
+                  summarize: bool = True) -> ImportReport:
+    """Turn Harbor job trials into ``run_dir/trials/<model_slug>/<task_id>/<n>/`` (idempotent).
+
+    ``source`` names the task set the Harbor tasks were exported from; it is recorded in
+    config.json as a run would record it (so the report finds the golden redlines and
+    ``push results`` can tell a partial set), and every imported task must belong to it.
+    """
     from ..runner.paths import slug
 
     jobs_dir, run_dir = Path(jobs_dir), Path(run_dir)
@@ -467,16 +473,38 @@ def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, summarize: bool 
             dest = trials_root / slug(model) / task_id / str(number)
             _import_one(trial, dest, number, report)
     run_dir.mkdir(parents=True, exist_ok=True)
-    config_path = run_dir / "config.json"
-    if not config_path.exists():
-        _atomic_write(config_path, json.dumps({
-            "kind": "harbor-import", "harbor_jobs": [str(jobs_dir.resolve())],
-            "created_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-            "source": {"kind": "harbor"},
-        }, indent=2) + "\n")
+    _write_import_config(run_dir, jobs_dir, source)
     if summarize:
         report.summary_path = write_summary(run_dir)
     return report
+
+
+def _write_import_config(run_dir: Path, jobs_dir: Path, source: str | None) -> None:
+    """config.json of an imported run: which Harbor jobs, and (with ``source``) which task set."""
+    path = run_dir / "config.json"
+    cfg: dict[str, Any] = _load_json_file(path) if path.is_file() else {}
+    if not isinstance(cfg, dict):
+        raise HarborError("config.json is not a JSON object", path=path)
+    cfg.setdefault("kind", "harbor-import")
+    cfg.setdefault("created", datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"))
+    jobs = [str(j) for j in cfg.get("harbor_jobs") or []]
+    if str(jobs_dir.resolve()) not in jobs:
+        jobs.append(str(jobs_dir.resolve()))
+    cfg["harbor_jobs"] = jobs
+    if source is not None:
+        from ..runner.record import data_record
+        from ..tasks import load_tasks
+
+        taskset = load_tasks(source)
+        ids = sorted({d.name for d in (run_dir / "trials").glob("*/*") if d.is_dir()})
+        unknown = [i for i in ids if i not in taskset]
+        if unknown:
+            raise HarborError(f"imported trials of tasks not in {taskset.source.describe()}: {', '.join(unknown[:5])}"
+                              + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""), path=run_dir)
+        cfg["data"] = data_record(taskset, [taskset.get(i) for i in ids])
+        cfg["source"] = {"kind": cfg["data"]["kind"], "path": cfg["data"]["path"]}
+    cfg.setdefault("source", {"kind": "harbor"})
+    _atomic_write(path, json.dumps(cfg, indent=2) + "\n")
 
 
 def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportReport) -> None:

@@ -137,11 +137,11 @@ class _Scenario:
         golden = self._play(script, script.ops, source, author)
         if script.is_golden:
             w(f"{base}/tests/attorney_redlines.docx", golden)
-            golden_rel = "tests/attorney_redlines.docx"
+            golden_rel = "../attorney_redlines.docx"
         else:
             report.accept_only.append(name)
             w(f"{base}/tests/judge_check/reference.docx", golden)
-            golden_rel = "tests/judge_check/reference.docx"
+            golden_rel = "reference.docx"
         self._judge_check(base, meta, variant, script, source, author, golden_rel)
 
     def _judge_check(self, base: str, meta: dict, variant: VariantSpec, script: Script, source: bytes,
@@ -151,26 +151,27 @@ class _Scenario:
             if case.name == "golden":
                 rel = golden_rel
             else:
-                rel = f"tests/judge_check/{case.name}.docx"
-                self.out.write(f"{base}/{rel}", self._play(script, case.ops, source, author))
+                rel = f"{case.name}.docx"
+                self.out.write(f"{base}/tests/judge_check/{rel}", self._play(script, case.ops, source, author))
             entries.append(self._entry(case, rel, variant))
         entries.insert(1, {
             "name": "null",
             "description": "the input returned unchanged: no change or comment by the task author",
-            "file": "environment/app/contract.docx",
+            "file": "../../environment/app/contract.docx",
             "gate": False,
             "ops": [],
             "removed_ops": [o.id for o in script.ops],
             "added_ops": [],
-            "verdicts": None,
+            "verdicts": expected_verdicts(variant, ()),
         })
         self.out.report.judge_cases += len(entries)
         body = {
             "task_id": meta["task_id"],
             "author": author,
             "golden_kind": "attorney" if script.is_golden else "reference (accept-only task; no attorney golden)",
-            "rule": "verdict = PASS iff every op in requires is present and no op in unless is present; "
-                    "null and other gate failures are graded 0 without judges",
+            "rule": "verdict = PASS iff every op in requires is present and no op in unless is present. "
+                    "Files are relative to this directory. Cases with gate false fail the validity gate "
+                    "(reward 0 without judges); their verdicts are what a judge should still answer.",
             "ground_truth": {
                 r.id: {"requires": list(r.requires), "unless": list(r.unless), "weight": wgt}
                 for r, wgt in variant.rubrics

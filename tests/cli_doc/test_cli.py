@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from redlinebench.cli import main
+from tests.fixtures.audit import new_audit_errors
 from tests.fixtures.corpus import COMMENTS, CORPUS, PRIOR_CHANGES, THEM, US
 from tests.fixtures.hostile import HOSTILE
 
@@ -91,6 +92,7 @@ def test_edit_writes_output_and_prints_results(contract, tmp_path):
     assert accepted[1] == "The Vendor shall notify the Customer."
     assert run("text", out, "--original")[1] == run("text", contract, "--original")[1]
     assert run("validate", out)[0] == 0
+    assert new_audit_errors(before, out.read_bytes(), tmp_path) == []
 
 
 def test_edit_exit_1_when_an_edit_fails_but_successes_are_saved(contract, tmp_path):

@@ -67,9 +67,10 @@ def test_comment_on_span_and_reply_threading():
     assert by[reply2].parent == root          # one level deep: reply to a reply points at the root
     body = read_part(out.to_bytes(), "word/document.xml")
     r, a, b = (x.split("-")[1] for x in (root, reply, reply2))
-    order = [f'commentRangeStart w:id="{r}"', f'commentRangeStart w:id="{b}"', f'commentRangeStart w:id="{a}"',
+    order = [f'commentRangeStart w:id="{r}"', f'commentRangeStart w:id="{a}"', f'commentRangeStart w:id="{b}"',
              "indemnify", f'commentRangeEnd w:id="{r}"', f'commentReference w:id="{r}"',
-             f'commentRangeEnd w:id="{a}"', f'commentReference w:id="{a}"']
+             f'commentRangeEnd w:id="{a}"', f'commentReference w:id="{a}"',
+             f'commentRangeEnd w:id="{b}"', f'commentReference w:id="{b}"']
     positions = [body.index(x) for x in order]
     assert positions == sorted(positions)
 

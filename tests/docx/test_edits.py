@@ -297,3 +297,38 @@ def test_splitting_a_format_changed_run_gives_the_copy_a_fresh_id():
     assert len(ids) == len(set(ids))
     assert [r.type for r in doc.revisions].count("format") == 3
     check(doc, "bold words here")
+
+
+@pytest.mark.parametrize(
+    "anchor_text, new_text, expected",
+    [
+        ("Fees.", "Late fees apply.", ["Fees.", "Late fees apply.", "Next."]),       # whole paragraph: new one
+        ("due.", "\nLate fees apply.", ["Fees due.", "Late fees apply.", "Next."]),  # at the end + newline
+        ("due.", "\nA.\n\nB.", ["Fees due.", "A.", "B.", "Next."]),                # one paragraph a line
+        ("Fees", "\nlate", ["Fees late due.", "Next."]),                            # mid-paragraph: inline
+        ("Fees", " and costs", ["Fees and costs due.", "Next."]),
+    ],
+)
+def test_insert_after_inline_or_new_paragraph(anchor_text, new_text, expected):
+    body = p("Fees.") if anchor_text == "Fees." else p("Fees due.")
+    doc = open_body(body + p("Next."))
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", anchor_text, new_text)], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, doc.text("original"))
+    assert out.text("accepted").split("\n") == expected
+
+
+@pytest.mark.parametrize("author", ["", "   ", "bad\x00name", "x" * 300, None])
+def test_bad_author_is_refused(author):
+    from redlinebench.errors import ToolFailure
+
+    doc = open_body(p("Alpha."))
+    with pytest.raises(ToolFailure) as err:
+        doc.apply_edits([edit("delete", "p-001", "Alpha")], author=author, date=WHEN)
+    assert err.value.code == "invalid_author"
+
+
+def test_edits_may_be_any_iterable():
+    doc = open_body(p("one two"))
+    results = doc.apply_edits((e for e in [edit("delete", "p-001", "two")]), author=ME, date=WHEN)
+    assert [r["status"] for r in results] == ["ok"]

@@ -108,3 +108,70 @@ def test_random_edits_keep_invariants(paras, data):
         return
     assert _squash(after[target]) == _squash(expected)
     assert [a for k, a in enumerate(after) if k != target] == [b for k, b in enumerate(before_current) if k != target]
+
+
+MARK = '<w:rPr><w:{kind} w:id="1" w:author="Other" w:date="2025-01-01T00:00:00Z"/></w:rPr>'
+MOVE_FROM = ('<w:moveFrom w:id="1" w:author="Other" w:date="2025-01-01T00:00:00Z"><w:r><w:t xml:space="preserve">'
+             'moved words </w:t></w:r></w:moveFrom>')
+MOVE_TO = ('<w:moveTo w:id="1" w:author="Other" w:date="2025-01-01T00:00:00Z"><w:r><w:t xml:space="preserve">'
+           'moved words </w:t></w:r></w:moveTo>')
+
+
+@st.composite
+def block(draw):
+    kind = draw(st.sampled_from(["p", "p", "p", "mark_ins", "mark_del", "table", "move"]))
+    segs = draw(st.lists(segment(), min_size=1, max_size=4))
+    if kind == "p":
+        return p(*segs)
+    if kind == "mark_ins":
+        return p(ins("".join(s for s in segs if s.startswith("<w:r>")) or r_("x "), author="Other", rid=1),
+                 ppr=MARK.format(kind="ins"))
+    if kind == "mark_del":
+        return p(*segs, ppr=MARK.format(kind="del"))
+    if kind == "move":
+        return p(MOVE_FROM, *segs) + p(*segs[:1], MOVE_TO)
+    return "<w:tbl><w:tr><w:tc>" + p(*segs) + "</w:tc><w:tc>" + p(*segs[::-1]) + "</w:tc></w:tr></w:tbl>"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks=st.lists(block(), min_size=2, max_size=5), data=st.data())
+def test_random_batches_then_review_stay_valid(blocks, data):
+    counter = itertools.count(100)
+    source = docx(re.sub(r'w:id="\d+"', lambda m: f'w:id="{next(counter)}"', "".join(blocks) + p("End.")))
+    doc = RedlineDocument.open(source)
+    before_original = doc.text("original")
+    before_current = doc.text("current")
+    edits = []
+    for _ in range(data.draw(st.integers(1, 5))):
+        para = doc.paragraphs[data.draw(st.integers(0, len(doc.paragraphs) - 1))]
+        words = para.text.split()
+        op = data.draw(st.sampled_from(["replace", "delete", "insert_after"]))
+        e = {"op": op, "anchor": {"paragraph_id": para.id}, "comment": "c"}
+        if words:
+            i = data.draw(st.integers(0, len(words) - 1))
+            e["anchor"]["text"] = " ".join(words[i:i + 2])
+            e["anchor"]["occurrence"] = 1
+        elif op == "replace":
+            continue
+        if op != "delete":
+            e["new_text"] = data.draw(st.sampled_from(["net 45", "\nA new clause.", "Licensee's"]))
+        edits.append(e)
+    results = doc.apply_edits(edits, author=ME, date=WHEN)
+    assert all(r["status"] in ("ok", "anchor_failed") or r["error"].startswith("no_change") for r in results), results
+    if doc.comments:
+        doc.add_comment(author=ME, text="Reply.", reply_to=doc.comments[0].id, date=WHEN)
+    out = doc.to_bytes()
+    for action in ("accept", "reject", None):
+        view = RedlineDocument.open(out)
+        if action:
+            getattr(view, action)()
+        assert [f for f in view.validate() if f.severity == "error"] == [], action
+        view.read_view()
+        view.annotated_view(focus_author=ME)
+    assert RedlineDocument.open(out).text("original") == before_original
+    mine = RedlineDocument.open(out)
+    mine.reject(author=ME)
+    assert mine.text("current") == before_current
+    everything = RedlineDocument.open(out)
+    everything.reject()
+    assert everything.text("current") == before_original

@@ -177,3 +177,18 @@ def test_save_to_missing_folder_is_a_docx_error(tmp_path):
     doc = RedlineDocument.open(docx(BODY))
     with pytest.raises(DocxError, match="cannot write"):
         doc.save(tmp_path / "missing" / "x.docx")
+
+
+@pytest.mark.parametrize("part", ["word/numbering.xml", "word/styles.xml", "word/comments.xml"])
+def test_broken_secondary_part_fails_at_open_naming_it(part):
+    data = docx(BODY, styles="", numbering="", comments="")
+    data = _rezip(data, lambda es: [(n, b"<w:oops" if n == part else b) for n, b in es])
+    with pytest.raises(DocxError, match=f"{part}: malformed XML"):
+        RedlineDocument.open(data, name="x.docx")
+
+
+def test_huge_text_node_is_refused():
+    big = "a" * (11 * 1024 * 1024)
+    data = docx(p(big))
+    with pytest.raises(DocxError, match="word/document.xml"):
+        RedlineDocument.open(data)

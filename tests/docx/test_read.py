@@ -193,3 +193,11 @@ def test_annotated_view_attribution():
     assert "#   A1 = Me  <- THIS TURN" in view
     assert "#   A2 = Them  (prior turn)" in view
     assert "[p-001] Pay in ~~thirty~~++sixty++[A1] days++ net++[A2]" in view
+
+
+def test_annotated_view_notes_formatting_changes():
+    doc = open_body(p('<w:r><w:rPr><w:b/><w:rPrChange w:id="5" w:author="Them" w:date="2025-01-01T00:00:00Z">'
+                      '<w:rPr/></w:rPrChange></w:rPr><w:t>bolded</w:t></w:r>'))
+    view = doc.annotated_view(focus_author="Me")
+    assert "[p-001] bolded (formatting changed [A2])" in view
+    assert "#   A2 = Them  (prior turn)" in view

