@@ -1,5 +1,5 @@
-"""The report on a run the real runner produced: the baselines over scenario 1 of the embedded synthetic
-benchmark, scored by the heuristic judge."""
+"""The report on a run the real runner produced: the baselines over scenario 1, turn 1 of the embedded
+synthetic benchmark, scored by the heuristic judge."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from .htmlcheck import assert_safe, parse, text
 def real_run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("real")
     spec = RunSpec(entrants=(Entrant("golden"), Entrant("noop"), Entrant("accept-all")), source="embedded",
-                   filter=TaskFilter(scenario=1), judges="heuristic", run_id="baselines")
+                   filter=TaskFilter(scenario=1, turn=1), judges="heuristic", run_id="baselines")
     result = run(spec, root / "runs" / "baselines", progress=False)
     return result.run_dir
 
