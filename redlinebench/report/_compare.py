@@ -281,7 +281,9 @@ def _cost(entries: Sequence[Entry], colours: ModelColours) -> Markup:
         if c is not None and is_number(v):
             points.append(Point(e.label, c, float(v), colours(e.label), ci))
     if not points:
-        body = el("p", "No cost figures recorded in metrics.json (offline baselines cost nothing).", class_="muted")
+        body = el("p", "No cost figures recorded in metrics.json.", class_="muted")
+    elif max(p.x for p in points) == 0:
+        body = el("p", "Every entry cost $0 (offline baselines or local models), so there is nothing to plot.", class_="muted")
     else:
         body = el("figure", el("figcaption", "Score against mean agent cost per trial ",
                                el("span", "(judge cost excluded; bars are 95% CIs)", class_="muted small")),

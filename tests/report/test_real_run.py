@@ -29,7 +29,7 @@ def test_runner_output_renders_with_tasks_goldens_and_authors(real_run):
     assert_safe(tree)
     summary = json.loads((real_run / "metrics_summary.json").read_text())
     cards = {c.xpath(".//div[@class='model']")[0].text_content(): c.xpath(".//div[@class='big']")[0].text_content()
-             for c in tree.xpath("//div[contains(@class,'card')]")}
+             for c in tree.xpath("//div[@class='card']")}
     assert cards == {e["model"]: f"{e['redline_overall']:.1f} redline_overall" for e in summary["leaderboard"]}
     body = text(tree)
     assert "Scored by the offline heuristic judge" in body and "Task details limited" not in body
