@@ -205,3 +205,25 @@ def test_a_message_limit_ends_the_loop_and_the_document_is_graded_as_it_stands(t
     assert grade["status"] == "gate_failed" and grade["inspect"]["finished"] is False
     assert grade["inspect"]["tool_stats"]["calls_by_tool"]["read_document"] >= 3
     assert (tmp_path / "o" / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx").is_file()
+
+
+def test_redline_overall_metric_aggregates_groups_then_cells_not_a_plain_mean():
+    from inspect_ai.scorer import SampleScore, Score
+
+    from redlinebench.integrations.inspect_task import mean_per_task_reward, redline_overall
+
+    def scored(task_id: str, *rewards: float) -> SampleScore:
+        grades = [{"task_id": task_id, "model": "m", "trial": k + 1, "status": "graded", "judge_method": "llm",
+                   "judges": ["j"], "gate": {"passed": True}, "score": {"weighted": r}} for k, r in enumerate(rewards)]
+        return SampleScore(score=Score(value=sum(rewards) / len(rewards), metadata={"grades": grades}),
+                           sample_id=task_id)
+
+    scores = [
+        scored("redline-s1-t1-g01a", 1.0, 0.5),  # group s1-t1-g01: mean(1.0, 0.5, 0.0) = 0.5
+        scored("redline-s1-t1-g01b", 0.0),
+        scored("redline-s1-t1-g02a", 0.0),       # group s1-t1-g02: 0.0  -> cell 1-1 = 0.25
+        scored("redline-s1-t2-g01a", 1.0),       # cell 1-2 = 1.0
+    ]
+    # cells 0.25 and 1.0 -> 0.625 -> 62.5; a plain mean of the five trial rewards would be 0.5
+    assert redline_overall()(scores) == 62.5
+    assert mean_per_task_reward()(scores) == 0.5
