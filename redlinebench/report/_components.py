@@ -85,6 +85,14 @@ def scenario_labels(runs: Sequence[RunData]) -> dict[str, str]:
             lab = (t.grade or {}).get("scenario_label")
             if t.scenario and isinstance(lab, str) and lab and t.scenario not in labels:
                 labels[t.scenario] = lab
+    try:  # the benchmark's own scenario names, for grade files that do not carry them
+        from ..tasks import SCENARIO_LABELS
+    except ImportError:
+        SCENARIO_LABELS = {}
+    scenarios = {t.scenario for run in runs for t in run.trials if t.scenario}
+    for key, label in SCENARIO_LABELS.items():
+        if str(key) in scenarios:
+            labels.setdefault(str(key), str(label))
     return labels
 
 
@@ -204,7 +212,26 @@ def method_note() -> Markup:
                   "95% CI   = percentile bootstrap over the cell means (5000 resamples)", class_="formula"),
         el("p", "Side A is the vendor (AgentCo), side B the customer. Category scores pool every rubric: a positive rubric is "
                 "correct when it passes, a penalty rubric when it fails.", class_="small muted"),
+        el("h3", "Terms"),
+        el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in GLOSSARY], class_="kv glossary"),
     ])
+
+
+GLOSSARY = (
+    ("Turn", "One round of the negotiation: turn 1 marks up a clean contract; turns 2-4 answer the other side's tracked "
+             "changes and comments."),
+    ("Task", "One turn for one side, graded by one attorney's rubric set. Tasks that share the same input contract form an "
+             "input group; their rubric variants are averaged."),
+    ("Rubric", "An attorney-written criterion with a weight (importance). A negative weight marks a penalty rubric: it "
+               "describes an edit that should not be made."),
+    ("Validity gate", "The output must open as a Word document and carry at least one tracked change or comment by the "
+                      "task's author; otherwise the reward is 0 and the judges are not asked."),
+    ("Panel", "The judges that grade each rubric PASS or FAIL; the majority of those that answered decides, a tie fails."),
+    ("Judging incomplete", "A judge failed after all retries, so the panel's verdict is not final; such trials are listed, "
+                           "not averaged, until they are scored again."),
+    ("Surgicalness", "The share of edits that change less than 30% of their clause (inline edits rather than rewrites)."),
+    ("Golden agreement", "How far the model touched the same clauses and text spans as the attorney's own redline."),
+)
 
 
 def config_list(config: Mapping[str, Any], *, limit: int = 80) -> Markup:
