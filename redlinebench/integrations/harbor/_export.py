@@ -15,6 +15,7 @@ from .. import _toml
 from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, JUDGE_ENV_KEYS, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS,
                       _SAFE_SPEC, _SKIP_COPY, HarborError)
 
+
 @dataclass(frozen=True)
 class ExportOptions:
     """How exported tasks install the package and call the verifier."""

@@ -16,6 +16,7 @@ from ...errors import RedlineBenchError
 from ._export import _copy_tree
 from ._layout import HarborError, _atomic_write
 
+
 @dataclass
 class HarborTrial:
     """One Harbor trial directory, read leniently (Harbor versions differ in details)."""

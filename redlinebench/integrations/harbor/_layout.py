@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ...errors import RedlineBenchError
 
+
 APP_DIR = "/app"
 OUTPUT_PATH = "/app/output/redline.docx"
 VERIFIER_LOGS = "/logs/verifier"

@@ -9,6 +9,7 @@ from pathlib import Path
 from .._common import load_single_task
 from ._layout import _atomic_write
 
+
 @dataclass(frozen=True)
 class VerifyOutcome:
     status: str
