@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ._components import (
-    SIDE_NAMES,
     ModelColours,
     agreement_section,
     ci_text,
@@ -20,11 +19,11 @@ from ._components import (
     scenario_labels,
     scenario_turn_heatmap,
 )
-from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds
+from ._html import Markup, count, el, is_number, join, money, plain, score100, seconds
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._palette import ink_on, ramp
-from ._stats import judge_agreement, mean, total
+from ._stats import judge_agreement, mean
 from ._svg import heatmap
 
 TOP_RUBRICS = 40
@@ -282,7 +281,9 @@ def _cost(entries: Sequence[Entry], colours: ModelColours) -> Markup:
         if c is not None and is_number(v):
             points.append(Point(e.label, c, float(v), colours(e.label), ci))
     if not points:
-        body = el("p", "No cost figures recorded in metrics.json (offline baselines cost nothing).", class_="muted")
+        body = el("p", "No cost figures recorded in metrics.json.", class_="muted")
+    elif max(p.x for p in points) == 0:
+        body = el("p", "Every entry cost $0 (offline baselines or local models), so there is nothing to plot.", class_="muted")
     else:
         body = el("figure", el("figcaption", "Score against mean agent cost per trial ",
                                el("span", "(judge cost excluded; bars are 95% CIs)", class_="muted small")),
@@ -291,4 +292,4 @@ def _cost(entries: Sequence[Entry], colours: ModelColours) -> Markup:
     return el("section", el("h2", "Score against cost"), body, id="cost")
 
 
-__all__ = ["write_comparison", "render_comparison", "collect_entries", "SIDE_NAMES", "pct"]
+__all__ = ["write_comparison", "render_comparison", "collect_entries"]

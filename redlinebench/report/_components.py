@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping, Sequence
 
-from ._html import Markup, el, esc, is_number, join, money, pct, plain, score100
+from ._html import Markup, el, is_number, join, money, pct, plain, score100
 from ._load import RunData, TrialRecord
 from ._palette import MODEL_COLOURS, ColourMap
 from ._stats import Agreement
@@ -247,7 +248,7 @@ def config_list(config: Mapping[str, Any], *, limit: int = 80) -> Markup:
         elif isinstance(value, list) and all(not isinstance(x, (dict, list)) for x in value):
             items.append((prefix, ", ".join(str(x) for x in value) if value else "[]"))
         else:
-            text = value if isinstance(value, str) else __import__("json").dumps(value, ensure_ascii=False)
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
             items.append((prefix, text if len(text) <= 400 else text[:400] + "…"))
 
     walk("", config, 0)
@@ -260,10 +261,6 @@ def trial_sort_key(t: TrialRecord) -> tuple:
     def n(x: str | None) -> tuple:
         return (0, int(x)) if x and x.isdigit() else (1, x or "")
     return (n(t.scenario), n(t.turn), t.task_id, t.model, str(t.trial))
-
-
-def esc_inline(x: object) -> Markup:
-    return esc(x)
 
 
 def money_total(values: Sequence[float | None]) -> str:

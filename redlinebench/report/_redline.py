@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ._html import Markup, el, esc, join, slug_id
+from ._html import Markup, el, esc, join
 from ._palette import AUTHOR_COLOURS, ColourMap
 
 _HEADING = re.compile(r"heading|title", re.I)
@@ -308,7 +308,5 @@ def render_annotated(text: str) -> Markup:
     return el("pre", *out, class_="annot")
 
 
-def dom_id(*parts: object) -> str:
-    return slug_id(*parts)
 
 

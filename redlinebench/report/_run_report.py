@@ -6,7 +6,7 @@ import os
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 from urllib.parse import quote
 
 from ._components import (
@@ -28,7 +28,7 @@ from ._components import (
     trial_sort_key,
     verdict_badge,
 )
-from ._html import Markup, count, el, esc, is_number, join, money, pct, plain, score100, seconds, slug_id
+from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds, slug_id
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._redline import AuthorColours, render_annotated, render_path

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ._html import Markup, el, esc, is_number, join, num
+from ._html import Markup, el, is_number, num
 from ._palette import ink_on, ramp
 
 FONT = 12
@@ -318,7 +318,3 @@ def _nice(value: float) -> float:
 
 def swatch(colour: str) -> Markup:
     return el("span", class_="swatch", style=f"background:{colour}")
-
-
-def esc_list(items: Sequence[object]) -> Markup:
-    return join(esc(i) for i in items)

@@ -12,7 +12,7 @@ def test_report_has_headlines_every_task_and_every_trial(run_dir):
     out = write_run_report(run_dir)
     assert out == run_dir / "report.html"
     tree = parse(out)
-    cards = tree.xpath("//div[contains(@class,'card')]")
+    cards = tree.xpath("//div[@class='card']")
     got = {c.xpath(".//div[@class='model']")[0].text_content(): c.xpath(".//div[@class='big']")[0].text_content() for c in cards}
     # gpt-5.5 cells (hand-computed from runfixture.PLAN; the judging-incomplete trial is listed, not averaged):
     #   1-1 (0.8 + 1.0)/2 = 0.9; 1-2 10/12 = 0.8333; 2-1 0.8; 3-4 (1 + 0.7143)/2 = 0.8572 -> mean 0.8476 -> 84.8
@@ -215,3 +215,19 @@ def test_links_to_each_trials_files(run_dir, tmp_path):
     moved = parse(write_run_report(run_dir, tmp_path / "elsewhere" / "r.html"))
     far = moved.xpath("//div[contains(@class,'files')]/a/@href")[0]
     assert far.startswith("../") and ((tmp_path / "elsewhere") / far).resolve().is_file()
+
+
+def test_unscored_run_still_shows_every_trial_and_redline(tmp_path, bench):
+    from .runfixture import build_run
+
+    run = build_run(tmp_path / "runs", bench=bench, summary=None, run_id="unscored")
+    for g in run.glob("trials/**/grade.json"):
+        g.unlink()
+    tree = parse(write_run_report(run))
+    assert_safe(tree)
+    body = text(tree)
+    assert "nothing is scored yet" in body
+    assert [c.xpath(".//div[@class='big']")[0].text_content() for c in tree.xpath("//div[@class='card']")] == \
+        ["— redline_overall"] * 3
+    assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
+    assert "not graded" in body and "No rubric verdicts recorded for this trial." in body
