@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-from redlinebench.runner import Entrant, RunSpec, run
+from redlinebench.runner import Entrant, RunSpec, TaskFilter, run
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.runner.taskfixture import AGENTCO, LARGECO, build_tree
 
@@ -76,8 +75,7 @@ def test_llm_run_end_to_end_is_graded_summarized_and_keeps_no_secret(tmp_path, f
 
     tree = build_tree(tmp_path / "bench")
     spec = RunSpec(entrants=(Entrant("llm", "openai/agent-e2e"),), source=str(tree),
-                   filter=__import__("redlinebench.runner", fromlist=["TaskFilter"]).TaskFilter(
-                       task_ids=("redline-s1-t2-g02a",)),
+                   filter=TaskFilter(task_ids=("redline-s1-t2-g02a",)),
                    judges="openai/judge-a,openai/judge-b", api_base=fake.url, judge_api_base=fake.url,
                    run_id="e2e", concurrency=2)
     result = run(spec, tmp_path / "run", progress=False)
