@@ -53,9 +53,12 @@ def _build_spec(opts: dict[str, Any]) -> Any:
         value = opts.get(name)
         return value if value is not None else preset.get(name, default)
 
+    source = opts.get("source")
+    if source and Path(source).expanduser().exists():  # a resumed run may start from another directory
+        source = str(Path(source).expanduser().resolve())
     spec_kwargs: dict[str, Any] = dict(
         entrants=tuple(entrants),
-        source=opts.get("source"),
+        source=source,
         filter=TaskFilter(task_ids=_csv(opts.get("tasks")), scenario=opts.get("scenario"), turn=opts.get("turn"),
                           side=opts.get("side")),
         trials=int(pick("trials", 1)),
