@@ -501,14 +501,24 @@ def _validate_edit(edit) -> tuple[str, dict, str | None, str | None]:
 
 
 def _elements_order(doc, elements) -> list:
-    """``elements`` (still in the body) sorted in document order."""
-    live = [el for el in elements if el is not None]
-    if not live:
-        return []
-    order = {}
-    for n, el in enumerate(doc.body.iter()):
-        order[el] = n
-    return sorted((el for el in live if el in order), key=lambda el: order[el])
+    """``elements`` (still in the body) sorted in document order (cheap: index paths, no scan)."""
+    body = doc.body
+    keyed = []
+    for el in elements:
+        if el is None:
+            continue
+        path = []
+        node = el
+        while node is not None and node is not body:
+            parent = node.getparent()
+            if parent is None:
+                break
+            path.append(parent.index(node))
+            node = parent
+        if node is body:
+            keyed.append((path[::-1], el))
+    keyed.sort(key=lambda item: item[0])
+    return [el for _, el in keyed]
 
 
 def _elsewhere(doc, text: str, skip: str) -> list[dict]:
