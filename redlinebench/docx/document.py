@@ -95,7 +95,7 @@ class Paragraph:
 
     __slots__ = ("id", "index", "number", "style", "in_table", "flags", "segments", "comment_ids",
                  "text", "accepted_text", "original_text", "_p", "_walk", "mark", "row", "_format_revisions",
-                 "mark_kinds")
+                 "mark_kinds", "revision_ids")
 
     def __init__(self, p, pid: str, index: int, walk: Walk, *, number: str | None, style: str | None,
                  in_table: bool, mark: tuple[str, object] | None, comment_ids: list[str], flags: list[str],
@@ -117,6 +117,7 @@ class Paragraph:
         self.row: str | None = None   # "ins" / "del" when its table row is a tracked insertion/deletion
         self._format_revisions: list[Revision] = []
         self.mark_kinds: set[str] = set()   # every paragraph-mark revision kind it carries
+        self.revision_ids: list[str] = []   # every tracked change in it (text, mark, format, row)
 
     @property
     def element(self):
@@ -379,6 +380,7 @@ class RedlineDocument:
             para.row = ("ins" if row_mark.tag == qn("w:ins") else "del") if row_mark is not None else None
             para.mark_kinds = kinds
             para._format_revisions = [r for r in para_revs if r.type == "format"]
+            para.revision_ids = [r.id for r in para_revs]
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)

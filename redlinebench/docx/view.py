@@ -53,7 +53,7 @@ def _flags(para) -> str:
                 "para_del": "paragraph deleted" if whole else "paragraph break after it deleted (joins the next)",
                 "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
         parts.append(f"{word} by {mark.get('{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author')}")
-    revs = sorted({s.revision_id for s in para.segments if s.revision_id}, key=_rev_key)
+    revs = sorted(set(para.revision_ids) | {s.revision_id for s in para.segments if s.revision_id}, key=_rev_key)
     if "format_change" in para.flags:
         parts.append("formatting changed")
     if revs:
