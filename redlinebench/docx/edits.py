@@ -460,8 +460,12 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
             new_paras[-1].get_or_add("w:pPr").insert_ordered(sect)
     else:
         marked = new_paras
-    if last and mark_revision(p) is not None:
-        marked = new_paras   # p's mark already carries a revision: mark the new paragraphs instead
+    if last and new_paras:
+        # p's mark moves to the new last paragraph together with any revision it carries
+        # (e.g. the other side inserted p): rejecting ours later gives back exactly p.
+        for existing in mark_revisions(p):
+            existing.getparent().remove(existing)
+            new_paras[-1].get_or_add("w:pPr").get_or_add("w:rPr").insert_ordered(existing)
     for para in marked:
         if mark_revision(para) is None:
             mark_paragraph(ctx, para, "w:ins")
@@ -519,6 +523,28 @@ def _elements_order(doc, elements) -> list:
             keyed.append((path[::-1], el))
     keyed.sort(key=lambda item: item[0])
     return [el for _, el in keyed]
+
+
+def _closest(raw: str, text: str, pid: str) -> list[dict]:
+    """The stretch of the paragraph most like the failed anchor (a model's near miss), if any."""
+    words = normalize(raw).split(" ")
+    target = normalize(text).strip()
+    n = len(target.split(" "))
+    if not target or not words or len(words) > 2000:
+        return []
+    best, best_text = 0.0, ""
+    for size in range(max(1, n - 2), n + 3):
+        for i in range(0, max(1, len(words) - size + 1)):
+            window = " ".join(words[i:i + size]).strip()
+            matcher = difflib.SequenceMatcher(None, target, window, autojunk=False)
+            if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
+                continue
+            ratio = matcher.ratio()
+            if ratio > best:
+                best, best_text = ratio, window
+    if best < 0.6:
+        return []
+    return [{"paragraph_id": pid, "text": best_text, "similarity": round(best, 2)}]
 
 
 def _elsewhere(doc, text: str, skip: str) -> list[dict]:
@@ -613,7 +639,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
             result.update(status="anchor_failed", error=f"{exc.code}: {exc.message} ({pid})")
             candidates = exc.candidates
             if exc.code == "text_not_found" and not candidates:
-                candidates = _elsewhere(doc, text, pid)
+                candidates = _closest(raw, text, pid) + _elsewhere(doc, text, pid)
             if candidates:
                 result["candidates"] = candidates
             return result

@@ -332,3 +332,11 @@ def test_edits_may_be_any_iterable():
     doc = open_body(p("one two"))
     results = doc.apply_edits((e for e in [edit("delete", "p-001", "two")]), author=ME, date=WHEN)
     assert [r["status"] for r in results] == ["ok"]
+
+
+def test_near_miss_anchor_suggests_the_closest_text():
+    doc = open_body(p("The Vendor shall notify the Customer within ten days."))
+    (res,) = doc.apply_edits([edit("delete", "p-001", "notify the customers within 10 days")], author=ME, date=WHEN)
+    assert res["status"] == "anchor_failed" and res["error"].startswith("text_not_found")
+    assert res["candidates"][0]["paragraph_id"] == "p-001"
+    assert res["candidates"][0]["text"].startswith("notify the Customer within")
