@@ -125,6 +125,17 @@ async def judge_throughput(latency: float = 0.2, concurrency: int = 32, n_tasks:
     print(f"  wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f}x (target <= 1.30x); "
           f"priced ${cost:.4f} for 6000+300 tokens per call")
     print(f"  client CPU {cpu:.2f} s = {1000 * cpu / calls:.1f} ms per call (litellm + ours)")
+    from redlinebench.judge import PROMPT_VERSION, cache_key, parse_verdicts
+
+    c0 = time.process_time()
+    for t in tasks:
+        ids = [r.id for r in t.rubrics]
+        cache_key("openai/x", judge_messages(t, view), PROMPT_VERSION)
+        parse_verdicts(json.dumps({"verdicts": [{"rubric_id": r, "verdict": "PASS", "justification": "ok"}
+                                                for r in ids]}), ids)
+    ours = (time.process_time() - c0) / len(tasks)
+    print(f"  of which ours (prompt, cache key, parsing): {1000 * ours:.2f} ms per call; "
+          f"machine load average {__import__('os').getloadavg()[0]:.1f}")
 
 
 def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -> None:
@@ -145,10 +156,11 @@ def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -
                     "score": {"weighted": rng.random() if gate_ok else 0.0, "per_rubric": per, "redlines": 3,
                               "edit_operations": 5, "total_revisions": 9, "touched_paragraphs": 4,
                               "comments_added": 5, "median_insertion_chars": 40.0, "surgicalness_score": 0.6}})
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     summary = summarize(grades)
-    mem = time.perf_counter() - t0
-    print(f"summarize in memory: {len(grades)} grades, {summary['n_models']} models: {mem:.2f} s (target < 2 s)")
+    mem, mem_cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"summarize in memory: {len(grades)} grades, {summary['n_models']} models: {mem:.2f} s wall, "
+          f"{mem_cpu:.2f} s CPU (target < 2 s)")
 
     from redlinebench.cli.scoring import collect_grade_files, load_grades
 
@@ -158,12 +170,16 @@ def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -
             d = root / g["model"] / g["task_id"] / str(g["trial"])
             d.mkdir(parents=True, exist_ok=True)
             (d / "grade.json").write_text(json.dumps(g, indent=2), encoding="utf-8")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         files = collect_grade_files([root])
         loaded, _ = load_grades(files)
         summarize(loaded)
-        disk = time.perf_counter() - t0
-    print(f"summarize from disk (find + read + parse + aggregate {len(files)} files): {disk:.2f} s (target < 2 s)")
+        disk, disk_cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"summarize from disk (find + read + parse + aggregate {len(files)} files): {disk:.2f} s wall, "
+          f"{disk_cpu:.2f} s CPU (target < 2 s)")
+    import os
+
+    print(f"  machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
 def prompt_chars() -> None:

@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 from typing import Any, Awaitable, Callable
 
+from ..config import retry_base_delay
 from .redact import redact
 
 BACKOFF_CAP_S = 60.0
 _RETRY_STATUS = {408, 409, 425, 429}
 
 
-def base_delay() -> float:
-    """``$REDLINEBENCH_RETRY_BASE_DELAY`` (seconds, default 1); the test suite sets 0."""
-    value = os.environ.get("REDLINEBENCH_RETRY_BASE_DELAY", "").strip()
-    try:
-        return max(0.0, float(value)) if value else 1.0
-    except ValueError:
-        return 1.0
-
-
 def backoff(attempt: int, *, base: float | None = None) -> float:
     """Exponential backoff with full jitter: attempt 0 waits up to ``base``, capped at 60 s."""
-    base = base_delay() if base is None else base
+    base = retry_base_delay() if base is None else base
     if base <= 0:
         return 0.0
     return random.uniform(0, min(BACKOFF_CAP_S, base * 2**attempt))
@@ -50,7 +41,9 @@ def is_retryable(exc: BaseException) -> bool:
     """Retry 429/408/409, 5xx, timeouts, connection failures and unparseable replies; not other 4xx."""
     if not is_provider_error(exc):
         return False
-    if type(exc).__name__ == "ContextWindowExceededError":
+    if type(exc).__name__ in {"ContextWindowExceededError", "AuthenticationError", "PermissionDeniedError"}:
+        return False
+    if "missing credentials" in str(exc).lower():  # litellm reports a missing key as a 500
         return False
     status = status_of(exc)
     if status is None:

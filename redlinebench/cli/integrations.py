@@ -129,12 +129,14 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
 @click.command("harbor")
 @click.argument("jobs_dir", type=click.Path(path_type=Path))
 @click.option("--run-dir", type=click.Path(path_type=Path), required=True, help="Our run directory to fill.")
+@click.option("--source", default=None,
+              help="Task source the Harbor tasks were exported from (recorded; enables goldens in the report).")
 @click.option("--no-summary", is_flag=True, help="Do not recompute metrics_summary.json.")
-def import_harbor_cmd(jobs_dir: Path, run_dir: Path, no_summary: bool) -> None:
+def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summary: bool) -> None:
     """Turn Harbor job trials into a redlinebench run directory (summarize and reports then work)."""
     from ..integrations.harbor import import_harbor
 
-    report = import_harbor(jobs_dir, run_dir, summarize=not no_summary)
+    report = import_harbor(jobs_dir, run_dir, source=source, summarize=not no_summary)
     click.echo(f"imported {len(report.imported)} trial(s) into {run_dir}"
                + (f", {len(report.skipped)} already present" if report.skipped else ""))
     for line in report.errored:

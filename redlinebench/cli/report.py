@@ -16,7 +16,10 @@ def register(main: click.Group) -> None:
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Where to write the page (default: RUN_DIR/report.html).")
-def report_cmd(run_dir: Path, output: Path | None) -> None:
+@click.option("--pack/--no-pack", default=None,
+              help="Store the documents compressed, expanded by the page when opened (default: only when the page "
+                   "would exceed 8 MB).")
+def report_cmd(run_dir: Path, output: Path | None, pack: bool | None) -> None:
     """Regenerate RUN_DIR/report.html from the run's files, without re-running or re-judging anything.
 
     The page is one self-contained HTML file (no network): headline redline_overall with its 95% CI,
@@ -25,7 +28,7 @@ def report_cmd(run_dir: Path, output: Path | None) -> None:
     """
     from ..report import write_run_report
 
-    path = write_run_report(run_dir, output)
+    path = write_run_report(run_dir, output, pack=pack)
     click.echo(f"report: {path}")
 
 

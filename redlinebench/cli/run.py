@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,10 @@ import click
 from ..errors import ConfigError
 
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
+# Options that define a run; a resumed run takes them from its config.json instead.
+_SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
+                 "dry_run", "api_base", "judge_api_base", "preset", "max_steps", "max_tokens", "max_cost",
+                 "timeout", "temperature", "seed")
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -67,20 +72,21 @@ def _build_spec(opts: dict[str, Any]) -> Any:
 
 
 def _finish(result: Any, console: Any) -> None:
+    """Leaderboard table (rich), then plain lines (click.echo: never wrapped, so paths stay whole)."""
     from ..runner.leaderboard import print_leaderboard
 
     if result.summary is not None:
         print_leaderboard(result.summary, console)
     p = result.progress
-    console.print(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
-                  f"cost: ${p.cost_usd:.4f}")
+    click.echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, cost: ${p.cost_usd:.4f}")
     for err in p.errors[:10]:
-        first = str(err.get("error") or "").strip().splitlines()
-        console.print(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: "
-                      f"{first[-1] if first else ''}", markup=False, highlight=False)
-    console.print(f"run directory: {result.run_dir}", markup=False, highlight=False)
+        lines = str(err.get("error") or "").strip().splitlines()
+        click.echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")
+    if len(p.errors) > 10:
+        click.echo(f"  ... and {len(p.errors) - 10} more (see metrics_summary.json)")
+    click.echo(f"run directory: {result.run_dir}")
     if result.report:
-        console.print(f"report: {result.report}", markup=False, highlight=False)
+        click.echo(f"report: {result.report}")
 
 
 def _interrupted(run_dir: Path) -> None:
@@ -96,31 +102,29 @@ def _dry_run(spec: Any) -> None:
     from ..runner.api import create_judge_list, load_selected_tasks
     from ..runner.estimate import estimate
 
-    console = Console()
     taskset, tasks = load_selected_tasks(spec)
     judges = create_judge_list(spec)
     est = estimate(spec, tasks, judges)
     cells = sorted({(int(t.scenario_id), int(t.turn)) for t in tasks})
-    console.print(f"[bold]plan[/] run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
-                  f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
     source = getattr(taskset, "source", None)
-    console.print(f"data: {getattr(source, 'kind', '?')} {getattr(source, 'path', '')} "
-                  f"({len(cells)} scenario x turn cells)", markup=False, highlight=False)
-    console.print(f"entrants: {', '.join(e.label for e in spec.entrants)}", markup=False)
-    console.print(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}",
-                  markup=False)
-    console.print(f"limits: {spec.limits.to_dict()}", markup=False, highlight=False)
+    click.echo(f"plan: run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
+               f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
+    click.echo(f"data: {getattr(source, 'kind', '?')} {getattr(source, 'path', '')} "
+               f"({len(cells)} of 12 scenario x turn cells)")
+    click.echo(f"entrants: {', '.join(e.label for e in spec.entrants)}")
+    click.echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
+    click.echo(f"limits per trial: {json.dumps(spec.limits.to_dict())}")
     table = Table(title="estimate (a model of a typical episode, not a measurement)")
     for col in ("role", "name", "calls", "tokens in", "tokens out", "cost USD"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=True)
     for r in est.rows:
         table.add_row(r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}", f"{r['tokens_out']:,}",
-                      "unknown price" if r["cost_usd"] is None else f"{r['cost_usd']:.2f}")
-    console.print(table)
+                      "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]))
+    Console(width=120).print(table)
     total = est.total_cost
-    console.print("total: " + ("unknown (a model has no price in litellm's table)" if total is None
-                               else f"about ${total:.2f}"))
-    console.print("nothing was run (--dry-run)")
+    click.echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
+                            else f"about ${_usd(total)}"))
+    click.echo("nothing was run (--dry-run)")
 
 
 def register(main: click.Group) -> None:
@@ -130,9 +134,10 @@ def register(main: click.Group) -> None:
                        "ollama_chat/qwen3 or openai/<name> with --api-base. Repeat to run several models.")
     @click.option("--agent", "-a", multiple=True, type=click.Choice(AGENT_CHOICES),
                   help="llm (default with --model) or a baseline: noop, accept-all, golden. Repeatable.")
-    @click.option("--source", metavar="PATH|hub[:REV]|embedded",
-                  help="Task source: a task tree, a dataset, the Hub, or the embedded synthetic set "
-                       "(default: $REDLINEBENCH_BENCHMARK_DIR, else as resolved by `redlinebench tasks`).")
+    @click.option("--source", metavar="DIR|hub|hub@REV|embedded",
+                  help="Task tree (a dataset root containing tasks/, or a tasks/ directory), the pinned Hub "
+                       "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
+                       "./benchmark/, the Hub snapshot, the embedded set (see `redlinebench tasks where`).")
     @click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to run (default: all).")
     @click.option("--scenario", type=click.IntRange(1, 99), help="Only this scenario (1-3).")
     @click.option("--turn", type=click.IntRange(1, 99), help="Only this turn (1-4).")
@@ -160,6 +165,8 @@ def register(main: click.Group) -> None:
     @click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature (default: provider's).")
     @click.option("--seed", type=int, default=None, help="Seed passed to providers that accept one [0].")
     @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
+    @click.option("--skip-key-check", is_flag=True, help="Do not check provider credentials before starting "
+                  "(for providers that authenticate without environment variables).")
     def run_cmd(**opts: Any) -> None:
         """Run agents on benchmark tasks, grade them and write a run directory.
 
@@ -184,6 +191,10 @@ def register(main: click.Group) -> None:
         if opts["resume"]:
             if not opts.get("run_dir"):
                 raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+            ignored = [f"--{k.replace('_', '-')}" for k in _SPEC_OPTIONS if opts.get(k) not in (None, (), False)]
+            if ignored:
+                raise ConfigError(f"--resume continues the run with the settings in its config.json; drop "
+                                  f"{', '.join(ignored)} (only --concurrency and --no-progress may change)")
             spec = None
             if opts.get("concurrency"):
                 from ..runner.api import open_run
@@ -199,16 +210,19 @@ def register(main: click.Group) -> None:
             run_dir = opts.get("run_dir") or default_run_dir(spec)
         console = Console()
         try:
-            result = run_benchmark(spec, run_dir, resume=opts["resume"], progress=not opts["no_progress"])
+            result = run_benchmark(spec, run_dir, resume=opts["resume"], progress=not opts["no_progress"],
+                                   check_keys=not opts["skip_key_check"])
         except KeyboardInterrupt:
             _interrupted(Path(run_dir))
         _finish(result, console)
 
     @main.command("demo")
     @click.option("--run-dir", type=click.Path(path_type=Path), help="Run directory [runs/demo-<time>].")
+    @click.option("--source", metavar="PATH", help="Another task tree to run the baselines on "
+                  "[the embedded synthetic set].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True)
     @click.option("--no-progress", is_flag=True, help="No progress bar.")
-    def demo_cmd(run_dir: Path | None, concurrency: int, no_progress: bool) -> None:
+    def demo_cmd(run_dir: Path | None, source: str | None, concurrency: int, no_progress: bool) -> None:
         """Run the three baselines on the embedded synthetic set, offline, and print the leaderboard.
 
         noop (the input unchanged: fails the validity gate), accept-all (accepts the other side's
@@ -222,12 +236,14 @@ def register(main: click.Group) -> None:
         from ..runner import run as run_benchmark
         from ..runner.spec import new_run_id
 
-        embedded = embedded_benchmark_dir()
-        if not embedded.is_dir():
-            raise ConfigError("the embedded synthetic benchmark is missing from this installation "
-                              "(build it with `redlinebench data build-synthetic`)", path=embedded)
+        if source is None:
+            embedded = embedded_benchmark_dir()
+            if not embedded.is_dir():
+                raise ConfigError("the embedded synthetic benchmark is missing from this installation "
+                                  "(build it with `redlinebench data build-synthetic`)", path=embedded)
+            source = str(embedded)
         spec = RunSpec(entrants=(Entrant("golden"), Entrant("accept-all"), Entrant("noop")),
-                       source=str(embedded), judges="heuristic", concurrency=concurrency,
+                       source=source, judges="heuristic", concurrency=concurrency,
                        run_id="demo-" + new_run_id())
         run_dir = run_dir or default_demo_dir(spec.run_id)
         console = Console()
@@ -236,8 +252,12 @@ def register(main: click.Group) -> None:
         except KeyboardInterrupt:
             _interrupted(Path(run_dir))
         _finish(result, console)
-        console.print("heuristic judge: an offline approximation for demos and CI; publish only panel scores.")
+        click.echo("judge: heuristic (an offline approximation for demos and CI; publish only panel scores)")
 
 
 def default_demo_dir(run_id: str) -> Path:
     return Path("runs") / run_id
+
+
+def _usd(value: float) -> str:
+    return f"{value:.2f}" if value >= 1 else f"{value:.4f}"

@@ -159,6 +159,11 @@ def agent_of(results: RunResults, model: str | None = None) -> str:
             steps = limits.get("max_steps") if isinstance(limits, Mapping) else None
             name = f"redlinebench {entrant.get('agent')} agent"
             return f"{name} (max {steps} steps)" if steps else name
+    harbor_agents = sorted({str(g["harbor"]["agent"]) for g in results.grades
+                            if g.get("model") == model and isinstance(g.get("harbor"), Mapping)
+                            and g["harbor"].get("agent")})
+    if harbor_agents:
+        return f"Harbor agent {', '.join(harbor_agents)}"
     value = cfg.get("agent")
     if isinstance(value, str) and value:
         return value
@@ -177,17 +182,20 @@ def _source_info(results: RunResults) -> Mapping[str, Any]:
     return {}
 
 
-def _is_subset_run(results: RunResults) -> bool:
+def _subset_reason(results: RunResults) -> str | None:
+    """Why the run covers only part of its task source (None when it covers all of it)."""
     cfg = results.run_config
     flt = _spec(results).get("filter")
     if isinstance(flt, Mapping) and any(v not in (None, [], (), "", 0) for v in flt.values()):
-        return True
+        return "the run used a task filter or limit (partial task set)"
     data = cfg.get("data")
     if isinstance(data, Mapping):
         n, of = data.get("n_tasks"), data.get("n_tasks_in_source")
         if isinstance(n, int) and isinstance(of, int) and n < of:
-            return True
-    return any(cfg.get(k) not in (None, [], {}, "", 0, False) for k in ("task_ids", "filters", "limit"))
+            return f"the run covers {n} of the {of} tasks of its source (partial task set)"
+    if any(cfg.get(k) not in (None, [], {}, "", 0, False) for k in ("task_ids", "filters", "limit")):
+        return "the run used a task filter or limit (partial task set)"
+    return None
 
 
 def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_id: str) -> list[str]:
@@ -214,8 +222,9 @@ def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_i
     if entry.get("grid_complete") is False:
         missing = ", ".join(entry.get("missing_cells") or []) or "some cells"
         problems.append(f"{model}: partial task set, scenario x turn cells missing: {missing}")
-    if _is_subset_run(results):
-        problems.append(f"{model}: the run used a task filter or limit (partial task set)")
+    subset = _subset_reason(results)
+    if subset:
+        problems.append(f"{model}: {subset}")
     n_tasks = entry.get("n_tasks")
     if isinstance(n_tasks, int) and dataset_id == config.HUB_DATASET_ID and n_tasks < REAL_SET_TASKS:
         problems.append(f"{model}: {n_tasks} of the {REAL_SET_TASKS} tasks of {dataset_id} were graded (partial task set)")
@@ -228,6 +237,13 @@ def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_i
 # ----------------------------------------------------------------------------- the YAML
 def _utc_now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _ci_note(ci: Any) -> str:
+    """The bootstrap CI in leaderboard units (0-100), when the summary has one."""
+    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
+        return f"95% CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f}; "
+    return ""
 
 
 def build_entry(
@@ -253,7 +269,7 @@ def build_entry(
         f"agent: {agent_of(results, entry.get('model'))}; model: {entry.get('model')}; "
         f"judges: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
         f"trials: {n_trials} over {n_tasks} tasks; "
-        f"ci95: {entry.get('ci')}; redlinebench {__version__}"
+        f"{_ci_note(entry.get('ci'))}redlinebench {__version__}"
     )
     if revision is None:
         revision = _source_info(results).get("revision") or (

@@ -169,9 +169,16 @@ def keep_trials_reduce(scores: Sequence[Any]) -> Any:
 
 
 def grades_of(sample_scores: Sequence[Any]) -> list[dict]:
+    """Every trial's grade record. A score without them means another reducer dropped the trials:
+    refuse rather than report a number computed from nothing."""
     out: list[dict] = []
     for ss in sample_scores:
-        out.extend((ss.score.metadata or {}).get("grades", []))
+        grades = (ss.score.metadata or {}).get("grades")
+        if not grades:
+            raise ValueError(
+                f"sample {ss.sample_id!r}: its score carries no redlinebench grades; the redlinebench metrics "
+                "need the task's own epoch reducer (redline_trials): do not pass --epochs-reducer")
+        out.extend(grades)
     return out
 
 

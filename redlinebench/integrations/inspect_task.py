@@ -13,19 +13,48 @@ metrics ``redline_overall``, ``overall_turn_weighted``, ``mean_per_task_reward``
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import uuid
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Epochs, Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, metric, score_reducer, scorer
-from inspect_ai.solver import Solver, solver
+try:
+    from inspect_ai import Epochs, Task, task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, metric, score_reducer, scorer
+    from inspect_ai.solver import Solver, solver
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(f"the Inspect AI task needs inspect-ai: pip install 'redlinebench[inspect]' ({exc})") from exc
 
 from .. import config
 from ..errors import ConfigError
 from .inspect_scorer import DEFAULT_JUDGES, grades_of, keep_trials_reduce, metric_value, redline_score_fn
 from .inspect_solver import redline_agent_solver
+
+
+# ----------------------------------------------------------------------------- offline tokens
+_O200K = "fb374d419588a4632f3f557e76b4b70aebbca790"  # tiktoken's cache name for o200k_base
+
+
+def use_bundled_tokenizer() -> None:
+    """Let Inspect count tokens offline.
+
+    Inspect estimates token counts with tiktoken's ``o200k_base`` (mockllm does so for every
+    output without usage), and tiktoken downloads that file on first use. litellm, one of our
+    dependencies, ships it; point ``TIKTOKEN_CACHE_DIR`` there unless the user chose a cache.
+    """
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        return
+    spec = importlib.util.find_spec("litellm")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        folder = Path(location) / "litellm_core_utils" / "tokenizers"
+        if (folder / _O200K).is_file():
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+            return
+
+
+use_bundled_tokenizer()
 
 
 # ----------------------------------------------------------------------------- samples

@@ -37,7 +37,10 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from lighteval.tasks.lighteval_task import LightevalTaskConfig
+try:
+    from lighteval.tasks.lighteval_task import LightevalTaskConfig
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(f"the lighteval task needs lighteval: pip install 'redlinebench[lighteval]' ({exc})") from exc
 
 from .. import config
 from ..errors import ConfigError

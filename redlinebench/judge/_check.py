@@ -2,15 +2,16 @@
 
 Each task may carry ``tests/judge_check/expected.json`` listing redlines of that task (the
 golden, a null redline, perturbations of the golden) with the verdict every rubric should
-get. Accepted shapes (paths relative to the ``judge_check`` directory)::
+get. The synthetic builder writes::
 
-    {"cases": [{"name": "golden", "file": "golden.docx", "expected": {"r1": "PASS", ...}}, ...]}
-    {"golden": {"file": "golden.docx", "expected": {...}}, ...}
-    [{"name": ..., "file": ..., "expected": ...}, ...]
+    {"task_id": ..., "cases": [{"name": "golden", "file": "tests/attorney_redlines.docx",
+                                "gate": true, "verdicts": {"r1": "PASS", ...}}, ...]}
 
-(``docx``/``path``/``document`` are read as ``file``; ``verdicts``/``expected_verdicts`` as
-``expected``; a verdict may also be a boolean). Judges see every case, including null
-redlines the gate would stop: the check measures the judges, not the gate.
+``file`` is relative to the task directory (or to ``judge_check/``); ``verdicts`` may also be
+called ``expected``, may be a list of ``{rubric_id, verdict}`` and a verdict may be a boolean;
+a top-level list of cases or a ``{name: case}`` object is read too. A case with
+``verdicts: null`` is a gate failure (SPEC §5: judges are not called): only its ``gate`` is
+checked. Judges see every other case: the check measures the judges.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ..errors import ConfigError
 from ..scoring import FAIL, PASS, panel_vote
 from ._base import Judge, JudgeResult
 from ._cache import JudgeCache
-from ._gate import open_output
+from ._gate import gate, open_output
 from ._heuristic import parse_rubric
 
 CHECK_DIR = Path("tests") / "judge_check"
@@ -42,7 +43,8 @@ class CheckCase:
     task: Any
     name: str
     path: Path
-    expected: dict[str, str]
+    expected: dict[str, str] | None   # None: a gate-failure case, not for judges
+    gate: bool | None = None
 
 
 def _verdict(value: Any) -> str | None:
@@ -80,11 +82,23 @@ def load_cases(task: Any) -> list[CheckCase]:
     cases = []
     for name, entry in _entries(data):
         file = next((entry[k] for k in ("file", "docx", "path", "document") if isinstance(entry.get(k), str)), None)
-        raw = next((entry[k] for k in ("expected", "verdicts", "expected_verdicts") if k in entry), None)
-        if file is None or not isinstance(raw, (Mapping, list)):
-            raise ConfigError(f"case {name!r} needs a file and expected verdicts", path=path)
+        if file is None:
+            raise ConfigError(f"case {name!r} names no file", path=path)
+        key = next((k for k in ("verdicts", "expected", "expected_verdicts") if k in entry), None)
+        raw = entry.get(key) if key else None
+        gate_expected = entry.get("gate") if isinstance(entry.get("gate"), bool) else None
+        located = root / file
+        if not located.exists():
+            located = path.parent / file
+        if raw is None:
+            if gate_expected is None:
+                raise ConfigError(f"case {name!r} has neither expected verdicts nor an expected gate", path=path)
+            cases.append(CheckCase(task, name, located.resolve(), None, gate_expected))
+            continue
         if isinstance(raw, list):
             raw = {str(x.get("rubric_id", x.get("id"))): x for x in raw if isinstance(x, Mapping)}
+        if not isinstance(raw, Mapping):
+            raise ConfigError(f"case {name!r}: expected verdicts must be an object or a list", path=path)
         expected = {}
         for rid, value in raw.items():
             v = _verdict(value)
@@ -92,7 +106,7 @@ def load_cases(task: Any) -> list[CheckCase]:
                 raise ConfigError(f"case {name!r}: expected verdict for {rid!r} must be PASS or FAIL", path=path)
             if str(rid) in rubric_ids:
                 expected[str(rid)] = v
-        cases.append(CheckCase(task, name, (path.parent / file).resolve(), expected))
+        cases.append(CheckCase(task, name, located.resolve(), expected, gate_expected))
     return cases
 
 
@@ -180,10 +194,7 @@ def agreement_report(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 def _case_kind(name: str) -> str:
     low = name.lower()
-    for kind in ("golden", "null", "perturb"):
-        if kind in low:
-            return "perturbed" if kind == "perturb" else kind
-    return "other"
+    return low if low in ("golden", "null") else "perturbed"
 
 
 async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrency: int = 8,
@@ -196,8 +207,15 @@ async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrenc
     rows: list[dict[str, Any]] = []
     failures: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
+    gate_rows: list[dict[str, Any]] = []
 
     async def one(case: CheckCase) -> None:
+        if case.gate is not None:
+            passed = gate(case.path, case.task.author).passed
+            gate_rows.append({"task_id": case.task.task_id, "case": case.name, "expected": case.gate,
+                              "got": passed})
+        if case.expected is None:
+            return
         doc, why = open_output(case.path)
         if doc is None:
             skipped.append({"task_id": case.task.task_id, "case": case.name, "reason": why})
@@ -229,9 +247,13 @@ async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrenc
 
     await asyncio.gather(*(one(c) for c in cases))
     rows.sort(key=lambda r: (r["judge"], r["task_id"], r["case"], r["rubric_id"]))
+    gate_rows.sort(key=lambda r: (r["task_id"], r["case"]))
+    gate_wrong = [r for r in gate_rows if r["expected"] != r["got"]]
     return {
         "n_tasks": len({c.task.task_id for c in cases}),
         "n_cases": len(cases),
+        "n_judged_cases": sum(1 for c in cases if c.expected is not None),
+        "gate": {"n": len(gate_rows), "agree": len(gate_rows) - len(gate_wrong), "disagreements": gate_wrong},
         "judges": [j.name for j in judges] + ([PANEL] if len(judges) > 1 else []),
         "results": agreement_report(rows),
         "judge_failures": failures,

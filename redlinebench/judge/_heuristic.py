@@ -17,38 +17,51 @@ from typing import Any
 from ._base import JudgeResult, judge
 
 # ---------------------------------------------------------------- rubric reading
+#: Verb stems by kind; the longest stem that starts the criterion's verb wins ("replaces" is a
+#: replacement even though it also starts with "repl", the stem of "replies").
 VERBS: dict[str, tuple[str, ...]] = {
-    "insert": ("insert", "add", "include", "introduce", "propose", "restore", "reinstate", "require", "provide",
-               "specify", "define", "create", "establish", "expand", "broaden"),
-    "delete": ("delete", "remove", "strike", "eliminate", "drop", "omit", "cut", "withdraw"),
-    "replace": ("replace", "substitute", "change", "revise", "amend", "modify", "narrow", "limit", "reduce",
-                "increase", "extend", "shorten", "lengthen", "cap", "qualify", "soften", "tighten", "convert",
-                "make", "raise", "lower", "counter", "refine", "rewrite", "redraft", "adjust", "tie", "condition",
-                "clarify", "mutualise", "mutualize", "move", "split", "lift", "set"),
-    "reject": ("reject", "refuse", "decline", "reverse", "undo", "resist", "push", "strikes out", "oppose",
-               "contest"),
-    "accept": ("accept", "preserve", "retain", "keep", "leave", "maintain", "agree", "concede", "approve",
-               "allow", "close", "preserving"),
+    "insert": ("insert", "add", "includ", "introduc", "propos", "restor", "reinstat", "requir", "provid", "specif",
+               "defin", "creat", "establish", "expand", "broaden", "grant", "extend"),
+    "delete": ("delet", "remov", "strik", "elimin", "drop", "omit", "cut", "withdraw", "excis"),
+    "replace": ("replac", "substitut", "chang", "revis", "amend", "modif", "narrow", "limit", "reduc", "increas",
+                "shorten", "lengthen", "cap", "qualif", "soften", "tighten", "convert", "make", "raise", "lower",
+                "counter", "refin", "rewrit", "redraft", "adjust", "tie", "condition", "clarif", "mutualis",
+                "mutualiz", "move", "split", "lift", "set", "restrict", "conform", "reopen", "place", "exclud",
+                "ensur", "align", "subject", "bring", "cut back", "trim", "lengthen", "water"),
+    "reject": ("reject", "refus", "declin", "revers", "undo", "undoe", "resist", "push", "oppos", "contest",
+               "strikes out"),
+    "accept": ("accept", "preserv", "retain", "keep", "leav", "maintain", "agree", "conced", "approv", "allow",
+               "clos"),
+    "comment": ("repl", "respond", "state", "comment", "explain", "confirm", "note", "flag", "ask", "request",
+                "acknowledg", "answer", "thank", "invit"),
 }
-_NEGATION = re.compile(r"^(does not|doesn't|do not|did not|never|avoids|refrains from|fails to|is not|no longer)\s+",
-                       re.I)
+_NEGATION = re.compile(r"^(?:does not|doesn't|do not|did not|never|avoids|refrains from|fails to|is not|no longer)"
+                       r"\s+", re.I)
+#: "accepts X but shortens Y", "leaves X in place and adds Y": a second action after the first.
+_SECOND_ACTION = re.compile(r"\s(?:but|and|while|then)\s+([a-z]+s)\b")
+_KEEP_VERBS = ("keep", "retain", "preserv", "maintain", "leav")
+_NO_CHANGE = re.compile(r"^(?:makes|proposes|introduces) no\b", re.I)
 _CLAUSE_REF = re.compile(
     r"\b(?:sections?|clauses?|articles?|paragraphs?|schedule|annex|exhibit|§+)\s*"
     r"(\d+(?:\.\d+)*)(?:\s*\(([a-z0-9]{1,4})\))?", re.I)
+_MORE_REFS = re.compile(r"^(?:\s*(?:,|and|or|&)\s*(\d+(?:\.\d+)*)(?:\s*\([a-z0-9]{1,4}\))?)+", re.I)
 _BARE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)")
 _LOCATION = re.compile(r"\b(?:in|of|to|under|within|at|from)\s+(?:the\s+)?(?:sections?|clauses?|articles?|§+)\s*"
                        r"\d+(?:\.\d+)*(?:\s*\([a-z0-9]{1,4}\))?(?:\s*(?:and|,|or)\s*\d+(?:\.\d+)*)*", re.I)
+#: Qualifiers that describe what the author must NOT do; they are not part of the object.
+_QUALIFIER = re.compile(r"\b(?:rather than|instead of|without|while|so that|leaving|other than)\b.*$", re.I)
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOPWORDS = frozenset("""
 a an the and or of to in on for by with without from at as is are be been being that this these those which who
 whom whose its it their there than then such any all each every other into onto upon per via so not no nor but if
 shall will may must should would can could section sections clause clauses agreement party parties counterparty
 counterparty's change changes edit edits text language provision provisions wording term terms proposed proposal
-opposing other side's side customer's provider's own new existing current
+opposing other side's side customer's provider's own new existing current more less least most only also both
 """.split())
 NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-                "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fifteen": "15", "twenty": "20",
-                "thirty": "30", "forty": "40", "forty-five": "45", "sixty": "60", "ninety": "90"}
+                "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15",
+                "twenty": "20", "twenty-five": "25", "thirty": "30", "forty": "40", "forty-five": "45",
+                "fifty": "50", "sixty": "60", "seventy-five": "75", "ninety": "90", "hundred": "100"}
 
 
 def _normalize(text: str) -> str:
@@ -70,10 +83,21 @@ def words(text: str) -> list[str]:
     """Content words, stemmed: what fuzzy matching compares."""
     out = []
     for w in _WORD.findall(_normalize(text)):
-        for part in (w.split("-") if "-" in w and w not in NUMBER_WORDS else [w]):
+        for part in ([w] if w in NUMBER_WORDS else w.split("-")):
+            part = part.strip("'")
+            if part.endswith("'s"):
+                part = part[:-2]
             if part and part not in STOPWORDS and (len(part) > 2 or part.isdigit()):
                 out.append(_stem(part))
     return out
+
+
+def numbers_in(text: str) -> set[str]:
+    """Figures in a text, spelled-out ones included ("sixty (60)" -> {"60"}; "2,000,000" -> {"2000000"})."""
+    norm = _normalize(text)
+    found = {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", norm)}
+    found |= {NUMBER_WORDS[w] for w in _WORD.findall(norm) if w in NUMBER_WORDS}
+    return {n for n in found if n}
 
 
 def overlap(phrase_words: list[str], text: str) -> float:
@@ -84,56 +108,89 @@ def overlap(phrase_words: list[str], text: str) -> float:
     return sum(1 for w in set(phrase_words) if w in have) / len(set(phrase_words))
 
 
+def _verb_of(token: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for kind, stems in VERBS.items():
+        for stem in stems:
+            if token.startswith(stem) and (best is None or len(stem) > best[0]):
+                best = (len(stem), kind)
+    return best[1] if best else None
+
+
 @dataclass
 class ParsedRubric:
-    verb: str | None             # insert | delete | replace | reject | accept | None
+    verb: str | None             # insert | delete | replace | reject | accept | comment | None
     negated: bool
     clauses: list[str]           # "3.3.5", "9.1(b)" -> "9.1"
     obj: list[str]               # content words of what the rubric is about
     old: list[str] = field(default_factory=list)   # "replaces OLD with NEW"
     new: list[str] = field(default_factory=list)
+    new_numbers: set[str] = field(default_factory=set)
+    obj_numbers: set[str] = field(default_factory=set)
+    then: ParsedRubric | None = None   # "accepts X but shortens Y": the part after "but"
+    unchanged: bool = False            # "leaves X unchanged / in place"
+    no_change: bool = False            # "makes no new substantive change"
+    keep_like: bool = False            # keeps / retains / preserves / maintains / leaves
+    first_word: str = ""
+    text: str = ""
 
 
-def parse_rubric(criteria: str) -> ParsedRubric:
+def _clauses(text: str) -> list[str]:
+    out: list[str] = []
+    for ref in _CLAUSE_REF.finditer(text):
+        out.append(ref.group(1))
+        more = _MORE_REFS.match(text[ref.end():])
+        if more:
+            out.extend(re.findall(r"\d+(?:\.\d+)*", more.group(0)))
+    if not out:
+        out = list(_BARE_NUMBER.findall(text))
+    return list(dict.fromkeys(out))
+
+
+def parse_rubric(criteria: str, _inherit: list[str] | None = None) -> ParsedRubric:
     text = " ".join(_normalize(criteria).split())
     negated = False
     m = _NEGATION.match(text)
     if m:
         negated = True
         text = text[m.end():]
-    clauses = []
-    for ref in _CLAUSE_REF.finditer(text):
-        if ref.group(1) not in clauses:
-            clauses.append(ref.group(1))
-    if not clauses:
-        clauses = [n for n in dict.fromkeys(_BARE_NUMBER.findall(text))]
-    first = text.split(" ", 1)[0] if text else ""
-    verb = None
-    for kind, stems in VERBS.items():
-        if any(first.startswith(s) for s in stems):
-            verb = kind
-            break
-    if verb is None:  # verb later in the sentence ("Counsel rejects ...", "In 4.2, inserts ...")
-        for token in text.split()[:6]:
-            for kind, stems in VERBS.items():
-                if any(token.startswith(s) for s in stems if len(s) > 3):
-                    verb = kind
-                    break
+    no_change = bool(_NO_CHANGE.match(text))
+    then = None
+    split = _SECOND_ACTION.search(text)
+    if split and _verb_of(split.group(1)) not in (None, "accept"):
+        head, tail = text[: split.start()], text[split.start(1):]
+        clauses_head = _clauses(head) or (_inherit or [])
+        then = parse_rubric(tail, _inherit=clauses_head or _clauses(tail))
+        text = head
+    clauses = _clauses(text) or list(_inherit or [])
+    tokens = text.split()
+    verb = _verb_of(tokens[0]) if tokens else None
+    if verb is None:  # "In 4.2, inserts ...", "Counsel rejects ..."
+        for token in tokens[1:6]:
+            verb = _verb_of(token) if len(token) > 3 else None
             if verb:
                 break
-    rest = _LOCATION.sub(" ", text.split(" ", 1)[1] if " " in text else "")
+    if no_change:
+        verb = "replace"
+    rest = text.split(" ", 1)[1] if " " in text else ""
+    unchanged = bool(re.search(r"\b(unchanged|in place|intact|as drafted|untouched|as is)\b", rest))
+    rest = _QUALIFIER.sub(" ", rest)
+    rest = _LOCATION.sub(" ", rest)
     rest = _CLAUSE_REF.sub(" ", rest)
     old: list[str] = []
     new: list[str] = []
+    new_text = ""
     if verb == "replace":
-        parts = re.split(r"\s+(?:with|by|to)\s+", rest, maxsplit=1)
+        parts = re.split(r"\s+(?:with|by|to|in place of)\s+", rest, maxsplit=1)
         if len(parts) == 2:
-            old, new = words(parts[0]), words(parts[1])
+            old, new, new_text = words(parts[0]), words(parts[1]), parts[1]
         parts = re.split(r"\s+from\s+", rest, maxsplit=1)
-        if not new and len(parts) == 2 and " to " in parts[1]:
+        if len(parts) == 2 and " to " in parts[1]:
             a, b = parts[1].split(" to ", 1)
-            old, new = words(a), words(b)
-    return ParsedRubric(verb, negated, clauses, words(rest), old, new)
+            old, new, new_text = words(a), words(b), b
+    keep_like = bool(tokens) and tokens[0].startswith(_KEEP_VERBS)
+    return ParsedRubric(verb, negated, clauses, words(rest), old, new, numbers_in(new_text), numbers_in(rest),
+                        then, unchanged, no_change, keep_like, tokens[0] if tokens else "", text)
 
 
 # ---------------------------------------------------------------- document reading
@@ -234,14 +291,14 @@ def find_region(doc: Any, clauses: list[str], author: str, numbers: list[str | N
         return Region(False, paragraphs, author)
     if numbers is None:
         numbers = clause_numbers(doc, author)
-    picked: list[int] = []
+    picked: set[int] = set()
     for clause in clauses:
         inside = False
         for i, n in enumerate(numbers):
             if n is not None:
                 inside = n == clause or n.startswith(clause + ".")
-            if inside and i not in picked:
-                picked.append(i)
+            if inside:
+                picked.add(i)
     if not picked:
         return Region(False, paragraphs, author)
     return Region(True, [paragraphs[i] for i in sorted(picked)], author)
@@ -251,29 +308,122 @@ def find_region(doc: Any, clauses: list[str], author: str, numbers: list[str | N
 MATCH = 0.25   # share of the criterion's content words that must appear, when the clause was found
 
 
-def decide(rubric: ParsedRubric, region: Region) -> tuple[bool, str]:
+_REPLY_VERBS = ("repl", "respond", "answer")
+
+
+def _threads(comments: list[Any]) -> dict[str, list[Any]]:
+    """Comments grouped by the id of their thread's root, in document order."""
+    by_id = {c.id: c for c in comments}
+    out: dict[str, list[Any]] = {}
+    for c in comments:
+        root, seen = c, set()
+        while root.parent and root.parent in by_id and root.id not in seen:
+            seen.add(root.id)
+            root = by_id[root.parent]
+        out.setdefault(root.id, []).append(c)
+    return out
+
+
+def _thread_key(root: Any) -> tuple[str, str]:
+    return (root.author or "", " ".join(_normalize(root.text).split())[:120])
+
+
+def side_of(author: str | None) -> str:
+    """The party an author string speaks for: "Jane Roe (LargeCo Legal)" -> "largeco legal"."""
+    m = re.search(r"\(([^()]+)\)\s*$", author or "")
+    return " ".join((m.group(1) if m else author or "").lower().split())
+
+
+def open_threads(input_doc: Any, author: str) -> set[tuple[str, str]]:
+    """Threads the other side opened and had the last word in: the ones a reply should answer."""
+    mine = side_of(author)
+    out = set()
+    for items in _threads(list(input_doc.comments)).values():
+        root = items[0]
+        if any(c.resolved for c in items) or side_of(root.author) == mine or side_of(items[-1].author) == mine:
+            continue
+        out.add(_thread_key(root))
+    return out
+
+
+def _comment_verdict(rubric: ParsedRubric, doc: Any, region: Region, first_word: str,
+                     pending: set[tuple[str, str]] | None) -> tuple[bool, str]:
+    """Replies: the share of open threads (in the named clauses, if any) the author answered this turn.
+    Other comment rubrics ("states in a comment that ..."): an author comment about the criterion's subject."""
+    comments = list(doc.comments) if doc is not None else []
+    mine = [c for c in comments if c.author == region.author]
+    ids = {p.id for p in region.paragraphs} if region.found else None
+    if first_word.startswith(_REPLY_VERBS):
+        threads = _threads(comments)
+        candidates = []
+        for items in threads.values():
+            root = items[0]
+            if pending is not None:
+                if _thread_key(root) not in pending:
+                    continue
+            elif side_of(root.author) == side_of(region.author):
+                continue
+            candidates.append(items)
+        if ids is not None:
+            candidates = [t for t in candidates if set(t[0].paragraph_ids) & ids] or candidates
+        answered = [t for t in candidates if any(c.author == region.author and c.parent for c in t)]
+        if not candidates:
+            n = sum(1 for c in mine if c.parent)
+            return n > 0, f"{n} repl(ies) by the author; no open thread of the other side"
+        share = len(answered) / len(candidates)
+        need = 0.75 if re.search(r"\b(each|every|all|no thread)\b", rubric.text) else 0.5
+        return share >= need, f"the author answered {len(answered)} of {len(candidates)} open thread(s)"
+    pool = [c for c in mine if ids is None or set(c.paragraph_ids) & ids] or mine
+    best = max((overlap(rubric.obj, c.text) for c in pool), default=0.0)
+    return (bool(pool) and best >= 0.2,
+            f"{len(pool)} comment(s) by the author; the closest matches {best:.0%} of the criterion's words")
+
+
+def decide(rubric: ParsedRubric, region: Region, doc: Any = None,
+           pending: set[tuple[str, str]] | None = None) -> tuple[bool, str]:
     """(PASS?, reason) for the un-negated verb; the caller inverts for "does not"."""
     where = "the named clause" if region.found else "the document (clause not found)"
     ins, dele = region.inserted, region.deleted
+    changed = bool(ins.strip() or dele.strip())
     need = MATCH if region.found else 0.5
     verb = rubric.verb
+    if rubric.no_change:
+        return (not changed, f"the author made {'a' if changed else 'no'} tracked change in {where}")
+    if verb == "comment":
+        return _comment_verdict(rubric, doc, region, rubric.first_word, pending)
     if verb == "insert":
+        if not ins.strip():
+            return False, f"no insertion by the author in {where}"
         score = overlap(rubric.obj, ins)
-        return (bool(ins.strip()) and score >= need,
-                f"insertions by the author in {where} match {score:.0%} of the criterion's words")
+        if rubric.obj_numbers and rubric.obj_numbers <= numbers_in(ins):
+            return True, f"the author inserted the figures the criterion names in {where}"
+        if score >= need:
+            return True, f"insertions by the author in {where} match {score:.0%} of the criterion's words"
+        context = overlap(rubric.obj, ins + " " + region.current)
+        ok = region.found and context >= 0.5
+        return ok, (f"the author inserted text in {where}; with its context it matches {context:.0%} "
+                    "of the criterion's words")
     if verb == "delete":
-        score = max(overlap(rubric.obj, dele), overlap(rubric.obj, region.struck_opposing()))
-        return (bool(dele.strip()) and score >= need,
-                f"deletions by the author in {where} match {score:.0%} of the criterion's words")
+        struck = dele + " " + region.struck_opposing()
+        if not dele.strip():
+            return False, f"no deletion by the author in {where}"
+        score = overlap(rubric.obj, struck)
+        return score >= need, f"deletions by the author in {where} match {score:.0%} of the criterion's words"
     if verb == "replace":
-        if not (ins.strip() and dele.strip()):
-            if rubric.new or not ins.strip():
-                return False, f"no replacement (deletion plus insertion) by the author in {where}"
+        if not changed:
+            return False, f"no tracked change by the author in {where}"
+        if rubric.new_numbers:
+            have = numbers_in(ins) | numbers_in(region.current)  # a word diff may insert "2" of "2,000,000"
+            ok = rubric.new_numbers <= have
+            return ok, (f"the new figures {sorted(rubric.new_numbers)} are "
+                        f"{'' if ok else 'not '}in the author's text in {where}")
         if rubric.new:
-            score = overlap(rubric.new, ins)
+            score = max(overlap(rubric.new, ins), overlap(rubric.new, ins + " " + region.current) - 0.25)
             return score >= need, f"the author's new text in {where} matches {score:.0%} of the replacement's words"
-        score = overlap(rubric.obj, " ".join((ins, dele, region.current)))
-        return score >= need, f"the author changed {where}; the change matches {score:.0%} of the criterion's words"
+        if region.found:
+            return True, f"the author changed {where}"
+        score = overlap(rubric.obj, ins + " " + dele)
+        return score >= need, f"the author's changes match {score:.0%} of the criterion's words"
     if verb == "reject":
         struck = region.struck_opposing()
         if struck.strip():
@@ -284,14 +434,21 @@ def decide(rubric: ParsedRubric, region: Region) -> tuple[bool, str]:
         return (bool(dele.strip()) and score >= need,
                 f"no opposing change struck in {where}; the author's deletions match {score:.0%}")
     if verb == "accept":
-        if region.struck_opposing().strip():
-            return False, f"the author struck the other side's insertion in {where}"
-        if region.opposing and region.touched_opposing_paragraphs():
-            return False, f"the author changed paragraphs carrying the other side's changes in {where}"
-        if rubric.obj and dele.strip() and overlap(rubric.obj, dele) >= 0.5:
-            return False, f"the author deleted the text the criterion says to keep in {where}"
-        return True, f"the text in {where} is left intact by the author"
-    changed = bool(ins.strip() or dele.strip())
+        if rubric.unchanged and region.found and rubric.then is None:
+            return not changed, f"the author {'changed' if changed else 'left unchanged'} {where}"
+        touched = dele + " " + region.struck_opposing()
+        if rubric.obj_numbers and region.found:
+            struck = rubric.obj_numbers & numbers_in(touched)
+            if struck:
+                return False, f"the author struck the figure(s) {sorted(struck)} the criterion accepts in {where}"
+            if not rubric.obj_numbers <= numbers_in(region.current):
+                return False, f"the figure(s) the criterion accepts are no longer in {where}"
+            return True, f"the figures the criterion accepts stand in {where}"
+        score = overlap(rubric.obj, touched) if touched.strip() else 0.0
+        limit = 0.34 if region.found else 0.5
+        if score >= limit and not (rubric.keep_like and overlap(rubric.obj, region.current) >= 0.6):
+            return False, f"the author struck text the criterion says to keep in {where} ({score:.0%} match)"
+        return True, f"the text the criterion names in {where} is left in place by the author"
     score = overlap(rubric.obj, " ".join((ins, dele)))
     return (changed and score >= need,
             f"unrecognised verb; the author's changes in {where} match {score:.0%} of the criterion's words")
@@ -305,17 +462,36 @@ class HeuristicJudge:
     def __init__(self, name: str = "heuristic") -> None:
         self.name = name
 
-    def verdict(self, criteria: str, doc: Any, author: str,
-                numbers: list[str | None] | None = None) -> tuple[str, str]:
+    def verdict(self, criteria: str, doc: Any, author: str, numbers: list[str | None] | None = None,
+                pending: set[tuple[str, str]] | None = None) -> tuple[str, str]:
+        """One rubric: ``pending`` holds the input's open comment threads (None when unknown)."""
         parsed = parse_rubric(criteria)
         region = find_region(doc, parsed.clauses, author, numbers)
-        ok, reason = decide(parsed, region)
+        ok, reason = decide(parsed, region, doc, pending)
+        if ok and parsed.then is not None:
+            # "accepts X but shortens Y": both parts must hold; the second is usually the decisive one
+            second = parsed.then
+            region2 = find_region(doc, second.clauses, author, numbers) if second.clauses != parsed.clauses \
+                else region
+            ok, reason2 = decide(second, region2, doc, pending)
+            reason = f"{reason}; then: {reason2}"
         if parsed.negated:
             ok = not ok
             reason = f"negated criterion; {reason}"
         return ("PASS" if ok else "FAIL"), reason
 
-    async def grade(self, task: Any, view: str, doc: Any, **_options: Any) -> JudgeResult:
+    async def grade(self, task: Any, view: str, doc: Any, **options: Any) -> JudgeResult:
+        result = self._grade(task, doc)
+        audit = options.get("audit")
+        if audit is not None:
+            audit.write({"judge": self.name, "model": "heuristic", "task_id": getattr(task, "task_id", None),
+                         "trial": options.get("trial"), "model_under_test": options.get("model_under_test"),
+                         "cached": False, "ok": result.ok, "n_attempts": 1, "latency_s": round(result.latency_s, 4),
+                         "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "raw": None,
+                         "error": result.error})
+        return result
+
+    def _grade(self, task: Any, doc: Any) -> JudgeResult:
         started = time.monotonic()
         if doc is None:
             return JudgeResult(judge=self.name, ok=False, method=self.method,
@@ -323,8 +499,16 @@ class HeuristicJudge:
         verdicts: dict[str, str] = {}
         notes: dict[str, str] = {}
         numbers = clause_numbers(doc, task.author)
+        pending = None
+        contract = getattr(task, "contract_path", None)
+        if contract:
+            from ._gate import open_output
+
+            input_doc, _why = open_output(contract)
+            if input_doc is not None:
+                pending = open_threads(input_doc, task.author)
         for rubric in task.rubrics:
-            v, why = self.verdict(str(rubric.criteria or ""), doc, task.author, numbers)
+            v, why = self.verdict(str(rubric.criteria or ""), doc, task.author, numbers, pending)
             verdicts[str(rubric.id)] = v
             notes[str(rubric.id)] = why
         return JudgeResult(judge=self.name, ok=True, verdicts=verdicts, justifications=notes, attempts=1,

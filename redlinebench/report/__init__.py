@@ -2,9 +2,20 @@
 redline viewer. Built from run-directory files alone; every page is one self-contained HTML file.
 """
 
+from ._charts import SVGChart, summary_chart
 from ._compare import write_comparison
 from ._load import ReportError, RunData, TrialRecord, load_run
 from ._redline import render_document
 from ._run_report import write_run_report
 
-__all__ = ["write_run_report", "write_comparison", "load_run", "RunData", "TrialRecord", "ReportError", "render_document"]
+__all__ = [
+    "write_run_report",
+    "write_comparison",
+    "summary_chart",
+    "SVGChart",
+    "load_run",
+    "RunData",
+    "TrialRecord",
+    "ReportError",
+    "render_document",
+]

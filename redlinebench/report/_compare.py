@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from ._components import (
-    SIDE_NAMES,
     ModelColours,
     agreement_section,
     ci_text,
@@ -19,11 +19,12 @@ from ._components import (
     scenario_labels,
     scenario_turn_heatmap,
 )
-from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds
+from ._html import Markup, count, el, is_number, join, money, plain, score100, seconds
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._palette import ink_on, ramp
-from ._stats import judge_agreement, mean, total
+from ._stats import judge_agreement, mean
+from ._svg import heatmap
 
 TOP_RUBRICS = 40
 
@@ -47,8 +48,9 @@ def write_comparison(run_dirs: Sequence[Path], output: Path) -> Path:
     """Write the comparison dashboard for *run_dirs* to *output*; return its path."""
     if not run_dirs:
         raise ReportError("compare needs at least one run directory")
-    runs = [load_run(d) for d in run_dirs]
-    return write_atomic(Path(output), render_comparison(runs))
+    unique = list(dict.fromkeys(Path(d).resolve() for d in run_dirs))  # the same run twice is compared once
+    runs = [load_run(d) for d in unique]
+    return write_atomic(Path(output), render_comparison(runs, link_from=Path(output).parent))
 
 
 def collect_entries(runs: Sequence[RunData]) -> list[Entry]:
@@ -66,7 +68,7 @@ def collect_entries(runs: Sequence[RunData]) -> list[Entry]:
     return entries
 
 
-def render_comparison(runs: Sequence[RunData]) -> str:
+def render_comparison(runs: Sequence[RunData], *, link_from: Path | None = None) -> str:
     entries = collect_entries(runs)
     colours = ModelColours()
     for e in entries:
@@ -74,8 +76,9 @@ def render_comparison(runs: Sequence[RunData]) -> str:
     scen = scenario_labels(runs)
     scored = [(e.label, e.summary) for e in entries if e.summary]
     sections = [
-        _leaderboard(entries, runs, colours),
-        el("section", el("h2", "Where each model scores"), dimension_charts(scored, colours, scen), id="profile"),
+        _leaderboard(entries, runs, colours, link_from),
+        el("section", el("h2", "Where each model scores"), _category_heatmap(entries),
+           dimension_charts(scored, colours, scen), id="profile"),
         _heatmaps(entries, scen),
         _rubric_heatmap(entries),
         _cost(entries, colours),
@@ -91,7 +94,42 @@ def render_comparison(runs: Sequence[RunData]) -> str:
     return page(title="RedlineBench comparison", subtitle=subtitle, nav=nav, body=join(sections))
 
 
-def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours) -> Markup:
+def _report_link(run: RunData, link_from: Path | None) -> Markup | None:
+    """A relative link to the run's own report.html, when it exists."""
+    page = run.path / "report.html"
+    if link_from is None or not page.is_file():
+        return None
+    try:
+        href = os.path.relpath(page.resolve(), Path(link_from).resolve())
+    except ValueError:  # another drive (Windows)
+        return None
+    return el("a", "run report", href=Path(href).as_posix())
+
+
+SHORT_CATEGORIES = {"Commercial Context": "Commercial", "Legal correctness": "Legal", "Negotiation Quality": "Negotiation",
+                    "Deal-closing Orientation": "Deal-closing", "Counterparty Acceptance Prediction": "Acceptance"}
+
+
+def _category_heatmap(entries: Sequence[Entry]) -> Markup | None:
+    cats: list[str] = []
+    for e in entries:
+        for k in e.summary.get("by_category") or {}:
+            if k not in cats:
+                cats.append(str(k))
+    rows = [e for e in entries if isinstance(e.summary.get("by_category"), dict)]
+    if not cats or not rows:
+        return None
+    order = [c for c in SHORT_CATEGORIES if c in cats] + sorted(c for c in cats if c not in SHORT_CATEGORIES)
+    values = [[e.summary["by_category"].get(c) if is_number(e.summary["by_category"].get(c)) else None for c in order]
+              for e in rows]
+    svg = heatmap([e.label for e in rows], [SHORT_CATEGORIES.get(c, c) for c in order], values, cell_w=96,
+                  title="Rubric category profile per model", tips=[[f"{e.label} · {c}" for c in order] for e in rows])
+    return el("figure", el("figcaption", "Category profile ", el("span", "weight of correct outcomes / total weight per "
+                                                                           "category (0-100)", class_="muted small")), svg)
+
+
+def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,
+                 link_from: Path | None = None) -> Markup:
     head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
             "Incomplete", "Cost / trial", "Tokens / trial", "Latency / trial"]
     numeric = set(head) - {"Model"}
@@ -106,7 +144,9 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
         rows.append(el("tr",
                        num_cell(rank),
                        el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), e.model,
-                          el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown", class_="small muted mono")),
+                          el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown",
+                             join([" · ", link]) if (link := _report_link(e.run, link_from)) else None,
+                             class_="small muted mono")),
                        el("td", el("b", f"{ro:.1f}") if ro is not None else "—", class_="num", data_v=f"{ro:.4f}" if ro is not None else ""),
                        el("td", ci_text(s), class_="num"),
                        num_cell(s.get("best_at_k_turn_weighted"), score100(s.get("best_at_k_turn_weighted"))),
@@ -199,7 +239,7 @@ def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
 
     def table(keys: Sequence[tuple[str, str]]) -> Markup:
         head = el("tr", el("th", "Task"), el("th", "Rubric"), el("th", "Weight", class_="num"), el("th", "Criterion"),
-                  *[el("th", lb, class_="rot num") for lb in labels])
+                  *[el("th", lb, class_="rot", title=lb) for lb in labels])
         body = []
         for key in keys:
             r = info[key]
@@ -241,7 +281,9 @@ def _cost(entries: Sequence[Entry], colours: ModelColours) -> Markup:
         if c is not None and is_number(v):
             points.append(Point(e.label, c, float(v), colours(e.label), ci))
     if not points:
-        body = el("p", "No cost figures recorded in metrics.json (offline baselines cost nothing).", class_="muted")
+        body = el("p", "No cost figures recorded in metrics.json.", class_="muted")
+    elif max(p.x for p in points) == 0:
+        body = el("p", "Every entry cost $0 (offline baselines or local models), so there is nothing to plot.", class_="muted")
     else:
         body = el("figure", el("figcaption", "Score against mean agent cost per trial ",
                                el("span", "(judge cost excluded; bars are 95% CIs)", class_="muted small")),
@@ -250,4 +292,4 @@ def _cost(entries: Sequence[Entry], colours: ModelColours) -> Markup:
     return el("section", el("h2", "Score against cost"), body, id="cost")
 
 
-__all__ = ["write_comparison", "render_comparison", "collect_entries", "SIDE_NAMES", "pct"]
+__all__ = ["write_comparison", "render_comparison", "collect_entries"]

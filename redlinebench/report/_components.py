@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping, Sequence
 
-from ._html import Markup, el, esc, is_number, join, money, pct, plain, score100
+from ._html import Markup, el, is_number, join, money, pct, plain, score100
 from ._load import RunData, TrialRecord
 from ._palette import MODEL_COLOURS, ColourMap
 from ._stats import Agreement
@@ -85,6 +86,14 @@ def scenario_labels(runs: Sequence[RunData]) -> dict[str, str]:
             lab = (t.grade or {}).get("scenario_label")
             if t.scenario and isinstance(lab, str) and lab and t.scenario not in labels:
                 labels[t.scenario] = lab
+    try:  # the benchmark's own scenario names, for grade files that do not carry them
+        from ..tasks import SCENARIO_LABELS
+    except ImportError:
+        SCENARIO_LABELS = {}
+    scenarios = {t.scenario for run in runs for t in run.trials if t.scenario}
+    for key, label in SCENARIO_LABELS.items():
+        if str(key) in scenarios:
+            labels.setdefault(str(key), str(label))
     return labels
 
 
@@ -204,7 +213,26 @@ def method_note() -> Markup:
                   "95% CI   = percentile bootstrap over the cell means (5000 resamples)", class_="formula"),
         el("p", "Side A is the vendor (AgentCo), side B the customer. Category scores pool every rubric: a positive rubric is "
                 "correct when it passes, a penalty rubric when it fails.", class_="small muted"),
+        el("h3", "Terms"),
+        el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in GLOSSARY], class_="kv glossary"),
     ])
+
+
+GLOSSARY = (
+    ("Turn", "One round of the negotiation: turn 1 marks up a clean contract; turns 2-4 answer the other side's tracked "
+             "changes and comments."),
+    ("Task", "One turn for one side, graded by one attorney's rubric set. Tasks that share the same input contract form an "
+             "input group; their rubric variants are averaged."),
+    ("Rubric", "An attorney-written criterion with a weight (importance). A negative weight marks a penalty rubric: it "
+               "describes an edit that should not be made."),
+    ("Validity gate", "The output must open as a Word document and carry at least one tracked change or comment by the "
+                      "task's author; otherwise the reward is 0 and the judges are not asked."),
+    ("Panel", "The judges that grade each rubric PASS or FAIL; the majority of those that answered decides, a tie fails."),
+    ("Judging incomplete", "A judge failed after all retries, so the panel's verdict is not final; such trials are listed, "
+                           "not averaged, until they are scored again."),
+    ("Surgicalness", "The share of edits that change less than 30% of their clause (inline edits rather than rewrites)."),
+    ("Golden agreement", "How far the model touched the same clauses and text spans as the attorney's own redline."),
+)
 
 
 def config_list(config: Mapping[str, Any], *, limit: int = 80) -> Markup:
@@ -220,7 +248,7 @@ def config_list(config: Mapping[str, Any], *, limit: int = 80) -> Markup:
         elif isinstance(value, list) and all(not isinstance(x, (dict, list)) for x in value):
             items.append((prefix, ", ".join(str(x) for x in value) if value else "[]"))
         else:
-            text = value if isinstance(value, str) else __import__("json").dumps(value, ensure_ascii=False)
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
             items.append((prefix, text if len(text) <= 400 else text[:400] + "…"))
 
     walk("", config, 0)
@@ -233,10 +261,6 @@ def trial_sort_key(t: TrialRecord) -> tuple:
     def n(x: str | None) -> tuple:
         return (0, int(x)) if x and x.isdigit() else (1, x or "")
     return (n(t.scenario), n(t.turn), t.task_id, t.model, str(t.trial))
-
-
-def esc_inline(x: object) -> Markup:
-    return esc(x)
 
 
 def money_total(values: Sequence[float | None]) -> str:

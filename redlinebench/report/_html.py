@@ -19,9 +19,6 @@ class Markup(str):
     __slots__ = ()
 
 
-Child = "Markup | str | int | float | None | Iterable[Child]"
-
-
 def esc(value: object) -> Markup:
     """Escape *value* unless it is already :class:`Markup`; ``None`` becomes empty."""
     if value is None:

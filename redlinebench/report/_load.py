@@ -159,7 +159,8 @@ class TrialRecord:
         """``graded`` | ``gate_failed`` | ``judging_incomplete`` | ``errored`` | ``not_graded``."""
         g = self.grade
         if g is None:
-            return "not_graded"
+            # the runner records an agent that crashed or hit a provider error in metrics.json, with no grade
+            return "errored" if (self.metrics or {}).get("status") == "errored" else "not_graded"
         st = g.get("status")
         if st in {"graded", "gate_failed", "judging_incomplete", "errored"}:
             return st

@@ -15,7 +15,7 @@ import zlib
 from ._html import Markup, el
 
 #: Pages whose uncompressed size would exceed this are written with packed blocks.
-PACK_LIMIT_BYTES = 12 * 1024 * 1024
+PACK_LIMIT_BYTES = 8 * 1024 * 1024
 
 NO_SCRIPT = ("This block is stored compressed to keep the page small. Open the page in a current browser "
              "(Chrome, Edge, Firefox, Safari) with JavaScript enabled to read it.")

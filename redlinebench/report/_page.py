@@ -47,6 +47,12 @@ def page(*, title: str, subtitle: list[object], nav: list[tuple[str, str]], body
     )
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def write_atomic(path: Path, text: str) -> Path:
     """Write *text* to *path* via a temp file and ``os.replace`` (never half-written)."""
     path = Path(path)
@@ -56,6 +62,7 @@ def write_atomic(path: Path, text: str) -> Path:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report is meant to be shared
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -47,6 +47,3 @@ class ColourMap:
         if name not in self._assigned:
             self._assigned[name] = self._palette[len(self._assigned) % len(self._palette)]
         return self._assigned[name]
-
-    def items(self) -> list[tuple[str, str]]:
-        return list(self._assigned.items())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ._html import Markup, el, esc, join, slug_id
+from ._html import Markup, el, esc, join
 from ._palette import AUTHOR_COLOURS, ColourMap
 
 _HEADING = re.compile(r"heading|title", re.I)
@@ -201,9 +201,13 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
     if focus_author:
         colours.focus(focus_author)
     threads, _ = _threads(comments)
+    # number threads in reading order (as Word's review pane does), unanchored ones last
+    position = {str(_get(p, "id")): i for i, p in enumerate(paragraphs)}
+    anchored = [(_anchor_paragraph(t[0], paragraphs), k, t) for k, t in enumerate(threads)]
+    anchored.sort(key=lambda a: (position.get(a[0], len(position)) if a[0] is not None else len(position) + 1, a[1]))
     by_para: dict[str | None, list[tuple[int, list[Any]]]] = {}
-    for n, thread in enumerate(threads, 1):
-        by_para.setdefault(_anchor_paragraph(thread[0], paragraphs), []).append((n, thread))
+    for n, (pid, _k, thread) in enumerate(anchored, 1):
+        by_para.setdefault(pid, []).append((n, thread))
 
     all_segs = [list(_get(p, "segments") or []) for p in paragraphs]
     counts = author_counts(doc, all_segs)
@@ -252,7 +256,8 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
                        el("div", join(_comment_card(t, n, colours, dom) for n, t in loose), class_="rl-margin"),
                        class_="rl-p"))
     modes = []
-    for i, (mode, text) in enumerate((("all", "All markup"), ("final", "Final (accept all)"), ("orig", "Original (reject all)"))):
+    for i, (mode, text) in enumerate((("all", "All markup"), ("changes", "Changes only"), ("final", "Final (accept all)"),
+                                      ("orig", "Original (reject all)"))):
         rid = f"{dom}-m-{mode}"
         modes.append(el("input", type="radio", name=f"{dom}-mode", id=rid, class_=f"rl-mode rl-mode-{mode}",
                         checked=(i == 0)))
@@ -303,7 +308,5 @@ def render_annotated(text: str) -> Markup:
     return el("pre", *out, class_="annot")
 
 
-def dom_id(*parts: object) -> str:
-    return slug_id(*parts)
 
 

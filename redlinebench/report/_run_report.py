@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
+from urllib.parse import quote
 
 from ._components import (
     SIDE_NAMES,
@@ -26,13 +28,14 @@ from ._components import (
     trial_sort_key,
     verdict_badge,
 )
-from ._html import Markup, count, el, esc, is_number, join, money, pct, plain, score100, seconds, slug_id
+from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds, slug_id
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._redline import AuthorColours, render_annotated, render_path
 from ._pack import Packer
 from ._stats import judge_agreement, mean, total
 from ._tasks import load_run_tasks
+from ._transcript import read_events, render_transcript
 
 DIAG_LABELS = {
     "surgicalness_score": "Surgicalness (inline share of edits)",
@@ -57,12 +60,12 @@ def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | 
     """
     run = load_run(run_dir)
     out = Path(output) if output is not None else Path(run_dir) / "report.html"
-    return write_atomic(out, render_run(run, pack=pack))
+    return write_atomic(out, render_run(run, pack=pack, link_from=out.parent))
 
 
 # ------------------------------------------------------------------------------ page
 
-def render_run(run: RunData, *, pack: bool | None = False) -> str:
+def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | None = None) -> str:
     colours = ModelColours()
     for m in run.models:
         colours(m)
@@ -77,16 +80,30 @@ def render_run(run: RunData, *, pack: bool | None = False) -> str:
         _summary(run, colours, tasks_note),
         _charts(run, colours, scen),
         _task_table(run),
-        _task_details(run, tasks, packer),
+        _task_details(run, tasks, packer, link_from),
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
-        el("section", el("h2", "Run configuration"), config_list(run.config), id="config"),
+        el("section", el("h2", "Run configuration"), _key_settings(run),
+           el("details", el("summary", "Every recorded setting (config.json)"), config_list(run.config), class_="sub"),
+           id="config"),
     ]
     subtitle = [_source_text(run), f"judges: {_judges_text(run)}",
                 f"{len(run.trials)} trials", f"{len({t.task_id for t in run.trials})} tasks"]
     nav = [("summary", "Summary"), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
            ("diagnostics", "Diagnostics"), ("method", "Method"), ("config", "Configuration")]
     return packer.finish(page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections)))
+
+
+def _key_settings(run: RunData) -> Markup:
+    picks = [
+        ("Run", run.run_id), ("Created", config_value(run.config, "created")),
+        ("Models", ", ".join(run.models) or None), ("Judges", _judges_text(run)),
+        ("Tasks from", _source_text(run)), ("Task-set fingerprint", config_value(run.config, "data.fingerprint", "fingerprint")),
+        ("Trials per task", config_value(run.config, "spec.trials", "trials")),
+        ("redlinebench", config_value(run.config, "versions.redlinebench")),
+        ("Run directory", str(run.path)),
+    ]
+    return el("dl", *[join([el("dt", k), el("dd", str(v))]) for k, v in picks if v not in (None, "")], class_="kv")
 
 
 def _source_text(run: RunData) -> str | None:
@@ -146,6 +163,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
             ("gate failures", plain(e.get("n_gate_failures", sum(t.status == "gate_failed" for t in trials)))),
             ("judging incomplete", str(incomplete)),
             ("agent cost", money_total([t.cost for t in trials])),
+            ("judge cost", money_total([t.judge_cost for t in trials])),
         ]
         cells = _cells_text(e)
         if cells:
@@ -265,10 +283,12 @@ def _task_table(run: RunData) -> Markup:
               el("td", plain(total([t.tool_calls for t in run.trials])), class_="num"),
               el("td", plain(total([t.failed_edits for t in run.trials])), class_="num"))
     table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
-               el("tbody", *rows), el("tfoot", foot), class_="sortable")
+               el("tbody", *rows), el("tfoot", foot), class_="sortable", id="task-table")
     return el("section", el("h2", "Tasks"),
-              el("p", "One row per trial. Click a column to sort; click a task to see its rubrics, the judges' reasons and "
-                      "the redline.", class_="lead"),
+              el("p", "One row per trial. Click a column to sort, type to filter (e.g. a model, a task, \"gate\"); click a "
+                      "task to see its rubrics, the judges' reasons and the redline.", class_="lead"),
+              el("input", type="search", class_="filter", data_for="task-table", placeholder="Filter rows…",
+                 aria_label="Filter the task table"),
               el("div", table, class_="tablewrap"), id="tasks")
 
 
@@ -292,7 +312,7 @@ def _golden_path(run: RunData, task_id: str) -> Path | None:
     return None
 
 
-def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Markup:
+def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_from: Path | None) -> Markup:
     by_task: dict[str, list[TrialRecord]] = defaultdict(list)
     for t in sorted(run.trials, key=trial_sort_key):
         by_task[t.task_id].append(t)
@@ -305,7 +325,9 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Mar
         if golden is not None and not Path(golden).is_file():
             golden = None
         golden_dom = slug_id("golden", task_id)
-        gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=None, label="Attorney golden redline",
+        author = _author(first, task)
+        # the golden is the attorney's version of this same turn: its edits carry the task author too
+        gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=author, label="Attorney golden redline",
                            missing="No attorney golden redline for this task (accept-and-close tasks have none by design), "
                                    "or the data source recorded in config.json is not available on this machine.")
         rewards = []
@@ -314,7 +336,6 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Mar
             vals = [t.reward for t in trials if t.model == model and t.status in ("graded", "gate_failed")]
             rewards.append(el("span", f"{model}: ", el("b", score100(mean(vals))), class_="small",
                               title=f"mean reward over {len(vals)} scored trial(s)"))
-        author = _author(first, task)
         facts = [("Scenario", f"{first.scenario or '—'}" + (f" · {task.scenario_label}" if getattr(task, "scenario_label", None) else "")),
                  ("Turn", first.turn or "—"), ("Side", SIDE_NAMES.get(first.side or "", first.side or "—"))]
         if task is not None:
@@ -325,7 +346,8 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer) -> Mar
         brief = (el("details", el("summary", "The brief the model received"), el("div", str(task.instruction), class_="brief"),
                     class_="sub") if task is not None and getattr(task, "instruction", None) else None)
         notes = _attorney_notes(task)
-        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer) for t in trials]
+        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer, link_from)
+                        for t in trials]
         blocks.append(el("details",
                          el("summary", el("span", task_id, class_="tid"),
                             el("span", f"S{first.scenario} · T{first.turn} · {first.side or '?'}", class_="muted small"),
@@ -466,7 +488,7 @@ def _diag_list(t: TrialRecord) -> Markup:
     m = t.metrics or {}
     run_items = [("Cost", money(t.cost)), ("Tokens in / out", f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
                  ("Latency", seconds(t.latency)), ("Tool calls", plain(t.tool_calls)), ("Failed edits", plain(t.failed_edits)),
-                 ("Transcript steps", plain(t.transcript_steps))]
+                 ("Transcript events", plain(t.transcript_steps))]
     by_name = t.tool_calls_by_name
     if by_name:
         run_items.append(("Calls by tool", ", ".join(f"{k} {plain(v)}" for k, v in sorted(by_name.items()))))
@@ -482,8 +504,29 @@ def _diag_list(t: TrialRecord) -> Markup:
               class_="grid2")
 
 
+TRIAL_FILES = ("redline.docx", "grade.json", "metrics.json", "transcript.jsonl", "annotated_view.md")
+
+
+def _file_links(t: TrialRecord, link_from: Path | None) -> Markup | None:
+    """Relative links to the trial's own files (open the .docx in Word, read the raw JSON)."""
+    if link_from is None:
+        return None
+    links = []
+    for name in TRIAL_FILES:
+        f = t.path / name
+        if f.is_file():
+            try:
+                rel = os.path.relpath(f.resolve(), Path(link_from).resolve())
+            except ValueError:
+                continue
+            links.append(el("a", name, href=quote(Path(rel).as_posix())))
+    if not links:
+        return None
+    return el("div", "Files: ", *[join([" · " if i else "", a]) for i, a in enumerate(links)], class_="files small")
+
+
 def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_dom: str | None, author: str | None,
-                 notes: Mapping[str, str], packer: Packer) -> Markup:
+                 notes: Mapping[str, str], packer: Packer, link_from: Path | None = None) -> Markup:
     dom = _trial_id(t)
     callouts = []
     if t.status == "gate_failed":
@@ -517,6 +560,15 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         redlines = el("div", doc_html, slot, class_="redlines two")
     else:
         redlines = el("div", doc_html, class_="redlines")
+    transcript_path = t.path / "transcript.jsonl"
+    if transcript_path.is_file():
+        events, problems = read_events(transcript_path)
+        timeline = join([el("ul", *[el("li", p, class_="mono small") for p in problems]) if problems else None,
+                         render_transcript(events)])
+        transcript = el("details", el("summary", f"What the agent did ({len(events)} transcript events)"), packer(timeline),
+                        class_="sub")
+    else:
+        transcript = el("p", "No transcript.jsonl for this trial.", class_="small muted")
     if t.annotated_view:
         view = render_annotated(t.annotated_view)
         annotated = el("details", el("summary", "Annotated view the judges read"), packer(view), class_="sub")
@@ -524,7 +576,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
               el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
-              *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated,
+              _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 
 
@@ -537,8 +589,13 @@ def _diagnostics(run: RunData, colours: ModelColours) -> Markup:
         d = (run.entry(m) or {}).get("diagnostics")
         if isinstance(d, dict):
             keys += [k for k in d if k not in keys and is_number(d[k])]
+    ga_keys: list[str] = []
+    for m in models:
+        ga = (run.entry(m) or {}).get("golden_agreement")
+        if isinstance(ga, dict):
+            ga_keys += [k for k in ga if k not in ga_keys and is_number(ga[k])]
     parts = []
-    if keys:
+    if keys or ga_keys:
         head = el("tr", el("th", "Diagnostic (mean per trial)"), *[el("th", el("span", "", class_="swatch",
                                                                                style=f"background:{colours(m)}"), m, class_="num") for m in models])
         body = []
@@ -549,6 +606,10 @@ def _diagnostics(run: RunData, colours: ModelColours) -> Markup:
                 cells.append(el("td", (pct(v) if "surgical" in k or k.endswith("_rate") else plain(v)) if is_number(v) else "—",
                                 class_="num"))
             body.append(el("tr", el("td", DIAG_LABELS.get(k, k.replace("_", " "))), *cells))
+        for k in ga_keys:
+            vals = [((run.entry(m) or {}).get("golden_agreement") or {}).get(k) for m in models]
+            body.append(el("tr", el("td", "Golden agreement · ", k.replace("_", " ")),
+                           *[el("td", plain(v, 3) if is_number(v) else "—", class_="num") for v in vals]))
         parts.append(el("div", el("table", el("thead", head), el("tbody", *body)), class_="tablewrap"))
         parts.append(el("p", "Diagnostics describe the shape of the redline (counting only the task author's changes); they "
                              "are reported, never ranked.", class_="small muted"))

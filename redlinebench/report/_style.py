@@ -51,6 +51,7 @@ tbody tr:hover{background:#f6f4ee}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:" ▲";font-size:10px}
 table.sortable th[aria-sort=descending]::after{content:" ▼";font-size:10px}
+.filter{margin:0 0 8px;font:inherit;font-size:13.5px;padding:5px 9px;border:1px solid var(--line);border-radius:5px;width:min(420px,100%)}
 .tablewrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 .tablewrap table th{top:0}
 .badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;font-weight:600;white-space:nowrap;border:1px solid transparent}
@@ -124,15 +125,26 @@ a.rl-ref{font:600 10.5px var(--sans);vertical-align:super;text-decoration:none;b
 .rl-doc:has(.rl-mode-final:checked) ins,.rl-doc:has(.rl-mode-orig:checked) del{color:inherit;text-decoration:none}
 .rl-doc:has(.rl-mode-final:checked) .rl-p.rl-changed,.rl-doc:has(.rl-mode-orig:checked) .rl-p.rl-changed{border-left-color:transparent}
 .packed{padding:10px}
+.rl-doc:has(.rl-mode-changes:checked) .rl-p:not(.rl-changed):not(:has(.rl-thread)){display:none}
+.files{margin:2px 0 8px;color:var(--muted)}
 .rl-missing{border:1px dashed var(--line);border-radius:6px;padding:14px;color:var(--muted);background:var(--paper)}
 .rl-error{border-color:#efc1c1;background:#fdf1f1;color:#6d1b1f}
 pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px;max-height:600px;overflow:auto}
+.transcript{list-style:none;margin:6px 0;padding:0;font-size:13px;max-height:600px;overflow:auto;border:1px solid var(--line);border-radius:6px}
+.transcript .ev{padding:5px 10px;border-bottom:1px solid var(--line);display:grid;grid-template-columns:104px minmax(0,1fr);gap:0 8px}
+.transcript .ev-kind{font:600 11.5px/1.8 var(--mono);color:var(--muted)}
+.transcript .ev-tool .ev-kind{color:var(--accent)} .transcript .ev-error .ev-kind,.transcript .ev-err{color:var(--bad)}
+.transcript .ev-text{white-space:pre-wrap;margin:3px 0 0;font-family:var(--serif)}
+.transcript .ev-args{font:12px/1.45 var(--mono);color:#444;margin:2px 0;word-break:break-all}
+.transcript ul.edits{margin:2px 0 0;padding-left:16px}
 .av-del{color:var(--bad);text-decoration:line-through}
 .av-ins{color:var(--good);text-decoration:underline}
 .av-cmt{background:#fff0b3}
 .av-pid{color:#8a8a8a}
 .heat td.h{text-align:center;font-weight:600;font-variant-numeric:tabular-nums;min-width:54px}
-.heat th.rot{white-space:nowrap}
+.heat th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:220px;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;text-align:left;font-size:12.5px;padding:8px 4px}
+.heat td.h{width:58px;max-width:58px}
+.heat td.crit{min-width:320px}
 .heat td.h.none{background:repeating-linear-gradient(135deg,#fff 0 4px,#eeece6 4px 6px);color:#8a8a8a;font-weight:400;font-size:11px}
 .nowrap{white-space:nowrap}
 .heat td.crit{font-size:12.5px;max-width:520px}
@@ -150,10 +162,12 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
  header.top{background:none;color:var(--ink);border-bottom:2px solid var(--ink);padding:0 0 8px}
  main{max-width:none;padding:0}
  th{position:static}
- .rl-body,pre.annot,.brief{max-height:none;overflow:visible}
+ .rl-body,pre.annot,.brief,.transcript{max-height:none;overflow:visible}
  .rl-modes{display:none}
  details.task,figure,.card,.rl-thread,tr{break-inside:avoid}
  a{color:inherit;text-decoration:none}
+ .badge,.swatch,.rl-dot,.heat td.h,.callout,.card,.bar i,mark,.rl-thread,.rl-cnum{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+ .filter{display:none}
  .tablewrap{overflow:visible;border:none}
 }
 """
@@ -191,6 +205,10 @@ function fill(d){return Promise.all(own(d,'[data-golden]').map(function(slot){if
  slot.textContent='';slot.appendChild(copy);slot.setAttribute('data-filled','1');});}));}
 function opened(d){return unpack(d).then(function(){return fill(d);});}
 document.querySelectorAll('details').forEach(function(d){d.addEventListener('toggle',function(){if(d.open)opened(d);});if(d.open)opened(d);});
+document.querySelectorAll('input.filter[data-for]').forEach(function(box){var t=document.getElementById(box.getAttribute('data-for'));
+ if(!t||!t.tBodies[0])return;box.addEventListener('input',function(){var words=box.value.toLowerCase().split(/\s+/).filter(Boolean);
+ Array.prototype.forEach.call(t.tBodies[0].rows,function(r){var text=(r.textContent||'').toLowerCase();
+  r.hidden=!words.every(function(w){return text.indexOf(w)>=0;});});});});
 window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.setAttribute('data-was',d.open?'1':'0');d.open=true;});});
 window.addEventListener('afterprint',function(){document.querySelectorAll('details[data-was]').forEach(function(d){d.open=d.getAttribute('data-was')==='1';d.removeAttribute('data-was');});});
 })();

@@ -7,11 +7,12 @@ chart has an accessible name; the pages print the same numbers in tables beside 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ._html import Markup, el, esc, is_number, join, num
+from ._html import Markup, el, is_number, num
 from ._palette import ink_on, ramp
 
 FONT = 12
@@ -234,9 +235,10 @@ def heatmap(
     top = 26.0
     width = label_w + cell_w * len(col_labels) + 4
     height = top + cell_h * len(row_labels) + 4
+    hatch = "hatch-" + hashlib.sha1("|".join([title, *row_labels, *col_labels]).encode("utf-8")).hexdigest()[:10]
     parts: list[Markup] = [
         el("defs", el("pattern", el("path", d="M0 6L6 0", stroke="#C9C6BD", stroke_width="1"),
-                      id="hatch", width="6", height="6", patternUnits="userSpaceOnUse")),
+                      id=hatch, width="6", height="6", patternUnits="userSpaceOnUse")),
         _t(label_w - 8, top - 9, corner, anchor="end", fill=AXIS, font_size="11"),
     ]
     for j, c in enumerate(col_labels):
@@ -255,7 +257,7 @@ def heatmap(
                                 fill=ink_on(v), font_weight="600"))  # type: ignore[arg-type]
             else:
                 parts.append(el("rect", el("title", f"{tip}: no tasks"), x=num(x + 1), y=num(y + 1),
-                                width=num(cell_w - 2), height=num(cell_h - 2), fill="url(#hatch)", rx="2"))
+                                width=num(cell_w - 2), height=num(cell_h - 2), fill=f"url(#{hatch})", rx="2"))
     return _svg(width, height, title, *parts)
 
 
@@ -316,7 +318,3 @@ def _nice(value: float) -> float:
 
 def swatch(colour: str) -> Markup:
     return el("span", class_="swatch", style=f"background:{colour}")
-
-
-def esc_list(items: Sequence[object]) -> Markup:
-    return join(esc(i) for i in items)

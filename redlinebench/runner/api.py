@@ -96,6 +96,7 @@ async def arun(
     agents: dict[str, Any] | None = None,
     judges: list[Any] | None = None,
     taskset: Any | None = None,
+    check_keys: bool = True,
 ) -> RunResult:
     """Run (or resume) a benchmark run: trials, grades, metrics_summary.json, report.html.
 
@@ -119,9 +120,24 @@ async def arun(
             raise ConfigError(f"the tasks changed since this run started (fingerprint {old} -> {new}); "
                               "start a new run instead of resuming", path=layout.config)
         config = {**stored, "resumed": [*stored.get("resumed", []), config["created"]]}
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_json(layout.config, config, durable=True)
+    if check_keys:
+        _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()))
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lock = _lock(run_dir)
+        write_json(layout.config, config, durable=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write the run directory: {exc.strerror or exc}", path=run_dir) from None
+    try:
+        return await _execute(spec, layout, tasks, judge_list, config, agents=agents, progress=progress,
+                              on_update=on_update)
+    finally:
+        lock.close()
 
+
+async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judge_list: list[Any],
+                   config: dict[str, Any], *, agents: dict[str, Any] | None, progress: bool,
+                   on_update: Callable[[Progress], None] | None) -> RunResult:
     grader = None
     if spec.judges.strip().lower() != "none":
         from .grading import make_grader
@@ -144,21 +160,71 @@ async def arun(
 
         summary = write_summary(layout, spec, tasks, state, judge_list)
     report = write_report(layout, summary, config)
-    return RunResult(run_dir=run_dir, spec=spec, progress=state, summary=summary, report=report, config=config)
+    return RunResult(run_dir=layout.root, spec=spec, progress=state, summary=summary, report=report,
+                     config=config)
+
+
+def _lock(run_dir: Path) -> Any:
+    """Hold an exclusive lock on ``run_dir/.lock`` for the life of the run.
+
+    Two processes on one run directory would delete each other's staging trials; the lock is
+    released by the OS when the holder exits, even on SIGKILL, so it never goes stale.
+    """
+    fh = open(run_dir / ".lock", "a+")
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no cross-process guard, the run still works
+        return fh
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        raise ConfigError("another redlinebench process is running in this run directory; wait for it "
+                          "or stop it before resuming", path=run_dir) from None
+    return fh
+
+
+def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges: list[Any], *,
+               injected_agents: set[str]) -> None:
+    """Check credentials for the work that is actually left (a finished run resumes without keys)."""
+    from .preflight import check_credentials
+    from .store import TrialState, trial_state
+
+    grading = spec.judges.strip().lower() != "none"
+    models: list[str] = []
+    need_grades = False
+    for e in spec.entrants:
+        for t in tasks:
+            for k in range(1, spec.trials + 1):
+                state = trial_state(layout.trial_dir(e.label, t.task_id, k), want_grade=grading)
+                if state is TrialState.TODO and e.agent == "llm" and e.label not in injected_agents:
+                    models.append(e.model or "")
+                need_grades = need_grades or state is not TrialState.FINISHED
+    check_credentials(models, judges if (grading and need_grades) else [], api_base=spec.api_base,
+                      judge_api_base=spec.judge_api_base)
 
 
 def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:
-    """The rich report from ``redlinebench.report`` when it exists, else a minimal page."""
-    try:
-        from ..report import write_run_report  # type: ignore[attr-defined]
-    except ImportError:
-        write_run_report = None
-    if write_run_report is not None:
-        out = write_run_report(layout.root)
-        return Path(out) if out else layout.report
+    """The rich report from ``redlinebench.report`` when it exists, else a minimal page.
+
+    A report failure never costs the run: the minimal page is written instead and the reason
+    printed, since every trial and grade is already safely on disk.
+    """
     from .fallback_report import write_minimal_report
 
-    return write_minimal_report(layout.root, summary, config)
+    try:
+        from ..report import write_run_report
+    except ImportError:
+        return write_minimal_report(layout.root, summary, config)
+    try:
+        out = write_run_report(layout.root)
+    except Exception as exc:  # noqa: BLE001  the report is a view of finished work
+        import sys
+
+        print(f"warning: the full report failed ({type(exc).__name__}: {exc}); writing a minimal one",
+              file=sys.stderr)
+        return write_minimal_report(layout.root, summary, config)
+    return Path(out) if out else layout.report
 
 
 def trial_keys(spec: RunSpec, tasks: list[Any]) -> list[TrialKey]:

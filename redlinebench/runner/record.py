@@ -46,12 +46,19 @@ def data_record(taskset: Any, tasks: list[Any]) -> dict[str, Any]:
 
 
 def build_config(spec: RunSpec, taskset: Any, tasks: list[Any], judge_names: list[str]) -> dict[str, Any]:
+    """config.json. ``spec`` is what ``--resume`` rebuilds the run from; ``data`` and ``source`` say
+    which tasks were used (``source`` is the resolved location, for readers such as the report)."""
+    data = data_record(taskset, tasks)
     return {
         "schema_version": CONFIG_SCHEMA_VERSION,
+        "run_id": spec.run_id,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "spec": spec.to_dict(),
         "models": [e.label for e in spec.entrants],
         "judges": {"spec": spec.judges, "names": judge_names},
-        "data": data_record(taskset, tasks),
+        "limits": spec.limits.to_dict(),
+        "seed": spec.seed,
+        "source": {"kind": data["kind"], "path": data["path"], "revision": data["revision"]},
+        "data": data,
         "versions": versions(),
     }

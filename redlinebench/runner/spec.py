@@ -86,6 +86,12 @@ class RunSpec:
         labels = [e.label for e in self.entrants]
         if len(set(labels)) != len(labels):
             raise ConfigError(f"the same model or agent is listed twice: {labels}")
+        from .paths import slug
+
+        slugs = [slug(x) for x in labels]
+        if len(set(slugs)) != len(slugs):
+            raise ConfigError(f"these models would share a trial directory ({', '.join(sorted(set(slugs)))}); "
+                              "run them in separate runs")
         if self.trials < 1:
             raise ConfigError(f"--trials must be at least 1, got {self.trials}")
         if self.concurrency < 1:

@@ -10,6 +10,7 @@ numbers and listed by name; gate failures are 0 rows and always counted.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,14 @@ def _r(x: float) -> float:
 
 
 def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values)
+    """The exact mean, correctly rounded to a float (``statistics.mean``).
+
+    Means of 4-decimal cell values land exactly on a 5 in the fifth decimal often; how such
+    a tie rounds depends on the last bit of the float. ``statistics.mean`` has one right
+    answer for that bit (RedlineBench's own aggregation uses it too), where a running sum
+    can be off by one unit in the last place and round the other way.
+    """
+    return statistics.mean(values)
 
 
 def redline_overall(overall_turn_weighted: float | None) -> float | None:

@@ -34,9 +34,12 @@ def bootstrap_ci(values: Sequence[float], label: str) -> list[float]:
         v = round(vals[0], DECIMALS)
         return [v, v]
     rng = random.Random(seed_for(label))
+    # rng.randrange(k) is rng._randbelow(k) for k > 0 (CPython); calling the latter directly draws
+    # the very same numbers at half the cost. tests/scoring/test_ci.py checks the equivalence.
+    draw = getattr(rng, "_randbelow", rng.randrange)
     means = []
     for _ in range(N_RESAMPLES):
-        sample = [vals[rng.randrange(k)] for _ in range(k)]
+        sample = [vals[draw(k)] for _ in range(k)]
         means.append(sum(sample) / k)
     means.sort()
     lo = means[int(ALPHA / 2 * N_RESAMPLES)]

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import RedlineBenchError
-from ._vote import normalize_verdict
+from ._reward import reward
+from ._vote import PASS, normalize_verdict
 
 SCHEMA_VERSION = 1
 Status = Literal["graded", "gate_failed", "judging_incomplete", "errored"]
@@ -44,7 +45,7 @@ class GradeFileError(RedlineBenchError):
     """A grade.json that cannot be read as a grade."""
 
 
-@dataclass
+@dataclass(slots=True)
 class RubricVerdict:
     """One rubric's final verdict in a trial (``score.per_rubric`` entry)."""
 
@@ -231,20 +232,23 @@ class TrialGrade:
             status = "graded" if gate["passed"] else "gate_failed"
         if status not in STATUSES:
             raise fail(f"status: must be one of {', '.join(STATUSES)}, got {status!r}")
+        per_rubric_raw = score.get("per_rubric", [])
+        if not isinstance(per_rubric_raw, list):
+            raise fail("score.per_rubric: must be a list")
+        per_rubric = [_rubric_verdict(i, r, fail) for i, r in enumerate(per_rubric_raw)]
         weighted = score.get("weighted")
-        if weighted is None and status in ("judging_incomplete", "errored"):
+        if weighted is None and status in ("judging_incomplete", "errored", "gate_failed"):
             weighted = 0.0
+        elif weighted is None and per_rubric:
+            # a writer that kept the verdicts but not the number: the one reward function fills it in
+            weighted = reward([{"id": r.rubric_id, "weight": r.weight} for r in per_rubric],
+                              {r.rubric_id: r.verdict == PASS for r in per_rubric}).weighted
         if isinstance(weighted, bool) or not isinstance(weighted, (int, float)) or not math.isfinite(weighted):
             raise fail(f"score.weighted: must be a finite number, got {weighted!r}")
         if not 0.0 <= weighted <= 1.0:
             raise fail(f"score.weighted: {weighted} is outside [0, 1]")
         if status == "gate_failed" and weighted != 0:
             raise fail(f"score.weighted: a gate failure scores 0, got {weighted}")
-
-        per_rubric_raw = score.get("per_rubric", [])
-        if not isinstance(per_rubric_raw, list):
-            raise fail("score.per_rubric: must be a list")
-        per_rubric = [_rubric_verdict(i, r, fail) for i, r in enumerate(per_rubric_raw)]
 
         known_score = {"weighted", "earned_weight", "penalty_weight", "total_weight", "n_pass",
                        "n_total", "per_rubric"}
@@ -315,22 +319,33 @@ def _int_field(data: Mapping, key: str, default: int | None, fail) -> int:
     return value
 
 
+def _text(value: Any, default: str = "") -> str:
+    if value.__class__ is str:
+        return value or default
+    return str(value) if value else default
+
+
 def _rubric_verdict(index: int, raw: Any, fail) -> RubricVerdict:
-    if not isinstance(raw, Mapping):
+    # hot path of summarize (tens of thousands of entries): plain dict checks first
+    if raw.__class__ is not dict and not isinstance(raw, Mapping):
         raise fail(f"score.per_rubric[{index}]: must be an object")
-    rid = raw.get("rubric_id", raw.get("id"))
+    rid = raw.get("rubric_id")
     if rid is None:
-        raise fail(f"score.per_rubric[{index}]: missing rubric_id")
+        rid = raw.get("id")
+        if rid is None:
+            raise fail(f"score.per_rubric[{index}]: missing rubric_id")
     weight = raw.get("weight")
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+    if weight.__class__ is not int and (isinstance(weight, bool) or not isinstance(weight, (int, float))):
         raise fail(f"score.per_rubric[{index}].weight: must be a number, got {weight!r}")
     votes = raw.get("votes")
+    verdict = raw.get("verdict")
     return RubricVerdict(
-        rubric_id=str(rid),
-        verdict=normalize_verdict(raw.get("verdict")),
-        weight=weight,  # type: ignore[arg-type]
-        category=str(raw.get("category") or "(uncategorized)"),
-        criteria=str(raw.get("criteria") or ""),
-        justification=str(raw.get("justification") or ""),
-        votes={str(k): str(v) for k, v in votes.items()} if isinstance(votes, Mapping) else None,
+        _text(rid),
+        PASS if verdict == PASS else normalize_verdict(verdict),
+        weight,
+        _text(raw.get("category"), "(uncategorized)"),
+        _text(raw.get("criteria")),
+        _text(raw.get("justification")),
+        None if votes is None else ({str(k): str(v) for k, v in votes.items()}
+                                    if isinstance(votes, Mapping) else None),
     )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import RedlineBenchError
 from .judgecheck import Case, cases, expected_verdicts
-from .negotiate import play, reviewing_author
+from .negotiate import Applied, play, reviewing_author, turn_date
 from .render import render_contract
 from .sources import GroupSpec, ScenarioSpec, Script, SourceError, VariantSpec, load_sources
 from .writer import DOCKERFILE, TEST_SH, instruction, metadata, rubrics_json, task_name, task_toml
@@ -86,15 +86,18 @@ class _Scenario:
         self.negotiators = {s: spec.party(s).negotiator for s in ("A", "B")}
         self.inputs: dict[str, bytes] = {}        # group name -> agent-side input
         self.handoff: dict[str, bytes] = {}       # script key -> the redline as the next turn receives it
-        self.played: dict[tuple[str, str, tuple[str, ...]], bytes] = {}
+        self.played: dict[tuple[str, str, tuple[str, ...]], Applied] = {}
 
-    def _play(self, script: Script, ops, source: bytes, author: str) -> bytes:
+    def _applied(self, script: Script, ops, source: bytes, author: str) -> Applied:
         key = (script.key, author, tuple(o.id for o in ops))
         if key not in self.played:
             label = f"s{self.spec.id}/{script.key}"
             self.played[key] = play(self.spec, script, ops, source, author=author, label=label,
-                                    author_of_side=self.negotiators).data
+                                    author_of_side=self.negotiators)
         return self.played[key]
+
+    def _play(self, script: Script, ops, source: bytes, author: str) -> bytes:
+        return self._applied(script, ops, source, author).data
 
     def run(self) -> None:
         template = render_contract(self.spec)
@@ -134,14 +137,24 @@ class _Scenario:
             w(f"{base}/environment/app/grounding/{fname}", text)
         w(f"{base}/tests/rubrics.json", rubrics_json(meta, variant))
         w(f"{base}/tests/test.sh", TEST_SH, executable=True)
-        golden = self._play(script, script.ops, source, author)
+        applied = self._applied(script, script.ops, source, author)
+        golden = applied.data
+        calls = {
+            "task_id": name,
+            "author": author,
+            "date": turn_date(spec, group.turn).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "note": "the golden (or accept-only reference) as tool calls on environment/app/contract.docx; "
+                    "replaying them in a ToolSession with this author and date reproduces it byte for byte",
+            "calls": list(applied.calls),
+        }
+        w(f"{base}/tests/judge_check/golden_calls.json", json.dumps(calls, indent=2, ensure_ascii=False) + "\n")
         if script.is_golden:
             w(f"{base}/tests/attorney_redlines.docx", golden)
-            golden_rel = "tests/attorney_redlines.docx"
+            golden_rel = "../attorney_redlines.docx"
         else:
             report.accept_only.append(name)
             w(f"{base}/tests/judge_check/reference.docx", golden)
-            golden_rel = "tests/judge_check/reference.docx"
+            golden_rel = "reference.docx"
         self._judge_check(base, meta, variant, script, source, author, golden_rel)
 
     def _judge_check(self, base: str, meta: dict, variant: VariantSpec, script: Script, source: bytes,
@@ -151,26 +164,27 @@ class _Scenario:
             if case.name == "golden":
                 rel = golden_rel
             else:
-                rel = f"tests/judge_check/{case.name}.docx"
-                self.out.write(f"{base}/{rel}", self._play(script, case.ops, source, author))
+                rel = f"{case.name}.docx"
+                self.out.write(f"{base}/tests/judge_check/{rel}", self._play(script, case.ops, source, author))
             entries.append(self._entry(case, rel, variant))
         entries.insert(1, {
             "name": "null",
             "description": "the input returned unchanged: no change or comment by the task author",
-            "file": "environment/app/contract.docx",
+            "file": "../../environment/app/contract.docx",
             "gate": False,
             "ops": [],
             "removed_ops": [o.id for o in script.ops],
             "added_ops": [],
-            "verdicts": None,
+            "verdicts": expected_verdicts(variant, ()),
         })
         self.out.report.judge_cases += len(entries)
         body = {
             "task_id": meta["task_id"],
             "author": author,
             "golden_kind": "attorney" if script.is_golden else "reference (accept-only task; no attorney golden)",
-            "rule": "verdict = PASS iff every op in requires is present and no op in unless is present; "
-                    "null and other gate failures are graded 0 without judges",
+            "rule": "verdict = PASS iff every op in requires is present and no op in unless is present. "
+                    "Files are relative to this directory. Cases with gate false fail the validity gate "
+                    "(reward 0 without judges); their verdicts are what a judge should still answer.",
             "ground_truth": {
                 r.id: {"requires": list(r.requires), "unless": list(r.unless), "weight": wgt}
                 for r, wgt in variant.rubrics

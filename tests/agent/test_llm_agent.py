@@ -190,3 +190,59 @@ def test_redact_removes_credentials_from_any_env_name(monkeypatch):
     register_secret("cli-given-secret-value")
     text = "key abcd-1234-efgh-5678 and cli-given-secret-value; abc stays"
     assert redact(text) == "key [redacted] and [redacted]; abc stays"
+
+
+def test_backoff_grows_exponentially_with_jitter_and_caps(monkeypatch):
+    import random
+
+    from redlinebench.agent.retry import backoff
+
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0")
+    assert backoff(5) == 0.0
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "2")
+    random.seed(1)
+    for attempt, ceiling in [(0, 2), (1, 4), (3, 16), (9, 60)]:
+        waits = [backoff(attempt) for _ in range(200)]
+        assert 0 <= min(waits) and max(waits) <= ceiling and max(waits) > ceiling * 0.8
+
+
+async def test_context_window_error_shrinks_old_outputs_once_and_retries(tmp_path, srv):
+    tools = FakeTools(view="y" * 8_000)
+    overflow = "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens."
+    srv.enqueue(Reply.tool_calls([("read_document", {})]), Reply.tool_calls([("read_document", {})]),
+                Reply.error(400, overflow), Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, tools).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    retried = srv.requests[-1].body["messages"]
+    contents = [m["content"] for m in retried if m["role"] == "tool"]
+    assert contents[0].startswith("[shortened") and not contents[1].startswith("[shortened")
+    assert [e.get("reason") for e in _events(tmp_path) if e["type"] == "shorten"] == ["context_window"]
+
+
+async def test_context_window_error_twice_errors_the_trial(tmp_path, srv):
+    overflow = "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens."
+    srv.enqueue(Reply.error(400, overflow), Reply.error(400, overflow))
+    ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+    assert ep.status == "errored" and "ContextWindowExceededError" in ep.error and len(srv.requests) == 2
+
+
+async def test_local_endpoint_without_any_key_gets_a_placeholder(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAI() as server:
+        server.enqueue(Reply.tool_calls([("end_session", {})]))
+        ep = await _agent(server, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+        assert ep.status == "completed"
+        assert server.requests[0].headers.get("authorization") == "Bearer no-key-set"
+
+
+def test_missing_credentials_and_auth_errors_are_not_retried():
+    from redlinebench._litellm import get_litellm
+    from redlinebench.agent.retry import is_retryable
+
+    exc = get_litellm().exceptions
+    assert not is_retryable(exc.InternalServerError("OpenAIException - Missing credentials. Please pass an api_key",
+                                                    llm_provider="openai", model="x"))
+    assert not is_retryable(exc.AuthenticationError("bad key", llm_provider="openai", model="x"))
+    assert is_retryable(exc.InternalServerError("upstream hiccup", llm_provider="openai", model="x"))
+    assert is_retryable(exc.RateLimitError("slow down", llm_provider="openai", model="x"))
+    assert not is_retryable(ValueError("a bug of ours"))

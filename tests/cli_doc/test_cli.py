@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from redlinebench.cli import main
+from tests.fixtures.audit import new_audit_errors
 from tests.fixtures.corpus import COMMENTS, CORPUS, PRIOR_CHANGES, THEM, US
 from tests.fixtures.hostile import HOSTILE
 
@@ -91,6 +92,7 @@ def test_edit_writes_output_and_prints_results(contract, tmp_path):
     assert accepted[1] == "The Vendor shall notify the Customer."
     assert run("text", out, "--original")[1] == run("text", contract, "--original")[1]
     assert run("validate", out)[0] == 0
+    assert new_audit_errors(before, out.read_bytes(), tmp_path) == []
 
 
 def test_edit_exit_1_when_an_edit_fails_but_successes_are_saved(contract, tmp_path):
@@ -240,3 +242,14 @@ def test_subprocess_has_no_traceback(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith(f"error: {path}") and "Traceback" not in proc.stderr
+
+
+@pytest.mark.libreoffice
+def test_validate_libreoffice_document_warns_but_passes(soffice, tmp_path):
+    from tests.fixtures.libreoffice import contract_fodt, convert_to_docx
+
+    path = convert_to_docx(soffice, contract_fodt(), tmp_path, "lo")
+    code, out, _ = run("validate", path)
+    assert code == 0 and "warning:" in out and "revision-id-duplicate" in out and "(0 errors, 1 warnings)" in out
+    code, out, _ = run("read", path, "--json")
+    assert code == 0 and len(json.loads(out)["paragraphs"]) == 16

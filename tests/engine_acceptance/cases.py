@@ -144,6 +144,23 @@ CASES: tuple[Case, ...] = (
         "Long " + "clause text that goes on and on " * 150 + "finish.",
         "\t",
     )),
+    Case("word_quirks", "word_quirks", (
+        _e("replace", 0, "Teh", "The"),
+        _e("replace", 0, "deliver", "provide"),
+        _e("replace", 0, "the Services", "the Deliverables"),
+        _e("replace", 1, "AgentCo Ltd.", "AgentCo Limited"),
+        _e("replace", 2, "block wrapper", "block-level wrapper"),
+        _e("replace", 3, "licence", "license"),
+        _e("delete", 4, "and extension elements"),
+        _e("replace", 5, "of the schedule", "of Schedule 2"),
+    ), _acc("word_quirks", {
+        0: "The Vendor shall provide the Deliverables.",
+        1: "The Supplier is AgentCo Limited of London.",
+        2: "Content control paragraph with a block-level wrapper.",
+        3: "A non\u2011exclusive, royaltyfree license \u00b7 worldwide.",
+        4: "Ligatures.",
+        5: "Page 1 of Schedule 2.",
+    })),
     Case("word_like", "word_like", (
         _e("delete", 2, "and Deliverables"),
         _e("replace", 3, "Schedule 1.", "Schedule 2."),

@@ -10,11 +10,11 @@ import os
 import shutil
 import subprocess
 import zipfile
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.audit import audit_errors, new_audit_errors  # noqa: F401  (re-exported for the tests)
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.libreoffice import LO_SOURCES, convert_to_docx
 
@@ -81,22 +81,6 @@ def lo_oracle(soffice, tmp_path_factory) -> Oracle:
             pytest.fail("python3-uno is required in CI for the LibreOffice oracle")
         pytest.skip("python3-uno not available")
     return Oracle(soffice, python, tmp_path_factory.mktemp("oracle"))
-
-
-def audit_errors(data: bytes, tmp_path: Path) -> Counter[tuple[str, str]]:
-    """openxml-audit errors as a multiset of (part, description), XPath positions left out so
-    errors inherited from an input can be compared with an output's."""
-    from openxml_audit import OpenXmlValidator
-
-    path = tmp_path / f"audit-{hashlib.sha256(data).hexdigest()[:12]}.docx"
-    path.write_bytes(data)
-    result = OpenXmlValidator().validate(path)
-    return Counter((e.part_uri, e.description) for e in result.errors)
-
-
-def new_audit_errors(before: bytes, after: bytes, tmp_path: Path) -> list[tuple[str, str]]:
-    """Errors in ``after`` that ``before`` did not already have."""
-    return list((audit_errors(after, tmp_path) - audit_errors(before, tmp_path)).elements())
 
 
 def part_text(data: bytes, name: str) -> str:

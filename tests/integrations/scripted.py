@@ -80,3 +80,8 @@ def metric(log, name: str) -> float:
     [scores] = log.results.scores
     [value] = [m.value for key, m in scores.metrics.items() if key.split("/")[-1] == name]
     return value
+
+
+def looping_agent(messages, tools, tool_choice, config) -> ModelOutput:
+    """Never finishes: reads the document again and again (a message limit must stop it)."""
+    return _call("read_document", {})

@@ -205,6 +205,10 @@ def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
     # one scored group (s1-t1-g01: mean of 0.5 and 0.25) in one cell -> 0.375; the errored trial is listed
     assert row["overall_turn_weighted"] == 0.375 and row["redline_overall"] == 37.5
     assert row["n_trials"] == 2 and summary["n_incomplete"] == 1
+    # the run directory is an ordinary run: the report renders from it
+    rep = CliRunner().invoke(main, ["report", str(run)], catch_exceptions=False)
+    assert rep.exit_code == 0, rep.output
+    assert "openai/gpt-5.5" in (run / "report.html").read_text()
 
 
 def test_reimport_is_idempotent_and_adds_only_new_trials(jobs, tmp_path):
@@ -247,3 +251,59 @@ def test_unusable_grades_become_errored_rows_naming_the_file(jobs, tmp_path):
     assert "score: missing" in rows["redline-s1-t1-g01a__zzz"]["errors"][0]
     summary = json.loads((tmp_path / "run" / "metrics_summary.json").read_text())
     assert summary["n_incomplete"] == 3 and summary["leaderboard"][0]["n_trials"] == 0
+
+
+def test_verify_treats_hostile_output_as_a_gate_failure_and_bad_tasks_as_one_line_errors(tree, tmp_path):
+    task_dir = tree / "tasks" / "redline-s1-t1-g01a"
+    garbage = tmp_path / "out.docx"
+    garbage.write_bytes(b"PK\x03\x04 this is not a word document")
+    logs = tmp_path / "logs"
+    res = CliRunner().invoke(main, ["verify", "--task-dir", str(task_dir), "--output", str(garbage),
+                                    "--logs", str(logs), "--judges", "heuristic"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    grade = json.loads((logs / "grade.json").read_text())
+    assert grade["status"] == "gate_failed" and grade["gate"]["reason"]
+    assert (logs / "reward.txt").read_text() == "0.000000\n"
+    res = CliRunner().invoke(main, ["verify", "--task-dir", str(tmp_path / "nope"), "--output", str(garbage),
+                                    "--logs", str(logs)])
+    assert res.exit_code == 1 and res.output.startswith("error: ") and "task directory not found" in res.output
+    (task_dir / "tests" / "rubrics.json").write_text("{broken")
+    res = CliRunner().invoke(main, ["verify", "--task-dir", str(task_dir), "--output", str(garbage),
+                                    "--logs", str(logs), "--judges", "heuristic"])
+    assert res.exit_code == 1 and "rubrics.json" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_import_records_the_task_source_and_rejects_foreign_tasks(jobs, tmp_path):
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "a", True), (1, 2, 1, "a", True), (1, 3, 1, "a", True)])
+    run = tmp_path / "run"
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run), "--source", str(tree)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["kind"] == "harbor-import" and cfg["harbor_jobs"] == [str(jobs.resolve())]
+    assert (cfg["data"]["n_tasks"], cfg["data"]["n_tasks_in_source"]) == (2, 3)
+    assert cfg["data"]["task_ids"] == ["redline-s1-t1-g01a", "redline-s1-t2-g01a"]
+    assert Path(cfg["source"]["path"]).resolve() in (tree.resolve(), (tree / "tasks").resolve())
+    # a push would now know the set is partial (2 of 3 tasks)
+    from redlinebench.integrations import hub
+
+    results = hub.load_results(run)
+    problems = hub.publish_problems(results, hub.pick_entry(results.summary), dataset_id="org/x")
+    assert any("covers 2 of the 3 tasks of its source" in p for p in problems)
+    other = build_tree(tmp_path / "other", [(3, 1, 1, "a", True)])
+    bad = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(tmp_path / "run2"),
+                                    "--source", str(other)])
+    assert bad.exit_code == 1 and "imported trials of tasks not in" in bad.output
+    assert "redline-s1-t1-g01a" in bad.output
+
+
+def test_a_harbor_import_publishes_with_the_harbor_agent_named(jobs, tmp_path):
+    from redlinebench.integrations import hub
+
+    run = tmp_path / "run"
+    harbor.import_harbor(jobs, run)
+    plan, problems = hub.plan_results_push(run, model_repo="org/m", dataset_id="org/x", force=True)
+    text = plan.files[hub.RESULTS_PATH].decode()
+    assert "agent: Harbor agent terminus-2; model: openai/gpt-5.5" in text.replace("\n    ", " ")
+    assert "value: 37.5" in text
+    assert any("incomplete judging or errored" in p for p in problems)

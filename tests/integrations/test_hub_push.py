@@ -92,7 +92,8 @@ def test_push_results_opens_a_pr_whose_yaml_reads_back(tmp_path, fake_hub):
     assert entry.dataset_revision == config.HUB_DATASET_REVISION
     assert entry.date == "2026-11-20T10:00:00Z"
     assert (entry.source_url, entry.source_name) == ("https://example.org/logs", "redlinebench")
-    for needle in ("redlinebench llm agent (max 40 steps)", *JUDGES, "(panel)", "trials: 280 over 140 tasks"):
+    for needle in ("redlinebench llm agent (max 40 steps)", *JUDGES, "(panel)", "trials: 280 over 140 tasks",
+                   "95% CI 38.0-47.0"):
         assert needle in entry.notes
     assert "discussions/1" in res.output
 
@@ -119,7 +120,7 @@ def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fak
         ({"rows": [_row(grid_complete=False, missing_cells=["3-4"])]}, "cells missing: 3-4"),
         ({"rows": [_row(n_tasks=12)]}, "12 of the 140 tasks"),
         ({"run_config": _runner_config([_row()], kind="embedded")}, "embedded task set"),
-        ({"run_config": _runner_config([_row()], n_tasks=20)}, "task filter or limit"),
+        ({"run_config": _runner_config([_row()], n_tasks=20)}, "covers 20 of the 140 tasks"),
         ({"run_config": {**_runner_config([_row()]), "spec": {"filter": {"scenario": [1]}}}}, "task filter or limit"),
     ],
 )
@@ -232,7 +233,7 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
     tree = build_tree(tmp_path / "bench")  # all 12 scenario x turn cells
     run = tmp_path / "run"
     res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(run),
-                  "--judges", "openai/j1,openai/j2,openai/j3", "--judge-api-base", fake_openai.url, "-j", "2")
+                  "--judges", "openai/j1,openai/j2,openai/j3", "--judge-api-base", fake_openai.url, "-j", "6")
     assert res.exit_code == 0, res.output
     summary = json.loads((run / "metrics_summary.json").read_text())
     [row] = summary["leaderboard"]
@@ -254,7 +255,7 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
 
     heuristic = tmp_path / "run-h"
     res = _invoke("run", "--agent", "golden", "--source", str(tree), "--run-dir", str(heuristic),
-                  "--judges", "heuristic", "--scenario", "1")
+                  "--judges", "heuristic", "--scenario", "1", "--turn", "1")
     assert res.exit_code == 0, res.output
     refused = _invoke("push", "results", str(heuristic), "--model-repo", "org/golden", "--dataset-repo",
                       "org/synthetic", env={"HF_TOKEN": TOKEN})

@@ -96,31 +96,112 @@ def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_
     assert sample.error is not None and "no model is bound to the Inspect role 'grader'" in sample.error.message
 
 
-def test_the_entry_point_resolves_redlinebench_slash_redlinebench(tree, tmp_path):
-    """With the package installed (simulated: an editable dist-info), Inspect finds the task by name."""
+def _installed(tmp_path: Path) -> dict[str, str]:
+    """An environment where redlinebench looks installed (editable dist-info with our entry point)."""
     site = tmp_path / "site"
     dist = site / "redlinebench-0.1.0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: redlinebench\nVersion: 0.1.0\n")
-    ep = [line for line in (ROOT / "pyproject.toml").read_text().splitlines() if line.startswith("redlinebench = \"redlinebench.integrations")]
-    (dist / "entry_points.txt").write_text("[inspect_ai]\n" + ep[0].replace('"', "") + "\n")
+    [ep] = [line for line in (ROOT / "pyproject.toml").read_text().splitlines()
+            if line.startswith('redlinebench = "redlinebench.integrations')]
+    (dist / "entry_points.txt").write_text("[inspect_ai]\n" + ep.replace('"', "") + "\n")
     (dist / "direct_url.json").write_text(json.dumps({"url": ROOT.as_uri(), "dir_info": {"editable": True}}))
-    code = f"""
-import json
-from inspect_ai import eval
-from inspect_ai.model import get_model, ModelOutput, ModelUsage
-out = ModelOutput.for_tool_call(model="mockllm", tool_name="end_session", tool_arguments={{}})
-out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-[log] = eval("redlinebench/redlinebench", task_args={{"source": {str(tree)!r}, "task_ids": "redline-s2-t4-g01a",
-             "judges": "heuristic", "output_dir": {str(tmp_path / 'o')!r}}},
-             model=get_model("mockllm/m", custom_outputs=[out]), log_dir={str(tmp_path / 'logs')!r}, display="none")
-[(scorer, score)] = log.samples[0].scores.items()
-print(json.dumps({{"status": log.status, "task": log.eval.task, "scorer": scorer, "value": score.value,
-                  "error": str(log.error) if log.error else None}}))
-"""
-    env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{ROOT}"}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result == {"status": "success", "task": "redlinebench/redlinebench", "scorer": "redline_scorer",
-                      "value": 0.0, "error": None}
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    env["PYTHONPATH"] = f"{site}{os.pathsep}{ROOT}"
+    return env
+
+
+def test_the_inspect_cli_runs_the_task_with_the_stock_mock_model_offline(tree, tmp_path):
+    """`inspect eval redlinebench/redlinebench --model mockllm/model` with the package installed: the
+    entry point resolves the namespaced name; mockllm's default output calls
+    no tool, so the message limit ends each sample and the untouched document fails the gate.
+    Token estimates use the o200k_base file litellm ships (no download)."""
+    from inspect_ai.log import read_eval_log
+
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    logs = tmp_path / "logs"
+    proc = subprocess.run(
+        [str(inspect_cli), "eval", "redlinebench/redlinebench", "--model", "mockllm/model",
+         "-T", f"source={tree}", "-T", "scenario=2", "-T", "judges=heuristic", "-T", "message_limit=6",
+         "-T", f"output_dir={tmp_path / 'o'}", "--log-dir", str(logs), "--display", "none"],
+        env=_installed(tmp_path), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    [path] = list(logs.glob("*.eval"))
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.eval.task == "redlinebench/redlinebench"
+    assert [s.id for s in log.samples] == ["redline-s2-t4-g01a"]
+    assert log.samples[0].limit is not None and log.samples[0].limit.type == "message"
+    assert metric(log, "gate_failures") == 1 and metric(log, "redline_overall") == 0.0
+
+
+def test_metrics_refuse_scores_whose_trials_were_reduced_away():
+    from inspect_ai.scorer import SampleScore, Score
+
+    from redlinebench.integrations.inspect_scorer import grades_of, metric_value
+
+    grade = {"task_id": "redline-s1-t2-g01a", "model": "m", "trial": 1, "status": "graded", "judge_method": "llm",
+             "judges": ["j"], "gate": {"passed": True}, "score": {"weighted": 0.8}}
+    kept = SampleScore(score=Score(value=0.8, metadata={"grades": [grade]}), sample_id="redline-s1-t2-g01a")
+    assert metric_value([kept], "overall_turn_weighted") == 0.8
+    assert metric_value([kept], "overall_turn_weighted", scale=100.0, digits=1) == 80.0
+    reduced = SampleScore(score=Score(value=0.8), sample_id="redline-s1-t1-g01a")
+    with pytest.raises(ValueError, match="do not pass --epochs-reducer"):
+        grades_of([kept, reduced])
+
+
+def test_inspect_eval_on_the_embedded_set_with_a_mock_model(tmp_path):
+    """The default source (the shipped synthetic benchmark): an agent that accepts nothing and
+    leaves the document untouched scores 0 on every task, each a counted gate failure."""
+    from redlinebench.tasks import load_tasks
+
+    embedded = load_tasks("embedded")
+    [log] = inspect_eval(
+        redlinebench(source="embedded", scenario=2, judges="heuristic", output_dir=str(tmp_path / "o")),
+        model=get_model("mockllm/agent", custom_outputs=idle_agent),
+        log_dir=str(tmp_path / "logs"), display="none",
+    )
+    assert log.status == "success", log.error
+    expected = [t.task_id for t in embedded if t.scenario_id == 2]
+    assert sorted(s.id for s in log.samples) == sorted(expected) and len(expected) >= 4
+    assert metric(log, "gate_failures") == len(expected)
+    assert metric(log, "redline_overall") == 0.0
+
+
+def test_a_message_limit_ends_the_loop_and_the_document_is_graded_as_it_stands(tree, tmp_path):
+    from tests.integrations.scripted import looping_agent
+
+    [log] = inspect_eval(
+        redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", judges="heuristic", message_limit=8,
+                     output_dir=str(tmp_path / "o")),
+        model=get_model("mockllm/agent", custom_outputs=looping_agent),
+        log_dir=str(tmp_path / "logs"), display="none",
+    )
+    assert log.status == "success", log.error
+    [sample] = log.samples
+    assert sample.limit is not None and sample.limit.type == "message"
+    [grade] = only_score(sample).metadata["grades"]
+    assert grade["status"] == "gate_failed" and grade["inspect"]["finished"] is False
+    assert grade["inspect"]["tool_stats"]["calls_by_tool"]["read_document"] >= 3
+    assert (tmp_path / "o" / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx").is_file()
+
+
+def test_redline_overall_metric_aggregates_groups_then_cells_not_a_plain_mean():
+    from inspect_ai.scorer import SampleScore, Score
+
+    from redlinebench.integrations.inspect_task import mean_per_task_reward, redline_overall
+
+    def scored(task_id: str, *rewards: float) -> SampleScore:
+        grades = [{"task_id": task_id, "model": "m", "trial": k + 1, "status": "graded", "judge_method": "llm",
+                   "judges": ["j"], "gate": {"passed": True}, "score": {"weighted": r}} for k, r in enumerate(rewards)]
+        return SampleScore(score=Score(value=sum(rewards) / len(rewards), metadata={"grades": grades}),
+                           sample_id=task_id)
+
+    scores = [
+        scored("redline-s1-t1-g01a", 1.0, 0.5),  # group s1-t1-g01: mean(1.0, 0.5, 0.0) = 0.5
+        scored("redline-s1-t1-g01b", 0.0),
+        scored("redline-s1-t1-g02a", 0.0),       # group s1-t1-g02: 0.0  -> cell 1-1 = 0.25
+        scored("redline-s1-t2-g01a", 1.0),       # cell 1-2 = 1.0
+    ]
+    # cells 0.25 and 1.0 -> 0.625 -> 62.5; a plain mean of the five trial rewards would be 0.5
+    assert redline_overall()(scores) == 62.5
+    assert mean_per_task_reward()(scores) == 0.5

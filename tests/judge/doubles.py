@@ -31,6 +31,8 @@ class FakeTask:
     rubrics: tuple = ()
     golden_path: Path | None = None
     instruction: str = ""
+    root: Path | None = None
+    contract_path: Path | None = None
 
 
 RUBRICS = (

@@ -110,6 +110,33 @@ def contract(author: str, *, hostile: bool, turn: int) -> Doc:
     return Doc(paras, comments)
 
 
+def episode(model: str, task_id: str) -> list[dict]:
+    """A transcript as the LLM agent writes it: read, a batch with one bad anchor, its fix, a reply, end."""
+    edit = {"op": "replace", "anchor": {"paragraph_id": "p-004", "text": "and PCI-DSS Standards"}, "new_text": "",
+            "comment": "Not applicable"}
+    return [
+        {"t": 0.0, "type": "start", "task_id": task_id, "model": model, "trial": 1, "tools": ["read_document", "propose_edits",
+                                                                                               "add_comment", "end_session"],
+         "messages": [{"role": "system", "content": "long system prompt"}]},
+        {"t": 1.0, "type": "model", "step": 1, "latency_s": 2.5, "tokens_in": 9000, "tokens_out": 120, "cost_usd": 0.01,
+         "finish_reason": "tool_calls", "message": {"role": "assistant", "content": f"Reading the contract first. {HOSTILE}",
+                                                    "tool_calls": [{"id": "c1", "type": "function",
+                                                                    "function": {"name": "read_document", "arguments": "{}"}}]}},
+        {"t": 1.1, "type": "tool", "step": 1, "name": "read_document", "arguments": "{}", "result": {"text": "[p-001] ..."}},
+        {"t": 2.0, "type": "model", "step": 2, "latency_s": 4.0, "tokens_in": 20000, "tokens_out": 900, "cost_usd": 0.03,
+         "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
+             {"id": "c2", "type": "function", "function": {"name": "propose_edits", "arguments": json.dumps({"edits": [edit, edit]})}}]}},
+        {"t": 2.1, "type": "tool", "step": 2, "name": "propose_edits", "arguments": json.dumps({"edits": [edit, edit]}),
+         "result": {"results": [{"op": "replace", "status": "ok", "paragraph_id": "p-004", "comment_id": "cmt-4"},
+                                {"op": "replace", "status": "anchor_failed", "paragraph_id": "p-004",
+                                 "error": f"text_not_found: {HOSTILE_IMG}"}]}},
+        {"t": 3.0, "type": "retry", "step": 3, "attempt": 1, "error": "RateLimitError: 429", "delay_s": 1.5},
+        {"t": 5.0, "type": "tool", "step": 3, "name": "add_comment", "arguments": {"reply_to": "cmt-1", "text": "See above"},
+         "result": {"error": "unknown_comment", "message": "cmt-9 does not exist"}},
+        {"t": 6.0, "type": "end", "status": "completed", "end_reason": "end_session", "steps": 3},
+    ]
+
+
 def build_benchmark(root: Path) -> Path:
     for task_id, spec in TASKS.items():
         tdir = root / "tasks" / task_id
@@ -198,7 +225,7 @@ def build_run(root: Path, *, bench: Path | None = None, plan: dict | None = None
                     "[p-004] 1.3 \"Applicable Law\" means all laws ~~and PCI-DSS Standards ~~in force. {cmt-1}\n"
                     "[p-006] 2.1 Vendor shall indemnify Customer ~~against all claims~~++and each party shall indemnify the other++\n"
                     f"[p-009] Notice: ++{HOSTILE}++\n\n## Comments\ncmt-1 (LargeCo Legal): Why remove PCI-DSS?\n", encoding="utf-8")
-                (tdir / "transcript.jsonl").write_text("\n".join(json.dumps({"step": i, "role": "assistant"}) for i in range(6)) + "\n",
+                (tdir / "transcript.jsonl").write_text("\n".join(json.dumps(e) for e in episode(model, task_id)) + "\n",
                                                        encoding="utf-8")
                 (tdir / "metrics.json").write_text(json.dumps({
                     "model": model, "tokens_in": 41000 + 1000 * n, "tokens_out": 2300, "cost_usd": 0.084 if "openai" in model else 0.213,

@@ -39,7 +39,16 @@ async def test_run_report_in_chromium(chromium, run_dir):
         const r = s.querySelectorAll('input[type=radio]');
         res([s.getAttribute('data-filled'), s.querySelectorAll('.rl-doc').length, r.length ? r[0].name : null]); }, 200); })"""
     async with Chromium(chromium) as browser:
-        result = await browser.open(page, evaluate={**COMMON, "sorted": sort_js, "golden": golden_js}, scale=0.25)
+        modes_js = """(() => { const doc = document.querySelector('details.trial .rl-doc');
+            const visible = () => [...doc.querySelectorAll('.rl-p')].filter(p => p.offsetParent !== null).length;
+            const dels = () => [...doc.querySelectorAll('del')].filter(d => d.offsetParent !== null).length;
+            const all = [visible(), dels()];
+            doc.querySelector('input.rl-mode-changes').click(); const changes = visible();
+            doc.querySelector('input.rl-mode-final').click(); const final = [visible(), dels()];
+            doc.querySelector('input.rl-mode-all').click();
+            return [all, changes, final]; })()"""
+        result = await browser.open(page, evaluate={**COMMON, "sorted": sort_js, "golden": golden_js, "modes": modes_js},
+                                    scale=0.25)
     _assert_clean(result, min_height=2500)
     text = result.values["text"]
     assert "84.8" in text and "42.5" in text and "95% CI" in text
@@ -50,6 +59,9 @@ async def test_run_report_in_chromium(chromium, run_dir):
     assert result.values["svgs"] >= 6
     rewards = [float(x) for x in result.values["sorted"]]
     assert rewards == sorted(rewards, reverse=True) and rewards[0] == 100.0
+    (all_paras, all_dels), changes, (final_paras, final_dels) = result.values["modes"]
+    assert all_dels == 3 and final_dels == 0 and final_paras == all_paras  # "Final" hides deletions, keeps every clause
+    assert 0 < changes < all_paras  # "Changes only" keeps the edited and commented clauses
     if result.values["golden"] is not None:  # the engine read the golden: it is copied beside the trial, ids made unique
         filled, docs, name = result.values["golden"]
         assert filled == "1" and docs == 1 and name.endswith("-g")
@@ -89,4 +101,18 @@ async def test_packed_report_expands_documents_when_opened(chromium, run_dir, tm
     assert result.errors == [] and result.values["pwned"] == "undefined"
     docs, still_packed, first_ins = result.values["opened"]
     assert docs == 2 and first_ins  # the model's redline and the golden copied beside it, both expanded
-    assert still_packed == 1  # the annotated view stays packed until its own section is opened
+    assert still_packed == 2  # the annotated view and the transcript stay packed until their sections are opened
+
+
+async def test_task_table_filter(chromium, run_dir):
+    page = write_run_report(run_dir)
+    js = """(() => { const box = document.querySelector('input.filter'); box.value = 'gate failed';
+        box.dispatchEvent(new Event('input')); const rows = [...document.querySelectorAll('#task-table tbody tr')];
+        const shown = rows.filter(r => !r.hidden).map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent);
+        box.value = ''; box.dispatchEvent(new Event('input'));
+        return [shown, rows.filter(r => !r.hidden).length]; })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, evaluate={"filtered": js}, full_page=False, scale=0.25)
+    assert result.errors == []
+    shown, after_clear = result.values["filtered"]
+    assert shown == [f"redline-s1-t2-g01a {MODELS[1]}"] and after_clear == 13

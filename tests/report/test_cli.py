@@ -24,3 +24,11 @@ def test_user_errors_are_one_line(tmp_path):
                                                "metrics_summary.json"]
     res = CliRunner().invoke(main, ["compare"])
     assert res.exit_code == 2 and "Missing argument" in res.output
+
+
+def test_report_pack_option(run_dir, tmp_path):
+    res = CliRunner().invoke(main, ["report", str(run_dir), "--pack", "-o", str(tmp_path / "p.html")])
+    assert res.exit_code == 0, res.output
+    assert 'class="packed"' in (tmp_path / "p.html").read_text()
+    res = CliRunner().invoke(main, ["report", str(run_dir), "-o", str(tmp_path / "u.html")])
+    assert 'class="packed"' not in (tmp_path / "u.html").read_text()  # small run: auto leaves it plain

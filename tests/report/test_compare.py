@@ -64,3 +64,21 @@ def test_bad_inputs(tmp_path):
         write_comparison([], tmp_path / "c.html")
     with pytest.raises(ReportError, match="does not exist"):
         write_comparison([tmp_path / "missing"], tmp_path / "c.html")
+
+
+def test_links_to_run_reports_and_category_profile(run_dir, run_b, tmp_path):
+    from redlinebench.report import write_run_report
+
+    write_run_report(run_dir)  # run_b has no report.html: no link for it
+    out = tmp_path / "out" / "compare.html"
+    tree = parse(write_comparison([run_dir, run_b], out))
+    links = tree.xpath("//section[@id='leaderboard']//a[text()='run report']/@href")
+    assert links and set(links) == {"../runs/run-2026-11-29-demo/report.html"}
+    assert (out.parent / links[0]).resolve() == (run_dir / "report.html").resolve()
+    profile = tree.xpath("//section[@id='profile']//figure")[0]
+    assert "Category profile" in profile.text_content() and "Acceptance" in profile.text_content()
+
+
+def test_the_same_run_given_twice_is_compared_once(run_dir, tmp_path):
+    tree = parse(write_comparison([run_dir, run_dir / "." , run_dir], tmp_path / "c.html"))
+    assert len(tree.xpath("//section[@id='leaderboard']//tbody/tr")) == 3

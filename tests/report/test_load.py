@@ -16,7 +16,7 @@ def test_reads_every_trial_with_its_files(run_dir):
     # PPFF/PPPF/PFFF: r1 PASS 3/3, r2 PASS 2/3, r3 FAIL 1/3, r4 FAIL 0/3 -> (5+3)/10
     assert t.reward == 0.8 and t.status == "graded" and t.gate_passed is True
     assert t.cost == 0.084 and t.tokens_in == 42000 and t.tokens_out == 2300 and t.latency == 49.5
-    assert t.tool_calls == 6 and t.failed_edits == 1 and t.transcript_steps == 6
+    assert t.tool_calls == 6 and t.failed_edits == 1 and t.transcript_steps == 8
     assert set(t.judge_files) == {slug(j) for j in JUDGES}
     assert t.scenario == "1" and t.turn == "1" and t.side == "A" and t.input_group == "s1-t1-g01"
     assert "PCI-DSS" in t.annotated_view and t.redline_path.name == "redline.docx"

@@ -1,4 +1,5 @@
-"""The report on a run the real runner produced (baselines, heuristic judge) over a real task tree."""
+"""The report on a run the real runner produced: the baselines over scenario 1, turn 1 of the embedded
+synthetic benchmark, scored by the heuristic judge."""
 
 from __future__ import annotations
 
@@ -9,18 +10,16 @@ import pytest
 
 from redlinebench.report import write_comparison, write_run_report
 from redlinebench.report._html import slug_id
-from redlinebench.runner import Entrant, RunSpec, run
+from redlinebench.runner import Entrant, RunSpec, TaskFilter, run
 
-from ..tasks.treefactory import build_tree
 from .htmlcheck import assert_safe, parse, text
 
 
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("real")
-    tree = build_tree(root / "tree")
-    spec = RunSpec(entrants=(Entrant("golden"), Entrant("noop"), Entrant("accept-all")), source=str(tree),
-                   judges="heuristic", run_id="baselines")
+    spec = RunSpec(entrants=(Entrant("golden"), Entrant("noop"), Entrant("accept-all")), source="embedded",
+                   filter=TaskFilter(scenario=1, turn=1), judges="heuristic", run_id="baselines")
     result = run(spec, root / "runs" / "baselines", progress=False)
     return result.run_dir
 
@@ -30,7 +29,7 @@ def test_runner_output_renders_with_tasks_goldens_and_authors(real_run):
     assert_safe(tree)
     summary = json.loads((real_run / "metrics_summary.json").read_text())
     cards = {c.xpath(".//div[@class='model']")[0].text_content(): c.xpath(".//div[@class='big']")[0].text_content()
-             for c in tree.xpath("//div[contains(@class,'card')]")}
+             for c in tree.xpath("//div[@class='card']")}
     assert cards == {e["model"]: f"{e['redline_overall']:.1f} redline_overall" for e in summary["leaderboard"]}
     body = text(tree)
     assert "Scored by the offline heuristic judge" in body and "Task details limited" not in body

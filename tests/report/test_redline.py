@@ -68,7 +68,7 @@ def test_anchor_text_is_highlighted_when_found():
 def test_view_modes_are_unique_radios():
     tree = _render(standin(contract(ME, hostile=False, turn=1)))
     radios = tree.xpath(".//input[@type='radio']")
-    assert [r.get("id") for r in radios] == ["d-m-all", "d-m-final", "d-m-orig"]
+    assert [r.get("id") for r in radios] == ["d-m-all", "d-m-changes", "d-m-final", "d-m-orig"]
     assert {r.get("name") for r in radios} == {"d-mode"} and radios[0].get("checked") is not None
 
 
@@ -118,3 +118,12 @@ def test_golden_and_model_colours_stay_distinct():
 
 def _render_with(colours, doc):
     return lxml.html.fragment_fromstring(render_document(doc, colours=colours, dom="m", focus_author=ME, label="M"))
+
+
+def test_threads_are_numbered_in_reading_order():
+    doc = standin(Doc([Para([("text", "First clause.", None)], level=0), Para([("text", "Second clause.", None)], level=0)],
+                      [Cmt(5, THEM, "on the second", 1), Cmt(6, THEM, "on the first", 0)]))
+    tree = _render(doc)
+    threads = tree.xpath(".//div[contains(@class,'rl-thread')]")
+    assert [(t.get("id"), t.xpath(".//div[@class='rl-ctext']")[0].text) for t in threads] == \
+        [("d-c1", "on the first"), ("d-c2", "on the second")]

@@ -12,7 +12,7 @@ def test_report_has_headlines_every_task_and_every_trial(run_dir):
     out = write_run_report(run_dir)
     assert out == run_dir / "report.html"
     tree = parse(out)
-    cards = tree.xpath("//div[contains(@class,'card')]")
+    cards = tree.xpath("//div[@class='card']")
     got = {c.xpath(".//div[@class='model']")[0].text_content(): c.xpath(".//div[@class='big']")[0].text_content() for c in cards}
     # gpt-5.5 cells (hand-computed from runfixture.PLAN; the judging-incomplete trial is listed, not averaged):
     #   1-1 (0.8 + 1.0)/2 = 0.9; 1-2 10/12 = 0.8333; 2-1 0.8; 3-4 (1 + 0.7143)/2 = 0.8572 -> mean 0.8476 -> 84.8
@@ -130,9 +130,104 @@ def test_packed_pages_carry_the_same_documents_compressed(run_dir):
     packed = tree.xpath("//div[@class='packed']")
     n_docs = len(plain_tree.xpath("//div[@class='rl-doc']"))
     n_views = len(plain_tree.xpath("//pre[@class='annot']"))
-    assert len(packed) == n_docs + n_views and not tree.xpath("//div[@class='rl-doc']")
+    n_transcripts = len(plain_tree.xpath("//ol[@class='transcript']"))
+    assert n_transcripts == 12  # every graded trial; the gate-failed one has no transcript
+    assert len(packed) == n_docs + n_views + n_transcripts and not tree.xpath("//div[@class='rl-doc']")
     expanded = [unpack(p.get("data-z")) for p in packed]
     assert any(HOSTILE.replace("<", "&lt;").replace(">", "&gt;") in x for x in expanded)  # still escaped inside
     assert all("<script" not in x for x in expanded)
     # the rest of the page (headline, tables, rubrics) is not packed
     assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
+
+
+def test_report_is_readable_by_others(run_dir):
+    old = os.umask(0o022)
+    try:
+        out = write_run_report(run_dir)
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_transcript_timeline(run_dir):
+    tree = parse(write_run_report(run_dir))
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t1-g01a', '1')}']")[0]
+    events = trial.xpath(".//ol[@class='transcript']/li")
+    kinds = [e.get("class").split()[1] for e in events]
+    assert kinds == ["ev-start", "ev-model", "ev-tool", "ev-model", "ev-tool", "ev-retry", "ev-tool", "ev-end"]
+    assert "Reading the contract first. " + HOSTILE in events[1].text_content()
+    statuses = [b.text_content() for b in events[4].xpath(".//ul[@class='edits']//span[contains(@class,'badge')]")]
+    assert statuses == ["ok", "anchor_failed"] and f"text_not_found: {HOSTILE_IMG}" in events[4].text_content()
+    assert "unknown_comment" in events[6].text_content() and "RateLimitError: 429" in events[5].text_content()
+    assert "completed · end_session · 3 steps" in events[7].text_content()
+    assert "What the agent did (8 transcript events)" in trial.text_content()
+
+
+def test_errored_agent_trials_are_listed_with_their_error(run_dir):
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "redline.docx").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "end_reason": "provider_error",
+                                                   "error": f"AuthenticationError: 401 {HOSTILE}"}))
+    tree = parse(write_run_report(run_dir))
+    summary = [c.text_content() for c in tree.xpath("//section[@id='summary']//div[contains(@class,'callout')]")]
+    assert any("errored or not graded" in c and "redline-s3-t4-g01a" in c for c in summary)
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s3-t4-g01a', '1')}']")[0].text_content()
+    assert "Trial errored" in trial and f"AuthenticationError: 401 {HOSTILE}" in trial and "produced no redline.docx" in trial
+
+
+def test_ids_are_unique(run_dir, run_b, tmp_path):
+    from collections import Counter
+
+    from redlinebench.report import write_comparison
+
+    for page in (write_run_report(run_dir), write_comparison([run_dir, run_b], tmp_path / "c.html")):
+        ids = Counter(parse(page).xpath("//@id"))
+        assert [i for i, n in ids.items() if n > 1] == []
+
+
+def test_grade_files_with_wrong_types_everywhere_still_render(run_dir):
+    tdir = run_dir / "trials" / slug(MODELS[0]) / "redline-s2-t1-g02b" / "1"
+    (tdir / "grade.json").write_text(json.dumps({
+        "task_id": ["x"], "model": 7, "trial": "one", "scenario_id": {"a": 1}, "turn": None, "side": 3,
+        "status": "weird", "judges": "not a list", "gate": "yes",
+        "score": {"weighted": "0.5", "n_pass": "2", "n_total": None, "per_rubric": [
+            "not a dict", {"rubric_id": None, "verdict": ["PASS"], "weight": "5", "votes": ["a"], "criteria": {"x": 1}},
+            {"rubric_id": "r9", "verdict": "PASS", "weight": -2, "votes": {"j": "MAYBE"}, "justification": 5}]},
+        "incomplete_judges": "j", "usage": [], "errors": "boom"}))
+    (tdir / "metrics.json").write_text(json.dumps({"tokens_in": "many", "tool_calls": {"a": "b"}, "cost_usd": True}))
+    (tdir / "transcript.jsonl").write_text('not json\n{"type": "tool", "result": [1, 2]}\n[1]\n{"type": "model", "message": 5}\n')
+    tree = parse(write_run_report(run_dir))
+    assert_safe(tree)
+    assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s2-t1-g02b', '1')}']")[0]
+    assert "line 1 is not JSON" in trial.text_content()
+    assert "r9" in trial.text_content()
+
+
+def test_links_to_each_trials_files(run_dir, tmp_path):
+    tree = parse(write_run_report(run_dir))
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), 'redline-s1-t1-g01a', '1')}']")[0]
+    hrefs = trial.xpath(".//div[contains(@class,'files')]/a/@href")
+    assert [h.rsplit("/", 1)[1] for h in hrefs] == ["redline.docx", "grade.json", "metrics.json", "transcript.jsonl",
+                                                   "annotated_view.md"]
+    assert all((run_dir / h).is_file() for h in hrefs)
+    moved = parse(write_run_report(run_dir, tmp_path / "elsewhere" / "r.html"))
+    far = moved.xpath("//div[contains(@class,'files')]/a/@href")[0]
+    assert far.startswith("../") and ((tmp_path / "elsewhere") / far).resolve().is_file()
+
+
+def test_unscored_run_still_shows_every_trial_and_redline(tmp_path, bench):
+    from .runfixture import build_run
+
+    run = build_run(tmp_path / "runs", bench=bench, summary=None, run_id="unscored")
+    for g in run.glob("trials/**/grade.json"):
+        g.unlink()
+    tree = parse(write_run_report(run))
+    assert_safe(tree)
+    body = text(tree)
+    assert "nothing is scored yet" in body
+    assert [c.xpath(".//div[@class='big']")[0].text_content() for c in tree.xpath("//div[@class='card']")] == \
+        ["— redline_overall"] * 3
+    assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
+    assert "not graded" in body and "No rubric verdicts recorded for this trial." in body

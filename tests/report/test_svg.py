@@ -31,6 +31,25 @@ def test_forest_draws_ci_whiskers_at_the_right_place():
 
 def test_heatmap_cells_use_the_ramp_and_hatch_empty_cells():
     svg = heatmap(["S1"], ["T1", "T2"], [[0.9, None]], title="h")
-    assert f'fill="{ramp(0.9)}"' in svg and 'fill="url(#hatch)"' in svg and ">90<" in svg
+    hatch = re.search(r'<pattern id="(hatch-[0-9a-f]{10})"', svg).group(1)
+    assert f'fill="{ramp(0.9)}"' in svg and f'fill="url(#{hatch})"' in svg and ">90<" in svg
+    assert hatch not in heatmap(["S2"], ["T1", "T2"], [[0.9, None]], title="h")  # unique per chart
     assert ink_on(0.9) == "#FFFFFF" and ink_on(0.1) == "#1B1B1B"
     assert ramp(0) == "#F7F4EA" and ramp(1) == "#083D77" and ramp(2) == ramp(1)
+
+
+def test_summary_chart_for_notebooks():
+    import pytest
+
+    from redlinebench.errors import ConfigError
+    from redlinebench.report import summary_chart
+
+    summary = {"leaderboard": [{"model": "a", "overall_turn_weighted": 0.5, "ci": [0.4, 0.6], "by_turn": {"2": 0.25, "1": 0.75}},
+                               {"model": "b", "overall_turn_weighted": None, "by_turn": {"1": 0.5}}]}
+    overall = summary_chart(summary)
+    assert overall._repr_svg_().startswith("<svg") and ">50.0<" in overall and "no score" in overall
+    by_turn = summary_chart(summary, "by_turn")
+    assert by_turn.index("Turn 1") < by_turn.index("Turn 2") and "<title>a · Turn 1: 75.0</title>" in by_turn
+    assert "<title>b · Turn 2" not in by_turn and "n/a" in by_turn
+    with pytest.raises(ConfigError, match="unknown chart 'by_moon'"):
+        summary_chart(summary, "by_moon")

@@ -43,6 +43,7 @@ def test_local_server_preset_sets_api_base():
     ({"model": ("openai/a",), "agent": ("noop",)}, "add --agent llm"),
     ({"agent": ("llm",)}, "needs --model"),
     ({"agent": ("noop", "noop")}, "listed twice"),
+    ({"model": ("openai/x", "openai_x")}, "share a trial directory"),
 ])
 def test_bad_combinations_are_user_errors(over, message):
     with pytest.raises(ConfigError, match=message):
@@ -73,6 +74,8 @@ def test_cli_prints_one_line_errors_without_traceback(tmp_path):
     assert r.exit_code == 2 and "--resume needs --run-dir" in r.output
     r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(tmp_path)])
     assert r.exit_code == 2 and "nothing to resume" in r.output
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(tmp_path), "--model", "openai/x", "-k", "3"])
+    assert r.exit_code == 2 and "drop --model, --trials" in r.output
 
 
 def test_help_is_complete():

@@ -76,3 +76,29 @@ def test_sigkill_midway_then_resume_gives_every_trial_once(tmp_path):
     summary = json.loads((run_dir / "metrics_summary.json").read_text())
     assert summary["n_trials"] == 12 and summary["run"]["not_graded"] == []
     assert "redline_overall" in out and "report:" in out
+
+
+def test_ctrl_c_stops_cleanly_with_a_resume_hint(tmp_path):
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": "sk-int-test-abcdefgh", "PYTHONPATH": str(ROOT)}
+    with FakeOpenAI() as srv:
+        srv.set_handler(slow_agent)
+        proc = _cli(["run", "--model", "openai/slow-agent", "--source", str(tree), "--trials", "3",
+                     "--concurrency", "2", "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress",
+                     "--api-base", srv.url], env)
+        deadline = time.monotonic() + 60
+        while not [p for p in _published(run_dir) if (p / "grade.json").exists()]:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "interrupted" in err and f"redlinebench run --resume --run-dir {run_dir}" in err
+    assert "Traceback" not in err
+    for t in _published(run_dir):  # whatever was published is whole
+        assert {"metrics.json", "redline.docx", "transcript.jsonl"} <= {x.name for x in t.iterdir()}
+        json.loads((t / "metrics.json").read_text())
+    assert not [p for p in run_dir.rglob("*") if p.name.endswith(".tmp")]
+    json.loads((run_dir / "config.json").read_text())

@@ -154,6 +154,16 @@ def test_spec_minimal_grade_without_status_or_version_is_read():
     assert entry(summarize([minimal]), "x")["by_side_turn_weighted"] == {"B": 0.75}
 
 
+def test_missing_weighted_is_computed_by_the_reward_function():
+    g = grade("redline-s1-t1-g01a", 1, None, per_rubric=[rv("a", 4, "PASS", LC), rv("b", -1, "PASS", LC),
+                                                        rv("c", 6, "FAIL", CC)])
+    del g["score"]["weighted"]
+    assert TrialGrade.from_dict(g).weighted == 0.3  # (4 - 1) / 10
+    g["score"]["per_rubric"] = []
+    with pytest.raises(GradeFileError, match="score.weighted"):
+        TrialGrade.from_dict(g)
+
+
 @pytest.mark.parametrize("mutate, message", [
     (lambda d: d.pop("model"), "model"),
     (lambda d: d["score"].update(weighted=1.5), "outside [0, 1]"),

@@ -21,5 +21,5 @@ def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("synthetic") / "benchmark"
     result = CliRunner().invoke(main, ["data", "build-synthetic", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "36 tasks" in result.output
+    assert "39 tasks" in result.output
     return out

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from redlinebench.docx import RedlineDocument
 from redlinebench.tools import TOOL_NAMES, ToolLimits, ToolSession
+from tests.fixtures.audit import new_audit_errors
 from tests.fixtures.corpus import COMMENTS, CORPUS, PRIOR_CHANGES, US
 
 DATE = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -157,7 +158,10 @@ def test_end_session_saves_validates_and_closes(session, tmp_path):
     assert result["status"] == "saved" and result["valid"] is True and result["validation_errors"] == []
     saved = RedlineDocument.open(tmp_path / "out.docx")
     assert "receipt" in saved.text("accepted")
-    assert [p for p in tmp_path.iterdir() if p.name != "out.docx"] == []  # no temp files left
+    audit_dir = tmp_path.parent / f"{tmp_path.name}-audit"
+    audit_dir.mkdir()
+    assert new_audit_errors(PRIOR_CHANGES.data(), (tmp_path / "out.docx").read_bytes(), audit_dir) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["out.docx"]  # no temp files left
     again = session.dispatch("read_document", {})
     assert again["error"] == "session_finished"
     assert session.finished and session.stats["finished"] is True
@@ -210,3 +214,24 @@ def test_dispatch_never_raises(name, arguments):
 
 
 _CACHED = PRIOR_CHANGES.data()
+
+
+def test_insert_after_does_what_the_schema_says():
+    doc = RedlineDocument.open(CORPUS["clauses"].data())
+    s = ToolSession(doc, US, date=DATE)
+    by_text = {p.text: p.id for p in doc.paragraphs}
+    n = len(doc.paragraphs)
+    whole = "Service credits apply."
+    r = s.dispatch("propose_edits", {"edits": [
+        _edit(by_text[whole], whole, "Credits are the sole remedy.", op="insert_after"),
+        _edit(by_text["Fees are payable within thirty (30) days."], "(30) days.",
+              "\nLate fees accrue monthly.\nInterest is capped.", op="insert_after"),
+        _edit(by_text["Second exception."], "Second", " and final", op="insert_after"),
+    ]})
+    assert [x["status"] for x in r["results"]] == ["ok", "ok", "ok"], r
+    texts = [p.text for p in doc.paragraphs]
+    assert len(texts) == n + 3
+    assert texts[texts.index(whole) + 1] == "Credits are the sole remedy."
+    i = texts.index("Fees are payable within thirty (30) days.")
+    assert texts[i + 1: i + 3] == ["Late fees accrue monthly.", "Interest is capped."]
+    assert "Second and final exception." in texts

@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
-# Harbor verifier entry point for a RedlineBench task.
-# Grades the agent's redline (/app/contract.docx) against /tests/rubrics.json with the judge panel,
-# writes the reward to /logs/verifier/reward.txt and the full grade to /logs/verifier/grade.json.
+# Verifier entry point of a RedlineBench task: grades the agent's redline against tests/rubrics.json
+# (validity gate, judge panel, reward) and writes reward.txt and grade.json to the log directory.
+# Runs in place from the task tree; `redlinebench export harbor` writes the container variant.
 set -euo pipefail
+TASK_DIR="${REDLINEBENCH_TASK_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
 OUTPUT="${REDLINEBENCH_OUTPUT:-/app/contract.docx}"
-LOGS="${REDLINEBENCH_LOGS:-/logs/verifier}"
+LOGS="${REDLINEBENCH_LOGS_DIR:-/logs/verifier}"
 mkdir -p "$LOGS"
-if ! command -v redlinebench >/dev/null 2>&1; then
-  echo "redlinebench is not installed in the verifier image; reward 0" >&2
-  echo 0 > "$LOGS/reward.txt"
-  exit 0
-fi
-exec redlinebench verify --tests-dir /tests --output "$OUTPUT" --logs-dir "$LOGS"
+exec redlinebench verify --task-dir "$TASK_DIR" --output "$OUTPUT" --logs "$LOGS" \
+  --judges "${REDLINEBENCH_JUDGES:-panel}"

@@ -1,0 +1,30 @@
+"""Fail before spending anything: a model or judge whose provider key is missing is found up front.
+
+Without this, a run with the default judge panel and one missing key would pay for every agent
+episode and then mark every trial ``judging_incomplete``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..agent.credentials import missing_credentials
+from ..errors import ConfigError
+
+
+def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
+                      judge_api_base: str | None) -> None:
+    """Raise one ConfigError naming every model without credentials.
+
+    Models sent to an explicit endpoint (``--api-base`` / ``--judge-api-base`` or a judge's own
+    ``api_base``) are not checked: local servers often need no key.
+    """
+    wanted = [] if api_base else list(agent_models)
+    if not judge_api_base:
+        wanted += [j.model for j in judges if getattr(j, "model", None) and not getattr(j, "api_base", None)]
+    missing = missing_credentials(wanted)
+    if missing:
+        lines = "; ".join(f"{m} needs {' or '.join(keys)}" for m, keys in missing.items())
+        raise ConfigError(f"missing provider credentials: {lines}. Set them in the environment, use "
+                          "--judges heuristic for an offline judge, or --skip-key-check if your provider "
+                          "authenticates another way")
