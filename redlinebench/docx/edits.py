@@ -65,6 +65,7 @@ class EditContext:
         self.author = author
         self.date = date
         self.touched: list = []
+        self.removed_own = False   # an edit that only took back our own pending insertion
 
     def revision(self, tag: str):
         el = make_element(tag)
@@ -175,6 +176,7 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
         if parent is None or parent.tag in (W_DEL, W_MOVEFROM):
             continue
         if parent.tag == W_INS and parent.get(W_AUTHOR) == ctx.author:
+            ctx.removed_own = True
             parent.remove(run)
             if not any(c.tag == W_R for c in parent.iter(W_R)):
                 parent.getparent().remove(parent)
@@ -686,17 +688,20 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 piece = _smart_space(raw, match.end, new_text.lstrip("\n"))
                 inserted = insert_at(ctx, p, match.end, piece)
                 ctx.touched = [inserted] if inserted is not None else []
-        if not ctx.touched and op != "delete":
+        if not ctx.touched and not ctx.removed_own and op != "delete":
             result.update(status="runtime_error", error="no_change: nothing was changed")
             _restore(doc, p, parent, snapshot, created_paras)
             return result
         doc.touch()
         if comment is not None and comment.strip():
-            from .comments import anchor_new_comment
+            from .comments import anchor_new_comment, anchor_paragraph_comment
 
             ordered = _elements_order(doc, ctx.touched)
             if ordered:
                 result["comment_id"] = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, stamp)
+            elif p.getparent() is not None:
+                # only our own earlier insertion was taken back: the comment goes on the paragraph
+                result["comment_id"] = anchor_paragraph_comment(doc, p, comment, author, stamp)
         else:
             result["warning"] = "comment_missing: this edit carries no comment explaining it"
         if created_paras:

@@ -340,3 +340,14 @@ def test_near_miss_anchor_suggests_the_closest_text():
     assert res["status"] == "anchor_failed" and res["error"].startswith("text_not_found")
     assert res["candidates"][0]["paragraph_id"] == "p-001"
     assert res["candidates"][0]["text"].startswith("notify the Customer within")
+
+
+def test_taking_back_our_own_insertion_is_a_change_with_its_comment():
+    doc = open_body(p("The Vendor shall provide the Services."))
+    doc.apply_edits([edit("replace", "p-001", "provide", "provide and support")], author=ME, date=WHEN)
+    (res,) = doc.apply_edits([edit("replace", "p-001", "provide and support", "provide", comment="Taken back.")],
+                             author=ME, date=WHEN)
+    assert res["status"] == "ok" and res["comment_id"].startswith("cmt-")
+    out = check(doc, "The Vendor shall provide the Services.")
+    assert out.text("accepted") == "The Vendor shall provide the Services."
+    assert [c.text for c in out.comments][-1] == "Taken back."
