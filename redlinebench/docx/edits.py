@@ -165,11 +165,7 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
         return []
     start, end = _expand(p, start, end)
     inside = _isolate(p, start, end, ctx.doc.ids.next)
-    runs = []
-    for atom in inside:
-        for run in atom.all_runs:
-            if run not in runs:
-                runs.append(run)
+    runs = list(dict.fromkeys(run for atom in inside for run in atom.all_runs))
     groups: list[list] = []
     for run in runs:
         parent = run.getparent()
@@ -608,7 +604,14 @@ def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | 
         except TypeError:
             edits = [edits]
     for edit in edits:
-        results.append(_apply_one(doc, edit, author, stamp))
+        try:
+            results.append(_apply_one(doc, edit, author, stamp))
+        except Exception as exc:  # noqa: BLE001 - a bad edit is a status, never an exception
+            op = edit.get("op") if isinstance(edit, Mapping) else None
+            anchor = edit.get("anchor") if isinstance(edit, Mapping) else None
+            results.append({"op": op, "status": "runtime_error",
+                            "paragraph_id": anchor.get("paragraph_id") if isinstance(anchor, Mapping) else None,
+                            "error": f"internal: {type(exc).__name__}: {exc}"})
     return results
 
 

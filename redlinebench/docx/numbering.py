@@ -71,7 +71,7 @@ def _roman(n: int) -> str:
 
 
 def _letter(n: int) -> str:
-    if n <= 0:
+    if n <= 0 or n > 26 * 20:   # a hostile start value must not build a huge label
         return str(n)
     # Word repeats the letter: a..z, aa..zz, aaa...
     return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)

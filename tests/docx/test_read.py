@@ -201,3 +201,11 @@ def test_annotated_view_notes_formatting_changes():
     view = doc.annotated_view(focus_author="Me")
     assert "[p-001] bolded (formatting changed [A2])" in view
     assert "#   A2 = Them  (prior turn)" in view
+
+
+def test_hostile_numbering_start_does_not_build_huge_labels():
+    numbering = ('<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="2147483000"/>'
+                 '<w:numFmt w:val="lowerLetter"/><w:lvlText w:val="%1)"/></w:lvl></w:abstractNum>'
+                 '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>')
+    doc = open_body(p("x", ppr=num(1, 0)), numbering=numbering)
+    assert doc.paragraphs[0].number == "2147483000)"
