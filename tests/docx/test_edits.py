@@ -351,3 +351,12 @@ def test_taking_back_our_own_insertion_is_a_change_with_its_comment():
     out = check(doc, "The Vendor shall provide the Services.")
     assert out.text("accepted") == "The Vendor shall provide the Services."
     assert [c.text for c in out.comments][-1] == "Taken back."
+
+
+def test_edit_inside_a_content_control():
+    sdt = '<w:sdt><w:sdtPr/><w:sdtContent><w:r><w:t>AgentCo Inc.</w:t></w:r></w:sdtContent></w:sdt>'
+    doc = open_body(p("Vendor: ", sdt, " (the Vendor)."))
+    (res,) = doc.apply_edits([edit("replace", "p-001", "AgentCo Inc.", "AgentCo LLC")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Vendor: AgentCo Inc. (the Vendor).")
+    assert out.text("accepted") == "Vendor: AgentCo LLC (the Vendor)."

@@ -29,6 +29,12 @@ def open_body(body, **kw):
         (p('<w:r><w:t xml:space="preserve">  two  spaces </w:t></w:r>'), "  two  spaces ", "  two  spaces "),
         (p('<w:fldSimple w:instr="PAGE"><w:r><w:t>7</w:t></w:r></w:fldSimple>'), "7", "7"),
         (p("line", "<w:r><w:br/><w:t>two</w:t></w:r>"), "line\ntwo", "line\ntwo"),
+        (p("Name: ", '<w:sdt><w:sdtPr/><w:sdtContent><w:r><w:t>AgentCo</w:t></w:r></w:sdtContent></w:sdt>', "."),
+         "Name: AgentCo.", "Name: AgentCo."),
+        (p('<w:smartTag w:uri="u" w:element="City"><w:r><w:t>London</w:t></w:r></w:smartTag>', " office"),
+         "London office", "London office"),
+        (p("a", '<w:r><w:softHyphen/><w:lastRenderedPageBreak/><w:t>b</w:t></w:r>', '<w:proofErr w:type="spellStart"/>'),
+         "ab", "ab"),
     ],
 )
 def test_current_and_original_text(para, current, original):
