@@ -9,6 +9,7 @@ paragraphs get the next free number.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -225,8 +226,6 @@ class RedlineDocument:
         self._numbering: Numbering | None = None
         self.numbering  # parse numbering.xml and styles.xml now: a broken part fails at open
         self._id_seq = 0
-        import hashlib
-
         self._seed = hashlib.sha256(package.blob(package.main_part)).digest()
 
     # ------------------------------------------------------------------ opening / saving
@@ -292,8 +291,6 @@ class RedlineDocument:
 
     def deterministic_int(self, purpose: str, modulus: int) -> int:
         """A value in [1, modulus) derived from the input bytes and a call counter (never random)."""
-        import hashlib
-
         self._id_seq += 1
         digest = hashlib.sha256(self._seed + f"|{purpose}|{self._id_seq}".encode()).digest()
         return int.from_bytes(digest[:8], "big") % (modulus - 1) + 1

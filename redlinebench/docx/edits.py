@@ -19,7 +19,6 @@ from .anchor import AnchorError, locate, normalize, sanitize, tokenize
 from .document import format_date, mark_revision, mark_revisions
 from .oxml import make_element, qn
 from .runs import (
-    CONTENT_TAGS,
     REVISION_WRAPPERS,
     TRANSPARENT,
     W_AUTHOR,
@@ -38,7 +37,6 @@ from .runs import (
     W_SDT,
     explode_run,
     is_first_content,
-    is_last_content,
     mark_deleted_run,
     set_text,
     split_run_before,

@@ -16,7 +16,6 @@ Annotated view (SPEC §5, CriticMarkup): ``~~deleted~~``, ``++inserted++``,
 
 from __future__ import annotations
 
-from .document import iter_block_paragraphs  # noqa: F401  (re-exported for tools)
 from .runs import VISIBLE
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
