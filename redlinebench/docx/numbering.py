@@ -212,6 +212,9 @@ class Numbering:
                 if ilvl is None and style in self.pstyle_level:
                     ilvl = self.pstyle_level[style][1]
             sid = self.style_based.get(sid)
+        if num_id is None and style in self.pstyle_level:
+            # the list level names the style (w:lvl/w:pStyle) while the style itself has no numPr
+            num_id, ilvl = self.pstyle_level[style]
         if num_id is None or num_id == "0" or num_id not in self.nums:
             return None
         return num_id, (ilvl if ilvl is not None and 0 <= ilvl <= 8 else 0)

@@ -215,3 +215,20 @@ def test_hostile_numbering_start_does_not_build_huge_labels():
                  '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>')
     doc = open_body(p("x", ppr=num(1, 0)), numbering=numbering)
     assert doc.paragraphs[0].number == "2147483000)"
+
+
+def test_heading_numbering_linked_from_the_list_level():
+    numbering = ('<w:abstractNum w:abstractNumId="7">'
+                 '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading1"/>'
+                 '<w:lvlText w:val="%1."/></w:lvl>'
+                 '<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading2"/>'
+                 '<w:lvlText w:val="%1.%2"/></w:lvl></w:abstractNum>'
+                 '<w:num w:numId="3"><w:abstractNumId w:val="7"/></w:num>')
+    styles = ('<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+              '<w:pPr><w:numPr><w:numId w:val="3"/></w:numPr></w:pPr></w:style>'
+              '<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style>')
+    body = (p("Definitions", ppr='<w:pStyle w:val="Heading1"/>') + p("Terms", ppr='<w:pStyle w:val="Heading2"/>')
+            + p("More", ppr='<w:pStyle w:val="Heading2"/>') + p("Fees", ppr='<w:pStyle w:val="Heading1"/>'))
+    doc = open_body(body, numbering=numbering, styles=styles)
+    assert [x.number for x in doc.paragraphs] == ["1", "1.1", "1.2", "2"]
+    assert [x.style for x in doc.paragraphs] == ["heading 1", "heading 2", "heading 2", "heading 1"]
