@@ -21,6 +21,8 @@ from .retry import call_with_retries, describe, is_provider_error
 from .transcript import Transcript
 
 PLACEHOLDER_KEY = "no-key-set"
+# Sent when set, dropped for the rest of the run if a provider answers 400 naming them.
+_OPTIONAL_PARAMS = ("max_tokens", "seed", "temperature", "tool_choice")
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
 _SHORT_KEEP = 600
 
@@ -103,6 +105,7 @@ class LLMAgent:
         self.extra_params = dict(extra_params or {})
         self.backend = backend or open_document_tools
         self._placeholder: bool | None = None
+        self._dropped: set[str] = set()
 
     # -- one model call --------------------------------------------------------------------
     def _params(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
@@ -127,7 +130,21 @@ class LLMAgent:
         if self.seed is not None:
             params["seed"] = self.seed
         params.update(self.extra_params)
+        for name in self._dropped:
+            params.pop(name, None)
         return params
+
+    def _droppable(self, exc: BaseException) -> str | None:
+        """An optional parameter a provider refused (a 400 naming it), to be left out from now on."""
+        from .retry import status_of
+
+        if status_of(exc) != 400:
+            return None
+        text = str(exc).lower()
+        for name in _OPTIONAL_PARAMS:
+            if name not in self._dropped and name in text:
+                return name
+        return None
 
     def _needs_placeholder_key(self) -> bool:
         if self._placeholder is None:
@@ -227,6 +244,12 @@ class LLMAgent:
             except Exception as exc:
                 if not is_provider_error(exc):
                     raise
+                dropped = self._droppable(exc)
+                if dropped:
+                    self._dropped.add(dropped)
+                    log.write({"type": "param_dropped", "step": stats.steps + 1, "param": dropped,
+                               "error": describe(exc)})
+                    continue
                 if type(exc).__name__ == "ContextWindowExceededError" and not shrink_done:
                     # The provider's window is smaller than our budget: halve what we send, keep the
                     # smaller budget for the rest of the episode, and try once more.

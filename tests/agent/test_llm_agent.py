@@ -15,7 +15,7 @@ MODEL = "openai/agent-x"
 
 
 def _agent(srv, tools, **limits):
-    return LLMAgent(MODEL, api_base=srv.url, limits=AgentLimits(**limits), backend=lambda task, out: tools)
+    return LLMAgent(MODEL, api_base=srv.url, limits=AgentLimits(**limits), backend=lambda task, out: tools, seed=0)
 
 
 def _events(workdir):
@@ -246,3 +246,15 @@ def test_missing_credentials_and_auth_errors_are_not_retried():
     assert is_retryable(exc.InternalServerError("upstream hiccup", llm_provider="openai", model="x"))
     assert is_retryable(exc.RateLimitError("slow down", llm_provider="openai", model="x"))
     assert not is_retryable(ValueError("a bug of ours"))
+
+
+async def test_a_refused_optional_parameter_is_dropped_and_the_call_retried(tmp_path, srv):
+    def strict(body):
+        if "seed" in body:
+            return Reply.error(400, "Unrecognized request argument supplied: seed")
+        return Reply.tool_calls([("end_session", {})])
+
+    srv.set_handler(strict)
+    ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+    assert ep.status == "completed" and [("seed" in r.body) for r in srv.requests] == [True, False]
+    assert [e["param"] for e in _events(tmp_path) if e["type"] == "param_dropped"] == ["seed"]

@@ -192,3 +192,19 @@ def test_a_run_directory_in_use_cannot_be_resumed_twice(tmp_path):
             _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=None, resume=True)
     # Released (as the OS does when the holder dies): resuming works again.
     _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=None, resume=True)
+
+
+def test_running_cost_adds_judges_to_agents(tmp_path):
+    spec = _spec(trials=1)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+
+    async def grader(key, tdir):
+        (tdir / "grade.json").write_text(json.dumps({"status": "graded", "usage": {"cost_usd": 0.25}}))
+
+    agent = CountingAgent(label="openai/fake-model", cost=0.5)
+    state = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
+    assert state.cost_usd == pytest.approx(4 * (0.5 + 0.25)) and state.judge_cost_usd == pytest.approx(1.0)
+    # A resumed run counts what is already on disk.
+    again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
+    assert again.skipped == 4 and again.cost_usd == pytest.approx(3.0)
