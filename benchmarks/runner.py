@@ -194,6 +194,33 @@ class PassJudge:
                            justifications={r.id: "fake" for r in task.rubrics})
 
 
+async def _litellm_cpu_per_call(url: str, model: str, n: int = 60) -> float:
+    """litellm's own client CPU for one call of an episode's size (the server answers at once)."""
+    from redlinebench._litellm import get_litellm
+    from redlinebench.tools import TOOL_SCHEMAS
+
+    litellm = get_litellm()
+    messages = [{"role": "system", "content": "x" * 12_000}, {"role": "user", "content": "go"}]
+    c0 = time.process_time()
+    for _ in range(n):
+        await litellm.acompletion(model=model, api_base=url, messages=messages, tools=TOOL_SCHEMAS,
+                                  timeout=30)
+    return 1000 * (time.process_time() - c0) / n
+
+
+async def _grading_cpu_per_trial(taskset, run_dir: Path, judges, n: int = 20) -> float:
+    """grade_trial (gate, view, diagnostics, fake judges, files) on finished outputs, one at a time."""
+    from redlinebench.judge import grade_trial
+
+    outs = sorted(run_dir.glob("trials/*/*/1/redline.docx"))[:n]
+    c0 = time.process_time()
+    for i, out in enumerate(outs):
+        task = taskset.get(out.parent.parent.name)
+        scratch = run_dir / "regrade" / str(i)
+        await grade_trial(task, out, judges, model="m", trial=1, trial_dir=scratch, cache=False)
+    return 1000 * (time.process_time() - c0) / max(1, len(outs))
+
+
 # ---------------------------------------------------------------- the measurement
 
 def main() -> None:
@@ -239,6 +266,8 @@ def main() -> None:
                                       agents=agents))
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             metrics = [json.loads(p.read_text()) for p in (Path(tmp) / "run" / "trials").rglob("metrics.json")]
+            litellm_ms = asyncio.run(_litellm_cpu_per_call(url, args.model))
+            grade_ms = asyncio.run(_grading_cpu_per_trial(taskset, Path(tmp) / "run", judges))
     finally:
         server.stdin.close()
         server.wait(timeout=10)
@@ -246,6 +275,7 @@ def main() -> None:
     steps = sum(m["steps"] for m in metrics)
     tool_calls = sum(sum(m["tool_calls"].values()) for m in metrics)
     tool_time = sum(m["tool_time_s"] for m in metrics)
+    tool_cpu = sum(m["tool_cpu_s"] for m in metrics)
     episode_time = sum(m["wall_s"] for m in metrics)
     ideal = steps * args.latency / args.concurrency
     overhead_per_call = (episode_time - steps * args.latency) / steps
@@ -256,9 +286,18 @@ def main() -> None:
     print(f"trials {len(metrics)} ({', '.join(statuses)}), model calls {steps}, tool calls {tool_calls}, "
           f"edits ok/failed {edits_ok}/{edits_failed}, graded {result.summary['n_trials'] if result.summary else 0}")
     print(f"wall {wall:.2f} s, ideal {ideal:.2f} s -> ratio {wall / ideal:.2f} (target <= 1.5)")
-    print(f"tool dispatch per tool call: {1000 * tool_time / tool_calls:.2f} ms")
+    print(f"tool dispatch per tool call: {1000 * tool_cpu / tool_calls:.2f} ms CPU "
+          f"({1000 * tool_time / tool_calls:.2f} ms wall)")
     print(f"our CPU per tool call (runner process: litellm client, tools, grading, files; "
           f"the model excluded): {1000 * cpu / tool_calls:.2f} ms (target < 20)")
+    trials = len(metrics)
+    own = 1000 * cpu - litellm_ms * steps - grade_ms * trials - 1000 * tool_cpu
+    print(f"  of which: litellm client {litellm_ms:.2f} ms per call, grading {grade_ms:.1f} ms per trial "
+          f"({grade_ms * trials / tool_calls:.2f} ms per tool call), tool dispatch {1000 * tool_cpu / tool_calls:.2f} ms, "
+          f"runner itself {own / tool_calls:.2f} ms per tool call")
+    floor = (litellm_ms * steps + grade_ms * trials + 1000 * tool_cpu) / 1000
+    print(f"single-core CPU floor of the pieces we call (litellm + engine + grading): {floor:.2f} s = "
+          f"{floor / ideal:.2f}x ideal")
     print(f"episode time not spent in the model, per call: {1000 * overhead_per_call:.2f} ms "
           f"(includes waiting for the event loop and the CPU: sensitive to machine load)")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -125,6 +125,17 @@ async def judge_throughput(latency: float = 0.2, concurrency: int = 32, n_tasks:
     print(f"  wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f}x (target <= 1.30x); "
           f"priced ${cost:.4f} for 6000+300 tokens per call")
     print(f"  client CPU {cpu:.2f} s = {1000 * cpu / calls:.1f} ms per call (litellm + ours)")
+    from redlinebench.judge import PROMPT_VERSION, cache_key, parse_verdicts
+
+    c0 = time.process_time()
+    for t in tasks:
+        ids = [r.id for r in t.rubrics]
+        cache_key("openai/x", judge_messages(t, view), PROMPT_VERSION)
+        parse_verdicts(json.dumps({"verdicts": [{"rubric_id": r, "verdict": "PASS", "justification": "ok"}
+                                                for r in ids]}), ids)
+    ours = (time.process_time() - c0) / len(tasks)
+    print(f"  of which ours (prompt, cache key, parsing): {1000 * ours:.2f} ms per call; "
+          f"machine load average {__import__('os').getloadavg()[0]:.1f}")
 
 
 def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -> None:

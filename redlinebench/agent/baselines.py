@@ -57,14 +57,26 @@ class NoopAgent:
 def accept_all(doc: Any, task: Any, log: Transcript | None = None) -> dict[str, int]:
     """Reply "Accepted." on each open thread of another author and add one closing comment.
 
-    A thread is open when its root comment is not resolved and nobody with the task's author
-    string has replied to it yet. Returns counts for the metrics.
+    A thread is theirs when another author started it, and open when it is not resolved and its
+    last word is not already ours. Returns counts for the metrics.
     """
     comments = list(doc.comments)
-    answered = {c.parent for c in comments if c.parent and c.author == task.author}
+    parent = {c.id: c.parent for c in comments}
+
+    def root(cid: str) -> str:
+        seen = set()
+        while parent.get(cid) and cid not in seen:  # a reply to a reply still belongs to the root
+            seen.add(cid)
+            cid = parent[cid]
+        return cid
+
+    last_author: dict[str, str] = {}
+    for c in comments:  # document order: a thread's later replies come after its root
+        last_author[root(c.id)] = c.author
     replies = 0
     for c in comments:
-        if c.parent is None and c.author != task.author and not c.resolved and c.id not in answered:
+        if (c.parent is None and c.author != task.author and not c.resolved
+                and last_author.get(c.id) != task.author):
             new_id = doc.add_comment(author=task.author, text=ACCEPTED_REPLY, reply_to=c.id)
             replies += 1
             if log is not None:

@@ -20,6 +20,7 @@ from .redact import redact
 from .retry import call_with_retries, describe, is_provider_error
 from .transcript import Transcript
 
+PLACEHOLDER_KEY = "no-key-set"
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
 _SHORT_KEEP = 600
 
@@ -101,6 +102,7 @@ class LLMAgent:
         self.seed = seed
         self.extra_params = dict(extra_params or {})
         self.backend = backend or open_document_tools
+        self._placeholder: bool | None = None
 
     # -- one model call --------------------------------------------------------------------
     def _params(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
@@ -114,6 +116,10 @@ class LLMAgent:
         }
         if self.api_base:
             params["api_base"] = self.api_base
+            if self._needs_placeholder_key():
+                # Local OpenAI-compatible servers rarely check keys, but the client refuses to send
+                # a request without one; a real endpoint answers 401, which is reported, not retried.
+                params["api_key"] = PLACEHOLDER_KEY
         if self.limits.max_output_tokens:
             params["max_tokens"] = self.limits.max_output_tokens
         if self.limits.temperature is not None:
@@ -122,6 +128,13 @@ class LLMAgent:
             params["seed"] = self.seed
         params.update(self.extra_params)
         return params
+
+    def _needs_placeholder_key(self) -> bool:
+        if self._placeholder is None:
+            from .credentials import missing_credentials
+
+            self._placeholder = bool(missing_credentials([self.model]))
+        return self._placeholder
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
         litellm = _litellm()
@@ -167,9 +180,9 @@ class LLMAgent:
                     break
                 for call in calls:
                     name = call["function"]["name"]
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.thread_time()
                     result = session.dispatch(name, call["function"]["arguments"])
-                    stats.tool(name, result, time.perf_counter() - t0)
+                    stats.tool(name, result, time.perf_counter() - t0, time.thread_time() - c0)
                     content = json.dumps(result, ensure_ascii=False, default=str)
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
                     log.write({"type": "tool", "step": stats.steps, "name": name,
@@ -205,7 +218,7 @@ class LLMAgent:
             t0 = time.perf_counter()
             try:
                 response = await call_with_retries(
-                    lambda: litellm.acompletion(**self._params(messages, tools)),
+                    lambda: litellm.acompletion(**self._params(list(messages), tools)),
                     max_retries=limits.max_retries,
                     # litellm enforces the timeout itself; ours is a backstop for a stuck connection.
                     timeout_s=limits.call_timeout_s + 5.0,
@@ -244,6 +257,8 @@ def _message(response: Any) -> dict[str, Any]:
     """The assistant message as a plain dict we can send back and log (no provider objects)."""
     msg = response.choices[0].message
     content = getattr(msg, "content", None)
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict)) or None
     out: dict[str, Any] = {"role": "assistant", "content": content if isinstance(content, str) else None}
     calls = []
     for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
@@ -335,6 +350,7 @@ class _Stats:
         self.latency = 0.0
         self.retries = 0
         self.tool_time = 0.0
+        self.tool_cpu = 0.0
         self.calls: dict[str, int] = {}
         self.tool_errors = 0
         self.edits_ok = 0
@@ -349,9 +365,10 @@ class _Stats:
             self.cost += cost
         self.latency += latency
 
-    def tool(self, name: str, result: dict, seconds: float) -> None:
+    def tool(self, name: str, result: dict, seconds: float, cpu_seconds: float) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
         self.tool_time += seconds
+        self.tool_cpu += cpu_seconds
         if isinstance(result, dict) and "error" in result:
             self.tool_errors += 1
         for item in (result.get("results") if isinstance(result, dict) else None) or ():
@@ -370,6 +387,7 @@ class _Stats:
             "cost_known": self.cost_known,
             "model_latency_s": round(self.latency, 4),
             "tool_time_s": round(self.tool_time, 4),
+            "tool_cpu_s": round(self.tool_cpu, 4),
             "retries": self.retries,
             "tool_calls": dict(sorted(self.calls.items())),
             "tool_errors": self.tool_errors,

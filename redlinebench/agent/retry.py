@@ -41,7 +41,9 @@ def is_retryable(exc: BaseException) -> bool:
     """Retry 429/408/409, 5xx, timeouts, connection failures and unparseable replies; not other 4xx."""
     if not is_provider_error(exc):
         return False
-    if type(exc).__name__ == "ContextWindowExceededError":
+    if type(exc).__name__ in {"ContextWindowExceededError", "AuthenticationError", "PermissionDeniedError"}:
+        return False
+    if "missing credentials" in str(exc).lower():  # litellm reports a missing key as a 500
         return False
     status = status_of(exc)
     if status is None:

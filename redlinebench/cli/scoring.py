@@ -195,6 +195,8 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     trial_gate = asyncio.Semaphore(max(1, concurrency))
     counts = {"graded": 0, "gate_failed": 0, "judging_incomplete": 0, "errored": 0}
 
+    progress = _progress(len(todo))
+
     async def one(label: str, task: Any, trial: int, tdir: Path) -> None:
         async with trial_gate:
             output = tdir / REDLINE
@@ -202,8 +204,12 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
                                       cache=cache if cache is not None else False, trial_dir=tdir,
                                       limiter=limiter, audit=audit)
             counts[grade.status] += 1
+            progress.advance(grade.status)
 
-    await asyncio.gather(*(one(*t) for t in todo))
+    try:
+        await asyncio.gather(*(one(*t) for t in todo))
+    finally:
+        progress.close()
     echo(f"graded {len(todo)} trial(s) of {len(trials)} in {run_dir} with {', '.join(j.name for j in judges)}: "
          + ", ".join(f"{k} {v}" for k, v in counts.items() if v), err=True)
     grades, _ = load_grades(collect_grade_files([run_dir / "trials"]))
@@ -212,6 +218,30 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
         summary["warnings"].append(f"{len(unknown)} trial(s) not graded: task not in the data source")
     _atomic_json(run_dir / SUMMARY, summary)
     return summary
+
+
+class _progress:
+    """A progress bar on an interactive stderr; silent otherwise (logs and tests stay clean)."""
+
+    def __init__(self, total: int) -> None:
+        import sys
+
+        self._bar = None
+        if total and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self._bar = Progress(console=Console(stderr=True), transient=True)
+            self._task = self._bar.add_task("grading", total=total)
+            self._bar.start()
+
+    def advance(self, status: str) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, description=f"grading (last: {status})")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
 
 
 # ---------------------------------------------------------------- registration

@@ -113,9 +113,12 @@ def find_all(haystack: str, needle: str) -> list[int]:
 
 
 _VIEW_MARKUP = [
+    (re.compile(r"^\s*\[p-\d+\]\s*"), ""),                       # a copied paragraph id
+    (re.compile(r"\s*\[flags: [^\]]*\]\s*$"), ""),                  # a copied flags suffix
     (re.compile(r"\{--.*?--\}(\[[^\]]*\])?", re.S), ""),
     (re.compile(r"\{\+\+(.*?)\+\+\}(\[[^\]]*\])?", re.S), r"\1"),
     (re.compile(r"\{cmt-\d+\}"), ""),
+    (re.compile("\u21b5"), " "),                                      # the view's line-break sign
 ]
 
 
@@ -147,8 +150,13 @@ def _excerpt(norm: str, start: int, end: int, width: int = 30) -> str:
 
 
 def locate(raw: str, text: str, *, context_before: str | None = None, context_after: str | None = None,
-           occurrence: int | None = None) -> Match:
-    """Find ``text`` in the paragraph's raw current text; raises :class:`AnchorError`."""
+           occurrence: int | None = None, label: str | None = None) -> Match:
+    """Find ``text`` in the paragraph's raw current text; raises :class:`AnchorError`.
+
+    Fallbacks, tried only when the exact (normalised) text is absent: surrounding whitespace
+    trimmed; read-view markup a model copied along (ids, flags, {++ ++}/{-- --}, {cmt-N})
+    removed; the paragraph's clause number (``label``) dropped from the front.
+    """
     norm = normalize_map(raw)
     needle = normalize(text)
     hits = find_all(norm.text, needle)
@@ -160,6 +168,15 @@ def locate(raw: str, text: str, *, context_before: str | None = None, context_af
         if cleaned and cleaned != needle:
             needle = cleaned
             hits = find_all(norm.text, needle)
+    if not hits and label:
+        head = normalize(label)
+        for candidate in (needle, normalize(strip_view_markup(text)).strip()):
+            if candidate.startswith(head + " "):
+                trimmed = candidate[len(head) + 1:].strip()
+                if trimmed and find_all(norm.text, trimmed):
+                    needle = trimmed
+                    hits = find_all(norm.text, needle)
+                    break
     if not hits:
         raise AnchorError("text_not_found", "the anchor text does not occur in the paragraph's current text")
     if context_before:

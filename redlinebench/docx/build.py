@@ -25,6 +25,33 @@ revisions through ``paragraph(..., mark=ParaMark("ins", author))``.
 
 Ids: one counter for every revision, comment and bookmark id in every part (the rule Word
 relies on); footnote ids have their own counter as the schema intends.
+
+API at a glance:
+
+=========================================== ===============================================
+``DocumentBuilder(title=, creator=, date=,   one document; ``numbered_headings`` numbers
+numbered_headings=, track_revisions=,        Heading1-3 through their styles, ``para_ids``
+para_ids=, font=, font_size=)``              gives every paragraph a w14:paraId like Word
+``title(c)`` / ``heading(c, level)``         Title / Heading1-3 paragraphs
+``paragraph(c, style=, align=, mark=,        any paragraph; ``mark=ParaMark("ins"|"del",
+style_was=(author, old_style))``             author)`` tracks the paragraph mark
+``clause(c, level=0, numbering=)``           numbered clause: 1. / 1.1 / 1.1.1 / (a) / (i)
+``new_list(scheme, start=)``                 new w:num; ``start`` restarts (startOverride)
+``table(rows, header=, widths=, style=)``    cells are content or ``Cell([Para(...), ...])``
+``header(c, kind=)`` / ``footer(c, kind=)``  default / first / even
+``page_break()``                             a paragraph holding a page break
+``to_bytes()`` / ``save(path)``              deterministic bytes / atomic write
+``sample_contract(paragraphs, seed=,         a realistic numbered MSA of any length
+other_author=)``
+=========================================== ===============================================
+
+Inline: ``Run(text, bold=, italic=, underline=, strike=, font=, size=, color=, style=)``,
+``Tab()``, ``Break(page=)``, ``Hyperlink(c, url=|anchor=)``, ``Bookmark(name, c)``,
+``CrossRef(bookmark, cached)``, ``Field(instr, cached)``, ``SimpleField(instr, cached)``,
+``Footnote(c)``, ``Ins(c, author)``, ``Del(c, author)`` (inside an ``Ins`` it becomes
+``w:del`` inside ``w:ins``), ``MoveFrom(c, name, author)`` / ``MoveTo(c, name, author)``,
+``FormatChange(run, author, was=Fmt(...))``, ``Comment(c, text, author, replies=[Reply(...)],
+done=)``. Text that XML cannot hold (NUL, most C0 controls, lone surrogates) raises ValueError.
 """
 
 from __future__ import annotations

@@ -529,6 +529,13 @@ def _elsewhere(doc, text: str, skip: str) -> list[dict]:
     return out
 
 
+def _label_of(doc, pid: str) -> str | None:
+    """The clause number shown for ``pid`` in the last index, if one was built (cheap)."""
+    cache = doc._index_cache
+    para = cache.by_id.get(pid) if cache is not None else None
+    return para.number if para is not None else None
+
+
 def _smart_space(raw: str, pos: int, text: str) -> str:
     before = raw[pos - 1] if pos > 0 else ""
     after = raw[pos] if pos < len(raw) else ""
@@ -590,7 +597,8 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
     if text.strip():
         try:
             match = locate(raw, text, context_before=anchor.get("context_before"),
-                           context_after=anchor.get("context_after"), occurrence=anchor.get("occurrence"))
+                           context_after=anchor.get("context_after"), occurrence=anchor.get("occurrence"),
+                           label=_label_of(doc, pid))
         except AnchorError as exc:
             result.update(status="anchor_failed", error=f"{exc.code}: {exc.message} ({pid})")
             candidates = exc.candidates
@@ -619,8 +627,10 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 end += 1  # do not leave a double space behind
             elif start > 0 and raw[start - 1] == " " and (end == len(raw) or raw[end] in ".,;:)]"):
                 start -= 1  # nor a space before punctuation
-            ctx.touched = delete_range(ctx, p, start, end)
             whole = not raw[:start].strip() and not raw[end:].strip()
+            if whole:
+                start, end = 0, len(raw)   # the whole paragraph goes: its stray spaces and tabs too
+            ctx.touched = delete_range(ctx, p, start, end)
             if whole:
                 delete_paragraph_mark(ctx, p)
         else:  # insert_after

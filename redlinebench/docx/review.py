@@ -104,14 +104,8 @@ def join_with_next(p) -> None:
     nxt = _container_next_paragraph(p)
     content = [c for c in p if c.tag != W_PPR]
     if nxt is None or nxt.tag != W_P:
-        # Nothing to join into (a table follows, or p ends its container): an emptied paragraph
-        # before a table goes away, its anchors moving to the end of the previous paragraph.
-        has_text = any(t.text for t in p.iter(qn("w:t")))
-        prev = p.getprevious()
-        if nxt is not None and not has_text and prev is not None and prev.tag == W_P:
-            for c in content:
-                prev.append(c)
-            p.getparent().remove(p)
+        # Nothing to join into (a table follows, or p ends its container): the paragraph stays,
+        # as in Word and LibreOffice, only its mark revision is gone.
         return
     ppr = nxt.find(W_PPR)
     index = 0 if ppr is None else nxt.index(ppr) + 1

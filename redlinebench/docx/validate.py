@@ -34,7 +34,7 @@ comments-part-empty      a registered comments part with no entries
 bookmark-id-duplicate    two ``bookmarkStart`` share an id
 bookmark-unclosed        a ``bookmarkStart`` without its end, or an end without start (warning)
 paraid-range             ``w14:paraId``/``textId`` not 8 hex digits in (0, 0x80000000)
-paraid-duplicate         a ``w14:paraId`` used twice in one part
+paraid-duplicate         a ``w14:paraId`` used twice in one part (in two parts: warning)
 durableid-range          a ``durableId`` not 8 hex digits in (0, 0x7FFFFFFF)
 rpr-order / ppr-order    ``w:rPr``/``w:pPr`` children out of schema sequence or repeated
 field-unbalanced         ``fldChar`` begin/separate/end out of step
@@ -276,12 +276,13 @@ def validate_package(package_or_bytes: Any) -> list[Finding]:
     _check_revisions(pkg, stories, findings)
     _check_bookmarks(pkg, stories, findings)
     _check_comments(pkg, stories, findings)
+    para_ids: dict[str, str] = {}  # paraId -> first part using it (document-wide uniqueness)
     for name in pkg.names:
         tree = pkg.trees.get(name)
         if tree is None:
             continue
         _check_property_order(name, tree, findings)
-        _check_ids_w14(name, tree, findings)
+        _check_ids_w14(name, tree, findings, para_ids)
         _check_dates(name, tree, findings)
     for name in stories:
         _check_fields(name, pkg.trees[name], findings)
@@ -590,7 +591,7 @@ def _in_range(value: str, upper: int) -> bool:
 # --------------------------------------------------------------------------- paraIds, order, dates
 
 
-def _check_ids_w14(name: str, root: etree._Element, findings: list[Finding]) -> None:
+def _check_ids_w14(name: str, root: etree._Element, findings: list[Finding], elsewhere: dict[str, str]) -> None:
     para_key, text_key = f"{{{W14}}}paraId", f"{{{W14}}}textId"
     seen: set[str] = set()
     for el in root.iter(_w("p"), _w("tr")):
@@ -601,7 +602,12 @@ def _check_ids_w14(name: str, root: etree._Element, findings: list[Finding]) -> 
                                                         f"(0, 0x80000000)", name))
             elif pid.upper() in seen:
                 findings.append(Finding("paraid-duplicate", f"w14:paraId {pid} is used twice", name))
+            elif elsewhere.get(pid.upper(), name) != name:
+                findings.append(Finding("paraid-duplicate", f"w14:paraId {pid} is also used in "
+                                                            f"{elsewhere[pid.upper()]} (Word keys comment threads "
+                                                            f"on paraIds document-wide)", name, "warning"))
             seen.add(pid.upper())
+            elsewhere.setdefault(pid.upper(), name)
         tid = el.get(text_key)
         if tid is not None and not _in_range(tid, 0x80000000):
             findings.append(Finding("paraid-range", f"w14:textId {tid!r} is not 8 hex digits in (0, 0x80000000)",

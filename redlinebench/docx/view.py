@@ -265,11 +265,8 @@ def plain_text(doc, mode: str = "current") -> str:
             nxt_block = _next_block(el)
             nxt = paragraphs[i + 1] if i + 1 < len(paragraphs) else None
             if nxt_block is not None and nxt is not None and nxt_block is nxt.element:
-                carry = text          # joins the next paragraph
+                carry = text          # joins the next paragraph (before a table it stays)
                 continue
-            prev = el.getprevious()
-            if nxt_block is not None and not text and prev is not None and prev.tag == _W_P:
-                continue              # an emptied paragraph before a table goes away
         lines.append(_one_line_plain(text))
     if carry:
         lines.append(_one_line_plain(carry))

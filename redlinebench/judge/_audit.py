@@ -13,6 +13,7 @@ from typing import Any
 # Things that look like credentials: provider keys, bearer tokens, key=... pairs.
 _SECRET_PATTERNS = [
     re.compile(r"\b(sk|pk|rk|hf|gsk|xai|AIza)[-_A-Za-z0-9]{8,}"),
+    re.compile(r"(://)[^/\s:@]+:[^/\s@]+@"),                       # user:password@ in a URL
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"(?i)((?:api[_-]?key|x-api-key|authorization|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{4,}"),
 ]
@@ -31,7 +32,8 @@ def redact(text: str | None, extra_secrets: list[str] | None = None) -> str | No
         if secret:
             text = text.replace(secret, "[redacted]")
     text = _SECRET_PATTERNS[0].sub("[redacted]", text)
-    for pattern in _SECRET_PATTERNS[1:]:
+    text = _SECRET_PATTERNS[1].sub(lambda m: m.group(1) + "[redacted]@", text)
+    for pattern in _SECRET_PATTERNS[2:]:
         text = pattern.sub(lambda m: m.group(1) + "[redacted]", text)
     return text
 

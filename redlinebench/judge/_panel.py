@@ -230,7 +230,9 @@ async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str
             return JudgeResult(judge=j.name, ok=False, error=f"{type(exc).__name__}: {exc}",
                                method=getattr(j, "method", "llm"))
 
-    results = await asyncio.gather(*(run(j) for j in judges))
+    # a task without rubrics has nothing to ask a judge (and a reward of 0): spend no call on it
+    results = await asyncio.gather(*(run(j) for j in judges)) if task.rubrics else [
+        JudgeResult(judge=j.name, ok=True, method=getattr(j, "method", "llm")) for j in judges]
     judge_payloads = {res.judge: {**res.to_dict(), "prompt_version": PROMPT_VERSION} for res in results}
     if out_dir is not None:
         for name, payload in judge_payloads.items():

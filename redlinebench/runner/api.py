@@ -122,9 +122,22 @@ async def arun(
         config = {**stored, "resumed": [*stored.get("resumed", []), config["created"]]}
     if check_keys:
         _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()))
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_json(layout.config, config, durable=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lock = _lock(run_dir)
+        write_json(layout.config, config, durable=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write the run directory: {exc.strerror or exc}", path=run_dir) from None
+    try:
+        return await _execute(spec, layout, tasks, judge_list, config, agents=agents, progress=progress,
+                              on_update=on_update)
+    finally:
+        lock.close()
 
+
+async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judge_list: list[Any],
+                   config: dict[str, Any], *, agents: dict[str, Any] | None, progress: bool,
+                   on_update: Callable[[Progress], None] | None) -> RunResult:
     grader = None
     if spec.judges.strip().lower() != "none":
         from .grading import make_grader
@@ -147,7 +160,28 @@ async def arun(
 
         summary = write_summary(layout, spec, tasks, state, judge_list)
     report = write_report(layout, summary, config)
-    return RunResult(run_dir=run_dir, spec=spec, progress=state, summary=summary, report=report, config=config)
+    return RunResult(run_dir=layout.root, spec=spec, progress=state, summary=summary, report=report,
+                     config=config)
+
+
+def _lock(run_dir: Path) -> Any:
+    """Hold an exclusive lock on ``run_dir/.lock`` for the life of the run.
+
+    Two processes on one run directory would delete each other's staging trials; the lock is
+    released by the OS when the holder exits, even on SIGKILL, so it never goes stale.
+    """
+    fh = open(run_dir / ".lock", "a+")
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no cross-process guard, the run still works
+        return fh
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        raise ConfigError("another redlinebench process is running in this run directory; wait for it "
+                          "or stop it before resuming", path=run_dir) from None
+    return fh
 
 
 def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges: list[Any], *,

@@ -8,23 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..agent.credentials import missing_credentials
 from ..errors import ConfigError
-
-
-def missing_credentials(models: Iterable[str]) -> dict[str, list[str]]:
-    """``{model: [env vars, any one of which would do]}`` for models litellm cannot authenticate."""
-    from .._litellm import get_litellm
-
-    litellm = get_litellm()
-    missing: dict[str, list[str]] = {}
-    for model in dict.fromkeys(models):
-        try:
-            report = litellm.validate_environment(model=model)
-        except Exception:  # an unknown provider: litellm will say so itself, with its own message
-            continue
-        if not report.get("keys_in_environment", True) and report.get("missing_keys"):
-            missing[model] = list(report["missing_keys"])
-    return missing
 
 
 def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,

@@ -45,7 +45,8 @@ class Progress:
     done: int = 0
     skipped: int = 0
     failures: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0          # agents and judges, known prices only
+    judge_cost_usd: float = 0.0
     errors: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -78,41 +79,49 @@ async def run_trials(
         if st is TrialState.FINISHED:
             state.done += 1
             state.skipped += 1
-            state.cost_usd += _trial_cost(tdir)
+            state.cost_usd += _trial_cost(tdir) + _judge_cost(tdir)
         else:
             todo.append((key, st))
     if on_update:
         on_update(state)
 
-    sem = asyncio.Semaphore(spec.concurrency)
+    # Agents and judges have separate slots: a trial waiting on its judges does not hold an agent
+    # slot, so judge latency does not throttle the episodes.
+    agent_slots = asyncio.Semaphore(spec.concurrency)
+    grade_slots = asyncio.Semaphore(spec.concurrency)
+
+    def finish() -> None:
+        state.done += 1
+        if on_update:
+            on_update(state)
 
     async def one(key: TrialKey, st: TrialState) -> None:
-        async with sem:
-            tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
-            if st is TrialState.TODO:
+        tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
+        if st is TrialState.TODO:
+            async with agent_slots:
                 discard(tdir)
                 metrics = await _run_agent(agents[key.label], key, layout)
-                state.cost_usd += float(metrics.get("cost_usd") or 0.0)
-                if metrics["status"] == "errored":
-                    state.failures += 1
-                    state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
-                                         "error": metrics.get("error")})
-                    state.done += 1
-                    if on_update:
-                        on_update(state)
-                    return
-            if grader is not None:
+            state.cost_usd += float(metrics.get("cost_usd") or 0.0)
+            if metrics["status"] == "errored":
+                state.failures += 1
+                state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
+                                     "error": metrics.get("error")})
+                finish()
+                return
+        if grader is not None:
+            async with grade_slots:
                 try:
                     await grader(key, tdir)
+                    judge_cost = _judge_cost(tdir)
+                    state.judge_cost_usd += judge_cost
+                    state.cost_usd += judge_cost
                 except asyncio.CancelledError:
                     raise
                 except RedlineBenchError as exc:
                     _grade_failed(state, key, str(exc))
                 except Exception:  # a grading bug must not take the other trials down
                     _grade_failed(state, key, traceback.format_exc(limit=8))
-            state.done += 1
-            if on_update:
-                on_update(state)
+        finish()
 
     await asyncio.gather(*(one(k, s) for k, s in todo))
     clean_partial(layout)  # every trial is published by now: only empty staging folders remain
@@ -123,6 +132,16 @@ def _grade_failed(state: Progress, key: TrialKey, message: str) -> None:
     state.failures += 1
     state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
                          "error": "grading failed: " + redact(message)})
+
+
+def _judge_cost(tdir: Path) -> float:
+    from .atomic import read_json
+
+    grade = read_json(tdir / paths.GRADE) or {}
+    try:
+        return float((grade.get("usage") or {}).get("cost_usd") or 0.0)
+    except (TypeError, ValueError, AttributeError):
+        return 0.0
 
 
 def _trial_cost(tdir: Path) -> float:
@@ -160,6 +179,7 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> di
         "status": episode.status,
         "end_reason": episode.end_reason,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "wall_s": round(time.perf_counter() - t0, 4),
         **episode.metrics,
     }

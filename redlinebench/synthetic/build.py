@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import RedlineBenchError
 from .judgecheck import Case, cases, expected_verdicts
-from .negotiate import play, reviewing_author
+from .negotiate import Applied, play, reviewing_author, turn_date
 from .render import render_contract
 from .sources import GroupSpec, ScenarioSpec, Script, SourceError, VariantSpec, load_sources
 from .writer import DOCKERFILE, TEST_SH, instruction, metadata, rubrics_json, task_name, task_toml
@@ -86,15 +86,18 @@ class _Scenario:
         self.negotiators = {s: spec.party(s).negotiator for s in ("A", "B")}
         self.inputs: dict[str, bytes] = {}        # group name -> agent-side input
         self.handoff: dict[str, bytes] = {}       # script key -> the redline as the next turn receives it
-        self.played: dict[tuple[str, str, tuple[str, ...]], bytes] = {}
+        self.played: dict[tuple[str, str, tuple[str, ...]], Applied] = {}
 
-    def _play(self, script: Script, ops, source: bytes, author: str) -> bytes:
+    def _applied(self, script: Script, ops, source: bytes, author: str) -> Applied:
         key = (script.key, author, tuple(o.id for o in ops))
         if key not in self.played:
             label = f"s{self.spec.id}/{script.key}"
             self.played[key] = play(self.spec, script, ops, source, author=author, label=label,
-                                    author_of_side=self.negotiators).data
+                                    author_of_side=self.negotiators)
         return self.played[key]
+
+    def _play(self, script: Script, ops, source: bytes, author: str) -> bytes:
+        return self._applied(script, ops, source, author).data
 
     def run(self) -> None:
         template = render_contract(self.spec)
@@ -134,7 +137,17 @@ class _Scenario:
             w(f"{base}/environment/app/grounding/{fname}", text)
         w(f"{base}/tests/rubrics.json", rubrics_json(meta, variant))
         w(f"{base}/tests/test.sh", TEST_SH, executable=True)
-        golden = self._play(script, script.ops, source, author)
+        applied = self._applied(script, script.ops, source, author)
+        golden = applied.data
+        calls = {
+            "task_id": name,
+            "author": author,
+            "date": turn_date(spec, group.turn).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "note": "the golden (or accept-only reference) as tool calls on environment/app/contract.docx; "
+                    "replaying them in a ToolSession with this author and date reproduces it byte for byte",
+            "calls": list(applied.calls),
+        }
+        w(f"{base}/tests/judge_check/golden_calls.json", json.dumps(calls, indent=2, ensure_ascii=False) + "\n")
         if script.is_golden:
             w(f"{base}/tests/attorney_redlines.docx", golden)
             golden_rel = "../attorney_redlines.docx"

@@ -41,10 +41,19 @@ def turn_date(spec: ScenarioSpec, turn: int) -> datetime:
 
 @dataclass(frozen=True)
 class Applied:
-    """A script played onto an input: the document bytes and which ops landed."""
+    """A script played onto an input: the document bytes, which ops landed, and the same redline as
+    the tool calls an agent would make (consecutive edits batched into one ``propose_edits``)."""
 
     data: bytes
     applied: tuple[str, ...]
+    calls: tuple[dict, ...] = ()
+
+
+def _call(calls: list[dict], name: str, arguments: dict) -> None:
+    if name == "propose_edits" and calls and calls[-1]["name"] == "propose_edits":
+        calls[-1]["arguments"]["edits"].extend(arguments["edits"])
+    else:
+        calls.append({"name": name, "arguments": arguments})
 
 
 class _Locator:
@@ -135,6 +144,7 @@ def play(spec: ScenarioSpec, script: Script, ops: Sequence[Op], source: bytes, *
     doc = RedlineDocument.open(source, name=label)
     loc = _Locator(spec, doc)
     applied: list[str] = []
+    calls: list[dict] = []
     for op in ops:
         where = f"{group.path}: {script.key}:{op.id}"
         if op.op == "reply":
@@ -146,20 +156,25 @@ def play(spec: ScenarioSpec, script: Script, ops: Sequence[Op], source: bytes, *
                 doc.add_comment(author=author, text=op.comment or "", reply_to=cid, date=date)
             except ToolFailure as exc:
                 raise SourceError([f"{where}: reply failed: {exc.message}"]) from None
+            _call(calls, "add_comment", {"text": op.comment or "", "reply_to": cid})
         elif op.op == "comment":
             pid = loc.paragraph_id(op, where)
             try:
                 doc.add_comment(author=author, text=op.comment or "", paragraph_id=pid, date=date)
             except ToolFailure as exc:
                 raise SourceError([f"{where}: comment failed: {exc.message}"]) from None
+            _call(calls, "add_comment", {"text": op.comment or "", "paragraph_id": pid})
         else:
             pid = loc.paragraph_id(op, where)
-            result = doc.apply_edits([tool_edit(op, pid)], author=author, date=date)[0]
+            edit = tool_edit(op, pid)
+            result = doc.apply_edits([edit], author=author, date=date)[0]
             if result.get("status") != "ok":
                 detail = result.get("error", "unknown error")
                 raise SourceError([f"{where}: {op.op} did not apply ({result.get('status')}: {detail})"])
+            _call(calls, "propose_edits", {"edits": [edit]})
         applied.append(op.id)
-    return Applied(doc.to_bytes(), tuple(applied))
+    calls.append({"name": "end_session", "arguments": {}})
+    return Applied(doc.to_bytes(), tuple(applied), tuple(calls))
 
 
 def ops_ids(ops: Iterable[Op]) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ CATEGORIES = (
     "Counterparty Acceptance Prediction",
 )
 OPS = ("replace", "delete", "insert", "add_clause", "comment", "reply")
+ROLES = ("vendor", "supplier", "customer")
 _GROUP_RE = re.compile(r"^t([1-4])-g(\d{2})$")
 _PARENT_RE = re.compile(r"^t([1-4])-g(\d{2})([a-z])?$")
 _CLAUSE_RE = re.compile(r"^\d+(\.\d+)*$")
@@ -495,6 +496,8 @@ def _party(path: Path, side: str, raw: Any, c: _Collector) -> PartySpec:
     if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("name", "negotiator", "role")):
         c.add(path, f"parties.{side}", "needs name, negotiator and role")
         return PartySpec("?", "?", "?")
+    if raw["role"] not in ROLES:
+        c.add(path, f"parties.{side}.role", f"must be one of {', '.join(ROLES)}")
     if "Reviewing Counsel" in raw["negotiator"]:
         c.add(path, f"parties.{side}.negotiator", "prior-turn authors must not contain 'Reviewing Counsel'")
     return PartySpec(raw["name"], raw["negotiator"], raw["role"])

@@ -9,7 +9,7 @@ from typing import Any
 
 from .sources import GroupSpec, ScenarioSpec, VariantSpec
 
-_ROLE_NOUN = {"vendor": "the vendor", "customer": "the customer"}
+_ROLE_NOUN = {"vendor": "the vendor", "supplier": "the supplier", "customer": "the customer"}
 
 
 def task_name(scenario: int, turn: int, group: int, variant: str) -> str:

@@ -34,9 +34,11 @@ class Anchor(TypedDict):
 class Edit(TypedDict):
     op: Annotated[Literal["replace", "delete", "insert_after"], (
         "replace: strike anchor.text and insert new_text in its place (only the words that differ are "
-        "marked). delete: strike anchor.text. insert_after: insert new_text right after anchor.text, "
-        "striking nothing; start new_text with a newline to add it as a new paragraph after the "
-        "anchor's paragraph (e.g. a new clause).")]
+        "marked). delete: strike anchor.text (deleting a whole paragraph's text removes the paragraph). "
+        "insert_after: insert new_text right after anchor.text, striking nothing. To add a new paragraph "
+        "(e.g. a new clause) after a paragraph, quote the whole paragraph as anchor.text, or quote its "
+        "last words and start new_text with a newline; each further line of new_text becomes one more "
+        "paragraph.")]
     anchor: Anchor
     new_text: NotRequired[Annotated[str, "The replacement or inserted text (required for replace and insert_after)."]]
     comment: Annotated[str, (

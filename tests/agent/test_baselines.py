@@ -102,3 +102,17 @@ def test_reattribute_rewrites_only_the_mapped_authors_and_dedupes_people(tasks):
                                                                if i.filename != "word/people.xml"]
     doc = RedlineDocument.open(out)
     assert {r.author for r in doc.revisions} == {AGENTCO}
+
+
+def test_accept_all_answers_only_threads_whose_last_word_is_not_ours(tasks):
+    from redlinebench.agent.baselines import accept_all
+
+    task = tasks["redline-s1-t2-g02a"]
+    doc = RedlineDocument.open(task.contract_path)
+    thread = next(c for c in doc.comments if c.author == AGENTCO)
+    doc.add_comment(author=LARGECO, text="We will consider it.", reply_to=thread.id)
+    assert accept_all(doc, task)["replies"] == 0          # we spoke last
+    doc = RedlineDocument.open(task.contract_path)
+    doc.add_comment(author=LARGECO, text="Why?", reply_to=thread.id)
+    doc.add_comment(author=AGENTCO, text="Data breaches are our main risk.", reply_to=thread.id)
+    assert accept_all(doc, task)["replies"] == 1          # they answered: our turn again

@@ -224,3 +224,25 @@ async def test_context_window_error_twice_errors_the_trial(tmp_path, srv):
     srv.enqueue(Reply.error(400, overflow), Reply.error(400, overflow))
     ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
     assert ep.status == "errored" and "ContextWindowExceededError" in ep.error and len(srv.requests) == 2
+
+
+async def test_local_endpoint_without_any_key_gets_a_placeholder(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAI() as server:
+        server.enqueue(Reply.tool_calls([("end_session", {})]))
+        ep = await _agent(server, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+        assert ep.status == "completed"
+        assert server.requests[0].headers.get("authorization") == "Bearer no-key-set"
+
+
+def test_missing_credentials_and_auth_errors_are_not_retried():
+    from redlinebench._litellm import get_litellm
+    from redlinebench.agent.retry import is_retryable
+
+    exc = get_litellm().exceptions
+    assert not is_retryable(exc.InternalServerError("OpenAIException - Missing credentials. Please pass an api_key",
+                                                    llm_provider="openai", model="x"))
+    assert not is_retryable(exc.AuthenticationError("bad key", llm_provider="openai", model="x"))
+    assert is_retryable(exc.InternalServerError("upstream hiccup", llm_provider="openai", model="x"))
+    assert is_retryable(exc.RateLimitError("slow down", llm_provider="openai", model="x"))
+    assert not is_retryable(ValueError("a bug of ours"))

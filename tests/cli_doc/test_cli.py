@@ -242,3 +242,14 @@ def test_subprocess_has_no_traceback(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith(f"error: {path}") and "Traceback" not in proc.stderr
+
+
+@pytest.mark.libreoffice
+def test_validate_libreoffice_document_warns_but_passes(soffice, tmp_path):
+    from tests.fixtures.libreoffice import contract_fodt, convert_to_docx
+
+    path = convert_to_docx(soffice, contract_fodt(), tmp_path, "lo")
+    code, out, _ = run("validate", path)
+    assert code == 0 and "warning:" in out and "revision-id-duplicate" in out and "(0 errors, 1 warnings)" in out
+    code, out, _ = run("read", path, "--json")
+    assert code == 0 and len(json.loads(out)["paragraphs"]) == 16

@@ -44,6 +44,9 @@ def test_offset_map_covers_collapsed_whitespace():
         ("x and y and z", "and", {"context_before": "y"}, (8, 11)),
         ("x and y and z", "and", {"context_after": "y"}, (2, 5)),
         ("Vendor shall promptly notify", "shall {++promptly++}[rev-4 ins: X] notify", {}, (7, 28)),
+        ("Vendor shall notify", "[p-004] Vendor shall notify  [flags: revisions rev-4]", {}, (0, 19)),
+        ("line\ntwo", "line \u21b5 two", {}, (0, 8)),
+        ("Vendor shall notify", "3.3.5 Vendor shall", {"label": "3.3.5"}, (0, 12)),
     ],
 )
 def test_locate(raw, text, kwargs, span):

@@ -168,3 +168,14 @@ def test_table_row_revisions():
     rej.reject()
     assert rej.text() == "Item\nFee\nOld item\n$9\nAfter."
     assert [f for f in rej.validate() if f.severity == "error"] == []
+
+
+def test_emptied_paragraph_before_a_table_stays_like_libreoffice():
+    table = "<w:tbl><w:tr><w:tc>" + p("cell") + "</w:tc></w:tr></w:tbl>"
+    doc = RedlineDocument.open(docx(p("Keep.") + p("Drop me.") + table + p("After.")))
+    doc.apply_edits([{"op": "delete", "anchor": {"paragraph_id": "p-002", "text": "Drop me."}, "comment": "c"}],
+                    author=ME, date=WHEN)
+    assert doc.text("accepted") == "Keep.\n\ncell\nAfter."
+    doc.accept()
+    assert doc.text() == "Keep.\n\ncell\nAfter."
+    assert [f for f in doc.validate() if f.severity == "error"] == []

@@ -52,6 +52,7 @@ def test_output_is_valid(case: Case, tmp_path):
     data, out, _ = run_case(case.name)
     findings = validate_package(out)
     assert errors_only(findings) == [], findings
+    assert not [f for f in findings if f.code in ("paraid-duplicate", "revision-id-duplicate", "durableid-range")]
     assert RedlineDocument.open(out).validate() == []
     assert new_audit_errors(data, out, tmp_path) == []
 
@@ -282,3 +283,23 @@ def test_refining_our_own_insertion_in_a_later_edit():
     assert doc.paragraphs[3].text == "The Vendor shall provide the Services."
     assert RedlineDocument.open(doc.to_bytes()).text("accepted").split("\n")[3] == \
         "The Vendor shall provide the Services."
+
+
+def test_annotated_view_attributes_every_change_and_lists_comments():
+    import re
+
+    _, out, _ = run_case("commented_paragraphs")
+    doc = RedlineDocument.open(out)
+    view = doc.annotated_view(focus_author=US)
+    body = [line for line in view.splitlines() if line.startswith("[p-")]
+    assert len(body) == len(doc.paragraphs)
+    for para, line in zip(doc.paragraphs, body):
+        assert line.startswith(f"[{para.id}]") and (para.number is None or f" {para.number} " in line)
+    changes = re.findall(r"(?:~~[^~]+~~|\+\+[^+]+\+\+)+(\[[^\]]+\])?", "\n".join(body))
+    assert changes and all(changes), "a change without its author tag"
+    assert US in view and "this turn" in view.lower()
+    for comment in doc.comments:
+        assert f"{{{comment.id}}}" in view, comment.id  # anchored in the text
+        assert re.search(rf"^{re.escape(comment.id)} \|", view, re.M), comment.id  # and in the appendix
+    replies = [c for c in doc.comments if c.parent]
+    assert replies and all(f"reply to {c.parent}" in view for c in replies)

@@ -133,21 +133,84 @@ def test_outputs_convert_to_pdf(case_results):
 
 
 def test_libreoffice_authored_documents(lo_oracle, lo_docs, tmp_path):
+    from redlinebench.docx.validate import errors_only, validate_package
+    from tests.fixtures.audit import new_audit_errors
+
     results = lo_oracle.run(list(lo_docs.values()))
     for stem, path in lo_docs.items():
         _compare(results[path], path.read_bytes(), stem)
-    # and after our edits on LibreOffice's own markup
+    # and after our edits on LibreOffice's own markup: its format change, its deleted paragraph
+    # mark, its comment ranges, its hyperlink, another reviewer's insertion, a new clause
     data = lo_docs["lo_contract"].read_bytes()
     doc = RedlineDocument.open(data)
-    fees = next(p for p in doc.paragraphs if p.text.startswith("Fees are payable"))
-    term = next(p for p in doc.paragraphs if p.text.startswith("Term."))
+
+    def pid(prefix: str) -> str:
+        return next(p.id for p in doc.paragraphs if p.text.startswith(prefix))
+
+    def edit(op: str, prefix: str, text: str, new: str | None = None) -> dict:
+        e = {"op": op, "anchor": {"paragraph_id": pid(prefix), "text": text}, "comment": "Reviewed."}
+        if new is not None:
+            e["new_text"] = new
+        return e
+
     res = doc.apply_edits([
-        {"op": "replace", "anchor": {"paragraph_id": fees.id, "text": "sixty (60)"}, "new_text": "forty-five (45)",
-         "comment": "Compromise."},
-        {"op": "replace", "anchor": {"paragraph_id": term.id, "text": "three years"}, "new_text": "two years",
-         "comment": "Shorter."},
+        edit("replace", "Fees are payable", "sixty (60)", "forty-five (45)"),
+        edit("replace", "Liability", "aggregate", "total"),
+        edit("replace", "Liability", "fees paid", "fees paid in the prior 12 months"),
+        edit("delete", "Neither party", "Or wilful misconduct."),
+        edit("replace", "Subcontracting", "Subcontracting.", "Subcontractors."),
+        edit("replace", "Notices", "sent to the addresses", "delivered to the addresses"),
+        edit("insert_after", "Term.", "The term is three years.", "\nEither party may renew."),
+        edit("replace", "Definitions.", "Glossary", "Definitions Schedule"),
+        edit("replace", "USD 1,000", "per month", "per quarter"),
     ], author="Reviewing Counsel (AgentCo Legal)")
-    assert [r["status"] for r in res] == ["ok", "ok"], res
+    assert [r["status"] for r in res] == ["ok"] * 9, res
+    doc.add_comment(author="Reviewing Counsel (AgentCo Legal)", text="Confirmed.", reply_to=doc.comments[0].id)
     edited = tmp_path / "lo_contract_edited.docx"
     doc.save(edited)
     _compare(lo_oracle.run([edited])[edited], edited.read_bytes(), "lo_contract edited")
+    assert errors_only(validate_package(edited.read_bytes())) == []
+    assert new_audit_errors(data, edited.read_bytes(), tmp_path) == []
+    accepted = RedlineDocument.open(edited).text("accepted").split("\n")
+    assert "Subcontractors. Each party remains responsible for its subcontractors." in accepted
+    assert accepted[accepted.index("Term. The term is three years.") + 1] == "Either party may renew."
+
+
+def test_arbitrary_edits_on_libreoffice_markup_never_corrupt(lo_docs):
+    """The corpus fuzz (test_fuzz.py) on LibreOffice's own markup."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from redlinebench.docx.validate import errors_only, validate_package
+    from tests.engine_acceptance.test_fuzz import new_text
+
+    source = lo_docs["lo_contract"].read_bytes()
+
+    @settings(max_examples=60, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def check(data):
+        doc = RedlineDocument.open(source)
+        before = (doc.text("current"), doc.text("accepted"), doc.text("original"))
+        paragraphs = [p for p in doc.paragraphs if p.text.strip()]
+        batch = []
+        for _ in range(data.draw(st.integers(1, 4))):
+            para = data.draw(st.sampled_from(paragraphs))
+            a = data.draw(st.integers(0, len(para.text) - 1))
+            z = data.draw(st.integers(a + 1, min(len(para.text), a + 30)))
+            op = data.draw(st.sampled_from(["replace", "delete", "insert_after"]))
+            edit = {"op": op, "anchor": {"paragraph_id": para.id, "text": para.text[a:z], "occurrence": 1},
+                    "comment": "fuzz"}
+            if op != "delete":
+                edit["new_text"] = data.draw(new_text)
+            batch.append(edit)
+        results = doc.apply_edits(batch, author="Reviewing Counsel (AgentCo Legal)")
+        assert not [r for r in results if "internal" in r.get("error", "")], results
+        out = doc.to_bytes()
+        assert errors_only(validate_package(out)) == [], (batch, results)
+        mine = RedlineDocument.open(out)
+        mine.reject(author="Reviewing Counsel (AgentCo Legal)")
+        back = RedlineDocument.open(mine.to_bytes())
+        assert (back.text("current"), back.text("accepted"), back.text("original")) == before, (batch, results)
+
+    check()

@@ -122,3 +122,37 @@ def test_lo_documents_read(lo_docs):
     assert letter.text("current").split("\n") == ["Side letter to the Master Services Agreement.",
                                                   "The Customer may terminate on  ninety (90) days' notice.",
                                                   "Payment terms:\tnet 45."]
+
+
+def test_numbering_follows_revisions_restarts_and_num_id_zero():
+    import io
+    import zipfile
+
+    from redlinebench.docx.build import Del, DocumentBuilder, Ins, ParaMark
+
+    b = DocumentBuilder(numbered_headings=True)
+    b.clause("A")
+    b.clause(Ins("B", THEM), mark=ParaMark("ins", THEM))  # a pending new clause counts in the current view
+    b.clause("C")
+    b.clause(Del("D", THEM), mark=ParaMark("del", THEM))  # a deleted clause does not
+    b.clause("E")
+    b.clause("E.1", 1)
+    b.new_list(start=5)
+    b.clause("restart at five")
+    b.heading("H one", 1)
+    b.paragraph("H none", style="Heading1")
+    b.heading("H two", 1)
+    data = b.to_bytes()
+    xml = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml").decode()
+    xml = xml.replace('<w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>H none',
+                      '<w:pPr><w:pStyle w:val="Heading1"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="0"/>'
+                      '</w:numPr></w:pPr><w:r><w:t>H none')
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, xml.encode() if info.filename == "word/document.xml" else src.read(info))
+    doc = RedlineDocument.open(out.getvalue())
+    got = [(p.text, _num(p.number)) for p in doc.paragraphs]
+    assert got == [("A", "1"), ("B", "2"), ("C", "3"), ("", None), ("E", "4"), ("E.1", "4.1"),
+                   ("restart at five", "5"), ("H one", "1"), ("H none", None), ("H two", "2")]

@@ -188,3 +188,13 @@ def test_warnings_are_not_errors():
     findings = validate_package(mutated)
     assert [f.code for f in findings] == ["content-type-dangling"] and errors_only(findings) == []
     assert str(findings[0]).startswith("warning: [Content_Types].xml: [content-type-dangling]")
+
+
+def test_paraid_shared_across_parts_is_a_warning():
+    data = _base()
+    clash = _mutate(data, "word/comments.xml", lambda s: s.replace('w14:paraId="10000001"', 'w14:paraId="00100001"')
+                    .replace('w14:textId="10000001"', 'w14:textId="00100001"'))
+    clash = _mutate(clash, "word/commentsExtended.xml", lambda s: s.replace('"10000001"', '"00100001"'))
+    clash = _mutate(clash, "word/commentsIds.xml", lambda s: s.replace('"10000001"', '"00100001"'))
+    findings = validate_package(clash)
+    assert [(f.code, f.severity) for f in findings] == [("paraid-duplicate", "warning")], findings

@@ -111,31 +111,9 @@ def _installed(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def test_the_entry_point_resolves_redlinebench_slash_redlinebench(tree, tmp_path):
-    """With the package installed, Inspect finds the task by its namespaced name."""
-    code = f"""
-import json
-from inspect_ai import eval
-from inspect_ai.model import get_model, ModelOutput, ModelUsage
-out = ModelOutput.for_tool_call(model="mockllm", tool_name="end_session", tool_arguments={{}})
-out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-[log] = eval("redlinebench/redlinebench", task_args={{"source": {str(tree)!r}, "task_ids": "redline-s2-t4-g01a",
-             "judges": "heuristic", "output_dir": {str(tmp_path / 'o')!r}}},
-             model=get_model("mockllm/m", custom_outputs=[out]), log_dir={str(tmp_path / 'logs')!r}, display="none")
-[(scorer, score)] = log.samples[0].scores.items()
-print(json.dumps({{"status": log.status, "task": log.eval.task, "scorer": scorer, "value": score.value,
-                  "error": str(log.error) if log.error else None}}))
-"""
-    proc = subprocess.run([sys.executable, "-c", code], env=_installed(tmp_path), capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result == {"status": "success", "task": "redlinebench/redlinebench", "scorer": "redline_scorer",
-                      "value": 0.0, "error": None}
-
-
 def test_the_inspect_cli_runs_the_task_with_the_stock_mock_model_offline(tree, tmp_path):
-    """`inspect eval redlinebench/redlinebench --model mockllm/model`: mockllm's default output calls
+    """`inspect eval redlinebench/redlinebench --model mockllm/model` with the package installed: the
+    entry point resolves the namespaced name; mockllm's default output calls
     no tool, so the message limit ends each sample and the untouched document fails the gate.
     Token estimates use the o200k_base file litellm ships (no download)."""
     from inspect_ai.log import read_eval_log
@@ -205,3 +183,25 @@ def test_a_message_limit_ends_the_loop_and_the_document_is_graded_as_it_stands(t
     assert grade["status"] == "gate_failed" and grade["inspect"]["finished"] is False
     assert grade["inspect"]["tool_stats"]["calls_by_tool"]["read_document"] >= 3
     assert (tmp_path / "o" / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx").is_file()
+
+
+def test_redline_overall_metric_aggregates_groups_then_cells_not_a_plain_mean():
+    from inspect_ai.scorer import SampleScore, Score
+
+    from redlinebench.integrations.inspect_task import mean_per_task_reward, redline_overall
+
+    def scored(task_id: str, *rewards: float) -> SampleScore:
+        grades = [{"task_id": task_id, "model": "m", "trial": k + 1, "status": "graded", "judge_method": "llm",
+                   "judges": ["j"], "gate": {"passed": True}, "score": {"weighted": r}} for k, r in enumerate(rewards)]
+        return SampleScore(score=Score(value=sum(rewards) / len(rewards), metadata={"grades": grades}),
+                           sample_id=task_id)
+
+    scores = [
+        scored("redline-s1-t1-g01a", 1.0, 0.5),  # group s1-t1-g01: mean(1.0, 0.5, 0.0) = 0.5
+        scored("redline-s1-t1-g01b", 0.0),
+        scored("redline-s1-t1-g02a", 0.0),       # group s1-t1-g02: 0.0  -> cell 1-1 = 0.25
+        scored("redline-s1-t2-g01a", 1.0),       # cell 1-2 = 1.0
+    ]
+    # cells 0.25 and 1.0 -> 0.625 -> 62.5; a plain mean of the five trial rewards would be 0.5
+    assert redline_overall()(scores) == 62.5
+    assert mean_per_task_reward()(scores) == 0.5

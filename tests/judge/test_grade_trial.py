@@ -114,3 +114,10 @@ async def test_a_crashing_judge_is_that_judges_failure(tmp_path):
     grade = await grade_trial(TASK, redline().to_bytes(), judges, model="m", trial=1)
     assert grade.status == "judging_incomplete" and "bug in a plug-in judge" in grade.errors[0]
     assert grade.judge_method == "mixed"
+
+
+async def test_a_task_without_rubrics_costs_no_call(fake_openai):
+    task = FakeTask(**{**TASK.__dict__, "rubrics": ()})
+    grade = await grade_trial(task, redline().to_bytes(), panel(fake_openai), model="m", trial=1, cache=False)
+    assert grade.status == "graded" and grade.weighted == 0.0 and grade.per_rubric == []
+    assert not fake_openai.requests

@@ -20,13 +20,22 @@ def make(srv, **kw) -> LiteLLMJudge:
     return LiteLLMJudge("openai/judge-a", api_base=srv.url, api_key="sk-test-secret-123456", **kw)
 
 
-async def test_success_records_tokens_cost_and_request_shape(fake_openai):
+async def test_success_records_tokens_cost_and_request_shape(fake_openai, monkeypatch):
+    from redlinebench.judge import _cost
+
     fake_openai.enqueue(Reply.json(ALL_PASS, usage=(1000, 200)), model="judge-a")
     result = await make(fake_openai).grade(TASK, VIEW, None)
     assert result.ok and result.verdicts == {"r1": "PASS", "r2": "PASS", "r3": "FAIL"}
     assert (result.prompt_tokens, result.completion_tokens, result.attempts) == (1000, 200, 1)
-    # unknown to litellm -> fallback table default ($1 in, $4 out per 1M): 0.001 + 0.0008
-    assert result.cost_usd == pytest.approx(0.0018)
+    assert result.cost_usd is None  # known neither to litellm nor to the fallback table: unknown, not 0
+    # the fallback table prices a model litellm does not know: $1 in, $4 out per 1M -> 0.001 + 0.0008
+    monkeypatch.setattr(_cost, "fallback_prices", lambda: {"judge-a": {"input": 1.0, "output": 4.0}})
+    fake_openai.enqueue(Reply.json(ALL_PASS, usage=(1000, 200)), model="judge-a")
+    assert (await make(fake_openai).grade(TASK, VIEW, None)).cost_usd == pytest.approx(0.0018)
+    # a model litellm knows is priced from litellm's own map (gpt-5.4-mini: $0.75 / $4.5 per 1M)
+    fake_openai.enqueue(Reply.json(ALL_PASS, usage=(1000, 200)), model="gpt-5.4-mini")
+    known = LiteLLMJudge("openai/gpt-5.4-mini", api_base=fake_openai.url, api_key="sk-test-secret-123456")
+    assert (await known.grade(TASK, VIEW, None)).cost_usd == pytest.approx(0.00075 + 0.0009)
     body = fake_openai.requests[0].body
     assert body["temperature"] == 0 and body["response_format"] == {"type": "json_object"}
     assert "r3" in body["messages"][1]["content"]
@@ -143,3 +152,19 @@ def test_backoff_is_exponential_capped_and_jittered():
     assert 0.5 <= delays[0] <= 1.0 and 4 <= delays[3] <= 8
     assert all(30 <= d <= 60 for d in delays[6:])
     assert backoff_delay(3, base=0.0) == 0.0
+
+
+def test_redact_removes_every_credential_shape(monkeypatch):
+    from redlinebench.judge import redact
+
+    monkeypatch.setenv("ACME_API_KEY", "plain-looking-secret-value")
+    text = ("401: Incorrect API key provided: sk-proj-abcdefghijkl; Authorization: Bearer eyJhbGciOiJIUzI1NiJ9 "
+            "x-api-key: abcd1234efgh api_key='zzzzzzzzzz' via https://bob:hunter22@proxy.example/v1 "
+            "and plain-looking-secret-value and AIzaSyA-1234567890abcdef; status fine")
+    out = redact(text, ["extra-secret-xyz"])
+    for secret in ("sk-proj-abcdefghijkl", "eyJhbGciOiJIUzI1NiJ9", "abcd1234efgh", "zzzzzzzzzz", "hunter22",
+                   "plain-looking-secret-value", "AIzaSyA-1234567890abcdef"):
+        assert secret not in out, secret
+    assert "https://[redacted]@proxy.example/v1" in out and out.endswith("status fine")
+    assert redact("extra-secret-xyz!", ["extra-secret-xyz"]) == "[redacted]!"
+    assert redact(None) is None

@@ -145,3 +145,11 @@ def test_key_check_can_be_skipped_and_local_endpoints_are_not_checked(tree, tmp_
         check_credentials(["gemini/gemini-3.1-flash-lite"], [], api_base=None, judge_api_base=None)
     monkeypatch.setenv("GEMINI_API_KEY", "g-key-123456789")
     check_credentials(["gemini/gemini-3.1-flash-lite"], [], api_base=None, judge_api_base=None)
+
+
+def test_unwritable_run_directory_is_a_one_line_error(tree, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
+                                  "--run-dir", str(blocker / "run")])
+    assert r.exit_code == 2 and "cannot write the run directory" in r.output and "Traceback" not in r.output

@@ -114,6 +114,8 @@ def test_llm_run_end_to_end_is_graded_summarized_and_keeps_no_secret(tmp_path, f
     assert summary["leaderboard"][0]["model"] == "openai/agent-e2e"
     assert summary["leaderboard"][0]["overall_turn_weighted"] == 1.0
     assert summary["run"]["n_planned"] == 1 and summary["run"]["not_graded"] == []
+    # Running cost = agent (unpriced model: 0) + the judges' cost recorded in the grade.
+    assert summary["run"]["cost_usd"] == pytest.approx(grade["usage"]["cost_usd"]) and grade["usage"]["cost_usd"] > 0
     assert result.report and result.report.is_file()
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert config["judges"]["names"] == ["openai/judge-a", "openai/judge-b"]

@@ -162,3 +162,33 @@ def test_grader_runs_per_trial_and_its_failure_is_recorded(tmp_path):
 
     asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader2, agents={agent2.label: agent2}))
     assert agent2.calls == [] and graded[-1] == ("again", "redline-s1-t3-g02a")
+
+
+def test_slow_judges_do_not_hold_agent_slots(tmp_path):
+    spec = _spec(concurrency=2, trials=1)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    agent = CountingAgent(label="openai/fake-model", delay=0.01)
+    events = []
+
+    async def grader(key, tdir):
+        await asyncio.sleep(0.3)
+        events.append(len(agent.calls))  # episodes started by the time this judge answered
+        (tdir / "grade.json").write_text('{"status": "graded"}')
+
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
+    # All four episodes ran while the first trials were still being judged (with judging inside
+    # the agent slot, only two would have started by then).
+    assert events == [4, 4, 4, 4]
+
+
+def test_a_run_directory_in_use_cannot_be_resumed_twice(tmp_path):
+    import fcntl
+
+    _run(tmp_path, CountingAgent(label="openai/fake-model"))
+    with open(tmp_path / "run" / ".lock", "a+") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ConfigError, match="another redlinebench process"):
+            _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=None, resume=True)
+    # Released (as the OS does when the holder dies): resuming works again.
+    _run(tmp_path, CountingAgent(label="openai/fake-model"), spec=None, resume=True)

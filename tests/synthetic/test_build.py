@@ -257,18 +257,51 @@ def test_inputs_and_goldens_pass_openxml_audit(built):
 
 
 @pytest.mark.libreoffice
-def test_libreoffice_opens_inputs_and_goldens(built, soffice, tmp_path):
-    sample = [
-        built / "tasks" / "redline-s1-t1-g01a" / "environment" / "app" / "contract.docx",
-        built / "tasks" / "redline-s2-t3-g01a" / "environment" / "app" / "contract.docx",
-        built / "tasks" / "redline-s3-t4-g02a" / "tests" / "attorney_redlines.docx",
-    ]
-    for i, path in enumerate(sample):
-        out = tmp_path / f"lo{i}"
-        subprocess.run(
-            [soffice, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to", "txt:Text",
-             "--outdir", str(out), str(path)],
-            check=True, capture_output=True, timeout=180,
-        )
-        text = next(out.glob("*.txt")).read_text(encoding="utf-8-sig")
-        assert "Limitation of Liability" in text or "LIMITATION OF LIABILITY" in text.upper()
+def test_libreoffice_opens_every_input_and_golden(built, soffice, tmp_path):
+    """One headless LibreOffice run converts every distinct input, golden and reference to text."""
+    import hashlib
+    import shutil
+
+    paths = sorted(built.glob("tasks/*/environment/app/contract.docx")) + sorted(
+        built.glob("tasks/*/tests/attorney_redlines.docx")) + sorted(built.glob("tasks/*/tests/judge_check/reference.docx"))
+    distinct = {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in paths}
+    src = tmp_path / "in"
+    src.mkdir()
+    for i, path in enumerate(distinct.values()):
+        shutil.copy(path, src / f"d{i:02d}.docx")
+    out = tmp_path / "out"
+    subprocess.run(
+        [soffice, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to", "txt:Text",
+         "--outdir", str(out), *sorted(str(p) for p in src.iterdir())],
+        check=True, capture_output=True, timeout=600,
+    )
+    texts = sorted(out.glob("*.txt"))
+    assert len(texts) == len(distinct)
+    for text_path in texts:
+        text = text_path.read_text(encoding="utf-8-sig")
+        assert "Limitation of Liability" in text, text_path.name
+
+
+def test_golden_tool_calls_replay_through_the_tool_layer(built):
+    """The golden as an agent would produce it: replaying golden_calls.json in a ToolSession gives
+    the attorney redline (or the accept-only reference) byte for byte."""
+    from datetime import datetime
+
+    from redlinebench.tools import ToolSession
+
+    for d in _task_dirs(built):
+        body = json.loads((d / "tests" / "judge_check" / "golden_calls.json").read_text())
+        date = datetime.fromisoformat(body["date"].replace("Z", "+00:00"))
+        session = ToolSession(_open(d / "environment" / "app" / "contract.docx"), body["author"], date=date)
+        names = [call["name"] for call in body["calls"]]
+        assert names[-1] == "end_session" and names.count("end_session") == 1
+        for call in body["calls"]:
+            result = session.dispatch(call["name"], json.dumps(call["arguments"]))
+            assert "error" not in result, (d.name, call["name"], result)
+            for item in result.get("results", []):
+                assert item["status"] == "ok", (d.name, item)
+        assert session.finished
+        golden = d / "tests" / "attorney_redlines.docx"
+        if not golden.exists():
+            golden = d / "tests" / "judge_check" / "reference.docx"
+        assert session.doc.to_bytes() == golden.read_bytes(), d.name

@@ -214,3 +214,24 @@ def test_dispatch_never_raises(name, arguments):
 
 
 _CACHED = PRIOR_CHANGES.data()
+
+
+def test_insert_after_does_what_the_schema_says():
+    doc = RedlineDocument.open(CORPUS["clauses"].data())
+    s = ToolSession(doc, US, date=DATE)
+    by_text = {p.text: p.id for p in doc.paragraphs}
+    n = len(doc.paragraphs)
+    whole = "Service credits apply."
+    r = s.dispatch("propose_edits", {"edits": [
+        _edit(by_text[whole], whole, "Credits are the sole remedy.", op="insert_after"),
+        _edit(by_text["Fees are payable within thirty (30) days."], "(30) days.",
+              "\nLate fees accrue monthly.\nInterest is capped.", op="insert_after"),
+        _edit(by_text["Second exception."], "Second", " and final", op="insert_after"),
+    ]})
+    assert [x["status"] for x in r["results"]] == ["ok", "ok", "ok"], r
+    texts = [p.text for p in doc.paragraphs]
+    assert len(texts) == n + 3
+    assert texts[texts.index(whole) + 1] == "Credits are the sole remedy."
+    i = texts.index("Fees are payable within thirty (30) days.")
+    assert texts[i + 1: i + 3] == ["Late fees accrue monthly.", "Interest is capped."]
+    assert "Second and final exception." in texts

@@ -1,0 +1,52 @@
+"""Harbor: export runnable Harbor tasks, verify inside the container, import Harbor job trials.
+
+Harbor runs one container per trial: the agent works on ``/app`` (our contract and grounding),
+then Harbor uploads the task's ``tests/`` to ``/tests`` and runs ``tests/test.sh``, which must
+leave a reward in ``/logs/verifier/reward.txt``. Everything the verifier writes under
+``/logs/verifier`` comes back in the job directory as ``<job>/<trial>/verifier/``.
+
+Our wiring (the SPEC §2 tree is already Harbor's task format, so export mostly copies):
+
+* ``tests/task/<task_id>/`` — a pristine copy of the whole task (rubrics, golden redline,
+  metadata). The agent never sees ``tests/`` and may overwrite ``/app/contract.docx``, so the
+  verifier reads the task from here, not from ``/app``.
+* ``tests/test.sh`` runs ``redlinebench verify``: gate, judge panel and reward exactly as a
+  local run, writing ``reward.txt``, ``grade.json``, the graded ``redline.docx`` and the judge's
+  ``annotated_view.md`` to ``/logs/verifier``.
+* ``environment/Dockerfile`` installs this package (from a wheel copied next to it, or from an
+  index by requirement string) so both the agent's tools and the verifier are present.
+
+``import_harbor`` maps ``<jobs>/<job>/<trial>/`` onto our run layout
+(``trials/<model_slug>/<task_id>/<n>/``), numbering a model's trials of a task 1..k in start
+order. Trials without a grade become ``errored`` rows, never silently dropped.
+"""
+
+from .._common import load_single_task
+from ._export import ExportOptions, dockerfile, export_harbor, export_task, output_note, task_toml, verifier_script
+from ._import import HarborTrial, ImportReport, find_trials, import_harbor, read_trial, write_summary
+from ._layout import APP_DIR, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS, HarborError
+from ._verify import VerifyOutcome, verify
+
+__all__ = [
+    "APP_DIR",
+    "OUTPUT_PATH",
+    "TESTS_DIR",
+    "VERIFIER_LOGS",
+    "ExportOptions",
+    "HarborError",
+    "HarborTrial",
+    "ImportReport",
+    "VerifyOutcome",
+    "dockerfile",
+    "export_harbor",
+    "export_task",
+    "find_trials",
+    "import_harbor",
+    "load_single_task",
+    "output_note",
+    "read_trial",
+    "task_toml",
+    "verifier_script",
+    "verify",
+    "write_summary",
+]

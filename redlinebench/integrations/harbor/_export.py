@@ -1,0 +1,202 @@
+"""``export harbor``: the SPEC §2 tree as runnable Harbor tasks (Dockerfile, test.sh, task.toml)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigError, TaskError
+from .. import _toml
+from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, JUDGE_ENV_KEYS, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS,
+                      _SAFE_SPEC, _SKIP_COPY, HarborError)
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """How exported tasks install the package and call the verifier."""
+
+    package_spec: str | None = None          # pip requirement, e.g. "redlinebench==0.1.0"
+    wheel: Path | None = None                # or a wheel copied into every environment/
+    judges: str = "panel"
+    base_image: str = DEFAULT_BASE_IMAGE
+    agent_timeout_sec: float = 1800.0
+    verifier_timeout_sec: float = 1800.0
+    cpus: int = 1
+    memory_mb: int = 2048
+    overwrite: bool = False
+
+
+def _install_lines(opts: ExportOptions) -> list[str]:
+    if opts.wheel is not None:
+        name = opts.wheel.name
+        return [f"COPY {name} /tmp/{name}", f"RUN pip install --no-cache-dir /tmp/{name} && rm /tmp/{name}"]
+    from ... import __version__
+
+    spec = opts.package_spec or f"redlinebench=={__version__}"
+    if any(c in spec for c in "'\"\n\\"):
+        raise ConfigError(f"--package-spec: quotes, backslashes and newlines are not allowed: {spec!r}")
+    return [f"RUN pip install --no-cache-dir '{spec}'"]
+
+
+def dockerfile(task_id: str, opts: ExportOptions, *, has_skills: bool) -> str:
+    lines = [
+        f"# RedlineBench task {task_id}: the contract and grounding in {APP_DIR}, and the redlinebench",
+        "# package, which gives the agent its document tools and the verifier its grader.",
+        f"FROM {opts.base_image}",
+        "ENV PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 LITELLM_LOCAL_MODEL_COST_MAP=True",
+        *_install_lines(opts),
+        f"WORKDIR {APP_DIR}",
+        f"COPY app/ {APP_DIR}/",
+    ]
+    if has_skills:
+        lines.append("COPY skills/ /skills/")
+    lines.append(f"RUN mkdir -p {Path(OUTPUT_PATH).parent}")
+    return "\n".join(lines) + "\n"
+
+
+def verifier_script(task_id: str, judges: str) -> str:
+    """The verifier script. Paths can be moved with env vars so the same script runs outside Harbor."""
+    if not _SAFE_SPEC.fullmatch(judges):
+        raise ConfigError(f"--judges: only letters, digits and . , : / @ + = _ - are allowed (no shell metacharacters): {judges!r}")
+    return f"""#!/usr/bin/env bash
+# Harbor verifier for RedlineBench task {task_id}.
+# Grades the agent's document with redlinebench (gate, judge panel, reward) and writes
+# reward.txt for Harbor plus grade.json, redline.docx and annotated_view.md to the log dir.
+set -u
+TESTS_DIR="${{REDLINEBENCH_TESTS_DIR:-{TESTS_DIR}}}"
+LOGS_DIR="${{REDLINEBENCH_LOGS_DIR:-{VERIFIER_LOGS}}}"
+mkdir -p "$LOGS_DIR"
+exec redlinebench verify \\
+  --task-dir "$TESTS_DIR/task/{task_id}" \\
+  --output "${{REDLINEBENCH_OUTPUT:-{OUTPUT_PATH}}}" \\
+  --logs "$LOGS_DIR" \\
+  --judges "${{REDLINEBENCH_JUDGES:-{judges}}}"
+"""
+
+
+def output_note(author: str) -> str:
+    """What the agent in the container must leave, and the commands that make it (``redlinebench doc``)."""
+    out = OUTPUT_PATH
+    return (
+        "\n\n## Deliverable (Harbor)\n\n"
+        f"Leave the redlined contract at `{out}`: the same document as `{APP_DIR}/contract.docx`, with your "
+        f"edits as native Word tracked changes and margin comments authored exactly as `{author}`. "
+        "The `redlinebench doc` commands in this environment make such edits:\n\n"
+        "```\n"
+        f"cp {APP_DIR}/contract.docx {out}\n"
+        f"redlinebench doc read {out}                  # paragraphs as [p-NNN] with clause numbers and changes\n"
+        f"redlinebench doc edit {out} edits.json --author \"{author}\"\n"
+        f"redlinebench doc comment {out} --paragraph-id p-012 --text \"...\" --author \"{author}\"\n"
+        f"redlinebench doc reserve {out} --start p-020 --end p-024 --comment \"...\" --author \"{author}\"\n"
+        "```\n\n"
+        "`edits.json` is a list of `{\"op\": \"replace\"|\"delete\"|\"insert_after\", \"anchor\": "
+        "{\"paragraph_id\", \"text\"}, \"new_text\", \"comment\"}` objects; reply to an existing thread "
+        "with `doc comment --reply-to cmt-N`.\n"
+    )
+
+
+def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> str:
+    """The original task.toml with Harbor's run sections set (metadata kept as is)."""
+    data: dict[str, Any] = {k: v for k, v in original.items()}
+    data.setdefault("version", "1.0")
+    metadata = dict(data.get("metadata") or {})
+    for key, value in task.metadata().items() if hasattr(task, "metadata") else ():
+        metadata.setdefault(key, value)
+    data["metadata"] = metadata
+    verifier = dict(data.get("verifier") or {})
+    verifier["timeout_sec"] = float(opts.verifier_timeout_sec)
+    env = dict(verifier.get("env") or {})
+    for key in JUDGE_ENV_KEYS:
+        env.setdefault(key, "${" + key + "}")
+    env["REDLINEBENCH_JUDGES"] = opts.judges
+    verifier["env"] = env
+    data["verifier"] = verifier
+    agent = dict(data.get("agent") or {})
+    agent["timeout_sec"] = float(opts.agent_timeout_sec)
+    data["agent"] = agent
+    environment = dict(data.get("environment") or {})
+    environment.setdefault("cpus", opts.cpus)
+    environment.setdefault("memory_mb", opts.memory_mb)
+    data["environment"] = environment
+    # Harbor's and our readers ignore nothing: drop None values TOML cannot hold.
+    return _toml.dumps(_drop_none(data))
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_drop_none(v) for v in value if v is not None]
+    return value
+
+
+def _copy_tree(src: Path, dst: Path, *, skip: set[str] = frozenset()) -> None:
+    for path in sorted(src.rglob("*")):
+        rel = path.relative_to(src).as_posix()
+        if rel in skip or path.is_symlink() or any(p.startswith(".") for p in Path(rel).parts):
+            continue
+        target = dst / rel
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif path.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+
+
+def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
+    """Write one runnable Harbor task for ``task`` under ``out/<task_id>``."""
+    src = Path(task.root)
+    dest = out / task.task_id
+    if dest.exists():
+        if not opts.overwrite:
+            raise HarborError("already exists (use --overwrite to replace it)", path=dest)
+        shutil.rmtree(dest)
+    tmp = out / f".{task.task_id}.partial"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    try:
+        _copy_tree(src, tmp, skip=_SKIP_COPY)
+        _copy_tree(src, tmp / "tests" / "task" / task.task_id)
+        original: dict[str, Any] = {}
+        toml_path = src / "task.toml"
+        if toml_path.is_file():
+            try:
+                original = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise TaskError(f"not valid TOML: {exc}", path=toml_path) from None
+        (tmp / "task.toml").write_text(task_toml(original, task, opts), encoding="utf-8")
+        instruction = task.instruction if task.instruction.strip() else (src / "instruction.md").read_text("utf-8")
+        if OUTPUT_PATH not in instruction:
+            instruction = instruction.rstrip("\n") + output_note(task.author)
+        (tmp / "instruction.md").write_text(instruction, encoding="utf-8")
+        env_dir = tmp / "environment"
+        env_dir.mkdir(exist_ok=True)
+        if opts.wheel is not None:
+            shutil.copyfile(opts.wheel, env_dir / opts.wheel.name)
+        (env_dir / "Dockerfile").write_text(
+            dockerfile(task.task_id, opts, has_skills=(env_dir / "skills").is_dir()), encoding="utf-8")
+        script = tmp / "tests" / "test.sh"
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(verifier_script(task.task_id, opts.judges), encoding="utf-8")
+        script.chmod(0o755)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
+
+
+def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | None = None) -> list[Path]:
+    """Export every task as a Harbor task directory under ``out`` (a Harbor dataset)."""
+    opts = opts or ExportOptions()
+    if opts.wheel is not None and not opts.wheel.is_file():
+        raise ConfigError("wheel not found", path=opts.wheel)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return [export_task(task, out, opts) for task in tasks]

@@ -1,0 +1,297 @@
+"""``import harbor``: Harbor job trials -> our run directory layout (idempotent)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ...errors import RedlineBenchError
+from ._export import _copy_tree
+from ._layout import HarborError, _atomic_write
+
+
+@dataclass
+class HarborTrial:
+    """One Harbor trial directory, read leniently (Harbor versions differ in details)."""
+
+    path: Path
+    name: str
+    task_id: str
+    model: str
+    agent: str
+    started_at: str
+    result: dict[str, Any]
+    grade: dict[str, Any] | None
+    reward: float | None
+    exception: str | None
+    grade_problem: str | None = None       # grade.json present but unusable (named in the errored row)
+
+
+@dataclass
+class ImportReport:
+    imported: list[Path] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)      # already imported (same Harbor trial)
+    errored: list[str] = field(default_factory=list)      # imported as errored rows
+    summary_path: Path | None = None
+
+
+def _load_json_file(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise HarborError(f"unreadable JSON ({exc})", path=path) from None
+
+
+def _dig(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _is_trial_result(data: Any) -> bool:
+    return isinstance(data, Mapping) and any(k in data for k in ("trial_name", "task_name", "verifier_result"))
+
+
+def _job_model(job_dir: Path) -> tuple[str | None, str | None]:
+    cfg = job_dir / "config.json"
+    if not cfg.is_file():
+        return None, None
+    data = _load_json_file(cfg)
+    agents = data.get("agents") if isinstance(data, Mapping) else None
+    if isinstance(agents, list) and agents and isinstance(agents[0], Mapping):
+        return agents[0].get("model_name"), agents[0].get("name")
+    return _dig(data, "agent", "model_name"), _dig(data, "agent", "name")
+
+
+def _model_of(result: Mapping[str, Any], job_dir: Path) -> tuple[str, str]:
+    agent = _dig(result, "config", "agent", "name") or _dig(result, "agent_info", "name")
+    model = _dig(result, "config", "agent", "model_name")
+    if not model:
+        name = _dig(result, "agent_info", "model_info", "name")
+        provider = _dig(result, "agent_info", "model_info", "provider")
+        model = f"{provider}/{name}" if name and provider and "/" not in name else name
+    job_model, job_agent = _job_model(job_dir)
+    model = model or job_model
+    agent = agent or job_agent or "unknown-agent"
+    return str(model or f"harbor:{agent}"), str(agent)
+
+
+def _task_id_of(result: Mapping[str, Any], trial_dir: Path) -> str:
+    name = result.get("task_name") or _dig(result, "task_id", "name")
+    if not name:
+        path = _dig(result, "config", "task", "path") or _dig(result, "task_id", "path")
+        name = Path(str(path)).name if path else trial_dir.name.split("__")[0]
+    return str(name).rsplit("/", 1)[-1]
+
+
+def read_trial(trial_dir: Path) -> HarborTrial:
+    result = _load_json_file(trial_dir / "result.json")
+    if not isinstance(result, Mapping):
+        raise HarborError("trial result.json is not an object", path=trial_dir / "result.json")
+    model, agent = _model_of(result, trial_dir.parent)
+    grade_path = trial_dir / "verifier" / "grade.json"
+    grade: Any = None
+    grade_problem = None
+    if grade_path.is_file():
+        try:
+            grade = _load_json_file(grade_path)
+        except HarborError as exc:  # one broken grade must not block the other trials: an errored row
+            grade_problem = str(exc)
+        else:
+            if not isinstance(grade, Mapping):
+                grade, grade_problem = None, f"{grade_path}: grade.json is not an object"
+    reward = _dig(result, "verifier_result", "rewards", "reward")
+    if reward is None:
+        reward = _dig(result, "verifier_result", "reward")
+    exc = result.get("exception_info")
+    exception = None
+    if isinstance(exc, Mapping) and exc:
+        exception = f"{exc.get('exception_type') or 'error'}: {exc.get('exception_message') or ''}".strip()
+    return HarborTrial(
+        path=trial_dir, name=str(result.get("trial_name") or trial_dir.name), task_id=_task_id_of(result, trial_dir),
+        model=model, agent=agent, started_at=str(result.get("started_at") or ""), result=dict(result),
+        grade=dict(grade) if grade else None, reward=float(reward) if isinstance(reward, (int, float)) else None,
+        exception=exception, grade_problem=grade_problem,
+    )
+
+
+def find_trials(jobs_dir: Path) -> list[Path]:
+    """Every Harbor trial directory below ``jobs_dir`` (a jobs root, one job, or one trial)."""
+    if not jobs_dir.is_dir():
+        raise HarborError("Harbor jobs directory not found", path=jobs_dir)
+    found = []
+    for result in sorted(jobs_dir.rglob("result.json")):
+        if any(part.startswith(".") for part in result.relative_to(jobs_dir).parts):
+            continue
+        if result.parent.name == "verifier":
+            continue
+        data = _load_json_file(result)
+        if _is_trial_result(data):
+            found.append(result.parent)
+    if not found:
+        raise HarborError("no Harbor trials (no */result.json with a task_name) found", path=jobs_dir)
+    return found
+
+
+def _errored_grade(trial: HarborTrial, reason: str) -> dict[str, Any]:
+    return {
+        "task_id": trial.task_id, "model": trial.model, "status": "errored", "judge_method": "none",
+        "judges": [], "gate": {"passed": False, "reason": reason}, "score": {"weighted": 0.0},
+        "errors": [reason],
+    }
+
+
+def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | None = None,
+                  summarize: bool = True) -> ImportReport:
+    """Turn Harbor job trials into ``run_dir/trials/<model_slug>/<task_id>/<n>/`` (idempotent).
+
+    ``source`` names the task set the Harbor tasks were exported from; it is recorded in
+    config.json as a run would record it (so the report finds the golden redlines and
+    ``push results`` can tell a partial set), and every imported task must belong to it.
+    """
+    from ...runner.paths import slug
+
+    jobs_dir, run_dir = Path(jobs_dir), Path(run_dir)
+    trials = [read_trial(p) for p in find_trials(jobs_dir)]
+    report = ImportReport()
+    trials_root = run_dir / "trials"
+
+    # What earlier imports already brought in: Harbor trial path -> our trial dir.
+    known: dict[str, Path] = {}
+    taken: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for src in trials_root.glob("*/*/*/harbor/source.json"):
+        info = _load_json_file(src)
+        known[str(info.get("trial_path"))] = src.parent.parent
+    for grade_dir in trials_root.glob("*/*/*"):
+        if grade_dir.is_dir() and grade_dir.name.isdigit():
+            taken[(grade_dir.parent.parent.name, grade_dir.parent.name)].add(int(grade_dir.name))
+
+    by_key: dict[tuple[str, str], list[HarborTrial]] = defaultdict(list)
+    for t in trials:
+        by_key[(t.model, t.task_id)].append(t)
+    for (model, task_id), group in sorted(by_key.items()):
+        group.sort(key=lambda t: (t.started_at, t.name))
+        for trial in group:
+            key = str(trial.path.resolve())
+            if key in known:
+                report.skipped.append(trial.name)
+                continue
+            used = taken[(slug(model), task_id)]
+            number = next(n for n in range(1, len(used) + 2) if n not in used)
+            used.add(number)
+            dest = trials_root / slug(model) / task_id / str(number)
+            _import_one(trial, dest, number, report)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _write_import_config(run_dir, jobs_dir, source)
+    if summarize:
+        report.summary_path = write_summary(run_dir)
+    return report
+
+
+def _write_import_config(run_dir: Path, jobs_dir: Path, source: str | None) -> None:
+    """config.json of an imported run: which Harbor jobs, and (with ``source``) which task set."""
+    path = run_dir / "config.json"
+    cfg: dict[str, Any] = _load_json_file(path) if path.is_file() else {}
+    if not isinstance(cfg, dict):
+        raise HarborError("config.json is not a JSON object", path=path)
+    cfg.setdefault("kind", "harbor-import")
+    cfg.setdefault("created", datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"))
+    jobs = [str(j) for j in cfg.get("harbor_jobs") or []]
+    if str(jobs_dir.resolve()) not in jobs:
+        jobs.append(str(jobs_dir.resolve()))
+    cfg["harbor_jobs"] = jobs
+    if source is not None:
+        from ...runner.record import data_record
+        from ...tasks import load_tasks
+
+        taskset = load_tasks(source)
+        ids = sorted({d.name for d in (run_dir / "trials").glob("*/*") if d.is_dir()})
+        unknown = [i for i in ids if i not in taskset]
+        if unknown:
+            raise HarborError(f"imported trials of tasks not in {taskset.source.describe()}: {', '.join(unknown[:5])}"
+                              + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""), path=run_dir)
+        cfg["data"] = data_record(taskset, [taskset.get(i) for i in ids])
+        cfg["source"] = {"kind": cfg["data"]["kind"], "path": cfg["data"]["path"]}
+    cfg.setdefault("source", {"kind": "harbor"})
+    _atomic_write(path, json.dumps(cfg, indent=2) + "\n")
+
+
+def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportReport) -> None:
+    tmp = dest.with_name(f".{dest.name}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "harbor").mkdir(parents=True)
+    try:
+        grade = None
+        problem = trial.grade_problem
+        if trial.grade is not None:
+            grade = dict(trial.grade)
+            grade["model"] = trial.model   # the container did not know which model it graded
+            grade["trial"] = number
+            grade.setdefault("task_id", trial.task_id)
+            problem = _grade_problem(grade, trial.path / "verifier" / "grade.json")
+            if problem:
+                grade = None
+        if grade is None:
+            reason = problem or trial.exception or (
+                "the verifier wrote no grade.json (not a redlinebench verifier?)"
+                if trial.reward is not None else "the trial produced no verifier result")
+            grade = _errored_grade(trial, reason)
+            grade["trial"] = number
+            report.errored.append(f"{trial.name}: {reason}")
+        extra = grade.setdefault("harbor", {})
+        if isinstance(extra, dict):
+            extra.update({"trial_name": trial.name, "agent": trial.agent, "reward": trial.reward})
+        _atomic_write(tmp / "grade.json", json.dumps(grade, indent=2, ensure_ascii=False) + "\n")
+        verifier = trial.path / "verifier"
+        for name in ("redline.docx", "annotated_view.md"):
+            if (verifier / name).is_file():
+                shutil.copyfile(verifier / name, tmp / name)
+        agent_result = trial.result.get("agent_result") if isinstance(trial.result.get("agent_result"), Mapping) else {}
+        metrics = {
+            "source": "harbor", "agent": trial.agent, "started_at": trial.result.get("started_at"),
+            "finished_at": trial.result.get("finished_at"), "exception": trial.exception,
+            **{k: v for k, v in agent_result.items() if k.startswith("n_") or k.startswith("cost")},
+        }
+        _atomic_write(tmp / "metrics.json", json.dumps(metrics, indent=2) + "\n")
+        shutil.copyfile(trial.path / "result.json", tmp / "harbor" / "result.json")
+        if (trial.path / "agent").is_dir():
+            _copy_tree(trial.path / "agent", tmp / "harbor" / "agent")
+        _atomic_write(tmp / "harbor" / "source.json",
+                      json.dumps({"trial_path": str(trial.path.resolve()), "trial_name": trial.name}) + "\n")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    report.imported.append(dest)
+
+
+def _grade_problem(grade: dict[str, Any], where: Path) -> str | None:
+    """Why ``grade`` cannot be read by the scoring reader (None when it can)."""
+    from ...scoring import TrialGrade
+
+    try:
+        TrialGrade.from_dict(grade, source=str(where))
+    except RedlineBenchError as exc:
+        return str(exc)
+    return None
+
+
+def write_summary(run_dir: Path) -> Path:
+    """Recompute ``metrics_summary.json`` from every grade.json of the run."""
+    from ...scoring import summarize
+
+    grades = [_load_json_file(p) for p in sorted((run_dir / "trials").glob("*/*/*/grade.json"))]
+    summary = summarize(grades)
+    path = run_dir / "metrics_summary.json"
+    _atomic_write(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return path

@@ -1,0 +1,33 @@
+"""Where things live in a Harbor container, and the error every Harbor step raises."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ...errors import RedlineBenchError
+
+
+APP_DIR = "/app"
+OUTPUT_PATH = "/app/output/redline.docx"
+VERIFIER_LOGS = "/logs/verifier"
+TESTS_DIR = "/tests"
+#: Environment passed to the verifier: judge keys come from the host running Harbor.
+JUDGE_ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
+DEFAULT_BASE_IMAGE = "python:3.11-slim"
+_SKIP_COPY = {"tests/test.sh", "environment/Dockerfile"}
+#: What a judge spec may contain once it is written into a shell script.
+_SAFE_SPEC = re.compile(r"[\w.,:/@+=-]+")
+
+
+class HarborError(RedlineBenchError):
+    """A Harbor export / import / verify problem (names the file)."""
+
+
+def _atomic_write(path: Path, data: bytes | str) -> None:
+    """Temp file + rename: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    os.replace(tmp, path)
