@@ -181,15 +181,38 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
             groups.append([run])
     created = []
     for group in groups:
-        # Inside another author's insertion the w:del goes inside their w:ins, which keeps its id:
-        # rejecting their insertion later still removes all of it, our strike included.
+        # Inside another author's insertion the w:del goes inside their w:ins (what Word writes).
         deleted = ctx.revision("w:del")
         group[0].addprevious(deleted)
         for run in group:
             deleted.append(run)
             mark_deleted_run(run)
         created.append(deleted)
+    for ins in dict.fromkeys(d.getparent() for d in created):
+        if ins is not None and ins.tag == W_INS:
+            _one_del_per_ins(ctx, ins)
     return created
+
+
+def _one_del_per_ins(ctx: EditContext, ins) -> None:
+    """Split ``ins`` so each part holds at most one ``w:del``: the schema Word checks allows one.
+
+    Each further part is a copy of the wrapper with a fresh id (OOXML.md: a split insertion's new
+    half gets a new id); rejecting the author's insertions still removes every part.
+    """
+    current, seen_del = ins, False
+    for child in list(ins):
+        if child.tag == W_DEL:
+            if seen_del:
+                part = make_element("w:ins")
+                for key, value in ins.attrib.items():
+                    part.set(key, value)
+                part.set(W_ID, str(ctx.doc.ids.next()))
+                current.addnext(part)
+                current = part
+            seen_del = True
+        if current is not ins:
+            current.append(child)
 
 
 def insert_at(ctx: EditContext, p, pos: int, text: str, *, rpr_source=None):

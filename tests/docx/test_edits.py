@@ -360,3 +360,34 @@ def test_edit_inside_a_content_control():
     assert res["status"] == "ok"
     out = check(doc, "Vendor: AgentCo Inc. (the Vendor).")
     assert out.text("accepted") == "Vendor: AgentCo LLC (the Vendor)."
+
+
+def test_third_author_strike_inside_an_insertion_with_a_strike_gets_its_own_wrapper(tmp_path):
+    """B inserts, A strikes part of it, C strikes more of it: each w:ins holds at most one w:del."""
+    from openxml_audit import OpenXmlValidator
+
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.docx.build import DocumentBuilder
+
+    b = DocumentBuilder()
+    b.paragraph("Liability for breach of Section 9, its obligations.")
+    doc = RedlineDocument.open(b.to_bytes())
+    pid = doc.paragraphs[0].id
+    steps = [
+        ("B", "replace", "breach of Section 9", "breach of Section 6 or Section 9"),
+        ("A", "replace", "breach of Section 6 or Section 9, its", "breach of Section 9 (except X), its"),
+        ("C", "delete", "(except X)", None),
+    ]
+    for author, op, text, new_text in steps:
+        edit = {"op": op, "anchor": {"paragraph_id": pid, "text": text}, "comment": "why"}
+        if new_text is not None:
+            edit["new_text"] = new_text
+        assert doc.apply_edits([edit], author=author)[0]["status"] == "ok"
+        doc = RedlineDocument.open(doc.to_bytes())
+    assert doc.paragraphs[0].accepted_text == "Liability for breach of Section 9, its obligations."
+    assert doc.paragraphs[0].original_text == "Liability for breach of Section 9, its obligations."
+    assert not [f for f in doc.validate() if f.severity == "error"]
+    path = tmp_path / "r.docx"
+    path.write_bytes(doc.to_bytes())
+    result = OpenXmlValidator().validate(path)
+    assert result.is_valid, [str(e) for e in result.errors]
