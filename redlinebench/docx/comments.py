@@ -405,6 +405,13 @@ def anchor_new_comment(doc, first_el, last_el, text: str, author: str, stamp: st
     return f"cmt-{number}"
 
 
+def anchor_paragraph_comment(doc, p, text: str, author: str, stamp: str) -> str:
+    number, _ = _write_comment(doc, author, text, stamp, None)
+    place_on_paragraph(p, number)
+    doc.touch()
+    return f"cmt-{number}"
+
+
 def _comment_element(doc, number: int):
     part = doc.part_for(RT_COMMENTS)
     if part is None:

@@ -9,6 +9,7 @@ paragraphs get the next free number.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -95,7 +96,7 @@ class Paragraph:
 
     __slots__ = ("id", "index", "number", "style", "in_table", "flags", "segments", "comment_ids",
                  "text", "accepted_text", "original_text", "_p", "_walk", "mark", "row", "_format_revisions",
-                 "mark_kinds")
+                 "mark_kinds", "revision_ids")
 
     def __init__(self, p, pid: str, index: int, walk: Walk, *, number: str | None, style: str | None,
                  in_table: bool, mark: tuple[str, object] | None, comment_ids: list[str], flags: list[str],
@@ -117,6 +118,7 @@ class Paragraph:
         self.row: str | None = None   # "ins" / "del" when its table row is a tracked insertion/deletion
         self._format_revisions: list[Revision] = []
         self.mark_kinds: set[str] = set()   # every paragraph-mark revision kind it carries
+        self.revision_ids: list[str] = []   # every tracked change in it (text, mark, format, row)
 
     @property
     def element(self):
@@ -224,8 +226,6 @@ class RedlineDocument:
         self._numbering: Numbering | None = None
         self.numbering  # parse numbering.xml and styles.xml now: a broken part fails at open
         self._id_seq = 0
-        import hashlib
-
         self._seed = hashlib.sha256(package.blob(package.main_part)).digest()
 
     # ------------------------------------------------------------------ opening / saving
@@ -291,8 +291,6 @@ class RedlineDocument:
 
     def deterministic_int(self, purpose: str, modulus: int) -> int:
         """A value in [1, modulus) derived from the input bytes and a call counter (never random)."""
-        import hashlib
-
         self._id_seq += 1
         digest = hashlib.sha256(self._seed + f"|{purpose}|{self._id_seq}".encode()).digest()
         return int.from_bytes(digest[:8], "big") % (modulus - 1) + 1
@@ -379,6 +377,7 @@ class RedlineDocument:
             para.row = ("ins" if row_mark.tag == qn("w:ins") else "del") if row_mark is not None else None
             para.mark_kinds = kinds
             para._format_revisions = [r for r in para_revs if r.type == "format"]
+            para.revision_ids = [r.id for r in para_revs]
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)

@@ -19,7 +19,6 @@ from .anchor import AnchorError, locate, normalize, sanitize, tokenize
 from .document import format_date, mark_revision, mark_revisions
 from .oxml import make_element, qn
 from .runs import (
-    CONTENT_TAGS,
     REVISION_WRAPPERS,
     TRANSPARENT,
     W_AUTHOR,
@@ -38,7 +37,6 @@ from .runs import (
     W_SDT,
     explode_run,
     is_first_content,
-    is_last_content,
     mark_deleted_run,
     set_text,
     split_run_before,
@@ -65,6 +63,7 @@ class EditContext:
         self.author = author
         self.date = date
         self.touched: list = []
+        self.removed_own = False   # an edit that only took back our own pending insertion
 
     def revision(self, tag: str):
         el = make_element(tag)
@@ -164,17 +163,14 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
         return []
     start, end = _expand(p, start, end)
     inside = _isolate(p, start, end, ctx.doc.ids.next)
-    runs = []
-    for atom in inside:
-        for run in atom.all_runs:
-            if run not in runs:
-                runs.append(run)
+    runs = list(dict.fromkeys(run for atom in inside for run in atom.all_runs))
     groups: list[list] = []
     for run in runs:
         parent = run.getparent()
         if parent is None or parent.tag in (W_DEL, W_MOVEFROM):
             continue
         if parent.tag == W_INS and parent.get(W_AUTHOR) == ctx.author:
+            ctx.removed_own = True
             parent.remove(run)
             if not any(c.tag == W_R for c in parent.iter(W_R)):
                 parent.getparent().remove(parent)
@@ -185,15 +181,38 @@ def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
             groups.append([run])
     created = []
     for group in groups:
-        # Inside another author's insertion the w:del goes inside their w:ins, which keeps its id:
-        # rejecting their insertion later still removes all of it, our strike included.
+        # Inside another author's insertion the w:del goes inside their w:ins (what Word writes).
         deleted = ctx.revision("w:del")
         group[0].addprevious(deleted)
         for run in group:
             deleted.append(run)
             mark_deleted_run(run)
         created.append(deleted)
+    for ins in dict.fromkeys(d.getparent() for d in created):
+        if ins is not None and ins.tag == W_INS:
+            _one_del_per_ins(ctx, ins)
     return created
+
+
+def _one_del_per_ins(ctx: EditContext, ins) -> None:
+    """Split ``ins`` so each part holds at most one ``w:del``: the schema Word checks allows one.
+
+    Each further part is a copy of the wrapper with a fresh id (OOXML.md: a split insertion's new
+    half gets a new id); rejecting the author's insertions still removes every part.
+    """
+    current, seen_del = ins, False
+    for child in list(ins):
+        if child.tag == W_DEL:
+            if seen_del:
+                part = make_element("w:ins")
+                for key, value in ins.attrib.items():
+                    part.set(key, value)
+                part.set(W_ID, str(ctx.doc.ids.next()))
+                current.addnext(part)
+                current = part
+            seen_del = True
+        if current is not ins:
+            current.append(child)
 
 
 def insert_at(ctx: EditContext, p, pos: int, text: str, *, rpr_source=None):
@@ -460,8 +479,12 @@ def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
             new_paras[-1].get_or_add("w:pPr").insert_ordered(sect)
     else:
         marked = new_paras
-    if last and mark_revision(p) is not None:
-        marked = new_paras   # p's mark already carries a revision: mark the new paragraphs instead
+    if last and new_paras:
+        # p's mark moves to the new last paragraph together with any revision it carries
+        # (e.g. the other side inserted p): rejecting ours later gives back exactly p.
+        for existing in mark_revisions(p):
+            existing.getparent().remove(existing)
+            new_paras[-1].get_or_add("w:pPr").get_or_add("w:rPr").insert_ordered(existing)
     for para in marked:
         if mark_revision(para) is None:
             mark_paragraph(ctx, para, "w:ins")
@@ -501,14 +524,46 @@ def _validate_edit(edit) -> tuple[str, dict, str | None, str | None]:
 
 
 def _elements_order(doc, elements) -> list:
-    """``elements`` (still in the body) sorted in document order."""
-    live = [el for el in elements if el is not None]
-    if not live:
+    """``elements`` (still in the body) sorted in document order (cheap: index paths, no scan)."""
+    body = doc.body
+    keyed = []
+    for el in elements:
+        if el is None:
+            continue
+        path = []
+        node = el
+        while node is not None and node is not body:
+            parent = node.getparent()
+            if parent is None:
+                break
+            path.append(parent.index(node))
+            node = parent
+        if node is body:
+            keyed.append((path[::-1], el))
+    keyed.sort(key=lambda item: item[0])
+    return [el for _, el in keyed]
+
+
+def _closest(raw: str, text: str, pid: str) -> list[dict]:
+    """The stretch of the paragraph most like the failed anchor (a model's near miss), if any."""
+    words = normalize(raw).split(" ")
+    target = normalize(text).strip()
+    n = len(target.split(" "))
+    if not target or not words or len(words) > 2000:
         return []
-    order = {}
-    for n, el in enumerate(doc.body.iter()):
-        order[el] = n
-    return sorted((el for el in live if el in order), key=lambda el: order[el])
+    best, best_text = 0.0, ""
+    for size in range(max(1, n - 2), n + 3):
+        for i in range(0, max(1, len(words) - size + 1)):
+            window = " ".join(words[i:i + size]).strip()
+            matcher = difflib.SequenceMatcher(None, target, window, autojunk=False)
+            if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
+                continue
+            ratio = matcher.ratio()
+            if ratio > best:
+                best, best_text = ratio, window
+    if best < 0.6:
+        return []
+    return [{"paragraph_id": pid, "text": best_text, "similarity": round(best, 2)}]
 
 
 def _elsewhere(doc, text: str, skip: str) -> list[dict]:
@@ -570,7 +625,14 @@ def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | 
         except TypeError:
             edits = [edits]
     for edit in edits:
-        results.append(_apply_one(doc, edit, author, stamp))
+        try:
+            results.append(_apply_one(doc, edit, author, stamp))
+        except Exception as exc:  # noqa: BLE001 - a bad edit is a status, never an exception
+            op = edit.get("op") if isinstance(edit, Mapping) else None
+            anchor = edit.get("anchor") if isinstance(edit, Mapping) else None
+            results.append({"op": op, "status": "runtime_error",
+                            "paragraph_id": anchor.get("paragraph_id") if isinstance(anchor, Mapping) else None,
+                            "error": f"internal: {type(exc).__name__}: {exc}"})
     return results
 
 
@@ -603,7 +665,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
             result.update(status="anchor_failed", error=f"{exc.code}: {exc.message} ({pid})")
             candidates = exc.candidates
             if exc.code == "text_not_found" and not candidates:
-                candidates = _elsewhere(doc, text, pid)
+                candidates = _closest(raw, text, pid) + _elsewhere(doc, text, pid)
             if candidates:
                 result["candidates"] = candidates
             return result
@@ -650,17 +712,20 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 piece = _smart_space(raw, match.end, new_text.lstrip("\n"))
                 inserted = insert_at(ctx, p, match.end, piece)
                 ctx.touched = [inserted] if inserted is not None else []
-        if not ctx.touched and op != "delete":
+        if not ctx.touched and not ctx.removed_own and op != "delete":
             result.update(status="runtime_error", error="no_change: nothing was changed")
             _restore(doc, p, parent, snapshot, created_paras)
             return result
         doc.touch()
         if comment is not None and comment.strip():
-            from .comments import anchor_new_comment
+            from .comments import anchor_new_comment, anchor_paragraph_comment
 
             ordered = _elements_order(doc, ctx.touched)
             if ordered:
                 result["comment_id"] = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, stamp)
+            elif p.getparent() is not None:
+                # only our own earlier insertion was taken back: the comment goes on the paragraph
+                result["comment_id"] = anchor_paragraph_comment(doc, p, comment, author, stamp)
         else:
             result["warning"] = "comment_missing: this edit carries no comment explaining it"
         if created_paras:

@@ -71,7 +71,7 @@ def _roman(n: int) -> str:
 
 
 def _letter(n: int) -> str:
-    if n <= 0:
+    if n <= 0 or n > 26 * 20:   # a hostile start value must not build a huge label
         return str(n)
     # Word repeats the letter: a..z, aa..zz, aaa...
     return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
@@ -212,6 +212,9 @@ class Numbering:
                 if ilvl is None and style in self.pstyle_level:
                     ilvl = self.pstyle_level[style][1]
             sid = self.style_based.get(sid)
+        if num_id is None and style in self.pstyle_level:
+            # the list level names the style (w:lvl/w:pStyle) while the style itself has no numPr
+            num_id, ilvl = self.pstyle_level[style]
         if num_id is None or num_id == "0" or num_id not in self.nums:
             return None
         return num_id, (ilvl if ilvl is not None and 0 <= ilvl <= 8 else 0)

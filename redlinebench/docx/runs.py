@@ -284,18 +284,17 @@ def _assign_positions(p, atoms: list[Atom], markers: list[Marker]) -> None:
     for atom in atoms:
         first = atom.node if atom.node is not None else (atom.runs[0] if atom.runs else atom.run)
         keyed.append((order.get(first, 0), atom))
-    for marker in markers:
+    # both lists are in document order: one merge pass (linear, even for hostile marker counts)
+    keyed.sort(key=lambda item: item[0])
+    k = 0
+    position = 0
+    for marker in sorted(markers, key=lambda m: order.get(m.element, 0)):
         idx = order.get(marker.element, 0)
-        position = 0
-        count = 0
-        for key, atom in keyed:
-            if key < idx:
-                position = atom.end
-                count += 1
-            else:
-                break
+        while k < len(keyed) and keyed[k][0] < idx:
+            position = keyed[k][1].end
+            k += 1
         marker.pos = position
-        marker.index = count
+        marker.index = k
 
 
 # ---------------------------------------------------------------------------- surgery

@@ -418,6 +418,10 @@ def _check_revisions(pkg: _Input, stories: list[str], findings: list[Finding]) -
                     seen[rid] = (name, family, local)
             if el.tag in _RUN_WRAPPERS:
                 _check_wrapper_place(name, el, local, findings)
+            if el.tag == _w("ins") and sum(1 for c in el if c.tag == _w("del")) > 1:
+                # The Open XML schema Word validates against allows one w:del per w:ins.
+                findings.append(Finding("ins-multiple-del", f"w:ins {rid} holds more than one w:del "
+                                                            "(give each strike its own w:ins)", name))
         for el in pkg.trees[name].iter(_w("delText"), _w("delInstrText")):
             if not _has_ancestor(el, _w("del")):
                 findings.append(Finding("deltext-outside-del",

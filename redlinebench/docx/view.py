@@ -16,7 +16,6 @@ Annotated view (SPEC §5, CriticMarkup): ``~~deleted~~``, ``++inserted++``,
 
 from __future__ import annotations
 
-from .document import iter_block_paragraphs  # noqa: F401  (re-exported for tools)
 from .runs import VISIBLE
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
@@ -53,7 +52,7 @@ def _flags(para) -> str:
                 "para_del": "paragraph deleted" if whole else "paragraph break after it deleted (joins the next)",
                 "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
         parts.append(f"{word} by {mark.get('{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author')}")
-    revs = sorted({s.revision_id for s in para.segments if s.revision_id}, key=_rev_key)
+    revs = sorted(set(para.revision_ids) | {s.revision_id for s in para.segments if s.revision_id}, key=_rev_key)
     if "format_change" in para.flags:
         parts.append("formatting changed")
     if revs:

@@ -24,6 +24,16 @@ from ..errors import ConfigError
 
 DEFAULT_JUDGES = "role:grader"
 JUDGE_ATTEMPTS = 3
+#: Structured output for the judge reply (SPEC §5 JSON mode); dropped once if the provider rejects it.
+VERDICTS_SCHEMA = {
+    "type": "object",
+    "properties": {"verdicts": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"rubric_id": {"type": "string"}, "verdict": {"type": "string", "enum": ["PASS", "FAIL"]},
+                       "justification": {"type": "string"}},
+        "required": ["rubric_id", "verdict", "justification"]}}},
+    "required": ["verdicts"],
+}
 
 
 # ----------------------------------------------------------------------------- judges
@@ -36,9 +46,28 @@ class InspectModelJudge:
         self.model = model
         self.name = label or str(model)
         self.attempts = attempts
+        self.json_mode = True   # turned off for good the first time the provider rejects it
+
+    def _config(self) -> Any:
+        from inspect_ai.model import GenerateConfig, ResponseSchema
+        from inspect_ai.util import JSONSchema
+
+        if not self.json_mode:
+            return GenerateConfig(temperature=0)
+        return GenerateConfig(temperature=0, response_schema=ResponseSchema(
+            name="verdicts", json_schema=JSONSchema.model_validate(VERDICTS_SCHEMA)))
+
+    async def _generate(self, messages: list[Any]) -> Any:
+        try:
+            return await self.model.generate(messages, config=self._config())
+        except Exception:
+            if not self.json_mode:
+                raise
+            self.json_mode = False  # the provider may not support structured output: once without it
+            return await self.model.generate(messages, config=self._config())
 
     async def grade(self, task: Any, view: str, doc: Any, **options: Any) -> Any:
-        from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+        from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
         from ..judge import JudgeResult, UnparseableReply, judge_messages, parse_verdicts
 
@@ -53,7 +82,7 @@ class InspectModelJudge:
         raw = None
         for attempt in range(1, self.attempts + 1):
             try:
-                output = await self.model.generate(messages, config=GenerateConfig(temperature=0))
+                output = await self._generate(messages)
             except Exception as exc:  # provider failure after Inspect's own retries: this judge is incomplete
                 last_error = f"{type(exc).__name__}: {exc}"
                 break

@@ -47,6 +47,15 @@ DIAG_LABELS = {
     "median_insertion_chars": "Median insertion (chars)",
 }
 _SLUG = re.compile(r"[^A-Za-z0-9._-]")
+CARD_HELP = {
+    "95% CI": "95% bootstrap confidence interval over the scenario x turn cell means",
+    "best@k": "the same score using each task's best trial (equals the score with one trial per task)",
+    "trials": "graded trials that enter the score (gate failures included as 0)",
+    "input groups": "distinct input contracts; their rubric variants and trials are averaged first",
+    "gate failures": "outputs with no tracked change or comment by the task author: reward 0",
+    "judging incomplete": "trials whose judge panel did not finish: listed, not averaged",
+    "coverage": "scenario x turn cells with at least one scored task (the real benchmark has 12)",
+}
 
 
 def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | None = None) -> Path:
@@ -171,7 +180,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
         cards.append(el("div",
                         el("div", model, class_="model"),
                         el("div", f"{ro:.1f}" if ro is not None else "—", el("small", " redline_overall"), class_="big"),
-                        el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in dl]),
+                        el("dl", *[join([el("dt", k, title=CARD_HELP.get(k)), el("dd", v)]) for k, v in dl]),
                         class_="card", style=f"--c:{colours(model)}"))
     callouts = _callouts(run)
     if tasks_note and run.trials:

@@ -332,3 +332,62 @@ def test_edits_may_be_any_iterable():
     doc = open_body(p("one two"))
     results = doc.apply_edits((e for e in [edit("delete", "p-001", "two")]), author=ME, date=WHEN)
     assert [r["status"] for r in results] == ["ok"]
+
+
+def test_near_miss_anchor_suggests_the_closest_text():
+    doc = open_body(p("The Vendor shall notify the Customer within ten days."))
+    (res,) = doc.apply_edits([edit("delete", "p-001", "notify the customers within 10 days")], author=ME, date=WHEN)
+    assert res["status"] == "anchor_failed" and res["error"].startswith("text_not_found")
+    assert res["candidates"][0]["paragraph_id"] == "p-001"
+    assert res["candidates"][0]["text"].startswith("notify the Customer within")
+
+
+def test_taking_back_our_own_insertion_is_a_change_with_its_comment():
+    doc = open_body(p("The Vendor shall provide the Services."))
+    doc.apply_edits([edit("replace", "p-001", "provide", "provide and support")], author=ME, date=WHEN)
+    (res,) = doc.apply_edits([edit("replace", "p-001", "provide and support", "provide", comment="Taken back.")],
+                             author=ME, date=WHEN)
+    assert res["status"] == "ok" and res["comment_id"].startswith("cmt-")
+    out = check(doc, "The Vendor shall provide the Services.")
+    assert out.text("accepted") == "The Vendor shall provide the Services."
+    assert [c.text for c in out.comments][-1] == "Taken back."
+
+
+def test_edit_inside_a_content_control():
+    sdt = '<w:sdt><w:sdtPr/><w:sdtContent><w:r><w:t>AgentCo Inc.</w:t></w:r></w:sdtContent></w:sdt>'
+    doc = open_body(p("Vendor: ", sdt, " (the Vendor)."))
+    (res,) = doc.apply_edits([edit("replace", "p-001", "AgentCo Inc.", "AgentCo LLC")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Vendor: AgentCo Inc. (the Vendor).")
+    assert out.text("accepted") == "Vendor: AgentCo LLC (the Vendor)."
+
+
+def test_third_author_strike_inside_an_insertion_with_a_strike_gets_its_own_wrapper(tmp_path):
+    """B inserts, A strikes part of it, C strikes more of it: each w:ins holds at most one w:del."""
+    from openxml_audit import OpenXmlValidator
+
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.docx.build import DocumentBuilder
+
+    b = DocumentBuilder()
+    b.paragraph("Liability for breach of Section 9, its obligations.")
+    doc = RedlineDocument.open(b.to_bytes())
+    pid = doc.paragraphs[0].id
+    steps = [
+        ("B", "replace", "breach of Section 9", "breach of Section 6 or Section 9"),
+        ("A", "replace", "breach of Section 6 or Section 9, its", "breach of Section 9 (except X), its"),
+        ("C", "delete", "(except X)", None),
+    ]
+    for author, op, text, new_text in steps:
+        edit = {"op": op, "anchor": {"paragraph_id": pid, "text": text}, "comment": "why"}
+        if new_text is not None:
+            edit["new_text"] = new_text
+        assert doc.apply_edits([edit], author=author)[0]["status"] == "ok"
+        doc = RedlineDocument.open(doc.to_bytes())
+    assert doc.paragraphs[0].accepted_text == "Liability for breach of Section 9, its obligations."
+    assert doc.paragraphs[0].original_text == "Liability for breach of Section 9, its obligations."
+    assert not [f for f in doc.validate() if f.severity == "error"]
+    path = tmp_path / "r.docx"
+    path.write_bytes(doc.to_bytes())
+    result = OpenXmlValidator().validate(path)
+    assert result.is_valid, [str(e) for e in result.errors]

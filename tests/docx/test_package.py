@@ -192,3 +192,18 @@ def test_huge_text_node_is_refused():
     data = docx(p(big))
     with pytest.raises(DocxError, match="word/document.xml"):
         RedlineDocument.open(data)
+
+
+def test_save_with_validation_refuses_a_broken_document(tmp_path):
+    broken = p("text", '<w:r><w:commentReference w:id="42"/></w:r>')   # a reference to no comment
+    doc = RedlineDocument.open(docx(broken))
+    assert any(f.severity == "error" for f in doc.validate())
+    out = tmp_path / "out.docx"
+    with pytest.raises(DocxError, match="refusing to save"):
+        doc.save(out, validate=True)
+    assert not out.exists()
+    doc.save(out)   # without validation it is written as is
+    assert out.exists()
+    clean = RedlineDocument.open(docx(BODY))
+    clean.save(tmp_path / "clean.docx", validate=True)
+    assert [f for f in RedlineDocument.open(tmp_path / "clean.docx").validate() if f.severity == "error"] == []

@@ -29,6 +29,12 @@ def open_body(body, **kw):
         (p('<w:r><w:t xml:space="preserve">  two  spaces </w:t></w:r>'), "  two  spaces ", "  two  spaces "),
         (p('<w:fldSimple w:instr="PAGE"><w:r><w:t>7</w:t></w:r></w:fldSimple>'), "7", "7"),
         (p("line", "<w:r><w:br/><w:t>two</w:t></w:r>"), "line\ntwo", "line\ntwo"),
+        (p("Name: ", '<w:sdt><w:sdtPr/><w:sdtContent><w:r><w:t>AgentCo</w:t></w:r></w:sdtContent></w:sdt>', "."),
+         "Name: AgentCo.", "Name: AgentCo."),
+        (p('<w:smartTag w:uri="u" w:element="City"><w:r><w:t>London</w:t></w:r></w:smartTag>', " office"),
+         "London office", "London office"),
+        (p("a", '<w:r><w:softHyphen/><w:lastRenderedPageBreak/><w:t>b</w:t></w:r>', '<w:proofErr w:type="spellStart"/>'),
+         "ab", "ab"),
     ],
 )
 def test_current_and_original_text(para, current, original):
@@ -201,3 +207,28 @@ def test_annotated_view_notes_formatting_changes():
     view = doc.annotated_view(focus_author="Me")
     assert "[p-001] bolded (formatting changed [A2])" in view
     assert "#   A2 = Them  (prior turn)" in view
+
+
+def test_hostile_numbering_start_does_not_build_huge_labels():
+    numbering = ('<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="2147483000"/>'
+                 '<w:numFmt w:val="lowerLetter"/><w:lvlText w:val="%1)"/></w:lvl></w:abstractNum>'
+                 '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>')
+    doc = open_body(p("x", ppr=num(1, 0)), numbering=numbering)
+    assert doc.paragraphs[0].number == "2147483000)"
+
+
+def test_heading_numbering_linked_from_the_list_level():
+    numbering = ('<w:abstractNum w:abstractNumId="7">'
+                 '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading1"/>'
+                 '<w:lvlText w:val="%1."/></w:lvl>'
+                 '<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading2"/>'
+                 '<w:lvlText w:val="%1.%2"/></w:lvl></w:abstractNum>'
+                 '<w:num w:numId="3"><w:abstractNumId w:val="7"/></w:num>')
+    styles = ('<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+              '<w:pPr><w:numPr><w:numId w:val="3"/></w:numPr></w:pPr></w:style>'
+              '<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style>')
+    body = (p("Definitions", ppr='<w:pStyle w:val="Heading1"/>') + p("Terms", ppr='<w:pStyle w:val="Heading2"/>')
+            + p("More", ppr='<w:pStyle w:val="Heading2"/>') + p("Fees", ppr='<w:pStyle w:val="Heading1"/>'))
+    doc = open_body(body, numbering=numbering, styles=styles)
+    assert [x.number for x in doc.paragraphs] == ["1", "1.1", "1.2", "2"]
+    assert [x.style for x in doc.paragraphs] == ["heading 1", "heading 2", "heading 2", "heading 1"]

@@ -198,3 +198,13 @@ def test_paraid_shared_across_parts_is_a_warning():
     clash = _mutate(clash, "word/commentsIds.xml", lambda s: s.replace('"10000001"', '"00100001"'))
     findings = validate_package(clash)
     assert [(f.code, f.severity) for f in findings] == [("paraid-duplicate", "warning")], findings
+
+
+def test_two_strikes_in_one_insertion_are_flagged():
+    # Word's schema allows one w:del per w:ins; openxml-audit rejects two, so must we.
+    two = ('<w:ins w:id="901" w:author="B" w:date="2026-01-01T00:00:00Z">'
+           '<w:del w:id="902" w:author="A" w:date="2026-01-01T00:00:00Z"><w:r><w:delText>a</w:delText></w:r></w:del>'
+           '<w:del w:id="903" w:author="C" w:date="2026-01-01T00:00:00Z"><w:r><w:delText>b</w:delText></w:r></w:del>'
+           '</w:ins>')
+    bad = _mutate(_base(), "word/document.xml", lambda x: x.replace("</w:p>", two + "</w:p>", 1))
+    assert "ins-multiple-del" in _codes(errors_only(validate_package(bad)))

@@ -205,3 +205,28 @@ def test_redline_overall_metric_aggregates_groups_then_cells_not_a_plain_mean():
     # cells 0.25 and 1.0 -> 0.625 -> 62.5; a plain mean of the five trial rewards would be 0.5
     assert redline_overall()(scores) == 62.5
     assert mean_per_task_reward()(scores) == 0.5
+
+
+async def test_role_judges_ask_for_json_and_drop_it_once_when_the_provider_refuses(tmp_path):
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    from redlinebench.integrations.inspect_scorer import InspectModelJudge
+
+    task = load_tasks(build_tree(tmp_path / "bench", [(1, 1, 1, "a", True)])).get("redline-s1-t1-g01a")
+    seen: list[bool] = []
+
+    def provider(messages, tools, tool_choice, config):
+        seen.append(config.response_schema is not None)
+        if config.response_schema is not None:
+            raise RuntimeError("400: response_format is not supported by this model")
+        ids = sorted({r.id for r in task.rubrics})
+        out = ModelOutput.from_content(model="mockllm", content=json.dumps(
+            {"verdicts": [{"rubric_id": i, "verdict": "PASS", "justification": "x"} for i in ids]}))
+        out.usage = ModelUsage(input_tokens=5, output_tokens=5, total_tokens=10)
+        return out
+
+    judge = InspectModelJudge(get_model("mockllm/strict", custom_outputs=provider), label="strict")
+    first = await judge.grade(task, "[p-001] text", None)
+    second = await judge.grade(task, "[p-001] text", None)
+    assert first.ok and second.ok and set(first.verdicts.values()) == {"PASS"}
+    assert seen == [True, False, False]  # asked once with JSON mode, then never again
