@@ -90,6 +90,10 @@ def _finish(result: Any, console: Any) -> None:
     click.echo(f"run directory: {result.run_dir}")
     if result.report:
         click.echo(f"report: {result.report}")
+    if p.stopped:
+        click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
+                   f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
+        raise SystemExit(1)
 
 
 def _interrupted(run_dir: Path) -> None:

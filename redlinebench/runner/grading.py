@@ -99,6 +99,7 @@ def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], stat
         "n_grades": len(grades),
         "not_graded": missing,
         "errors": state.errors,
+        "stopped": state.stopped,
         "cost_usd": round(state.cost_usd, 6),
     }
     write_json(layout.summary, summary)

@@ -48,9 +48,14 @@ class Progress:
     cost_usd: float = 0.0          # agents and judges, known prices only
     judge_cost_usd: float = 0.0
     errors: list[dict[str, Any]] = field(default_factory=list)
+    consecutive_errors: int = 0
+    stopped: str | None = None     # why the run stopped starting episodes (trials left for --resume)
 
 
 Grader = Callable[[TrialKey, Path], Any]   # async: grades one published trial, writes grade.json
+
+#: Episodes failing in a row (provider down, bad key) after which no new episode is started.
+STOP_AFTER_CONSECUTIVE_ERRORS = 8
 
 
 def make_agent(entrant: Entrant, spec: RunSpec) -> Agent:
@@ -99,6 +104,8 @@ async def run_trials(
         tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
         if st is TrialState.TODO:
             async with agent_slots:
+                if state.stopped:  # left as it is: --resume runs it later
+                    return
                 discard(tdir)
                 metrics = await _run_agent(agents[key.label], key, layout)
             state.cost_usd += float(metrics.get("cost_usd") or 0.0)
@@ -106,8 +113,14 @@ async def run_trials(
                 state.failures += 1
                 state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
                                      "error": metrics.get("error")})
+                state.consecutive_errors += 1
+                if state.consecutive_errors >= STOP_AFTER_CONSECUTIVE_ERRORS and not state.stopped:
+                    last = str(metrics.get("error") or "").strip().splitlines()
+                    state.stopped = (f"{state.consecutive_errors} episodes in a row failed (last: "
+                                     f"{last[-1] if last else 'unknown error'}); no new episode was started")
                 finish()
                 return
+            state.consecutive_errors = 0
         if grader is not None:
             async with grade_slots:
                 try:

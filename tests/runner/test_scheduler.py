@@ -208,3 +208,19 @@ def test_running_cost_adds_judges_to_agents(tmp_path):
     # A resumed run counts what is already on disk.
     again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
     assert again.skipped == 4 and again.cost_usd == pytest.approx(3.0)
+
+
+def test_a_provider_that_keeps_failing_stops_new_episodes(tmp_path):
+    from redlinebench.runner.scheduler import STOP_AFTER_CONSECUTIVE_ERRORS
+
+    spec = _spec(concurrency=2, trials=5)  # 20 trials
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    down = CountingAgent(label="openai/fake-model", fail_on={t.task_id for t in taskset.tasks})
+    state = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={down.label: down}))
+    assert state.stopped and "in a row failed" in state.stopped and "503 from provider" in state.stopped
+    assert STOP_AFTER_CONSECUTIVE_ERRORS <= len(down.calls) <= STOP_AFTER_CONSECUTIVE_ERRORS + 1
+    # Once the provider is back, --resume runs everything that failed or never started.
+    up = CountingAgent(label="openai/fake-model")
+    again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={up.label: up}))
+    assert len(up.calls) == 20 and again.stopped is None and again.failures == 0
