@@ -147,12 +147,20 @@ class GoldenAgent:
             after = {r.author for r in golden.revisions} | {c.author for c in golden.comments}
             new_authors = sorted(a for a in after - before if a and a != task.author)
             data = Path(golden_path).read_bytes()
+            method = "by_author"
             if new_authors:
                 data = reattribute(data, {a: task.author for a in new_authors})
+            elif task.author not in after:
+                # The attorney's name already occurs in the input (one attorney wrote several turns):
+                # tell this turn's markup from the earlier turns' element by element instead.
+                method = "by_element"
+                data, moved = reattribute_new_elements(data, Path(task.contract_path).read_bytes(), task.author)
+                new_authors = moved
+            if new_authors:
                 RedlineDocument.open(data, name=f"{task.task_id}/golden (re-attributed)")  # still a valid docx
             out = workdir / REDLINE
             out.write_bytes(data)
-            metrics["golden"] = {"available": True, "reattributed_authors": new_authors,
+            metrics["golden"] = {"available": True, "reattributed_authors": new_authors, "method": method,
                                  "seconds": round(time.perf_counter() - t0, 4)}
             log.write({"type": "action", "action": "golden", "reattributed_authors": new_authors,
                        "to": task.author})
@@ -202,3 +210,60 @@ def reattribute(docx: bytes, mapping: dict[str, str]) -> bytes:
                     data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
             dst.writestr(info, data)
     return buf.getvalue()
+
+
+def _element_key(el: Any) -> tuple:
+    """What identifies one tracked change or comment across two versions of a document: its kind,
+    author, date and its own text (text of revisions nested inside it is theirs, not its)."""
+    own = []
+    for t in el.iter(f"{{{W}}}t", f"{{{W}}}delText", f"{{{W}}}instrText"):
+        holder = t.getparent()
+        while holder is not None and holder.get(f"{{{W}}}author") is None:
+            holder = holder.getparent()
+        if holder is el:
+            own.append(t.text or "")
+    return (el.tag, el.get(f"{{{W}}}author"), el.get(f"{{{W}}}date"), "".join(own))
+
+
+def reattribute_new_elements(golden: bytes, source: bytes, author: str) -> tuple[bytes, list[str]]:
+    """Give ``author`` every authored element of ``golden`` that the input ``source`` does not have.
+
+    Elements are matched by kind, author, date and own text, as a multiset, part by part. Returns
+    the new bytes and the authors that were replaced.
+    """
+    from collections import Counter
+
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+    author_attr = f"{{{W}}}author"
+    with zipfile.ZipFile(io.BytesIO(source)) as zs:
+        before = {n: zs.read(n) for n in zs.namelist() if n.startswith("word/") and n.endswith(".xml")}
+    replaced: set[str] = set()
+    src = zipfile.ZipFile(io.BytesIO(golden))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            name = info.filename
+            if name.startswith("word/") and name.endswith(".xml") and name != "word/people.xml" and b"author" in data:
+                root = etree.fromstring(data, parser)
+                known: Counter = Counter()
+                if name in before:
+                    old_root = etree.fromstring(before[name], parser)
+                    known.update(_element_key(el) for el in old_root.iter() if el.get(author_attr) is not None)
+                changed = False
+                for el in list(root.iter()):
+                    if el.get(author_attr) is None:
+                        continue
+                    key = _element_key(el)
+                    if known[key] > 0:
+                        known[key] -= 1
+                    elif el.get(author_attr) != author:
+                        replaced.add(el.get(author_attr))
+                        el.set(author_attr, author)
+                        changed = True
+                if changed:
+                    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+            dst.writestr(info, data)
+    return buf.getvalue(), sorted(replaced)

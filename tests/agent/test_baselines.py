@@ -116,3 +116,31 @@ def test_accept_all_answers_only_threads_whose_last_word_is_not_ours(tasks):
     doc.add_comment(author=LARGECO, text="Why?", reply_to=thread.id)
     doc.add_comment(author=AGENTCO, text="Data breaches are our main risk.", reply_to=thread.id)
     assert accept_all(doc, task)["replies"] == 1          # they answered: our turn again
+
+
+async def test_golden_by_the_same_attorney_as_the_input_is_split_element_by_element(tmp_path):
+    """One attorney wrote both turns: only this turn's markup becomes the task author's."""
+    from datetime import datetime, timezone
+
+    from redlinebench.docx.build import Del, DocumentBuilder, Ins
+    from tests.agent.doubles import make_task
+
+    lawyer = "A. Lawyer"
+    d1, d2 = datetime(2026, 1, 1, tzinfo=timezone.utc), datetime(2026, 2, 1, tzinfo=timezone.utc)
+
+    def contract(second_turn: bool) -> bytes:
+        b = DocumentBuilder(title="MSA")
+        b.clause(["Fees are due in ", Ins("fifteen", lawyer, d1), " days."])
+        b.clause(["Liability is capped at ", Del("twice ", lawyer, d2) if second_turn else "twice ", "the fees."])
+        return b.to_bytes()
+
+    contract_path, golden_path = tmp_path / "in.docx", tmp_path / "golden.docx"
+    contract_path.write_bytes(contract(False))
+    golden_path.write_bytes(contract(True))
+    task = make_task(tmp_path, contract_path=contract_path, golden_path=golden_path)
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    ep = await create_agent("golden").run(task, workdir, trial=1)
+    assert ep.metrics["golden"]["method"] == "by_element" and ep.metrics["golden"]["reattributed_authors"] == [lawyer]
+    doc = RedlineDocument.open(workdir / "redline.docx")
+    assert sorted((r.type, r.author) for r in doc.revisions) == [("del", task.author), ("ins", lawyer)]
