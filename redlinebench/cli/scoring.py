@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigError
+from ..errors import ConfigError, JudgeError
 
 REDLINE = "redline.docx"
 GRADE = "grade.json"
@@ -337,6 +337,11 @@ def register(main: click.Group) -> None:
                                        cache=None if no_cache else JudgeCache()))
         if not report["n_cases"]:
             raise ConfigError("no judge-check cases found (tests/judge_check/expected.json) in the chosen tasks")
+        failures = report["judge_failures"]
+        if failures and not any(r.get("n") for r in report["results"].values()):
+            first = failures[0]
+            raise JudgeError(f"every judge call failed ({len(failures)}), e.g. judge {first['judge']} on "
+                             f"{first['task_id']}: {' '.join(str(first['error']).split())}")
         if output is not None:
             _atomic_json(output, report)
         print_check(report)

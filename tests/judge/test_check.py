@@ -117,3 +117,15 @@ def test_cli_judge_check_on_the_embedded_set(tmp_path):
     assert "accuracy" in result.output and "by verb" in result.output
     bad = CliRunner().invoke(main, ["judge", "check", "--tasks", "redline-s9-t9-g09z"])
     assert bad.exit_code != 0 and "unknown task id" in bad.output
+
+
+def test_cli_judge_check_fails_when_every_judge_call_fails(fake_openai, monkeypatch):
+    # a judge that never answers usable JSON must not yield an empty table and exit 0
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0")
+    fake_openai.set_handler(lambda body: Reply.error(400, "no such model"))
+    result = CliRunner().invoke(main, ["judge", "check", "--judges", "openai/broken", "--no-cache",
+                                       "--api-base", fake_openai.url, "--tasks", "redline-s1-t1-g01a"])
+    assert result.exit_code != 0, result.output
+    assert "every judge call failed" in result.output and "openai/broken" in result.output
+    assert "Traceback" not in result.output and "\n" not in result.output.strip()
