@@ -163,7 +163,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
                     source: str | None, api_base: str | None, timeout: float | None,
                     echo=click.echo) -> dict[str, Any]:
     from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
-    from ..scoring import summarize
+    from ..scoring import GradeFileError, TrialGrade, summarize
     from ..tasks import load_tasks
 
     cfg = _run_config(run_dir)
@@ -182,7 +182,11 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
             unknown.append(f"{model_slug}/{task_id}/{trial}")
             continue
         if (tdir / GRADE).exists() and not rejudge:
-            continue
+            try:
+                TrialGrade.read(tdir / GRADE)
+                continue
+            except GradeFileError as exc:  # a damaged grade is graded again, not kept or fatal
+                echo(f"warning: {exc}; grading this trial again", err=True)
         metrics = _read_json(tdir / METRICS) if (tdir / METRICS).exists() else None
         label = labels.get(model_slug) or (metrics or {}).get("model") or model_slug
         todo.append((str(label), tasks[task_id], trial, tdir))

@@ -181,7 +181,7 @@ class TrialGrade:
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise GradeFileError(f"not valid JSON ({exc.msg} at line {exc.lineno})", path=path) from None
+            raise GradeFileError(f"not valid JSON ({exc.msg}: line {exc.lineno} column {exc.colno})", path=path) from None
         return cls.from_dict(data, source=str(path))
 
     @classmethod

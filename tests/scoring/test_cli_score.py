@@ -100,3 +100,18 @@ def test_score_errors_are_one_line(tmp_path):
     run, _ = make_run(tmp_path / "x")
     result = CliRunner().invoke(main, ["score", str(run), "--judges", "nope.yaml"])
     assert result.exit_code == 2 and "judge config not found" in result.output
+
+
+def test_score_grades_again_a_trial_whose_grade_json_is_damaged(tmp_path):
+    # a grade.json cut short (disk full, hand edit) must not block the run: score re-grades it
+    run, n = make_run(tmp_path)
+    assert CliRunner().invoke(main, ["score", str(run)]).exit_code == 0
+    damaged = sorted(run.rglob("grade.json"))[0]
+    damaged.write_text('{"status": "graded", "trunc', encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 0, result.output
+    assert "graded 1 trial" in result.output and "grading this trial again" in result.output
+    assert str(damaged) in result.output and "line 1 column" in result.output
+    assert json.loads(damaged.read_text())["status"] in ("graded", "gate_failed")
+    summary = json.loads((run / "metrics_summary.json").read_text())
+    assert summary["n_trials"] == n + 1
