@@ -161,14 +161,16 @@ def find_trials(run_dir: Path) -> list[tuple[str, str, int, Path]]:
 
 async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int, use_cache: bool, rejudge: bool,
                     source: str | None, api_base: str | None, timeout: float | None,
-                    echo=click.echo) -> dict[str, Any]:
+                    echo=click.echo, key_check: bool = False) -> dict[str, Any]:
     from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
     from ..scoring import GradeFileError, TrialGrade, summarize
     from ..tasks import load_tasks
 
     cfg = _run_config(run_dir)
     spec = judges_spec or (cfg.get("judges") or {}).get("spec") or (cfg.get("spec") or {}).get("judges") or "panel"
-    judges = create_judges(spec, api_base=api_base or (cfg.get("spec") or {}).get("api_base"), timeout=timeout)
+    # the run sent its judges to judge_api_base; its api_base is the endpoint of the model under test
+    api_base = api_base or (cfg.get("spec") or {}).get("judge_api_base")
+    judges = create_judges(spec, api_base=api_base, timeout=timeout)
     if not judges:
         raise ConfigError("--judges none grades nothing; pick panel, heuristic, a model list or a YAML file")
     src = source or _config_source(cfg)
@@ -193,6 +195,10 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     if unknown:
         echo(f"warning: {len(unknown)} trial(s) name a task missing from the data source and were not graded: "
              + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else ""), err=True)
+    if key_check and todo:
+        from ..runner.preflight import check_credentials
+
+        check_credentials([], judges, api_base=None, judge_api_base=api_base)
     cache = JudgeCache() if use_cache else None
     audit = AuditLog(run_dir / "judge_audit.jsonl")
     limiter = asyncio.Semaphore(max(1, concurrency))
@@ -262,8 +268,10 @@ def register(main: click.Group) -> None:
     @click.option("--source", default=None, help="Task source (default: the one recorded in config.json).")
     @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
     @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
+    @click.option("--skip-key-check", is_flag=True,
+                  help="Do not require each judge's provider key up front (providers that authenticate another way).")
     def score_cmd(run_dir: Path, judges_spec: str | None, concurrency: int, no_cache: bool, rejudge: bool,
-                  source: str | None, api_base: str | None, timeout: float | None) -> None:
+                  source: str | None, api_base: str | None, timeout: float | None, skip_key_check: bool) -> None:
         """Grade a run's trials (gate, judges, reward) and write metrics_summary.json.
 
         Grades every trial that has an output and no grade.json yet (all with --rejudge).
@@ -273,7 +281,7 @@ def register(main: click.Group) -> None:
             raise ConfigError("no such run directory", path=run_dir)
         summary = asyncio.run(score_run(run_dir, judges_spec=judges_spec, concurrency=concurrency,
                                         use_cache=not no_cache, rejudge=rejudge, source=source,
-                                        api_base=api_base, timeout=timeout))
+                                        api_base=api_base, timeout=timeout, key_check=not skip_key_check))
         print_summary(summary)
         click.echo(f"wrote {run_dir / SUMMARY}")
 
@@ -318,8 +326,11 @@ def register(main: click.Group) -> None:
     @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
     @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
                   help="Write the full report (with every verdict) as JSON here.")
+    @click.option("--skip-key-check", is_flag=True,
+                  help="Do not require each judge's provider key up front (providers that authenticate another way).")
     def judge_check_cmd(judges_spec: str, source: str | None, task_ids: str | None, concurrency: int,
-                        no_cache: bool, api_base: str | None, timeout: float | None, output: Path | None) -> None:
+                        no_cache: bool, api_base: str | None, timeout: float | None, output: Path | None,
+                        skip_key_check: bool) -> None:
         """Run judges over the judge-check set (golden, null and perturbed redlines with known verdicts).
 
         Reports per judge and for the panel: accuracy, Cohen's kappa, false PASS and false FAIL
@@ -330,6 +341,10 @@ def register(main: click.Group) -> None:
         from ..tasks import load_tasks
 
         judges = create_judges(judges_spec, api_base=api_base, timeout=timeout)
+        if not skip_key_check:
+            from ..runner.preflight import check_credentials
+
+            check_credentials([], judges, api_base=None, judge_api_base=api_base)
         tasks = load_tasks(source).tasks
         if task_ids:
             wanted = {t.strip() for t in task_ids.split(",") if t.strip()}

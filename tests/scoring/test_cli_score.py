@@ -115,3 +115,33 @@ def test_score_grades_again_a_trial_whose_grade_json_is_damaged(tmp_path):
     assert json.loads(damaged.read_text())["status"] in ("graded", "gate_failed")
     summary = json.loads((run / "metrics_summary.json").read_text())
     assert summary["n_trials"] == n + 1
+
+
+def test_score_sends_judges_to_the_runs_judge_api_base_not_the_models(tmp_path, fake_openai, monkeypatch):
+    # the run judged at judge_api_base; its api_base serves the model under test and must not get judge calls
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0")
+    run, n = make_run(tmp_path, judges="openai/ja", layout=[(1, 1, 1, "a", True)])
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["spec"].update(api_base="http://127.0.0.1:9/v1", judge_api_base=fake_openai.url)
+    (run / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    fake_openai.set_handler(lambda body: Reply.json({"verdicts": [
+        {"rubric_id": r, "verdict": "PASS", "justification": "ok"}
+        for r in json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])]}))
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 0, result.output
+    assert {g["status"] for g in grades(run)} <= {"graded", "gate_failed"}
+    assert "graded" in {g["status"] for g in grades(run)}
+
+
+def test_score_and_judge_check_refuse_to_start_without_the_judges_keys(tmp_path, monkeypatch):
+    # without this both would retry every call against the provider for minutes, then report nothing
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    run, n = make_run(tmp_path)
+    result = CliRunner().invoke(main, ["score", str(run), "--judges", "openai/ja,anthropic/jb"])
+    assert result.exit_code == 2, result.output
+    assert "OPENAI_API_KEY" in result.output and "ANTHROPIC_API_KEY" in result.output
+    assert not list(run.rglob("grade.json"))
+    check = CliRunner().invoke(main, ["judge", "check", "--judges", "openai/ja", "--tasks", "redline-s1-t1-g01a"])
+    assert check.exit_code == 2 and "missing provider credentials" in check.output
