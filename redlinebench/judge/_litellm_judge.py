@@ -28,6 +28,7 @@ BACKOFF_CAP_S = 60.0
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_RETRIES = 10
 RAW_LIMIT = 20_000
+PLACEHOLDER_KEY = "no-key-set"  # the same placeholder the agent sends to a key-less local endpoint
 
 
 def backoff_delay(retry: int, base: float | None = None, rng: random.Random | None = None) -> float:
@@ -72,6 +73,7 @@ class LiteLLMJudge:
         self.json_mode = bool(json_mode)
         self.temperature = temperature
         self.extra = dict(extra or {})
+        self._key_missing: bool | None = None
 
     def __repr__(self) -> str:  # never shows the key
         return f"LiteLLMJudge(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
@@ -87,7 +89,19 @@ class LiteLLMJudge:
             kwargs["api_base"] = self.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
+        elif self.api_base and self._provider_key_missing():
+            # a local judge server rarely checks keys, but the client sends nothing without one
+            kwargs["api_key"] = PLACEHOLDER_KEY
         return kwargs
+
+    def _provider_key_missing(self) -> bool:
+        if self._key_missing is None:
+            try:
+                report = get_litellm().validate_environment(model=self.model)
+                self._key_missing = not report.get("keys_in_environment", True) and bool(report.get("missing_keys"))
+            except Exception:  # an unknown provider: litellm reports it on the call itself
+                self._key_missing = False
+        return self._key_missing
 
     async def grade(self, task: Any, view: str, doc: Any = None, *, cache: JudgeCache | None = None,
                     audit: AuditLog | None = None, limiter: asyncio.Semaphore | None = None,

@@ -119,7 +119,8 @@ def test_score_grades_again_a_trial_whose_grade_json_is_damaged(tmp_path):
 
 def test_score_sends_judges_to_the_runs_judge_api_base_not_the_models(tmp_path, fake_openai, monkeypatch):
     # the run judged at judge_api_base; its api_base serves the model under test and must not get judge calls
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    # and, like the agent, a judge at a local endpoint needs no provider key
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0")
     run, n = make_run(tmp_path, judges="openai/ja", layout=[(1, 1, 1, "a", True)])
     cfg = json.loads((run / "config.json").read_text())
