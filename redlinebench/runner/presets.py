@@ -33,7 +33,8 @@ def find_preset(name_or_path: str) -> Path:
             if candidate.is_file():
                 return candidate
     known = sorted({p.stem for d in preset_dirs() if d.is_dir() for p in d.glob("*.y*ml")})
-    raise ConfigError(f"unknown preset {name_or_path!r} (known: {', '.join(known) or 'none'})")
+    raise ConfigError(f"unknown preset {name_or_path!r} (known: {', '.join(known) or 'none'}; names are looked "
+                      f"up in {Path.cwd() / 'configs' / 'presets'}, elsewhere pass a YAML file path)")
 
 
 def load_preset(name_or_path: str) -> dict[str, Any]:

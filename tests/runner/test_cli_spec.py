@@ -65,6 +65,14 @@ def test_bad_preset_files_name_the_file_and_key(tmp_path):
         load_preset("nope")
 
 
+def test_unknown_preset_outside_a_checkout_says_where_names_are_looked_up(tmp_path, monkeypatch):
+    # a pip-installed user in an empty directory has no configs/: the error must say how to proceed
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as err:
+        load_preset("smoke")
+    assert str(tmp_path / "configs" / "presets") in str(err.value) and "YAML file path" in str(err.value)
+
+
 def test_cli_prints_one_line_errors_without_traceback(tmp_path):
     r = CliRunner().invoke(main, ["run", "--agent", "llm"])
     assert r.exit_code == 2 and "Traceback" not in r.output
