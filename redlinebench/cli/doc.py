@@ -190,7 +190,16 @@ def text_cmd(file: Path, mode: str | None) -> None:
 @_DATE
 @_guard
 def edit_cmd(file: Path, edits_file: Path, author: str, output: Path | None, date: str | None) -> None:
-    """Apply EDITS.json (a list of SPEC §4 edits) as tracked changes; exit 1 if any failed."""
+    """Apply EDITS.json (a list of edits) as tracked changes; exit 1 if any failed.
+
+    \b
+    Each edit (ids and text as `doc read` shows them):
+      {"op": "replace", "anchor": {"paragraph_id": "p-012", "text": "thirty (30)"},
+       "new_text": "sixty (60)", "comment": "Why, for the other side"}
+    op is replace, delete (no new_text) or insert_after (new_text goes right after the
+    anchor text); comment is required. Optional anchor keys: context_before, context_after,
+    occurrence (1-based).
+    """
     from ..tools import ToolLimits, ToolSession
 
     edits = _load_edits(edits_file)

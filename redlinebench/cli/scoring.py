@@ -293,7 +293,7 @@ def register(main: click.Group) -> None:
                   help="List unreadable grade files as warnings instead of stopping at the first.")
     @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON instead of a table.")
     def summarize_cmd(dirs: tuple[Path, ...], output: Path | None, skip_invalid: bool, as_json: bool) -> None:
-        """Summarize every grade.json below DIRS (recursively) into the SPEC §6 leaderboard."""
+        """Summarize every grade.json below DIRS (recursively) into one leaderboard (redline_overall, CI, per turn/side/category)."""
         from ..scoring import summarize
 
         files = collect_grade_files(list(dirs))

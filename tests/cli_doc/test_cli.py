@@ -253,3 +253,18 @@ def test_validate_libreoffice_document_warns_but_passes(soffice, tmp_path):
     assert code == 0 and "warning:" in out and "revision-id-duplicate" in out and "(0 errors, 1 warnings)" in out
     code, out, _ = run("read", path, "--json")
     assert code == 0 and len(json.loads(out)["paragraphs"]) == 16
+
+
+def test_edit_help_shows_a_usable_edit(contract, tmp_path):
+    # a user without the SPEC learns the edit format from --help: its example must apply as shown
+    code, out, _ = run("edit", "--help")
+    assert code == 0 and "insert_after" in out and "comment is required" in out
+    lines = out.split("Each edit")[1].splitlines()[1:3]
+    example = json.loads(" ".join(line.strip() for line in lines))
+    para = next(p for p in _read_json(contract)["paragraphs"] if len(p["text"].split()) > 2)
+    example["anchor"] = {"paragraph_id": para["id"], "text": para["text"].split()[1]}
+    edits = tmp_path / "edits.json"
+    edits.write_text(json.dumps([example]), encoding="utf-8")
+    code, out, err = run("edit", contract, edits, "--author", US, "-o", tmp_path / "out.docx")
+    assert code == 0, out + err
+    assert json.loads(out)["results"][0]["status"] == "ok"
