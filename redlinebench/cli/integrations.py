@@ -104,7 +104,8 @@ def _export_dataset(source: str | None, out: Path) -> Path:
               help="A redlinebench wheel to copy into every environment and install from.")
 @click.option("--package-spec", default=None, help="pip requirement to install instead (default redlinebench==VERSION).")
 @click.option("--judges", default="panel", show_default=True, help="Judge spec the verifier uses.")
-@click.option("--base-image", default="python:3.11-slim", show_default=True)
+@click.option("--base-image", default="python:3.11-slim", show_default=True,
+              help="Docker image the Harbor environment is built from.")
 @click.option("--overwrite", is_flag=True, help="Replace task directories that already exist.")
 def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], scenarios: tuple[int, ...],
                       turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, judges: str,
@@ -152,7 +153,8 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summ
               help="Where reward.txt and grade.json go.")
 @click.option("--judges", default="panel", show_default=True, help="Judge spec (panel, heuristic, a,b,c, YAML).")
 @click.option("--model", default=None, help="Model label recorded in grade.json (import harbor fills it in).")
-@click.option("--trial", default=1, show_default=True, type=click.IntRange(min=1))
+@click.option("--trial", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Trial number recorded in grade.json.")
 @click.option("--judge-api-base", default=None, help="Send every litellm judge to this base URL (a proxy).")
 def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str | None, trial: int,
                judge_api_base: str | None) -> None:

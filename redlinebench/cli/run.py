@@ -227,7 +227,8 @@ def register(main: click.Group) -> None:
     @click.option("--run-dir", type=click.Path(path_type=Path), help="Run directory [runs/demo-<time>].")
     @click.option("--source", metavar="PATH", help="Another task tree to run the baselines on "
                   "[the embedded synthetic set].")
-    @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True)
+    @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
+                  help="Trials at once.")
     @click.option("--no-progress", is_flag=True, help="No progress bar.")
     def demo_cmd(run_dir: Path | None, source: str | None, concurrency: int, no_progress: bool) -> None:
         """Run the three baselines on the embedded synthetic set, offline, and print the leaderboard.

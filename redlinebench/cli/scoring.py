@@ -320,7 +320,8 @@ def register(main: click.Group) -> None:
                   help="panel | heuristic | a,b,c (litellm models) | path/name of a YAML panel.")
     @click.option("--source", default=None, help="Task source with judge-check cases (default: the embedded set).")
     @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids to check (default: all).")
-    @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024))
+    @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024),
+                  help="Judge calls in flight at once.")
     @click.option("--no-cache", is_flag=True, help="Call the judges even when a cached verdict exists.")
     @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
     @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")

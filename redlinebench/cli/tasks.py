@@ -183,7 +183,8 @@ def dataset_group() -> None:
 
 @dataset_group.command("info")
 @source_option
-@click.option("--config", type=click.Choice(["tasks", "full"]), default="tasks", show_default=True)
+@click.option("--config", type=click.Choice(["tasks", "full"]), default="tasks", show_default=True,
+              help="tasks: the 15-column viewer index; full: whole tasks with texts, rubrics and documents.")
 @json_option
 def info_cmd(source, config, as_json) -> None:
     """Load the dataset (cached) and print its size, columns and fingerprint."""
@@ -239,7 +240,8 @@ def _write_or_check(text: str, out: Path, check: bool, command: str) -> None:
 
 @dataset_group.command("card")
 @source_option
-@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("dataset_card.md"), show_default=True)
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("dataset_card.md"), show_default=True,
+              help="Where to write the card.")
 @click.option("--check", is_flag=True, help="Do not write; exit non-zero when OUT differs from the data.")
 def card_cmd(source, out, check) -> None:
     """Generate the dataset card (counts, category shares, fields, licence, citation) from the data."""
@@ -250,7 +252,8 @@ def card_cmd(source, out, check) -> None:
 
 
 @dataset_group.command("eval-yaml")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("eval.yaml"), show_default=True)
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("eval.yaml"), show_default=True,
+              help="Where to write eval.yaml.")
 @click.option("--check", is_flag=True, help="Do not write; exit non-zero when OUT differs.")
 def eval_yaml_cmd(out, check) -> None:
     """Write eval.yaml (SPEC §7: evaluation_framework redline-bench, task redline_overall)."""
