@@ -187,6 +187,8 @@ class TrialRecord:
 
     @property
     def cost(self) -> float | None:
+        if (self.metrics or {}).get("cost_known") is False:  # a model without a known price: 0.0 is not a cost
+            return None
         return self.metric("cost_usd", "cost", "total_cost", "usage.cost_usd", "usage.cost")
 
     @property

@@ -91,3 +91,14 @@ def test_unreadable_summary_falls_back_to_the_grades(run_dir):
     run = load_run(run_dir)
     assert run.leaderboard[0]["redline_overall"] == 84.8
     assert any("metrics_summary.json is not valid JSON" in p for p in run.problems)
+
+
+def test_unpriced_model_has_unknown_cost_not_zero(run_dir):
+    # the runner writes cost_usd 0.0 with cost_known false for a model litellm has no price for
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "metrics.json").write_text(json.dumps({"cost_usd": 0.0, "cost_known": False, "tokens_in": 5}))
+    t = next(t for t in load_run(run_dir).trials if t.path == tdir)
+    assert t.cost is None and t.tokens_in == 5
+    (tdir / "metrics.json").write_text(json.dumps({"cost_usd": 0.0, "cost_known": True}))
+    t = next(t for t in load_run(run_dir).trials if t.path == tdir)
+    assert t.cost == 0.0
