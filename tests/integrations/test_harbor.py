@@ -86,6 +86,11 @@ def test_export_refuses_to_overwrite_and_rejects_bad_options(exported, tree, tmp
     bad = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "x"), "--source", str(tree),
                                     "--judges", "panel; rm -rf /"])
     assert bad.exit_code == 2 and "shell metacharacters" in bad.output
+    a_file = tmp_path / "out.txt"
+    a_file.write_text("not a directory")
+    onto_file = CliRunner().invoke(main, ["export", "harbor", "--out", str(a_file), "--source", str(tree)])
+    assert onto_file.exit_code != 0 and isinstance(onto_file.exception, SystemExit)  # not a traceback
+    assert f"{a_file}: exists and is not a directory" in onto_file.output
 
 
 def _shim(tmp_path: Path) -> dict[str, str]:

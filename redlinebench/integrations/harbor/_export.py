@@ -198,5 +198,10 @@ def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | N
     if opts.wheel is not None and not opts.wheel.is_file():
         raise ConfigError("wheel not found", path=opts.wheel)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ConfigError("exists and is not a directory", path=out) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot create the output directory: {exc.strerror or exc}", path=out) from None
     return [export_task(task, out, opts) for task in tasks]
