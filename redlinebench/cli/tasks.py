@@ -240,7 +240,7 @@ def _write_or_check(text: str, out: Path, check: bool, command: str) -> None:
 
 @dataset_group.command("card")
 @source_option
-@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("dataset_card.md"), show_default=True,
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=Path("dataset_card.md"), show_default=True,
               help="Where to write the card.")
 @click.option("--check", is_flag=True, help="Do not write; exit non-zero when OUT differs from the data.")
 def card_cmd(source, out, check) -> None:
@@ -252,7 +252,7 @@ def card_cmd(source, out, check) -> None:
 
 
 @dataset_group.command("eval-yaml")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("eval.yaml"), show_default=True,
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=Path("eval.yaml"), show_default=True,
               help="Where to write eval.yaml.")
 @click.option("--check", is_flag=True, help="Do not write; exit non-zero when OUT differs.")
 def eval_yaml_cmd(out, check) -> None:

@@ -44,3 +44,11 @@ def test_eval_yaml_command(tmp_path: Path) -> None:
     assert run("dataset", "eval-yaml", "--out", str(out)).exit_code == 0
     assert "evaluation_framework: redline-bench" in out.read_text()
     assert run("dataset", "eval-yaml", "--out", str(out), "--check").exit_code == 0
+
+
+def test_card_and_eval_yaml_refuse_a_directory_as_output(tmp_path: Path) -> None:
+    # was an IsADirectoryError traceback
+    for cmd in ("card", "eval-yaml"):
+        result = CliRunner().invoke(main, ["dataset", cmd, "--source", "embedded", "--out", str(tmp_path)]
+                                    if cmd == "card" else ["dataset", cmd, "--out", str(tmp_path)])
+        assert result.exit_code == 2 and "is a directory" in result.output, result.output
