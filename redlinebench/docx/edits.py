@@ -354,10 +354,32 @@ def replace_range(ctx: EditContext, p, start: int, end: int, new_text: str) -> l
         dels = delete_range(ctx, p, a, b)
         ins = insert_at(ctx, p, a, piece, rpr_source=_FakeRun(rpr_copy) if rpr_copy is not None else None) \
             if piece else None
+        if ins is not None and dels:
+            _follow_deletion(ins, dels[-1])
         created.extend(dels)
         if ins is not None:
             created.append(ins)
     return created
+
+
+def _follow_deletion(ins, deleted) -> None:
+    """Put a replacement right after the text it replaces.
+
+    ``insert_at`` places new text before the next visible run, which may lie past markers
+    that close right after the deleted text (another author's ``commentRangeEnd``, a bookmark
+    end): their anchor would lose the replaced words. Only text-less siblings separate the two
+    (by construction), so moving the insertion back changes no text, only marker order. Done
+    only when both are plain siblings (never inside another author's ``w:ins`` or a field).
+    """
+    parent = deleted.getparent()
+    if parent is None or parent is not ins.getparent() or parent.tag in (W_INS, W_MOVETO, W_FLDSIMPLE):
+        return
+    if deleted.getnext() is ins:
+        return
+    for sib in deleted.itersiblings():
+        if sib is ins:
+            deleted.addnext(ins)
+            return
 
 
 def _expand_point(p, pos: int) -> tuple[int, int]:
