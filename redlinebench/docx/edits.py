@@ -992,6 +992,11 @@ def _delete_row(ctx: EditContext, row) -> None:
             prex.addnext(trpr)
         else:
             row.insert(0, trpr)
+    if all(child.tag in (W_INS, W_DEL, W_TRPRCHANGE) for child in trpr):
+        # the schema (CT_TrPrBase) wants one row property before the revision: add the default
+        neutral = make_element("w:cantSplit")
+        neutral.set(qn("w:val"), "off")
+        trpr.insert(0, neutral)
     mark = ctx.revision("w:del")
     change = trpr.find(W_TRPRCHANGE)
     if change is not None:
