@@ -806,7 +806,7 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
         raise ToolFailure("invalid_range", f"{start_id} comes after {end_id}; give the range in document order")
     paras = doc.paragraphs[a: b + 1]
     _refuse_struck(paras, author)
-    for para in (paras[0], paras[-1]):
+    for para in paras:
         if field_locks(para.element, len(walk_paragraph(para.element).current)):
             raise ToolFailure("inside_field", f"{para.id} is part of a field that spans several paragraphs "
                               "(e.g. a table of contents); reserve whole clauses outside it")
@@ -1021,6 +1021,9 @@ def _refuse_struck(paras, author: str) -> None:
                                       "you; nothing was changed")
             node = node.getparent()
         walk = walk_paragraph(p)
+        if not walk.current.strip() and any(a.kind == "del" and a.rev is not None and a.text.strip()
+                                            and a.rev.get(W_AUTHOR) == author for a in walk.atoms):
+            raise ToolFailure("already_reserved", f"{para.id}'s text is already deleted by you; nothing was changed")
         ours = "".join(a.text for a in walk.atoms if a.kind == "ins" and a.rev is not None
                        and a.rev.get(W_AUTHOR) == author)
         if ours.strip() == RESERVED and RESERVED in walk.current:

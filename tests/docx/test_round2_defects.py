@@ -162,3 +162,60 @@ def test_text_after_a_multi_paragraph_field_stays_editable():
     no_errors(out)
     out.accept()
     assert out.text().splitlines()[-1] == "Main text after the table of contents."
+
+
+def test_reserving_a_cell_paragraph_whose_text_we_deleted_fails():
+    # the last paragraph of a cell keeps its mark when its text is deleted: still "already deleted"
+    body = p("Intro.") + table(("Fee", "USD 10"))
+    doc = RedlineDocument.open(docx(body), name="t.docx")
+    res = doc.apply_edits([{"op": "delete", "anchor": {"paragraph_id": "p-003", "text": "USD 10"},
+                            "comment": "c"}], author=ME, date=WHEN)
+    assert res[0]["status"] == "ok"
+    before = doc.to_bytes()
+    with pytest.raises(ToolFailure) as err:
+        doc.mark_reserved(start_id="p-003", end_id="p-003", comment="Again.", author=ME, date=WHEN)
+    assert err.value.code == "already_reserved"
+    assert doc.to_bytes() == before
+
+
+def test_another_authors_reservation_does_not_block_ours():
+    doc = RedlineDocument.open(docx(p("1. Fees.") + p("2. Audit.") + p("3. Term.")), name="t.docx")
+    doc.mark_reserved(start_id="p-002", end_id="p-002", comment="Theirs.", author="Opposing Counsel", date=WHEN)
+    res = doc.mark_reserved(start_id="p-003", end_id="p-003", comment="Ours.", author=ME, date=WHEN)
+    assert res["status"] == "ok"
+
+
+@pytest.mark.parametrize("start, end", [("p-001", "p-004"), ("p-002", "p-002"), ("p-003", "p-004")])
+def test_reserving_over_a_multi_paragraph_field_is_refused(start, end):
+    doc = RedlineDocument.open(docx(TOC_BODY), name="t.docx")
+    before = doc.to_bytes()
+    with pytest.raises(ToolFailure) as err:
+        doc.mark_reserved(start_id=start, end_id=end, comment="c", author=ME, date=WHEN)
+    assert err.value.code == "inside_field"
+    assert doc.to_bytes() == before
+
+
+@pytest.mark.parametrize("e", [
+    {"op": "insert_after", "anchor": {"paragraph_id": "p-001"}, "new_text": "New entry."},
+    {"op": "delete", "anchor": {"paragraph_id": "p-002"}},
+    {"op": "insert_after", "anchor": {"paragraph_id": "p-002", "text": "Payment"}, "new_text": "late"},
+])
+def test_inserting_or_deleting_inside_a_multi_paragraph_field_is_refused(e):
+    doc = RedlineDocument.open(docx(TOC_BODY), name="t.docx")
+    before = doc.to_bytes()
+    res = doc.apply_edits([{**e, "comment": "c"}], author=ME, date=WHEN)
+    assert res[0]["status"] == "anchor_failed" and res[0]["error"].startswith("inside_field:")
+    assert doc.to_bytes() == before
+
+
+def test_text_before_a_field_that_opens_in_the_paragraph_stays_editable():
+    body = (p(r_("Contents: "), _fld("begin"), '<w:r><w:instrText xml:space="preserve"> TOC </w:instrText></w:r>',
+              _fld("separate"), r_("1. Definitions 1")) + p(r_("2. Term 2"), _fld("end")))
+    doc = RedlineDocument.open(docx(body), name="t.docx")
+    res = doc.apply_edits([{"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "Contents"},
+                            "new_text": "Index", "comment": "c"}], author=ME, date=WHEN)
+    assert res[0]["status"] == "ok"
+    out = reopen(doc)
+    no_errors(out)
+    out.accept()
+    assert out.text().startswith("Index: 1. Definitions 1")
