@@ -792,7 +792,12 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
 
     The first paragraph keeps its number (and a typed leading number) and reads "Reserved.";
     a later paragraph numbered at the same or a shallower level does too; deeper or
-    unnumbered paragraphs are deleted whole (mark included). One comment spans the range.
+    unnumbered paragraphs are deleted whole (mark included). Table rows wholly inside the
+    range are deleted as rows (``w:trPr/w:del``, cell text struck) so accepting removes them,
+    and the table with its last row. One comment spans the range. Refused (``ToolFailure``,
+    nothing changed): a range this author already reserved or deleted (``already_reserved``)
+    and one touching a field that spans paragraphs, such as a table of contents
+    (``inside_field``).
     """
     check_author(author)
     if not isinstance(comment, str) or not sanitize(comment).strip():
