@@ -904,6 +904,8 @@ def field_locks(p, length: int) -> list[tuple[int, int]]:
     fchars = list(p.iter(W_FLDCHAR))
     depth = 0
     root = p.getroottree().getroot()
+    if not fchars and next(root.iter(W_FLDCHAR), None) is None:
+        return []   # no complex field anywhere (the usual case): skip the scan
     for el in root.iter(W_P, W_FLDCHAR):
         if el is p:
             break
