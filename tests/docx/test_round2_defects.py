@@ -219,3 +219,48 @@ def test_text_before_a_field_that_opens_in_the_paragraph_stays_editable():
     no_errors(out)
     out.accept()
     assert out.text().startswith("Index: 1. Definitions 1")
+
+
+def test_reserving_a_row_holding_a_nested_table_removes_both_on_accept():
+    inner = table(("x", "y"))
+    outer_row = ("<w:tr><w:tc><w:tcPr><w:tcW w:w=\"4000\" w:type=\"dxa\"/></w:tcPr>" + p("Outer") + inner + p("")
+                 + "</w:tc></w:tr>")
+    body = (p("Before.") + "<w:tbl><w:tblPr><w:tblW w:w=\"0\" w:type=\"auto\"/></w:tblPr><w:tblGrid>"
+            "<w:gridCol w:w=\"4000\"/></w:tblGrid>" + outer_row + "</w:tbl>" + p("After."))
+    doc = RedlineDocument.open(docx(body), name="t.docx")
+    ids = [para.id for para in doc.paragraphs]
+    assert len(ids) == 6  # Before, Outer, x, y, (empty), After
+    doc.mark_reserved(start_id=ids[1], end_id=ids[4], comment="Drop.", author=ME, date=WHEN)
+    data = doc.to_bytes()
+    out = RedlineDocument.open(data)
+    no_errors(out)
+    out.accept()
+    assert out.text() == "Before.\nAfter."
+    rej = RedlineDocument.open(data)
+    rej.reject()
+    assert rej.text() == "Before.\nOuter\nx\ny\n\nAfter."
+
+
+def test_a_failure_midway_restores_the_rows_and_their_paragraph_ids(monkeypatch):
+    import redlinebench.docx.comments as comments
+
+    from lxml import etree
+
+    doc = RedlineDocument.open(docx(BODY_TABLE), name="t.docx")
+    before = etree.tostring(doc.body)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(comments, "anchor_new_comment", boom)
+    with pytest.raises(ToolFailure) as err:
+        doc.mark_reserved(start_id="p-002", end_id="p-007", comment="c", author=ME, date=WHEN)
+    assert err.value.code == "runtime_error"
+    assert etree.tostring(doc.body) == before   # (the part is re-serialised: compare the XML itself)
+    cell_p = doc.element_for("p-004")
+    assert cell_p is not None and cell_p.getroottree().getroot() is doc.body.getroottree().getroot()
+    monkeypatch.undo()
+    res = doc.apply_edits([{"op": "replace", "anchor": {"paragraph_id": "p-004", "text": "Price"},
+                            "new_text": "Cost", "comment": "c"}], author=ME, date=WHEN)
+    assert res[0]["status"] == "ok"
+    assert "Cost" in RedlineDocument.open(doc.to_bytes()).text("accepted")
