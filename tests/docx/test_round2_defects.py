@@ -264,3 +264,11 @@ def test_a_failure_midway_restores_the_rows_and_their_paragraph_ids(monkeypatch)
                             "new_text": "Cost", "comment": "c"}], author=ME, date=WHEN)
     assert res[0]["status"] == "ok"
     assert "Cost" in RedlineDocument.open(doc.to_bytes()).text("accepted")
+
+
+def test_paragraphs_of_a_multi_paragraph_field_are_flagged_in_the_view():
+    doc = RedlineDocument.open(docx(TOC_BODY + p(_fld("begin"), '<w:r><w:instrText> PAGE </w:instrText></w:r>',
+                                                 _fld("separate"), r_("7"), _fld("end"))), name="t.docx")
+    assert ["spanning_field" in para.flags for para in doc.paragraphs] == [True, True, True, False, False]
+    lines = [line for line in doc.read_view().splitlines() if line.startswith("[p-")]
+    assert ["not editable" in line for line in lines] == [True, True, True, False, False]
