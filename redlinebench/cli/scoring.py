@@ -103,11 +103,11 @@ def print_summary(summary: dict[str, Any]) -> None:
                 "trials", "gate fail", "incomplete", "judge"):
         table.add_column(col, justify="left" if col in ("model", "judge") else "right")
     for e in summary["leaderboard"]:
-        lo, hi = e["ci"]
+        lo, hi = e["ci"] if e["redline_overall"] is not None else (None, None)  # [0, 0] means "no cells"
         by_turn, by_side = e["by_turn"], e["by_side_turn_weighted"]
         table.add_row(
             e["model"], "-" if e["redline_overall"] is None else f"{e['redline_overall']:.1f}",
-            f"{_pct(lo)}-{_pct(hi)}", *(_pct(by_turn.get(str(t))) for t in (1, 2, 3, 4)),
+            "-" if lo is None else f"{_pct(lo)}-{_pct(hi)}", *(_pct(by_turn.get(str(t))) for t in (1, 2, 3, 4)),
             _pct(by_side.get("A")), _pct(by_side.get("B")), str(e["n_trials"]), str(e["n_gate_failures"]),
             str(e["n_incomplete"]), e["judge_method"])
     console = _console()

@@ -13,11 +13,12 @@ def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, str]]:
     """One row per model, scores as 0-100 with one decimal (``redline_overall`` convention)."""
     rows = []
     for e in summary.get("leaderboard", []):
-        ci = e.get("ci") or [None, None]
+        # no scored cell: the summary's [0.0, 0.0] placeholder is not an interval
+        ci = e.get("ci") if e.get("overall_turn_weighted") is not None and e.get("ci") else [None, None]
         by_turn = e.get("by_turn") or {}
         by_side = e.get("by_side_turn_weighted") or {}
         row = {"model": str(e.get("model")), "overall": _pct(e.get("overall_turn_weighted")),
-               "95% CI": f"{_pct(ci[0])}-{_pct(ci[1])}"}
+               "95% CI": "-" if ci[0] is None else f"{_pct(ci[0])}-{_pct(ci[1])}"}
         for t in ("1", "2", "3", "4"):
             row[f"T{t}"] = _pct(by_turn.get(t))
         for side in ("A", "B"):
