@@ -146,3 +146,15 @@ def test_score_and_judge_check_refuse_to_start_without_the_judges_keys(tmp_path,
     assert not list(run.rglob("grade.json"))
     check = CliRunner().invoke(main, ["judge", "check", "--judges", "openai/ja", "--tasks", "redline-s1-t1-g01a"])
     assert check.exit_code == 2 and "missing provider credentials" in check.output
+
+
+def test_score_refuses_a_run_directory_another_process_is_writing(tmp_path):
+    import fcntl
+
+    run, n = make_run(tmp_path)
+    with open(run / ".lock", "a+") as held:  # what a running `redlinebench run` holds
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = CliRunner().invoke(main, ["score", str(run)])
+        assert result.exit_code != 0 and "another redlinebench process" in result.output
+        assert not list(run.rglob("grade.json"))
+    assert CliRunner().invoke(main, ["score", str(run)]).exit_code == 0
