@@ -45,10 +45,17 @@ def _umask() -> int:
     return current
 
 
-def _temp_sibling(path: Path) -> tuple[int, str]:
+def _temp_sibling(path: Path, parents: bool) -> tuple[int, str]:
     folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
+    if parents:
+        folder.mkdir(parents=True, exist_ok=True)
     return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+
+
+def _publish(tmp: str, target: Path) -> None:
+    """Give the finished temporary ``open()``'s permissions and rename it onto ``target``."""
+    os.chmod(tmp, 0o666 & ~_umask())
+    os.replace(tmp, target)
 
 
 def _discard(tmp: str) -> None:
@@ -58,18 +65,21 @@ def _discard(tmp: str) -> None:
         pass
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bool = False) -> Path:
-    """Write ``data`` to a temporary sibling of ``path``, then rename it onto ``path``."""
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bool = False,
+                       parents: bool = True) -> Path:
+    """Write ``data`` to a temporary sibling of ``path``, then rename it onto ``path``.
+
+    Missing parent folders are created unless ``parents=False`` (then they are an ``OSError``).
+    """
     target = Path(path)
-    fd, tmp = _temp_sibling(target)
+    fd, tmp = _temp_sibling(target, parents)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
+        _publish(tmp, target)
     except BaseException:
         _discard(tmp)
         raise
@@ -101,12 +111,11 @@ def atomic_write_with(path: str | os.PathLike[str], write: Callable[[Path], None
     For writers that cannot hand over bytes, such as ``Dataset.to_parquet``.
     """
     target = Path(path)
-    fd, tmp = _temp_sibling(target)
+    fd, tmp = _temp_sibling(target, True)
     os.close(fd)
     try:
         write(Path(tmp))
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
+        _publish(tmp, target)
     except BaseException:
         _discard(tmp)
         raise

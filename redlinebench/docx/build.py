@@ -657,7 +657,7 @@ class DocumentBuilder:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write atomically (temp file in the same directory, then rename)."""
-        return atomic_write_bytes(path, self.to_bytes())
+        return atomic_write_bytes(path, self.to_bytes(), parents=False)
 
     # ------------------------------------------------------------------ paragraph writer
 

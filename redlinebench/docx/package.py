@@ -310,7 +310,7 @@ def atomic_write(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
     target = Path(path)
     try:
-        atomic_write_bytes(target, data, durable=True)
+        atomic_write_bytes(target, data, durable=True, parents=False)
     except OSError as exc:
         raise DocxError(f"cannot write: {exc.strerror or exc}", path=target) from None
 

@@ -94,3 +94,9 @@ def test_replace_dir_restores_old_tree_when_the_swap_fails(tmp_path):
         atomic_replace_dir(tmp_path / "missing-staging", final)
     assert (final / "keep").read_text() == "old"
     assert _siblings(tmp_path) == ["tasks"]
+
+
+def test_parents_false_leaves_a_missing_folder_an_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        atomic_write_bytes(tmp_path / "missing" / "x.docx", b"x", parents=False)
+    assert not (tmp_path / "missing").exists()
