@@ -323,8 +323,10 @@ def main() -> None:
     own = 1000 * (cpu - report_phase.cpu) - litellm_ms * steps - grade_ms * trials - 1000 * tool_cpu
     print(f"  of which: litellm client {litellm_ms:.2f} ms per call, grading {grade_ms:.1f} ms per trial "
           f"({grade_ms * trials / tool_calls:.2f} ms per tool call), tool dispatch {1000 * tool_cpu / tool_calls:.2f} ms, "
-          f"report.html {1000 * report_phase.cpu / tool_calls:.2f} ms, runner itself {own / tool_calls:.2f} ms "
-          f"per tool call")
+          f"report.html {1000 * report_phase.cpu / tool_calls:.2f} ms, remainder (runner itself) "
+          f"{own / tool_calls:.2f} ms per tool call")
+    print("  (litellm and grading are measured apart, one call at a time, so the remainder is approximate "
+          "and can come out slightly negative)")
     floor = (litellm_ms * steps + grade_ms * trials + 1000 * tool_cpu) / 1000
     print(f"single-core CPU floor of the pieces we call (litellm + engine + grading): {floor:.2f} s = "
           f"{floor / ideal:.2f}x ideal")
