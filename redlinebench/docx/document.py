@@ -177,6 +177,8 @@ def _row_mark(p):
 
 
 W_DEL_TAG = qn("w:del")
+W_FLDCHAR_TAG = qn("w:fldChar")
+W_FLDCHARTYPE = qn("w:fldCharType")
 W_MOVEFROM_TAG = qn("w:moveFrom")
 
 
@@ -333,8 +335,17 @@ class RedlineDocument:
             if node is not None:
                 fmt_changes.setdefault(node, []).append(change)
         seen_rows: set = set()
+        field_depth = 0   # complex-field nesting carried across paragraph marks (a TOC spans many)
         for index, (p, pid, in_table) in enumerate(pending):
             walk = walk_paragraph(p)
+            crosses = field_depth > 0
+            for fc in p.iter(W_FLDCHAR_TAG):
+                kind = fc.get(W_FLDCHARTYPE)
+                if kind == "begin":
+                    field_depth += 1
+                elif kind == "end" and field_depth:
+                    field_depth -= 1
+            crosses = crosses or field_depth > 0
             ppr = p.find(W_PPR)
             marks = mark_revisions(p)
             kinds = {MARK_TAGS[m.tag] for m in marks}
@@ -371,6 +382,8 @@ class RedlineDocument:
                     comment_ids.append(cid)
             if comment_ids:
                 flags.append("has_comments")
+            if crosses:
+                flags.append("spanning_field")
             para = Paragraph(p, pid, index, walk, number=number, style=style, in_table=in_table,
                              mark=(mark_kind, mark) if mark is not None else None,
                              comment_ids=comment_ids, flags=flags, segments=segments)

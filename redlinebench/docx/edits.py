@@ -354,10 +354,32 @@ def replace_range(ctx: EditContext, p, start: int, end: int, new_text: str) -> l
         dels = delete_range(ctx, p, a, b)
         ins = insert_at(ctx, p, a, piece, rpr_source=_FakeRun(rpr_copy) if rpr_copy is not None else None) \
             if piece else None
+        if ins is not None and dels:
+            _follow_deletion(ins, dels[-1])
         created.extend(dels)
         if ins is not None:
             created.append(ins)
     return created
+
+
+def _follow_deletion(ins, deleted) -> None:
+    """Put a replacement right after the text it replaces.
+
+    ``insert_at`` places new text before the next visible run, which may lie past markers
+    that close right after the deleted text (another author's ``commentRangeEnd``, a bookmark
+    end): their anchor would lose the replaced words. Only text-less siblings separate the two
+    (by construction), so moving the insertion back changes no text, only marker order. Done
+    only when both are plain siblings (never inside another author's ``w:ins`` or a field).
+    """
+    parent = deleted.getparent()
+    if parent is None or parent is not ins.getparent() or parent.tag in (W_INS, W_MOVETO, W_FLDSIMPLE):
+        return
+    if deleted.getnext() is ins:
+        return
+    for sib in deleted.itersiblings():
+        if sib is ins:
+            deleted.addnext(ins)
+            return
 
 
 def _expand_point(p, pos: int) -> tuple[int, int]:
@@ -670,6 +692,17 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 result["candidates"] = candidates
             return result
     new_text = sanitize(new_text) if new_text is not None else None
+    if op == "delete":
+        span = (match.start, match.end) if match else (0, len(raw))
+    elif op == "insert_after":
+        span = (match.end, match.end) if match else (len(raw), len(raw))
+    else:
+        span = (match.start, match.end)
+    if _cuts_field(p, raw, *span):
+        result.update(status="anchor_failed", error=f"inside_field: the anchor lies in a field that spans several "
+                      f"paragraphs (e.g. a table of contents) and cannot be edited ({pid}); edit the clause it "
+                      "refers to instead")
+        return result
     ctx = EditContext(doc, author, stamp)
     parent = p.getparent()
     snapshot = copy.deepcopy(p)
@@ -759,7 +792,12 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
 
     The first paragraph keeps its number (and a typed leading number) and reads "Reserved.";
     a later paragraph numbered at the same or a shallower level does too; deeper or
-    unnumbered paragraphs are deleted whole (mark included). One comment spans the range.
+    unnumbered paragraphs are deleted whole (mark included). Table rows wholly inside the
+    range are deleted as rows (``w:trPr/w:del``, cell text struck) so accepting removes them,
+    and the table with its last row. One comment spans the range. Refused (``ToolFailure``,
+    nothing changed): a range this author already reserved or deleted (``already_reserved``)
+    and one touching a field that spans paragraphs, such as a table of contents
+    (``inside_field``).
     """
     check_author(author)
     if not isinstance(comment, str) or not sanitize(comment).strip():
@@ -772,19 +810,40 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     if a > b:
         raise ToolFailure("invalid_range", f"{start_id} comes after {end_id}; give the range in document order")
     paras = doc.paragraphs[a: b + 1]
+    _refuse_struck(paras, author)
+    for para in paras:
+        if field_locks(para.element, len(walk_paragraph(para.element).current)):
+            raise ToolFailure("inside_field", f"{para.id} is part of a field that spans several paragraphs "
+                              "(e.g. a table of contents); reserve whole clauses outside it")
     ctx = EditContext(doc, author, format_date(date))
     numbering = doc.numbering
-    first = numbering.resolve(paras[0].element.find(W_PPR))
-    snapshots = [(para.element, para.element.getparent(), copy.deepcopy(para.element)) for para in paras]
+    rows = _covered_rows(paras)
+    in_rows = {id(p) for row in rows for p in row.iter(W_P)}
+    heads = [para for para in paras if id(para.element) not in in_rows]
+    first = numbering.resolve(heads[0].element.find(W_PPR)) if heads else None
+    snapshots = [(para.element, para.element.getparent(), copy.deepcopy(para.element)) for para in paras
+                 if id(para.element) not in in_rows]
+    row_snapshots = []
+    for row in rows:
+        if any(rs[0] in row.iterancestors() for rs in row_snapshots):
+            continue   # a nested row comes back with its outer row
+        snap = copy.deepcopy(row)
+        row_snapshots.append((row, snap, list(zip(row.iter(W_P), snap.iter(W_P)))))
     touched: list = []
     kept: list[str] = []
     try:
-        for i, para in enumerate(paras):
+        for row in rows:
+            _delete_row(ctx, row)
+        for para in paras:
             p = para.element
             raw = walk_paragraph(p).current
+            if id(p) in in_rows:
+                # the row goes as a whole on accept (w:trPr/w:del); its text is struck with it
+                touched.extend(delete_range(ctx, p, 0, len(raw)))
+                continue
             level = numbering.resolve(p.find(W_PPR))
-            keep = i == 0 or (first is not None and level is not None and level[0] == first[0]
-                              and level[1] <= first[1])
+            keep = para is heads[0] or (first is not None and level is not None and level[0] == first[0]
+                                        and level[1] <= first[1])
             prefix = 0
             if keep and level is None:
                 typed = _LEADING_NUMBER.match(raw)
@@ -800,21 +859,180 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
             else:
                 delete_paragraph_mark(ctx, p)
         live = [el for el in touched if el is not None and el.getparent() is not None]
-        if not live:
+        if not live and not rows:
             raise ToolFailure("no_change", "the range holds no text to strike")
         doc.touch()
-        from .comments import anchor_new_comment
+        from .comments import anchor_new_comment, anchor_paragraph_comment
 
-        ordered = _elements_order(doc, live)
-        comment_id = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, ctx.date)
-    except ToolFailure:
+        if live:
+            ordered = _elements_order(doc, live)
+            comment_id = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, ctx.date)
+        else:   # only rows of empty cells
+            comment_id = anchor_paragraph_comment(doc, next(rows[0].iter(W_P)), comment, author, ctx.date)
+    except Exception as exc:
+        for row, snap, pairs in row_snapshots:
+            if row.getparent() is not None:
+                row.getparent().replace(row, snap)
+            for old_p, new_p in pairs:
+                doc.rebind_paragraph(old_p, new_p)
         for p, parent, snap in snapshots:
             _restore(doc, p, parent, snap, [])
-        raise
-    except Exception as exc:  # noqa: BLE001 - the model sees a runtime error, the document is intact
-        for p, parent, snap in snapshots:
-            _restore(doc, p, parent, snap, [])
+        doc.invalidate()
+        if isinstance(exc, ToolFailure):
+            raise
+        # the model sees a runtime error, the document is intact
         raise ToolFailure("runtime_error", f"internal: {type(exc).__name__}: {exc}") from exc
     return {"status": "ok", "start_id": start_id, "end_id": end_id,
             "paragraph_ids": [para.id for para in paras], "reserved_paragraph_ids": kept,
             "comment_id": comment_id}
+
+
+W_TR = qn("w:tr")
+W_FLDCHAR = qn("w:fldChar")
+_FLDCHARTYPE = qn("w:fldCharType")
+
+
+def field_locks(p, length: int) -> list[tuple[int, int]]:
+    """Current-text spans of ``p`` that belong to a complex field crossing its paragraph mark.
+
+    A field that begins and ends inside one paragraph is one atomic unit of the walk; one that
+    spans paragraphs (a table of contents) is not, and cutting it corrupts it, so edits there
+    are refused. Spans are open intervals: ``-1`` stands for "from before the paragraph" and
+    ``length + 1`` for "past its end", so an insertion at the paragraph's edge inside the
+    field conflicts too.
+    """
+    fchars = list(p.iter(W_FLDCHAR))
+    depth = 0
+    root = p.getroottree().getroot()
+    if not fchars and next(root.iter(W_FLDCHAR), None) is None:
+        return []   # no complex field anywhere (the usual case): skip the scan
+    for el in root.iter(W_P, W_FLDCHAR):
+        if el is p:
+            break
+        if el.tag == W_FLDCHAR:
+            kind = el.get(_FLDCHARTYPE)
+            if kind == "begin":
+                depth += 1
+            elif kind == "end" and depth:
+                depth -= 1
+    if not depth and not fchars:
+        return []
+    positions = _fldchar_positions(p, fchars) if fchars else {}
+    locks: list[tuple[int, int]] = []
+    open_at: int | None = -1 if depth else None
+    for fc in fchars:
+        kind = fc.get(_FLDCHARTYPE)
+        if kind == "begin":
+            if depth == 0:
+                open_at = positions[fc]
+            depth += 1
+        elif kind == "end" and depth:
+            depth -= 1
+            if depth == 0:
+                if open_at == -1:
+                    locks.append((-1, positions[fc]))
+                open_at = None
+    if depth and open_at is not None:
+        locks.append((open_at, length + 1))
+    return locks
+
+
+def _fldchar_positions(p, fchars) -> dict:
+    """Current-text offset just before each ``w:fldChar``'s run."""
+    walk = walk_paragraph(p)
+    order = {el: i for i, el in enumerate(p.iter())}
+    keyed = []
+    for atom in walk.atoms:
+        first = atom.node if atom.node is not None and not atom.atomic else atom.all_runs[0]
+        keyed.append((order.get(first, 0), atom))
+    out = {}
+    for fc in fchars:
+        limit = order.get(fc.getparent(), 0)
+        pos = 0
+        for key, atom in keyed:
+            if key < limit and atom.visible:
+                pos = max(pos, atom.end)
+        out[fc] = pos
+    return out
+
+
+def _cuts_field(p, raw: str, start: int, end: int) -> bool:
+    for lo, hi in field_locks(p, len(raw)):
+        if (start < end and start < hi and end > lo) or (start == end and lo < start < hi):
+            return True
+    return False
+
+
+W_TRPR = qn("w:trPr")
+W_TBLPREX = qn("w:tblPrEx")
+W_TRPRCHANGE = qn("w:trPrChange")
+
+
+def _covered_rows(paras) -> list:
+    """Table rows whose every paragraph lies in ``paras`` (outermost first, document order)."""
+    members = {id(para.element) for para in paras}
+    rows: list = []
+    seen: set[int] = set()
+    for para in paras:
+        node = para.element.getparent()
+        chain = []
+        while node is not None:
+            if node.tag == W_TR:
+                chain.append(node)
+            node = node.getparent()
+        for row in reversed(chain):   # outermost row first
+            if id(row) in seen:
+                continue
+            seen.add(id(row))
+            if all(id(p) in members for p in row.iter(W_P)):
+                rows.append(row)
+    return rows
+
+
+def _delete_row(ctx: EditContext, row) -> None:
+    """Mark ``row`` deleted (``w:trPr/w:del``): accept removes it (and an emptied table)."""
+    trpr = row.find(W_TRPR)
+    if trpr is None:
+        trpr = make_element("w:trPr")
+        prex = row.find(W_TBLPREX)
+        if prex is not None:
+            prex.addnext(trpr)
+        else:
+            row.insert(0, trpr)
+    if all(child.tag in (W_INS, W_DEL, W_TRPRCHANGE) for child in trpr):
+        # the schema (CT_TrPrBase) wants one row property before the revision: add the default
+        neutral = make_element("w:cantSplit")
+        neutral.set(qn("w:val"), "off")
+        trpr.insert(0, neutral)
+    mark = ctx.revision("w:del")
+    change = trpr.find(W_TRPRCHANGE)
+    if change is not None:
+        change.addprevious(mark)
+    else:
+        trpr.append(mark)
+
+
+def _refuse_struck(paras, author: str) -> None:
+    """Reserving again what this author already reserved or deleted changes nothing: say so."""
+    for para in paras:
+        p = para.element
+        if any(m.tag == W_DEL and m.get(W_AUTHOR) == author for m in mark_revisions(p)):
+            raise ToolFailure("already_reserved", f"{para.id} is already deleted by you (an earlier "
+                              "mark_reserved or delete); nothing was changed")
+        node = p.getparent()
+        while node is not None:
+            if node.tag == W_TR:
+                trpr = node.find(W_TRPR)
+                if trpr is not None and any(m.get(W_AUTHOR) == author for m in trpr.findall(W_DEL)):
+                    raise ToolFailure("already_reserved", f"{para.id} is in a table row already deleted by "
+                                      "you; nothing was changed")
+            node = node.getparent()
+        walk = walk_paragraph(p)
+        if not walk.current.strip() and any(a.kind == "del" and a.rev is not None and a.text.strip()
+                                            and a.rev.get(W_AUTHOR) == author for a in walk.atoms):
+            raise ToolFailure("already_reserved", f"{para.id}'s text is already deleted by you; nothing was changed")
+        ours = "".join(a.text for a in walk.atoms if a.kind == "ins" and a.rev is not None
+                       and a.rev.get(W_AUTHOR) == author)
+        if ours.strip() == RESERVED and RESERVED in walk.current:
+            raise ToolFailure("already_reserved", f"{para.id} already reads \"{RESERVED}\" by your earlier "
+                              "mark_reserved; nothing was changed")

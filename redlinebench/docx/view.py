@@ -59,6 +59,8 @@ def _flags(para) -> str:
         parts.append("revisions " + ", ".join(revs))
     if para.comment_ids:
         parts.append("comments " + ", ".join(para.comment_ids))
+    if "spanning_field" in para.flags:
+        parts.append("in a field spanning paragraphs (e.g. table of contents): not editable")
     return f"  [flags: {'; '.join(parts)}]" if parts else ""
 
 
