@@ -221,6 +221,30 @@ async def _grading_cpu_per_trial(taskset, run_dir: Path, judges, n: int = 20) ->
     return 1000 * (time.process_time() - c0) / max(1, len(outs))
 
 
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid``; NaN where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+class _Timed:
+    """Wraps the runner's report writer to time that phase (it runs once, after every trial)."""
+
+    def __init__(self, fn) -> None:
+        self.fn, self.wall, self.cpu = fn, 0.0, 0.0
+
+    def __call__(self, *args, **kwargs):
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self.wall += time.perf_counter() - t0
+            self.cpu += time.process_time() - c0
+
+
 # ---------------------------------------------------------------- the measurement
 
 def main() -> None:
@@ -261,10 +285,15 @@ def main() -> None:
             from redlinebench._litellm import get_litellm
             asyncio.run(get_litellm().acompletion(model=args.model, api_base=url,
                                                   messages=[{"role": "user", "content": "warm up"}]))
+            import redlinebench.runner.api as api
+
+            report_phase = api.write_report = _Timed(api.write_report)
+            s0 = _proc_cpu(server.pid)
             t0, c0 = time.perf_counter(), time.process_time()
             result = asyncio.run(arun(spec, Path(tmp) / "run", progress=False, judges=judges, taskset=taskset,
                                       agents=agents))
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            server_cpu = _proc_cpu(server.pid) - s0
             metrics = [json.loads(p.read_text()) for p in (Path(tmp) / "run" / "trials").rglob("metrics.json")]
             litellm_ms = asyncio.run(_litellm_cpu_per_call(url, args.model))
             grade_ms = asyncio.run(_grading_cpu_per_trial(taskset, Path(tmp) / "run", judges))
@@ -291,15 +320,25 @@ def main() -> None:
     print(f"our CPU per tool call (runner process: litellm client, tools, grading, files; "
           f"the model excluded): {1000 * cpu / tool_calls:.2f} ms (target < 20)")
     trials = len(metrics)
-    own = 1000 * cpu - litellm_ms * steps - grade_ms * trials - 1000 * tool_cpu
+    own = 1000 * (cpu - report_phase.cpu) - litellm_ms * steps - grade_ms * trials - 1000 * tool_cpu
     print(f"  of which: litellm client {litellm_ms:.2f} ms per call, grading {grade_ms:.1f} ms per trial "
           f"({grade_ms * trials / tool_calls:.2f} ms per tool call), tool dispatch {1000 * tool_cpu / tool_calls:.2f} ms, "
-          f"runner itself {own / tool_calls:.2f} ms per tool call")
+          f"report.html {1000 * report_phase.cpu / tool_calls:.2f} ms, remainder (runner itself) "
+          f"{own / tool_calls:.2f} ms per tool call")
+    print("  (litellm and grading are measured apart, one call at a time, so the remainder is approximate "
+          "and can come out slightly negative)")
     floor = (litellm_ms * steps + grade_ms * trials + 1000 * tool_cpu) / 1000
     print(f"single-core CPU floor of the pieces we call (litellm + engine + grading): {floor:.2f} s = "
           f"{floor / ideal:.2f}x ideal")
     print(f"episode time not spent in the model, per call: {1000 * overhead_per_call:.2f} ms "
           f"(includes waiting for the event loop and the CPU: sensitive to machine load)")
+    print(f"report.html (written once, after the last trial): {report_phase.wall:.2f} s wall, "
+          f"{report_phase.cpu:.2f} s CPU; wall without it {wall - report_phase.wall:.2f} s -> ratio "
+          f"{(wall - report_phase.wall) / ideal:.2f}")
+    cores = os.cpu_count() or 1
+    print(f"CPU budget: our process {cpu:.2f} s + the fake model server {server_cpu:.2f} s = "
+          f"{cpu + server_cpu:.2f} CPU-s needed; at 1.5x ideal the machine offers {1.5 * ideal:.2f} s x "
+          f"{cores} cores = {1.5 * ideal * cores:.2f} CPU-s (and our single process at most {1.5 * ideal:.2f})")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"cpu count {os.cpu_count()}, load average {load:.2f} (other processes inflate wall time)")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from .. import config
+from .tasks import SOURCE_METAVAR
 
 
 def _group(main: click.Group, name: str, help_text: str) -> click.Group:
@@ -62,7 +63,8 @@ def push_results(target: Path, model_repo: str, model: str | None, dataset_repo:
 @click.option("--repo", "repo_id", required=True, metavar="ORG/NAME", help="Dataset repo to create or update.")
 @click.option("--from", "export_dir", type=click.Path(path_type=Path), default=None,
               help="An exported dataset directory (default: export the selected task source now).")
-@click.option("--source", default=None, help="Task source to export when --from is not given.")
+@click.option("--source", default=None, metavar=SOURCE_METAVAR,
+              help="Task source to export when --from is not given.")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")
 @click.option("--private", is_flag=True, help="Create the repo as private.")
 @click.option("--dry-run", is_flag=True, help="List the files that would be uploaded; contact nothing.")
@@ -96,7 +98,8 @@ def _export_dataset(source: str | None, out: Path) -> Path:
 # ----------------------------------------------------------------------------- harbor
 @click.command("harbor")
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Directory for the Harbor tasks.")
-@click.option("--source", default=None, help="Task source (directory, 'hub', 'embedded'; default as `run`).")
+@click.option("--source", default=None, metavar=SOURCE_METAVAR,
+              help="Task source (default as `run`).")
 @click.option("--task", "task_ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--scenario", "scenarios", multiple=True, type=int, help="Only these scenarios (repeatable).")
 @click.option("--turn", "turns", multiple=True, type=int, help="Only these turns (repeatable).")
@@ -130,7 +133,7 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
 @click.command("harbor")
 @click.argument("jobs_dir", type=click.Path(path_type=Path))
 @click.option("--run-dir", type=click.Path(path_type=Path), required=True, help="Our run directory to fill.")
-@click.option("--source", default=None,
+@click.option("--source", default=None, metavar=SOURCE_METAVAR,
               help="Task source the Harbor tasks were exported from (recorded; enables goldens in the report).")
 @click.option("--no-summary", is_flag=True, help="Do not recompute metrics_summary.json.")
 def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summary: bool) -> None:

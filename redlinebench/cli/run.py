@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
+from .tasks import SOURCE_METAVAR
 
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
 # Options that define a run; a resumed run takes them from its config.json instead.
@@ -141,7 +142,7 @@ def register(main: click.Group) -> None:
                        "ollama_chat/qwen3 or openai/<name> with --api-base. Repeat to run several models.")
     @click.option("--agent", "-a", multiple=True, type=click.Choice(AGENT_CHOICES),
                   help="llm (default with --model) or a baseline: noop, accept-all, golden. Repeatable.")
-    @click.option("--source", metavar="DIR|hub|hub@REV|embedded",
+    @click.option("--source", metavar=SOURCE_METAVAR,
                   help="Task tree (a dataset root containing tasks/, or a tasks/ directory), the pinned Hub "
                        "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
                        "./benchmark/, the Hub snapshot, the embedded set (see `redlinebench tasks where`).")
@@ -225,7 +226,7 @@ def register(main: click.Group) -> None:
 
     @main.command("demo")
     @click.option("--run-dir", type=click.Path(path_type=Path), help="Run directory [runs/demo-<time>].")
-    @click.option("--source", metavar="PATH", help="Another task tree to run the baselines on "
+    @click.option("--source", metavar=SOURCE_METAVAR, help="Another task tree to run the baselines on "
                   "[the embedded synthetic set].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
                   help="Trials at once.")

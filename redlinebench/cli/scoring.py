@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 
+from .._atomic import atomic_write_json
 from ..errors import ConfigError, JudgeError
+from .tasks import SOURCE_METAVAR
 
 REDLINE = "redline.docx"
 GRADE = "grade.json"
@@ -20,16 +21,7 @@ SUMMARY = "metrics_summary.json"
 
 
 def _atomic_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=False)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_json(path, data, allow_nan=False)
 
 
 def _read_json(path: Path) -> Any:
@@ -168,7 +160,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
 
     cfg = _run_config(run_dir)
     spec = judges_spec or (cfg.get("judges") or {}).get("spec") or (cfg.get("spec") or {}).get("judges") or "panel"
-    # the run sent its judges to judge_api_base; its api_base is the endpoint of the model under test
+    # The judges' endpoint, never the model's (spec.api_base is where the agents were served).
     api_base = api_base or (cfg.get("spec") or {}).get("judge_api_base")
     judges = create_judges(spec, api_base=api_base, timeout=timeout)
     if not judges:
@@ -265,7 +257,8 @@ def register(main: click.Group) -> None:
                   help="Judge calls in flight at once.")
     @click.option("--no-cache", is_flag=True, help="Call the judges even when a cached verdict exists.")
     @click.option("--rejudge", is_flag=True, help="Grade every trial again, not only those without grade.json.")
-    @click.option("--source", default=None, help="Task source (default: the one recorded in config.json).")
+    @click.option("--source", default=None, metavar=SOURCE_METAVAR,
+                  help="Task source (default: the one recorded in config.json).")
     @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
     @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
     @click.option("--skip-key-check", is_flag=True,
@@ -324,7 +317,8 @@ def register(main: click.Group) -> None:
     @judge_group.command("check")
     @click.option("--judges", "judges_spec", default="heuristic", show_default=True,
                   help="panel | heuristic | a,b,c (litellm models) | path/name of a YAML panel.")
-    @click.option("--source", default=None, help="Task source with judge-check cases (default: the embedded set).")
+    @click.option("--source", default=None, metavar=SOURCE_METAVAR,
+                  help="Task source with judge-check cases (default: the embedded set).")
     @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids to check (default: all).")
     @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024),
                   help="Judge calls in flight at once.")

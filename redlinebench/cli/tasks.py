@@ -15,11 +15,13 @@ import click
 
 from ..errors import ConfigError
 
+#: How every ``--source`` option spells the sources ``resolve_source`` accepts.
+SOURCE_METAVAR = "DIR|hub|hub@REV|embedded"
 _SOURCE_HELP = (
     "Task tree: a dataset root containing tasks/, a tasks/ directory, 'hub', 'hub@REV' or 'embedded'. "
     "Default: $REDLINEBENCH_BENCHMARK_DIR, ./benchmark/, the pinned Hub snapshot, the embedded set."
 )
-source_option = click.option("--source", "source", metavar="DIR", default=None, help=_SOURCE_HELP)
+source_option = click.option("--source", "source", metavar=SOURCE_METAVAR, default=None, help=_SOURCE_HELP)
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 
 

@@ -59,7 +59,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -68,6 +67,8 @@ from pathlib import Path
 from typing import Literal, Union
 
 from lxml import etree
+
+from .._atomic import atomic_write_bytes
 
 __all__ = [
     "DocumentBuilder",
@@ -656,17 +657,7 @@ class DocumentBuilder:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write atomically (temp file in the same directory, then rename)."""
-        target = Path(path)
-        data = self.to_bytes()
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+        return atomic_write_bytes(path, self.to_bytes(), parents=False)
 
     # ------------------------------------------------------------------ paragraph writer
 

@@ -9,14 +9,13 @@ extracted to disk and external relationship targets are never fetched.
 from __future__ import annotations
 
 import io
-import os
 import posixpath
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DocxError
+from .._atomic import atomic_write_bytes
 from .oxml import XmlPartError, make_element, parse_xml, qn, serialize
 from .oxml.parser import OxmlElement
 
@@ -310,29 +309,10 @@ def _read_zip(data: bytes, name: str) -> tuple[list[str], dict[str, bytes]]:
 def atomic_write(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        atomic_write_bytes(target, data, durable=True, parents=False)
     except OSError as exc:
         raise DocxError(f"cannot write: {exc.strerror or exc}", path=target) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise DocxError(f"cannot write: {exc.strerror or exc}", path=target) from None
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 __all__ = ["Package", "Relationship", "atomic_write", "CT_WML", "RT_BASE"]

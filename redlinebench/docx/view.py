@@ -93,16 +93,7 @@ def read_view(doc) -> str:
     lines.append("")
     lines.append(f"## Comments ({len(comments)})")
     for c in comments:
-        bits = [c.id, c.author or "unknown"]
-        if c.date:
-            bits.append(c.date)
-        if c.parent:
-            bits.append(f"reply to {c.parent}")
-        if c.resolved:
-            bits.append("resolved")
-        where = ", ".join(c.paragraph_ids) or "unanchored"
-        anchor = f' on "{_clip(c.anchor_text)}"' if c.anchor_text else ""
-        lines.append(f"{' | '.join(bits)} | {where}{anchor}: {_one_line(c.text)}")
+        lines.append(_comment_line(c, c.author or "unknown", c.date))
     if not comments:
         lines.append("(none)")
     lines.append("")
@@ -161,17 +152,24 @@ def annotated_view(doc, *, focus_author: str | None = None) -> str:
         who = f"{c.author} [{alias}]" if alias else c.author
         if focus_author and c.author == focus_author:
             who += " (this turn)"
-        bits = [c.id, who]
-        if c.parent:
-            bits.append(f"reply to {c.parent}")
-        if c.resolved:
-            bits.append("resolved")
-        where = ", ".join(c.paragraph_ids) or "unanchored"
-        anchor = f' on "{_clip(c.anchor_text)}"' if c.anchor_text else ""
-        lines.append(f"{' | '.join(bits)} | {where}{anchor}: {_one_line(c.text)}")
+        lines.append(_comment_line(c, who))
     if not comments:
         lines.append("(none)")
     return "\n".join(lines) + "\n"
+
+
+def _comment_line(c, who: str, date: str | None = None) -> str:
+    """One comment as both views list it: id | who [| date] [| reply to] [| resolved] | where: text."""
+    bits = [c.id, who]
+    if date:
+        bits.append(date)
+    if c.parent:
+        bits.append(f"reply to {c.parent}")
+    if c.resolved:
+        bits.append("resolved")
+    where = ", ".join(c.paragraph_ids) or "unanchored"
+    anchor = f' on "{_clip(c.anchor_text)}"' if c.anchor_text else ""
+    return f"{' | '.join(bits)} | {where}{anchor}: {_one_line(c.text)}"
 
 
 def _annotated_line(para, aliases: dict[str, str]) -> str:

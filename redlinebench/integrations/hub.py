@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import config
 from ..errors import HubError
+from ..scoring import redline_overall
 
 RESULTS_PATH = ".eval_results/redlinebench.yaml"
 TASK_ID = "redline_overall"
@@ -103,13 +104,13 @@ def pick_entry(summary: Mapping[str, Any], model: str | None = None) -> dict[str
 
 
 def redline_overall_of(entry: Mapping[str, Any]) -> float:
-    """SPEC §6: ``round(100 * overall_turn_weighted, 1)`` (trusting a precomputed value only if it agrees)."""
+    """SPEC §6 ``redline_overall``, recomputed from ``overall_turn_weighted`` by the scoring module."""
     otw = entry.get("overall_turn_weighted")
     if isinstance(otw, bool) or not isinstance(otw, (int, float)):
         raise HubError(f"model {entry.get('model')!r} has no overall_turn_weighted score: nothing to publish")
     if not 0.0 <= otw <= 1.0:
         raise HubError(f"model {entry.get('model')!r}: overall_turn_weighted {otw} is outside [0, 1]")
-    return round(100 * float(otw), 1)
+    return redline_overall(float(otw))
 
 
 # ----------------------------------------------------------------------------- what the run was

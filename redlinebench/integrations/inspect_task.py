@@ -117,7 +117,7 @@ def redline_overall() -> Metric:
     """The leaderboard number: 100 x turn-weighted mean of cell means, one decimal (SPEC §6)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        return metric_value(scores, "overall_turn_weighted", scale=100.0, digits=1)
+        return metric_value(scores, "redline_overall")  # computed once, by scoring.summarize
 
     return compute
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from .. import config
+from .._atomic import atomic_write_json
 
 
 def cache_key(model: str, messages: list[dict[str, str]], prompt_version: str) -> str:
@@ -41,10 +40,6 @@ class JudgeCache:
     def put(self, key: str, value: dict[str, Any]) -> None:
         path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(value, fh, ensure_ascii=False)
-            os.replace(tmp, path)
+            atomic_write_json(path, value, indent=None)
         except OSError:
             return  # a cache that cannot be written only costs money, never a grade

@@ -3,7 +3,9 @@
 One call per task with all rubrics. JSON mode on, dropped once if the provider rejects it;
 temperature 0, dropped once if rejected; up to ``max_retries`` retries with exponential
 backoff (cap 60 s, jitter) on 429, 5xx, timeouts, connection errors and unparseable replies;
-no retry on any other 4xx. Tokens and cost are counted over every attempt.
+no retry on any other 4xx, nor on a missing or rejected API key (which litellm sometimes reports
+as a 500): the error then names the environment variable to set. Tokens and cost are counted
+over every attempt.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import time
 from typing import Any
 
@@ -28,7 +31,6 @@ BACKOFF_CAP_S = 60.0
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_RETRIES = 10
 RAW_LIMIT = 20_000
-PLACEHOLDER_KEY = "no-key-set"  # the same placeholder the agent sends to a key-less local endpoint
 
 
 def backoff_delay(retry: int, base: float | None = None, rng: random.Random | None = None) -> float:
@@ -52,6 +54,19 @@ def _retryable(exc: BaseException) -> bool:
     return status in (408, 409, 429) or status >= 500
 
 
+#: How providers word a missing or rejected key when litellm does not raise AuthenticationError.
+_KEY_PROBLEM = re.compile(
+    r"missing credentials|missing [\w ]{0,30}api[ _-]?key|no key is set|api[ _-]?key[\w ]{0,30}must be set"
+    r"|(invalid|incorrect)[ _-]api[ _-]?key|authentication ?error", re.IGNORECASE)
+
+
+def _auth_failure(exc: BaseException, message: str) -> bool:
+    """A missing or rejected credential: retrying cannot fix it, whatever the status code says."""
+    if any(c.__name__ == "AuthenticationError" for c in type(exc).__mro__) or _status(exc) == 401:
+        return True
+    return bool(_KEY_PROBLEM.search(message))
+
+
 class LiteLLMJudge:
     """A panel member: one litellm model string plus call options."""
 
@@ -67,16 +82,32 @@ class LiteLLMJudge:
         self.model = model.strip()
         self.name = name or self.model
         self.api_base = api_base
+        self.api_key_env = api_key_env
         self._api_key = api_key if api_key is not None else (os.environ.get(api_key_env) if api_key_env else None)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.json_mode = bool(json_mode)
         self.temperature = temperature
         self.extra = dict(extra or {})
-        self._key_missing: bool | None = None
 
     def __repr__(self) -> str:  # never shows the key
         return f"LiteLLMJudge(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
+
+    def key_hint(self) -> str:
+        """Which environment variable holds (or should hold) this judge's key, in words."""
+        if self.api_key_env:
+            state = "is set but was rejected" if os.environ.get(self.api_key_env) else "is not set"
+            return f"{self.api_key_env} {state}"
+        if self._api_key:
+            return "the api_key in the judge config was rejected"
+        try:
+            env = get_litellm().validate_environment(self.model)
+            missing = [str(k) for k in env.get("missing_keys") or []]
+        except Exception:  # noqa: BLE001  an unknown provider: fall back to the generic hint
+            missing = []
+        if missing:
+            return f"set {' or '.join(missing)} in the environment"
+        return "check the provider's API key in the environment"
 
     def _kwargs(self, messages: list[dict[str, str]], json_mode: bool, temperature: float | None) -> dict:
         kwargs: dict[str, Any] = {**self.extra, "model": self.model, "messages": messages,
@@ -89,19 +120,7 @@ class LiteLLMJudge:
             kwargs["api_base"] = self.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
-        elif self.api_base and self._provider_key_missing():
-            # a local judge server rarely checks keys, but the client sends nothing without one
-            kwargs["api_key"] = PLACEHOLDER_KEY
         return kwargs
-
-    def _provider_key_missing(self) -> bool:
-        if self._key_missing is None:
-            try:
-                report = get_litellm().validate_environment(model=self.model)
-                self._key_missing = not report.get("keys_in_environment", True) and bool(report.get("missing_keys"))
-            except Exception:  # an unknown provider: litellm reports it on the call itself
-                self._key_missing = False
-        return self._key_missing
 
     async def grade(self, task: Any, view: str, doc: Any = None, *, cache: JudgeCache | None = None,
                     audit: AuditLog | None = None, limiter: asyncio.Semaphore | None = None,
@@ -155,6 +174,10 @@ class LiteLLMJudge:
                 error = (message or "")[:2000]
                 outcome.update(status=status, error=error, latency_s=round(time.monotonic() - t0, 4))
                 attempts.append(outcome)
+                if _auth_failure(exc, error):
+                    error = f"authentication failed for {self.model} ({self.key_hint()}): {error}"
+                    outcome["error"] = error
+                    break  # a missing or rejected key: ten more calls would fail the same way
                 if status is not None and 400 <= status < 500 and not _retryable(exc):
                     low = error.lower()
                     if status not in (400, 422):

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .._atomic import atomic_write_text
 from ..errors import ConfigError
 from ..scoring import (
     FAIL,
@@ -120,15 +119,7 @@ def judge_method(judges: list[Judge]) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, text)
 
 
 def _golden_author(golden: Any, task: Any) -> str | None:

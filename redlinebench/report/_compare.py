@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..scoring import rubric_satisfied
 from ._components import (
     ModelColours,
     agreement_section,
@@ -216,7 +217,7 @@ def _rubric_rates(entries: Sequence[Entry]) -> tuple[list[tuple[str, str]], dict
                     info[key] = r
                 w = r.get("weight")
                 penalty = bool(r.get("is_penalty")) or (is_number(w) and w < 0)
-                ok = (r.get("verdict") == "PASS") != penalty
+                ok = rubric_satisfied(r.get("verdict") == "PASS", penalty=penalty)
                 n, k = acc.get(key, (0, 0))
                 acc[key] = (n + 1, k + int(ok))
     return order, info, rates

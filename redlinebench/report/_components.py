@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
+from ..scoring import redline_overall as scoring_redline_overall
 from ._html import Markup, el, is_number, join, money, pct, plain, score100
 from ._load import RunData, TrialRecord
 from ._palette import MODEL_COLOURS, ColourMap
@@ -34,7 +35,7 @@ def redline_overall(entry: Mapping[str, Any] | None) -> float | None:
     if is_number(v):
         return float(v)
     otw = entry.get("overall_turn_weighted")
-    return round(100 * float(otw), 1) if is_number(otw) else None
+    return scoring_redline_overall(float(otw)) if is_number(otw) else None
 
 
 def ci_pair(entry: Mapping[str, Any] | None) -> tuple[float, float] | None:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
+from .._atomic import atomic_write_text
 from ._html import Markup, el, join
 from ._load import ReportError
 from ._style import CSS, SCRIPT
@@ -47,26 +46,11 @@ def page(*, title: str, subtitle: list[object], nav: list[tuple[str, str]], body
     )
 
 
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
 def write_atomic(path: Path, text: str) -> Path:
     """Write *text* to *path* via a temp file and ``os.replace`` (never half-written)."""
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report is meant to be shared
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(path, text)  # with the umask's permissions: a report is meant to be shared
     except OSError as exc:
         raise ReportError(f"cannot write the report ({exc.strerror or exc})", path=path) from exc
     return path

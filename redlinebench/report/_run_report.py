@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote
 
+from ..scoring import rubric_satisfied
 from ._components import (
     SIDE_NAMES,
     ModelColours,
@@ -472,7 +473,7 @@ def _rubric_table(t: TrialRecord, notes: Mapping[str, str] | None = None) -> Mar
                           el("div", r.get("justification"), class_="just") if r.get("justification") else None),
                        el("td", effect, class_="num"),
                        el("td", *vote_lines),
-                       class_="r-pass" if (verdict == "PASS") != penalty else "r-fail"))
+                       class_="r-pass" if rubric_satisfied(verdict == "PASS", penalty=penalty) else "r-fail"))
     sc = t.score
     summary = el("p", "Earned ", el("b", plain(sc.get("earned_weight"))), " − penalty ", el("b", plain(sc.get("penalty_weight"))),
                  " of ", el("b", plain(sc.get("total_weight"))), " positive weight → reward ", el("b", score100(t.reward)),

@@ -1,6 +1,7 @@
 """Atomic file writes: a reader, Ctrl-C or SIGKILL sees the old file or the new one, never half of one.
 
-Atomicity comes from writing a temporary sibling and renaming it (``os.replace``), which is all
+The mechanics live once in :mod:`redlinebench._atomic`; this module adds the run files' JSON
+style. Atomicity comes from writing a temporary sibling and renaming it, which is all
 a killed process needs. ``durable=True`` additionally fsyncs, which only matters if the machine
 itself loses power; it costs milliseconds per file, so the per-trial hot path does without.
 """
@@ -8,35 +9,19 @@ itself loses power; it costs milliseconds per file, so the per-trial hot path do
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from .._atomic import atomic_replace_dir, atomic_write_bytes, atomic_write_text
 
 
 def write_bytes(path: str | Path, data: bytes, *, durable: bool = False) -> None:
     """Write ``data`` to a temporary sibling, then ``os.replace`` it onto ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write_bytes(path, data, durable=durable)
 
 
 def write_text(path: str | Path, text: str, *, durable: bool = False) -> None:
-    write_bytes(path, text.encode("utf-8"), durable=durable)
+    atomic_write_text(path, text, durable=durable)
 
 
 def dumps(obj: Any) -> str:
@@ -66,10 +51,7 @@ def publish_dir(src: Path, dst: Path) -> None:
     A leftover ``dst`` (only possible when two processes share a run directory) is removed
     first so the rename cannot merge two trials.
     """
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    if dst.exists():
-        shutil.rmtree(dst)
-    os.rename(src, dst)
+    atomic_replace_dir(src, dst)
 
 
 def read_json(path: str | Path) -> Any | None:

@@ -7,7 +7,7 @@ from ._aggregate import FULL_GRID, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
-from ._reward import RewardBreakdown, reward
+from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, normalize_verdict, panel_vote
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "panel_vote",
     "redline_overall",
     "reward",
+    "rubric_satisfied",
     "seed_for",
     "summarize",
 ]

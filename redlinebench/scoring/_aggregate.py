@@ -18,6 +18,7 @@ from typing import Any
 
 from ._ci import bootstrap_ci
 from ._grade import DIAGNOSTIC_FIELDS, TrialGrade
+from ._reward import rubric_satisfied
 from ._vote import PASS
 
 DECIMALS = 4
@@ -98,8 +99,7 @@ def _by_category(grades: Sequence[TrialGrade]) -> dict[str, float]:
             w = abs(rv.weight)
             cat = rv.category or UNCATEGORIZED
             total[cat] += w
-            ok = (rv.verdict == PASS) if rv.weight > 0 else (rv.verdict != PASS)
-            if ok:
+            if rubric_satisfied(rv.verdict == PASS, penalty=rv.is_penalty):
                 correct[cat] += w
     return {cat: _r(correct[cat] / total[cat]) for cat in sorted(total) if total[cat] > 0}
 

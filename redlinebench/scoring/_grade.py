@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .._atomic import atomic_write_json
 from ..errors import RedlineBenchError
 from ._reward import reward
 from ._vote import PASS, normalize_verdict
@@ -155,18 +154,7 @@ class TrialGrade:
 
     def write(self, path: str | Path) -> Path:
         """Write atomically (temp file + rename): a crash never leaves half a grade."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=".grade-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return atomic_write_json(path, self.to_dict(), allow_nan=False)
 
     # ---------------------------------------------------------------- reading
     @classmethod

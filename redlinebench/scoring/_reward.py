@@ -76,3 +76,13 @@ def reward(rubrics: Sequence[RubricLike] | Sequence[Mapping[str, Any]],
     else:
         value = min(1.0, max(0.0, (earned - penalty) / total))
     return RewardBreakdown(value, earned, penalty, total, n_pass, n_total)
+
+
+def rubric_satisfied(passed: bool, *, penalty: bool) -> bool:
+    """Whether a rubric's outcome is the desirable one, by the same sign rule as :func:`reward`.
+
+    A positive rubric is satisfied when it passes; a penalty rubric (negative weight: the
+    undesirable edit is present when it passes) when it does not. Category profiles and the
+    reports' "satisfied" rates count with this, never with their own copy of the rule.
+    """
+    return bool(passed) != bool(penalty)

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._atomic import atomic_replace_dir
 from ..errors import RedlineBenchError
 from .judgecheck import Case, cases, expected_verdicts
 from .negotiate import Applied, play, reviewing_author, turn_date
@@ -253,15 +254,7 @@ def build_synthetic(out: str | Path, sources: str | Path | None = None) -> Build
             "scenarios": {str(s.id): s.label for s in scenarios},
         }
         writer.write("benchmark.json", json.dumps(manifest, indent=2) + "\n")
-        if out.exists():
-            old = out.with_name(f".{out.name}.old")
-            if old.exists():
-                shutil.rmtree(old)
-            out.rename(old)
-            stage.rename(out)
-            shutil.rmtree(old)
-        else:
-            stage.rename(out)
+        atomic_replace_dir(stage, out)
         os.chmod(out, 0o755)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .. import config
+from .._atomic import atomic_write_json
 
 #: Bumped whenever parsing changes what a tree turns into, so cached datasets are rebuilt.
 PARSER_VERSION = "2"
@@ -42,10 +43,7 @@ def _load_memo(cache: Path) -> None:
 
 def _save_memo(cache: Path) -> None:
     try:
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = cache / f"{_MEMO_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({p: [*k, d] for p, (k, d) in _memo.items()}), encoding="utf-8")
-        os.replace(tmp, cache / _MEMO_FILE)
+        atomic_write_json(cache / _MEMO_FILE, {p: [*k, d] for p, (k, d) in _memo.items()}, indent=None)
     except OSError:
         pass  # a read-only cache only costs speed
 

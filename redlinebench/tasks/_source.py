@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from .. import config
+from .._atomic import atomic_write_json
 from ..errors import ConfigError, HubError, TaskError
 from ._model import INSTRUCTION, TASK_NAME_RE, TASK_TOML
 
@@ -164,9 +165,10 @@ def download_hub_snapshot(revision: str | None = None, *, offline: bool | None =
     root = Path(path)
     if not (root / "tasks").is_dir():
         raise HubError(f"the snapshot of {config.HUB_DATASET_ID}@{revision[:12]} has no tasks/ directory", path=root)
-    tmp = root / (_MARKER + ".tmp")
-    tmp.write_text(json.dumps({"repo_id": config.HUB_DATASET_ID, "revision": revision}), encoding="utf-8")
-    os.replace(tmp, root / _MARKER)
+    try:
+        atomic_write_json(root / _MARKER, {"repo_id": config.HUB_DATASET_ID, "revision": revision}, indent=None)
+    except OSError as exc:
+        raise HubError(f"cannot record the snapshot's revision: {exc.strerror or exc}", path=root / _MARKER) from exc
     return root
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import zipfile
 
 import pytest
@@ -163,7 +164,7 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pkgmod.os, "replace", boom)
+    monkeypatch.setattr(os, "replace", boom)  # the rename inside redlinebench._atomic
     with pytest.raises(DocxError, match="No space left"):
         doc.save(out)
     assert out.read_bytes() == b"previous"

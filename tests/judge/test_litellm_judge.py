@@ -168,3 +168,38 @@ def test_redact_removes_every_credential_shape(monkeypatch):
     assert "https://[redacted]@proxy.example/v1" in out and out.endswith("status fine")
     assert redact("extra-secret-xyz!", ["extra-secret-xyz"]) == "[redacted]!"
     assert redact(None) is None
+
+
+async def test_rejected_key_names_the_environment_variable(fake_openai, monkeypatch):
+    monkeypatch.setenv("RB_JUDGE_KEY", "sk-bad-key-0000")
+    fake_openai.enqueue(Reply.error(401, "Incorrect API key provided"), Reply.json(ALL_PASS), model="judge-a")
+    judge = LiteLLMJudge("openai/judge-a", api_base=fake_openai.url, api_key_env="RB_JUDGE_KEY", timeout=5)
+    result = await judge.grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 1 and len(fake_openai.requests) == 1
+    assert "authentication failed" in result.error and "RB_JUDGE_KEY is set but was rejected" in result.error
+    assert "sk-bad-key-0000" not in result.error
+
+
+async def test_no_key_at_all_fails_once_and_says_which_variable(fake_openai, tmp_path, monkeypatch):
+    # litellm reports this as a 500 ("Missing credentials"), which the retry policy alone would retry 10 times.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    audit = AuditLog(tmp_path / "judge_audit.jsonl")
+    judge = LiteLLMJudge("openai/judge-a", api_base=fake_openai.url, timeout=5)
+    result = await judge.grade(TASK, VIEW, None, audit=audit)
+    assert not result.ok and result.attempts == 1
+    assert "set OPENAI_API_KEY in the environment" in result.error
+    record = json.loads((tmp_path / "judge_audit.jsonl").read_text().splitlines()[0])
+    assert record["n_attempts"] == 1 and "OPENAI_API_KEY" in record["error"]
+
+
+async def test_no_key_for_another_provider_names_its_variable(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    judge = LiteLLMJudge("anthropic/claude-test", api_base="http://127.0.0.1:9", timeout=5)
+    result = await judge.grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 1 and "ANTHROPIC_API_KEY" in result.error
+
+
+async def test_plain_server_errors_are_still_retried(fake_openai):
+    fake_openai.enqueue(Reply.error(500, "upstream overloaded"), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 2

@@ -119,8 +119,7 @@ def test_score_grades_again_a_trial_whose_grade_json_is_damaged(tmp_path):
 
 def test_score_sends_judges_to_the_runs_judge_api_base_not_the_models(tmp_path, fake_openai, monkeypatch):
     # the run judged at judge_api_base; its api_base serves the model under test and must not get judge calls
-    # and, like the agent, a judge at a local endpoint needs no provider key
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0")
     run, n = make_run(tmp_path, judges="openai/ja", layout=[(1, 1, 1, "a", True)])
     cfg = json.loads((run / "config.json").read_text())
@@ -158,3 +157,38 @@ def test_score_refuses_a_run_directory_another_process_is_writing(tmp_path):
         assert result.exit_code != 0 and "another redlinebench process" in result.output
         assert not list(run.rglob("grade.json"))
     assert CliRunner().invoke(main, ["score", str(run)]).exit_code == 0
+
+
+def _pass_all(body):
+    ids = json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])
+    return Reply.json({"verdicts": [{"rubric_id": r, "verdict": "PASS", "justification": "ok"} for r in ids]})
+
+
+def _with_endpoints(run, **endpoints):
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["spec"].update(endpoints)
+    (run / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+
+
+def test_score_sends_judges_to_the_runs_judge_endpoint_not_the_models(tmp_path, fake_openai, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    run, n = make_run(tmp_path, judges="openai/ja", layout=[(1, 1, 1, "a", True)])
+    # The model's endpoint is a closed port: a judge sent there would fail every call.
+    _with_endpoints(run, api_base="http://127.0.0.1:9/v1", judge_api_base=fake_openai.url)
+    fake_openai.set_handler(_pass_all)
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 0, result.output
+    gs = grades(run)
+    assert sorted(g["status"] for g in gs) == ["gate_failed"] + ["graded"] * n
+    assert fake_openai.requests and {r.model for r in fake_openai.requests} == {"ja"}
+
+
+def test_score_api_base_option_overrides_the_runs_judge_endpoint(tmp_path, fake_openai, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    run, n = make_run(tmp_path, judges="openai/ja", layout=[(1, 1, 1, "a", True)])
+    _with_endpoints(run, api_base="http://127.0.0.1:9/v1", judge_api_base="http://127.0.0.1:9/v1")
+    fake_openai.set_handler(_pass_all)
+    result = CliRunner().invoke(main, ["score", str(run), "--api-base", fake_openai.url])
+    assert result.exit_code == 0, result.output
+    assert sorted(g["status"] for g in grades(run)) == ["gate_failed"] + ["graded"] * n
+    assert len(fake_openai.requests) == n

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..._atomic import atomic_replace_dir
 from ...errors import ConfigError, TaskError
 from .. import _toml
 from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, JUDGE_ENV_KEYS, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS,
@@ -155,7 +155,6 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
     if dest.exists():
         if not opts.overwrite:
             raise HarborError("already exists (use --overwrite to replace it)", path=dest)
-        shutil.rmtree(dest)
     tmp = out / f".{task.task_id}.partial"
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -185,7 +184,7 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(verifier_script(task.task_id, opts.judges), encoding="utf-8")
         script.chmod(0o755)
-        os.replace(tmp, dest)
+        atomic_replace_dir(tmp, dest)  # the old export stays whole until the new one is complete
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections import defaultdict
 from collections.abc import Mapping
@@ -12,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..._atomic import atomic_replace_dir
 from ...errors import RedlineBenchError
 from ._export import _copy_tree
 from ._layout import HarborError, _atomic_write
@@ -267,8 +267,7 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
             _copy_tree(trial.path / "agent", tmp / "harbor" / "agent")
         _atomic_write(tmp / "harbor" / "source.json",
                       json.dumps({"trial_path": str(trial.path.resolve()), "trial_name": trial.name}) + "\n")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, dest)
+        atomic_replace_dir(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

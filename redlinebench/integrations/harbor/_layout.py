@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
+from ..._atomic import atomic_write_bytes
 from ...errors import RedlineBenchError
 
 
@@ -27,7 +27,4 @@ class HarborError(RedlineBenchError):
 
 def _atomic_write(path: Path, data: bytes | str) -> None:
     """Temp file + rename: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-    os.replace(tmp, path)
+    atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)
