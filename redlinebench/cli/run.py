@@ -95,6 +95,11 @@ def _finish(result: Any, console: Any) -> None:
         click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
                    f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
+    if p.failures:
+        # Errored episodes are not scored; a non-zero exit lets scripts and CI notice them.
+        click.echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "
+                   f"with `redlinebench run --resume --run-dir {result.run_dir}`", err=True)
+        raise SystemExit(1)
 
 
 def _interrupted(run_dir: Path) -> None:

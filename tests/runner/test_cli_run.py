@@ -153,3 +153,17 @@ def test_unwritable_run_directory_is_a_one_line_error(tree, tmp_path):
     r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
                                   "--run-dir", str(blocker / "run")])
     assert r.exit_code == 2 and "cannot write the run directory" in r.output and "Traceback" not in r.output
+
+
+def test_a_run_whose_episodes_errored_exits_non_zero_with_a_resume_hint(tree, tmp_path, fake_openai):
+    # The provider answers 400 (not retried): the episode errors, is not scored, and the exit code says so.
+    from tests.fakes.openai_server import Reply
+
+    fake_openai.enqueue(Reply.error(400, "model not found"))
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--model", "openai/local-x", "--api-base", fake_openai.url,
+                                  "--judges", "heuristic", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+                                  "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 1, r.output
+    assert "1 trial(s) errored" in r.output and "--resume" in r.output and "Traceback" not in r.output
+    assert (run_dir / "metrics_summary.json").is_file()
