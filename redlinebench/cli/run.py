@@ -82,7 +82,9 @@ def _finish(result: Any, console: Any) -> None:
     if result.summary is not None:
         print_leaderboard(result.summary, console)
     p = result.progress
-    click.echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, cost: ${p.cost_usd:.4f}")
+    unknown = f" (+ {p.cost_unknown} episode(s) whose model has no known price)" if p.cost_unknown else ""
+    click.echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
+               f"cost: ${p.cost_usd:.4f}{unknown}")
     for err in p.errors[:10]:
         lines = str(err.get("error") or "").strip().splitlines()
         click.echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")

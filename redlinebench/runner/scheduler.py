@@ -47,6 +47,7 @@ class Progress:
     failures: int = 0
     cost_usd: float = 0.0          # agents and judges, known prices only
     judge_cost_usd: float = 0.0
+    cost_unknown: int = 0          # episodes whose model has no known price (not counted in cost_usd)
     errors: list[dict[str, Any]] = field(default_factory=list)
     consecutive_errors: int = 0
     stopped: str | None = None     # why the run stopped starting episodes (trials left for --resume)
@@ -109,6 +110,8 @@ async def run_trials(
                 discard(tdir)
                 metrics = await _run_agent(agents[key.label], key, layout)
             state.cost_usd += float(metrics.get("cost_usd") or 0.0)
+            if metrics.get("cost_known") is False:
+                state.cost_unknown += 1
             if metrics["status"] == "errored":
                 state.failures += 1
                 state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,

@@ -167,3 +167,14 @@ def test_a_run_whose_episodes_errored_exits_non_zero_with_a_resume_hint(tree, tm
     assert r.exit_code == 1, r.output
     assert "1 trial(s) errored" in r.output and "--resume" in r.output and "Traceback" not in r.output
     assert (run_dir / "metrics_summary.json").is_file()
+
+
+def test_a_model_without_a_known_price_is_not_reported_as_free(tree, tmp_path, fake_openai):
+    from tests.fakes.openai_server import Reply
+
+    fake_openai.enqueue(Reply.text("Nothing to change."))  # no tool call: the episode ends
+    r = CliRunner().invoke(main, ["run", "--model", "openai/local-x", "--api-base", fake_openai.url,
+                                  "--judges", "none", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+                                  "--run-dir", str(tmp_path / "r"), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert "1 episode(s) whose model has no known price" in r.output
