@@ -543,6 +543,17 @@ class RedlineDocument:
     def paragraph(self, pid: str) -> Paragraph:
         return self._index().by_id[pid]
 
+    def paragraph_ids(self) -> list[str]:
+        """Ids of the body's paragraphs in document order, without rebuilding the index.
+
+        Same ids as ``[p.id for p in paragraphs]`` (new paragraphs are numbered here in document
+        order, exactly as the index would number them), for callers that only need the ids.
+        """
+        cache = self._index_cache
+        if cache is not None and self._index_generation == self._generation:
+            return [para.id for para in cache.paragraphs]
+        return [self._pids.get(p) or self._register(p) for p, _ in iter_block_paragraphs(self._body)]
+
     def read_view(self) -> str:
         from .view import read_view
 
