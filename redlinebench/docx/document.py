@@ -2,7 +2,8 @@
 
 It owns the package, the id allocator and a cached *index* of the body: every paragraph in
 document order (table cells included) with its atoms, clause number, comments and revisions.
-Any mutation bumps a generation counter so the index is rebuilt on next read; paragraph ids
+Any mutation bumps a generation counter so the index is rebuilt on next read (reusing the walk of
+every paragraph that is provably unchanged); paragraph ids
 (``p-001``...) are assigned once per load and kept for paragraphs that survive edits, new
 paragraphs get the next free number.
 """
