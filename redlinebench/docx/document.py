@@ -2,7 +2,8 @@
 
 It owns the package, the id allocator and a cached *index* of the body: every paragraph in
 document order (table cells included) with its atoms, clause number, comments and revisions.
-Any mutation bumps a generation counter so the index is rebuilt on next read; paragraph ids
+Any mutation bumps a generation counter so the index is rebuilt on next read (reusing the walk of
+every paragraph that is provably unchanged); paragraph ids
 (``p-001``...) are assigned once per load and kept for paragraphs that survive edits, new
 paragraphs get the next free number.
 """
@@ -14,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
+
+from lxml import etree
 
 from ..errors import DocxError
 from .numbering import Counter, Numbering
@@ -225,6 +228,9 @@ class RedlineDocument:
         self._generation = 0
         self._index_cache: _Index | None = None
         self._index_generation = -1
+        # per-paragraph memo of the costly walk/describe step, keyed by element; an entry is reused
+        # only when the paragraph's serialisation and every node in it are unchanged (see _described)
+        self._described_cache: dict[object, tuple] = {}
         self._numbering: Numbering | None = None
         self.numbering  # parse numbering.xml and styles.xml now: a broken part fails at open
         self._id_seq = 0
@@ -336,8 +342,11 @@ class RedlineDocument:
                 fmt_changes.setdefault(node, []).append(change)
         seen_rows: set = set()
         field_depth = 0   # complex-field nesting carried across paragraph marks (a TOC spans many)
+        memo = self._described_cache
+        fresh_memo: dict[object, tuple] = {}
         for index, (p, pid, in_table) in enumerate(pending):
-            walk = walk_paragraph(p)
+            walk, marks, segments, flags, para_revs = self._described(p, pid, fmt_changes.get(p, ()),
+                                                                       memo, fresh_memo)
             crosses = field_depth > 0
             for fc in p.iter(W_FLDCHAR_TAG):
                 kind = fc.get(W_FLDCHARTYPE)
@@ -347,7 +356,6 @@ class RedlineDocument:
                     field_depth -= 1
             crosses = crosses or field_depth > 0
             ppr = p.find(W_PPR)
-            marks = mark_revisions(p)
             kinds = {MARK_TAGS[m.tag] for m in marks}
             # show the deletion when a mark is both inserted (by them) and deleted (by us)
             mark = next((m for m in marks if m.tag in (W_DEL_TAG, W_MOVEFROM_TAG)), marks[0] if marks else None)
@@ -361,7 +369,6 @@ class RedlineDocument:
                 ps = ppr.find(qn("w:pStyle"))
                 if ps is not None:
                     style = numbering.style_name(ps.get(qn("w:val")))
-            segments, flags, para_revs = self._describe(p, pid, walk, marks, fmt_changes.get(p, ()))
             row_mark = _row_mark(p) if in_table else None
             if row_mark is not None:
                 kind = "ins" if row_mark.tag == qn("w:ins") else "del"
@@ -394,10 +401,32 @@ class RedlineDocument:
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)
+        self._described_cache = fresh_memo
         comments = read_comments(self, paragraphs)
         self._index_cache = _Index(paragraphs, by_id, comments, revisions)
         self._index_generation = self._generation
         return self._index_cache
+
+    def _described(self, p, pid, changes, memo, fresh_memo):
+        """Walk and describe ``p``, reusing the last build's result when ``p`` is provably unchanged.
+
+        Everything computed here depends only on ``p``'s own subtree and id. Reuse needs the same
+        serialised bytes *and* the very same node objects (a snapshot restore or a rebuilt run with
+        identical XML must not leave atoms pointing at detached nodes). Fresh lists are handed out
+        because the index builder appends to ``flags`` and ``para_revs``.
+        """
+        xml = etree.tostring(p, with_tail=False)
+        nodes = list(p.iter())
+        hit = memo.get(p)
+        if (hit is not None and hit[0] == pid and hit[1] == xml and len(hit[2]) == len(nodes)
+                and all(a is b for a, b in zip(hit[2], nodes))):
+            walk, marks, segments, flags, revs = hit[3]
+        else:
+            walk = walk_paragraph(p)
+            marks = mark_revisions(p)
+            segments, flags, revs = self._describe(p, pid, walk, marks, changes)
+        fresh_memo[p] = (pid, xml, nodes, (walk, marks, segments, list(flags), list(revs)))
+        return walk, marks, list(segments), list(flags), list(revs)
 
     def _describe(self, p, pid, walk: Walk, marks, changes):
         segments: list[Segment] = []
@@ -514,6 +543,17 @@ class RedlineDocument:
 
     def paragraph(self, pid: str) -> Paragraph:
         return self._index().by_id[pid]
+
+    def paragraph_ids(self) -> list[str]:
+        """Ids of the body's paragraphs in document order, without rebuilding the index.
+
+        Same ids as ``[p.id for p in paragraphs]`` (new paragraphs are numbered here in document
+        order, exactly as the index would number them), for callers that only need the ids.
+        """
+        cache = self._index_cache
+        if cache is not None and self._index_generation == self._generation:
+            return [para.id for para in cache.paragraphs]
+        return [self._pids.get(p) or self._register(p) for p, _ in iter_block_paragraphs(self._body)]
 
     def read_view(self) -> str:
         from .view import read_view

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import difflib
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -573,16 +574,37 @@ def _closest(raw: str, text: str, pid: str) -> list[dict]:
     n = len(target.split(" "))
     if not target or not words or len(words) > 2000:
         return []
-    best, best_text = 0.0, ""
+    # Same answer as scoring every window in order and keeping the first strictly better one, but
+    # cheaper: a window's character-overlap bound (difflib's quick_ratio, computed here without
+    # building a matcher) caps its ratio, so windows that cannot reach the 0.6 cut-off or beat the
+    # best so far are never matched, and the most promising windows are matched first.
+    target_chars = Counter(target)
+    total_target = len(target)
+    candidates = []
+    seen: set[str] = set()
+    order = 0
     for size in range(max(1, n - 2), n + 3):
         for i in range(0, max(1, len(words) - size + 1)):
             window = " ".join(words[i:i + size]).strip()
-            matcher = difflib.SequenceMatcher(None, target, window, autojunk=False)
-            if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
+            order += 1
+            if window in seen:   # an identical earlier window scores the same and wins ties
                 continue
-            ratio = matcher.ratio()
-            if ratio > best:
-                best, best_text = ratio, window
+            seen.add(window)
+            length = total_target + len(window)
+            overlap = sum((target_chars & Counter(window)).values())
+            bound = 2.0 * overlap / length if length else 1.0
+            if bound >= 0.6:
+                candidates.append((-bound, order, window))
+    candidates.sort()
+    best, best_order, best_text = 0.0, 0, ""
+    for neg_bound, order, window in candidates:
+        if -neg_bound < best:
+            break
+        if -neg_bound == best and order > best_order:
+            continue
+        ratio = difflib.SequenceMatcher(None, target, window, autojunk=False).ratio()
+        if ratio > best or (ratio == best and order < best_order):
+            best, best_order, best_text = ratio, order, window
     if best < 0.6:
         return []
     return [{"paragraph_id": pid, "text": best_text, "similarity": round(best, 2)}]

@@ -168,10 +168,10 @@ class ToolSession:
     def paragraph_ids_by_number(self) -> dict[int, str]:
         if self._pid_cache is None:
             cache: dict[int, str] = {}
-            for p in self.doc.paragraphs:
-                digits = "".join(ch for ch in p.id if ch.isdigit())
+            for pid in self.doc.paragraph_ids():  # ids only: no full index rebuild after an edit
+                digits = "".join(ch for ch in pid if ch.isdigit())
                 if digits:
-                    cache.setdefault(int(digits), p.id)
+                    cache.setdefault(int(digits), pid)
             self._pid_cache = cache
         return self._pid_cache
 

@@ -391,3 +391,28 @@ def test_third_author_strike_inside_an_insertion_with_a_strike_gets_its_own_wrap
     path.write_bytes(doc.to_bytes())
     result = OpenXmlValidator().validate(path)
     assert result.is_valid, [str(e) for e in result.errors]
+
+
+def test_paragraph_ids_without_index_match_the_index_and_number_new_paragraphs_in_order():
+    doc = open_body(p("First clause.") + p("Second clause.") + p("Third clause."))
+    assert doc.paragraph_ids() == ["p-001", "p-002", "p-003"]
+    doc.apply_edits([edit("insert_after", "p-002", None, "New A.\nNew B.")], author=ME, date=WHEN)
+    ids = doc.paragraph_ids()          # numbered here, before any index rebuild
+    assert ids == ["p-001", "p-002", "p-004", "p-005", "p-003"]
+    assert [x.id for x in doc.paragraphs] == ids   # the index keeps the same numbers
+
+
+def test_unchanged_paragraphs_reused_across_rebuilds_stay_editable_and_changed_ones_are_redescribed():
+    doc = open_body(p("Pay within thirty days.") + p("Notice by email."))
+    first = doc.paragraph("p-001")
+    assert doc.paragraph("p-002").text == "Notice by email."
+    (res,) = doc.apply_edits([edit("replace", "p-002", "email", "post")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    assert doc.paragraph("p-002").text == "Notice by post."          # the edited paragraph is re-walked
+    assert "has_revisions" in doc.paragraph("p-002").flags
+    again = doc.paragraph("p-001")
+    assert again is not first and again.text == first.text and again.flags == []
+    (res,) = doc.apply_edits([edit("replace", "p-001", "thirty", "sixty")], author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Pay within thirty days.\nNotice by email.")
+    assert out.text("accepted") == "Pay within sixty days.\nNotice by post."
