@@ -210,7 +210,8 @@ def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
             session.doc.save(session.output_path)
         except (OSError, DocxError) as exc:
             raise ToolFailure("save_failed", f"the document could not be saved: {exc}") from None
-        path = str(session.output_path)
+        # The file name only: the model needs no host path, and a runner may move the file later.
+        path = session.output_path.name
     session.finish(summary)
     errors = [f for f in findings if getattr(f, "severity", "error") == "error"]
     return {

@@ -156,6 +156,7 @@ def test_end_session_saves_validates_and_closes(session, tmp_path):
     session.dispatch("propose_edits", {"edits": [_edit(pid, "invoice", "receipt")]})
     result = session.dispatch("end_session", {"summary": "Changed the payment trigger."})
     assert result["status"] == "saved" and result["valid"] is True and result["validation_errors"] == []
+    assert result["path"] == "out.docx"  # no host path for the model; a runner may move the file
     saved = RedlineDocument.open(tmp_path / "out.docx")
     assert "receipt" in saved.text("accepted")
     audit_dir = tmp_path.parent / f"{tmp_path.name}-audit"
