@@ -184,7 +184,9 @@ def reattribute(docx: bytes, mapping: dict[str, str]) -> bytes:
     """
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+    from ..docx.oxml.parser import hardened_parser
+
+    parser = hardened_parser()
     src = zipfile.ZipFile(io.BytesIO(docx))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as dst:
@@ -235,7 +237,9 @@ def reattribute_new_elements(golden: bytes, source: bytes, author: str) -> tuple
 
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+    from ..docx.oxml.parser import hardened_parser
+
+    parser = hardened_parser()
     author_attr = f"{{{W}}}author"
     with zipfile.ZipFile(io.BytesIO(source)) as zs:
         before = {n: zs.read(n) for n in zs.namelist() if n.startswith("word/") and n.endswith(".xml")}

@@ -58,6 +58,8 @@ from typing import Any, Literal
 
 from lxml import etree
 
+from .oxml.parser import hardened_parser
+
 __all__ = ["Finding", "validate", "validate_package", "RPR_ORDER", "PPR_ORDER", "errors_only"]
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -145,11 +147,6 @@ _RESULT_FIELDS = frozenset({
 })
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$")
 _HEX8 = re.compile(r"^[0-9A-Fa-f]{8}$")
-
-
-def _parser() -> etree.XMLParser:
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
-                           remove_comments=False)
 
 
 # --------------------------------------------------------------------------- package input
@@ -245,7 +242,7 @@ def _parse_all(pkg: _Input, findings: list[Finding]) -> None:
             findings.append(Finding("xml-malformed", "part declares a DTD (forbidden in OOXML packages)", name))
             continue
         try:
-            root = etree.fromstring(blob, _parser())
+            root = etree.fromstring(blob, hardened_parser())
         except etree.XMLSyntaxError as exc:
             findings.append(Finding("xml-malformed", f"not well-formed XML: {exc}", name))
             continue

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from lxml import etree
 
+from ..docx.oxml.parser import hardened_parser
+
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _CHANGE_TAGS = {f"{{{_W}}}{t}": t for t in ("ins", "del", "moveFrom", "moveTo")}
 _TEXT_TAGS = {f"{{{_W}}}t", f"{{{_W}}}delText", f"{{{_W}}}instrText"}
@@ -26,8 +28,7 @@ class NotADocx(ValueError):
 
 
 def _parse(data: bytes) -> etree._Element:
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, remove_blank_text=False)
-    return etree.fromstring(data, parser)
+    return etree.fromstring(data, hardened_parser())
 
 
 def _read_part(archive: zipfile.ZipFile, name: str) -> bytes | None:

@@ -23,6 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+# The engine's spacing rule for inline insertions is part of the intended text, not under test here.
+from redlinebench.docx.edits import _smart_space
 from redlinebench.docx import RedlineDocument
 from redlinebench.docx.build import Comment, Del, DocumentBuilder, Hyperlink, Ins, Run
 from redlinebench.docx.validate import errors_only, validate_package
@@ -84,14 +86,6 @@ def build(spec) -> tuple[bytes, list[ParaModel]]:
     return b.to_bytes(), models
 
 
-def _smart_space(raw: str, pos: int, text: str) -> str:
-    before = raw[pos - 1] if pos > 0 else ""
-    after = raw[pos] if pos < len(raw) else ""
-    if before and not before.isspace() and before not in "([{\"'\u201c\u2018/-" and text[:1].isalnum():
-        text = " " + text
-    if after and after.isalnum() and text[-1:].isalnum():
-        text = text + " "
-    return text
 
 
 def _spans(text: str, anchor: str) -> list[tuple[int, int]]:

@@ -53,16 +53,25 @@ class OxmlElement(etree.ElementBase):
         return child
 
 
+def hardened_parser() -> etree.XMLParser:
+    """A fresh lxml parser with the hardened settings, yielding plain elements.
+
+    For readers that look at raw parts without the element classes (the validator, quick scans,
+    byte-level rewrites); :func:`parse_xml` uses the same settings plus the class lookup.
+    """
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=False,
+        strip_cdata=False,
+    )
+
+
 _lookup = etree.ElementNamespaceClassLookup(etree.ElementDefaultClassLookup(element=OxmlElement))
-_PARSER = etree.XMLParser(
-    resolve_entities=False,
-    no_network=True,
-    load_dtd=False,
-    dtd_validation=False,
-    huge_tree=False,
-    remove_comments=False,
-    strip_cdata=False,
-)
+_PARSER = hardened_parser()
 _PARSER.set_element_class_lookup(_lookup)
 
 
