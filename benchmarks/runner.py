@@ -221,6 +221,14 @@ async def _grading_cpu_per_trial(taskset, run_dir: Path, judges, n: int = 20) ->
     return 1000 * (time.process_time() - c0) / max(1, len(outs))
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's reaped children (the run's worker processes)."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _proc_cpu(pid: int) -> float:
     """CPU seconds (user + system) used so far by process ``pid``; NaN where /proc is missing."""
     try:
@@ -252,6 +260,7 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=140)
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=1, help="worker processes (redlinebench run --workers)")
     ap.add_argument("--model", default="openai/bench-model",
                     help="model string the fake serves (a priced one, e.g. openai/gpt-4o-mini, skips "
                          "litellm's slow unknown-model price search)")
@@ -275,7 +284,7 @@ def main() -> None:
             tree = build_tree(Path(tmp) / "bench", args.tasks)
             taskset = load_tasks(tree)
             spec = RunSpec(entrants=(Entrant("llm", args.model),), source=str(tree), judges="panel",
-                           concurrency=args.concurrency, api_base=url, run_id="bench")
+                           concurrency=args.concurrency, workers=args.workers, api_base=url, run_id="bench")
             judges = [PassJudge("fake-a"), PassJudge("fake-b"), PassJudge("fake-c")]
             agents = None
             if args.stub_tools:
@@ -289,10 +298,12 @@ def main() -> None:
 
             report_phase = api.write_report = _Timed(api.write_report)
             s0 = _proc_cpu(server.pid)
-            t0, c0 = time.perf_counter(), time.process_time()
+            t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
             result = asyncio.run(arun(spec, Path(tmp) / "run", progress=False, judges=judges, taskset=taskset,
                                       agents=agents))
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            workers_cpu = _children_cpu() - k0  # worker processes, reaped when the run ends
+            cpu += workers_cpu
             server_cpu = _proc_cpu(server.pid) - s0
             metrics = [json.loads(p.read_text()) for p in (Path(tmp) / "run" / "trials").rglob("metrics.json")]
             litellm_ms = asyncio.run(_litellm_cpu_per_call(url, args.model))
@@ -317,7 +328,9 @@ def main() -> None:
     print(f"wall {wall:.2f} s, ideal {ideal:.2f} s -> ratio {wall / ideal:.2f} (target <= 1.5)")
     print(f"tool dispatch per tool call: {1000 * tool_cpu / tool_calls:.2f} ms CPU "
           f"({1000 * tool_time / tool_calls:.2f} ms wall)")
-    print(f"our CPU per tool call (runner process: litellm client, tools, grading, files; "
+    if args.workers > 1:
+        print(f"worker processes: {args.workers}, their CPU {workers_cpu:.2f} s of {cpu:.2f} s")
+    print(f"our CPU per tool call (runner processes: litellm client, tools, grading, files; "
           f"the model excluded): {1000 * cpu / tool_calls:.2f} ms (target < 20)")
     trials = len(metrics)
     own = 1000 * (cpu - report_phase.cpu) - litellm_ms * steps - grade_ms * trials - 1000 * tool_cpu

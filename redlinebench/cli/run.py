@@ -64,6 +64,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
                           side=opts.get("side")),
         trials=int(pick("trials", 1)),
         concurrency=int(pick("concurrency", 4)),
+        workers=int(pick("workers", 1)),
         judges=str(pick("judges", "panel")),
         limits=limits,
         seed=int(pick("seed", 0)),
@@ -160,6 +161,10 @@ def register(main: click.Group) -> None:
     @click.option("--trials", "-k", type=click.IntRange(1, 1000), default=None, help="Trials per task [1].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=None,
                   help="Trials running at once [4].")
+    @click.option("--workers", "-w", type=click.IntRange(1, 256), default=None,
+                  help="Processes sharing the trials (Linux) [1]. Worth it when the model answers fast "
+                       "(a local vLLM server) at high concurrency: litellm and the document engine then "
+                       "need more than one CPU core. The concurrency is split between them.")
     @click.option("--judges", metavar="SPEC", default=None,
                   help="panel (default: the three SPEC judges), heuristic (offline, unpublishable), none "
                        "(no scoring), a comma list of litellm models, or a panel YAML file.")
@@ -209,13 +214,14 @@ def register(main: click.Group) -> None:
             ignored = [f"--{k.replace('_', '-')}" for k in _SPEC_OPTIONS if opts.get(k) not in (None, (), False)]
             if ignored:
                 raise ConfigError(f"--resume continues the run with the settings in its config.json; drop "
-                                  f"{', '.join(ignored)} (only --concurrency and --no-progress may change)")
+                                  f"{', '.join(ignored)} (only --concurrency, --workers and --no-progress may change)")
             spec = None
-            if opts.get("concurrency"):
+            if opts.get("concurrency") or opts.get("workers"):
                 from ..runner.api import open_run
 
                 stored, _ = open_run(None, opts["run_dir"], resume=True)
-                spec = stored.replace(concurrency=opts["concurrency"])
+                spec = stored.replace(concurrency=opts.get("concurrency") or stored.concurrency,
+                                      workers=opts.get("workers") or stored.workers)
             run_dir = opts["run_dir"]
         else:
             spec = _build_spec(opts)
@@ -237,8 +243,12 @@ def register(main: click.Group) -> None:
                   "[the embedded synthetic set].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
                   help="Trials at once.")
+    @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, show_default=True,
+                  help="Processes sharing the trials (Linux): the baselines and the heuristic judge are "
+                       "CPU-bound, so up to one per core makes the demo faster.")
     @click.option("--no-progress", is_flag=True, help="No progress bar.")
-    def demo_cmd(run_dir: Path | None, source: str | None, concurrency: int, no_progress: bool) -> None:
+    def demo_cmd(run_dir: Path | None, source: str | None, concurrency: int, workers: int,
+                 no_progress: bool) -> None:
         """Run the three baselines on the embedded synthetic set, offline, and print the leaderboard.
 
         noop (the input unchanged: fails the validity gate), accept-all (accepts the other side's
@@ -260,7 +270,7 @@ def register(main: click.Group) -> None:
             source = str(embedded)
         spec = RunSpec(entrants=(Entrant("golden"), Entrant("accept-all"), Entrant("noop")),
                        source=source, judges="heuristic", concurrency=concurrency,
-                       run_id="demo-" + new_run_id())
+                       workers=workers, run_id="demo-" + new_run_id())
         run_dir = run_dir or default_demo_dir(spec.run_id)
         console = Console()
         try:

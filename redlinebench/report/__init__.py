@@ -6,10 +6,11 @@ from ._charts import SVGChart, summary_chart
 from ._compare import write_comparison
 from ._load import ReportError, RunData, TrialRecord, load_run
 from ._redline import render_document
-from ._run_report import write_run_report
+from ._run_report import prerender_trial, write_run_report
 
 __all__ = [
     "write_run_report",
+    "prerender_trial",
     "write_comparison",
     "summary_chart",
     "SVGChart",

@@ -42,6 +42,70 @@ class AuthorColours:
         return self._focus.get(name) or self._others(name)
 
 
+class _ColourTokens:
+    """Stands in for :class:`AuthorColours` while a document is rendered on its own.
+
+    It hands out tokens instead of colours and records the order of first request, so the
+    rendered HTML can be cached (or made in another process) and coloured later by replaying
+    the same requests on the page's :class:`AuthorColours` (see :func:`place`).
+    """
+
+    def __init__(self) -> None:
+        self.focus_name: str | None = None
+        self.order: dict[str, int] = {}
+
+    def focus(self, name: str) -> str:
+        self.focus_name = name
+        return self(name)
+
+    def __call__(self, name: str) -> str:
+        if name not in self.order:
+            self.order[name] = len(self.order)
+        return f"RBINK{self.order[name]}Q"
+
+
+# A token only ever appears as an attribute value we wrote (a style), and `style="` cannot occur
+# in escaped text (quotes are escaped), so this cannot match document content.
+_INK = re.compile(r'(style="(?:--ac:|background:))RBINK(\d+)Q"')
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A rendered document whose author colours are filled in when it is placed on a page."""
+
+    html: str
+    authors: tuple[str, ...]    # in order of first colour request
+    focus: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"html": self.html, "authors": list(self.authors), "focus": self.focus}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Fragment | None":
+        if not isinstance(data, dict) or not isinstance(data.get("html"), str):
+            return None
+        authors = data.get("authors")
+        focus = data.get("focus")
+        if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
+            return None
+        if focus is not None and not isinstance(focus, str):
+            return None
+        return cls(data["html"], tuple(authors), focus)
+
+
+def place(fragment: Fragment, colours: AuthorColours) -> Markup:
+    """Colour *fragment* as if it had been rendered here, with *colours* in its current state."""
+    if fragment.focus:
+        colours.focus(fragment.focus)
+    values = [colours(a) for a in fragment.authors]
+
+    def ink(m: re.Match[str]) -> str:
+        i = int(m.group(2))
+        return f'{m.group(1)}{values[i]}"' if i < len(values) else m.group(0)
+
+    return Markup(_INK.sub(ink, fragment.html))
+
+
 @dataclass
 class DocOutcome:
     """A rendered document, or why it could not be rendered."""
@@ -51,16 +115,17 @@ class DocOutcome:
     error: str | None = None
 
 
-def open_document(path: Path | None) -> tuple[Any | None, str | None]:
-    """Open *path* with the engine; return ``(doc, None)`` or ``(None, reason)``. Never raises."""
-    if path is None:
+def open_document(source: Path | bytes | None, *, name: str | None = None) -> tuple[Any | None, str | None]:
+    """Open *source* (a path or the file's bytes) with the engine; ``(doc, None)`` or
+    ``(None, reason)``. Never raises."""
+    if source is None:
         return None, "no document"
     try:
         from ..docx import RedlineDocument
     except ImportError as exc:
         return None, f"the redline engine is not available ({exc})"
     try:
-        return RedlineDocument.open(path), None
+        return RedlineDocument.open(source, name=name), None
     except Exception as exc:  # a hostile .docx must not take the whole report down
         return None, f"{type(exc).__name__}: {exc}"
 
@@ -196,6 +261,17 @@ def author_counts(doc: Any, segments: Sequence[Sequence[Any]] | None = None) -> 
 def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author: str | None = None,
                     label: str = "Redline") -> Markup:
     """Render *doc* (engine ``RedlineDocument`` or an object with the same attributes)."""
+    return place(render_fragment(doc, dom=dom, focus_author=focus_author, label=label), colours)
+
+
+def render_fragment(doc: Any, *, dom: str, focus_author: str | None = None, label: str = "Redline") -> Fragment:
+    """Render *doc* without choosing colours: see :class:`Fragment`."""
+    colours = _ColourTokens()
+    html = _render(doc, colours=colours, dom=dom, focus_author=focus_author, label=label)
+    return Fragment(str(html), tuple(colours.order), colours.focus_name)
+
+
+def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label: str) -> Markup:
     paragraphs = list(_get(doc, "paragraphs") or [])
     comments = list(_get(doc, "comments") or [])
     if focus_author:
@@ -270,20 +346,49 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
 
 
 def render_path(path: Path | None, *, colours: AuthorColours, dom: str, focus_author: str | None, label: str,
-                missing: str) -> DocOutcome:
-    """Open and render a .docx; a placeholder explaining why when it cannot be shown."""
+                missing: str, cache: Any | None = None) -> DocOutcome:
+    """Open and render a .docx; a placeholder explaining why when it cannot be shown.
+
+    With a ``cache`` (``_fragments.FragmentCache``) an earlier rendering of the same bytes with
+    the same options is re-used, and a new one is stored.
+    """
     if path is None:
         return DocOutcome(el("div", missing, class_="rl-missing"), ok=False, error=None)
-    doc, error = open_document(path)
-    if doc is None:
+    fragment, error = fragment_for(path, dom=dom, focus_author=focus_author, label=label, cache=cache)
+    if fragment is None:
         return DocOutcome(el("div", el("b", f"{label}: could not be displayed. "), error or "", class_="rl-missing rl-error"),
                           ok=False, error=error)
+    return DocOutcome(place(fragment, colours), ok=True)
+
+
+def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
+                 cache: Any | None = None) -> tuple[Fragment | None, str | None]:
+    """The rendering of *path* (from ``cache`` when there), or ``(None, reason)``. Never raises."""
     try:
-        return DocOutcome(render_document(doc, colours=colours, dom=dom, focus_author=focus_author, label=label), ok=True)
+        from ..docx.package import MAX_TOTAL_BYTES
+    except ImportError:
+        MAX_TOTAL_BYTES = 200 * 2**20
+    try:
+        if Path(path).stat().st_size > MAX_TOTAL_BYTES:  # never read a huge hostile file into memory
+            return None, f"{path}: file is larger than {MAX_TOTAL_BYTES // 2**20} MB"
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    key = cache.key(data, dom=dom, focus_author=focus_author, label=label) if cache is not None else None
+    if key is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit, None
+    doc, error = open_document(data, name=str(path))
+    if doc is None:
+        return None, error
+    try:
+        fragment = render_fragment(doc, dom=dom, focus_author=focus_author, label=label)
     except Exception as exc:  # an engine quirk on one document must not lose the rest of the report
-        msg = f"{type(exc).__name__}: {exc}"
-        return DocOutcome(el("div", el("b", f"{label}: could not be displayed. "), msg, class_="rl-missing rl-error"),
-                          ok=False, error=msg)
+        return None, f"{type(exc).__name__}: {exc}"
+    if key is not None:
+        cache.put(key, fragment)
+    return fragment, None
 
 
 _MARKUP = re.compile(r"(~~.+?~~|\+\+.+?\+\+|\{cmt-\d+\}|\[p-\d+\])", re.S)

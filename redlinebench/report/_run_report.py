@@ -32,7 +32,8 @@ from ._components import (
 from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds, slug_id
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
-from ._redline import AuthorColours, render_annotated, render_path
+from ._fragments import FragmentCache, cache_dir
+from ._redline import AuthorColours, fragment_for, render_annotated, render_path
 from ._pack import Packer
 from ._stats import judge_agreement, mean, total
 from ._tasks import load_run_tasks
@@ -90,7 +91,7 @@ def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | Non
         _summary(run, colours, tasks_note),
         _charts(run, colours, scen),
         _task_table(run),
-        _task_details(run, tasks, packer, link_from),
+        _task_details(run, tasks, packer, link_from, FragmentCache(cache_dir(run.path))),
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
         el("section", el("h2", "Run configuration"), _key_settings(run),
@@ -322,7 +323,8 @@ def _golden_path(run: RunData, task_id: str) -> Path | None:
     return None
 
 
-def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_from: Path | None) -> Markup:
+def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_from: Path | None,
+                  cache: FragmentCache | None = None) -> Markup:
     by_task: dict[str, list[TrialRecord]] = defaultdict(list)
     for t in sorted(run.trials, key=trial_sort_key):
         by_task[t.task_id].append(t)
@@ -338,6 +340,7 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_f
         author = _author(first, task)
         # the golden is the attorney's version of this same turn: its edits carry the task author too
         gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=author, label="Attorney golden redline",
+                           cache=cache,
                            missing="No attorney golden redline for this task (accept-and-close tasks have none by design), "
                                    "or the data source recorded in config.json is not available on this machine.")
         rewards = []
@@ -356,8 +359,8 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_f
         brief = (el("details", el("summary", "The brief the model received"), el("div", str(task.instruction), class_="brief"),
                     class_="sub") if task is not None and getattr(task, "instruction", None) else None)
         notes = _attorney_notes(task)
-        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer, link_from)
-                        for t in trials]
+        trial_blocks = [_trial_block(run, t, colours, golden_dom if gold.ok else None, author, notes, packer, link_from,
+                                     cache) for t in trials]
         blocks.append(el("details",
                          el("summary", el("span", task_id, class_="tid"),
                             el("span", f"S{first.scenario} · T{first.turn} · {first.side or '?'}", class_="muted small"),
@@ -536,7 +539,8 @@ def _file_links(t: TrialRecord, link_from: Path | None) -> Markup | None:
 
 
 def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_dom: str | None, author: str | None,
-                 notes: Mapping[str, str], packer: Packer, link_from: Path | None = None) -> Markup:
+                 notes: Mapping[str, str], packer: Packer, link_from: Path | None = None,
+                 cache: FragmentCache | None = None) -> Markup:
     dom = _trial_id(t)
     callouts = []
     if t.status == "gate_failed":
@@ -560,8 +564,8 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     if t.problems:
         callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
                         class_="callout bad"))
-    model_doc = render_path(t.redline_path, colours=colours, dom=dom + "-doc", focus_author=str(author) if author else None,
-                            label=f"{t.model} · trial {t.trial}", missing="This trial produced no redline.docx.")
+    model_doc = render_path(t.redline_path, colours=colours, missing="This trial produced no redline.docx.", cache=cache,
+                            **_redline_options(t, author))
     doc_html = packer(model_doc.html) if model_doc.ok else model_doc.html
     if golden_dom:
         slot = el("div", el("div", "The attorney golden redline appears here when this trial is opened "
@@ -588,6 +592,28 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
               el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
               _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
+
+
+def _redline_options(t: TrialRecord, author: str | None) -> dict[str, Any]:
+    """How a trial's redline is rendered on the page: also the key of its cached rendering."""
+    return {"dom": _trial_id(t) + "-doc", "focus_author": str(author) if author else None,
+            "label": f"{t.model} · trial {t.trial}"}
+
+
+def prerender_trial(trial_dir: Path, *, run_dir: Path, model: str, trial: int, task: Any) -> bool:
+    """Render a finished trial's redline into the run's cache, as the report will show it.
+
+    Called by the run's workers as each trial is graded, so writing report.html at the end only
+    assembles. Returns whether a rendering is now cached; never raises (the report re-renders).
+    """
+    trial_dir = Path(trial_dir)
+    t = TrialRecord(path=trial_dir, model_slug=trial_dir.parent.parent.name, task_id=trial_dir.parent.name,
+                    trial_name=trial_dir.name, grade={"model": model, "trial": trial})
+    if t.redline_path is None:
+        return False
+    fragment, _ = fragment_for(t.redline_path, cache=FragmentCache(cache_dir(run_dir)),
+                               **_redline_options(t, _author(t, task)))
+    return fragment is not None
 
 
 # ------------------------------------------------------------------------- diagnostics

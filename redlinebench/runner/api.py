@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -10,8 +11,9 @@ from typing import Any, Callable
 from ..errors import ConfigError
 from . import paths
 from .atomic import read_json, write_json
+from .lock import hold as hold_lock, release as release_lock
 from .record import build_config
-from .scheduler import Progress, TrialKey, run_trials
+from .scheduler import Progress, TrialKey, TrialPipeline, make_agent, plan_trials, run_trials
 from .spec import RunSpec
 
 
@@ -69,8 +71,8 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
         if stored is None:
             raise ConfigError("nothing to resume: no readable config.json here", path=run_dir)
         resumed = RunSpec.from_dict(stored.get("spec") or {}, where=str(layout.config))
-        if spec is not None and spec.concurrency != resumed.concurrency:
-            resumed = resumed.replace(concurrency=spec.concurrency)
+        if spec is not None:  # how fast to go may change on resume; what to run may not
+            resumed = resumed.replace(concurrency=spec.concurrency, workers=spec.workers)
         return resumed, stored
     if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
         raise ConfigError("this directory already holds a run; pass --resume to continue it, "
@@ -124,7 +126,7 @@ async def arun(
         _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()))
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        lock = _lock(run_dir)
+        lock = hold_lock(run_dir)
         write_json(layout.config, config, durable=True)
     except OSError as exc:
         raise ConfigError(f"cannot write the run directory: {exc.strerror or exc}", path=run_dir) from None
@@ -132,7 +134,7 @@ async def arun(
         return await _execute(spec, layout, tasks, judge_list, config, agents=agents, progress=progress,
                               on_update=on_update)
     finally:
-        lock.close()
+        release_lock(lock)
 
 
 async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judge_list: list[Any],
@@ -145,14 +147,26 @@ async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], jud
         grader = make_grader(layout, judge_list)
 
     from .progress import progress_bar
+    from .workers import start_pool
 
-    with progress_bar(f"run {spec.run_id}", enabled=progress) as bar:
-        def update(state: Progress) -> None:
-            bar(state)
-            if on_update:
-                on_update(state)
+    plan = plan_trials(spec, layout, tasks, grading=grader is not None)
+    agents = agents or {e.label: make_agent(e, spec) for e in spec.entrants}
+    # Workers are forked now, before the progress bar starts its thread (see runner.workers).
+    after = functools.partial(prerender_report, layout)
+    pool = start_pool(spec.workers, spec.concurrency, plan,
+                      functools.partial(TrialPipeline, plan, layout, agents, grader, after=after))
+    try:
+        with progress_bar(f"run {spec.run_id}", enabled=progress) as bar:
+            def update(state: Progress) -> None:
+                bar(state)
+                if on_update:
+                    on_update(state)
 
-        state = await run_trials(spec, layout, tasks, grader=grader, on_update=update, agents=agents)
+            state = await run_trials(spec, layout, tasks, grader=grader, on_update=update, agents=agents,
+                                     plan=plan, pool=pool, after=after)
+    finally:
+        if pool is not None:
+            pool.shutdown()
 
     summary = None
     if grader is not None:
@@ -162,26 +176,6 @@ async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], jud
     report = write_report(layout, summary, config)
     return RunResult(run_dir=layout.root, spec=spec, progress=state, summary=summary, report=report,
                      config=config)
-
-
-def _lock(run_dir: Path) -> Any:
-    """Hold an exclusive lock on ``run_dir/.lock`` for the life of the run.
-
-    Two processes on one run directory would delete each other's staging trials; the lock is
-    released by the OS when the holder exits, even on SIGKILL, so it never goes stale.
-    """
-    fh = open(run_dir / ".lock", "a+")
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no cross-process guard, the run still works
-        return fh
-    try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        fh.close()
-        raise ConfigError("another redlinebench process is running in this run directory; wait for it "
-                          "or stop it before resuming", path=run_dir) from None
-    return fh
 
 
 def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges: list[Any], *,
@@ -202,6 +196,16 @@ def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges:
                 need_grades = need_grades or state is not TrialState.FINISHED
     check_credentials(models, judges if (grading and need_grades) else [], api_base=spec.api_base,
                       judge_api_base=spec.judge_api_base)
+
+
+def prerender_report(layout: paths.RunLayout, key: TrialKey, trial_dir: Path) -> None:
+    """Render a finished trial's redline for report.html now, while the run is going anyway
+    (in its worker process), so the report at the end is assembled, not rendered."""
+    try:
+        from ..report import prerender_trial
+    except ImportError:
+        return
+    prerender_trial(trial_dir, run_dir=layout.root, model=key.label, trial=key.trial, task=key.task)
 
 
 def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:

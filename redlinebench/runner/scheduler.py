@@ -9,6 +9,7 @@ some staging directories, which the next ``--resume`` deletes and redoes.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -64,6 +65,150 @@ def make_agent(entrant: Entrant, spec: RunSpec) -> Agent:
                         seed=spec.seed)
 
 
+@dataclass
+class Plan:
+    """What is left to do, decided once from the disk, before any process is started."""
+
+    state: Progress
+    todo: list[tuple[TrialKey, TrialState]]
+
+
+def plan_trials(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], *, grading: bool) -> Plan:
+    """Classify every planned trial; finished ones are counted (with their cost) and skipped."""
+    clean_partial(layout)
+    keys = [TrialKey(e, t, k) for e in spec.entrants for t in tasks for k in range(1, spec.trials + 1)]
+    state = Progress(total=len(keys))
+    todo: list[tuple[TrialKey, TrialState]] = []
+    for key in keys:
+        tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
+        st = trial_state(tdir, want_grade=grading)
+        if st is TrialState.FINISHED:
+            state.done += 1
+            state.skipped += 1
+            state.cost_usd += _trial_cost(tdir) + _judge_cost(tdir)
+        else:
+            todo.append((key, st))
+    return Plan(state, todo)
+
+
+# Events a trial emits as it goes, applied to the run's Progress by :func:`apply_event`. In one
+# process they are applied at once; from worker processes they arrive over a pipe, as tuples of
+# plain values: (kind, index into Plan.todo, payload).
+Event = tuple[str, int, Any]
+
+
+def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] | None = None) -> None:
+    """The one place the run's counters change (costs, failures, the consecutive-error stop)."""
+    kind, idx, payload = event
+    state = plan.state
+    key = plan.todo[idx][0]
+    if kind == "episode":
+        metrics = payload
+        state.cost_usd += float(metrics.get("cost_usd") or 0.0)
+        if metrics.get("cost_known") is False:
+            state.cost_unknown += 1
+        if metrics["status"] != "errored":
+            state.consecutive_errors = 0
+            return
+        state.failures += 1
+        state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
+                             "error": metrics.get("error")})
+        state.consecutive_errors += 1
+        if state.consecutive_errors >= STOP_AFTER_CONSECUTIVE_ERRORS and not state.stopped:
+            last = str(metrics.get("error") or "").strip().splitlines()
+            state.stopped = (f"{state.consecutive_errors} episodes in a row failed (last: "
+                             f"{last[-1] if last else 'unknown error'}); no new episode was started")
+    elif kind == "graded":
+        state.judge_cost_usd += payload
+        state.cost_usd += payload
+    elif kind == "grade_failed":
+        _grade_failed(state, key, payload)
+    elif kind == "lost":  # the worker process running it died; nothing of it was published
+        state.failures += 1
+        state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
+                             "error": payload})
+        state.done += 1
+        if on_update:
+            on_update(state)
+    elif kind == "done":
+        state.done += 1
+        if on_update:
+            on_update(state)
+
+
+class TrialPipeline:
+    """One trial from start to grade: the episode (holding an agent slot), then the judges.
+
+    It reports through ``emit`` only, so the same code runs in the run's own process and in a
+    worker process, and ``may_start`` says whether new episodes may still begin.
+    """
+
+    def __init__(self, plan: Plan, layout: paths.RunLayout, agents: dict[str, Agent], grader: Grader | None,
+                 emit: Callable[[Event], None], may_start: Callable[[], bool], grade_slots: int,
+                 after: Callable[[TrialKey, Path], None] | None = None) -> None:
+        self.plan, self.layout, self.agents, self.grader = plan, layout, agents, grader
+        self.emit, self.may_start, self.after = emit, may_start, after
+        self.grade_slots = asyncio.Semaphore(grade_slots)
+
+    async def run(self, idx: int, agent_slot: asyncio.Semaphore) -> None:
+        """Run todo item ``idx``; the caller acquired ``agent_slot``, released here after the episode."""
+        key, st = self.plan.todo[idx]
+        tdir = self.layout.trial_dir(key.label, key.task.task_id, key.trial)
+        try:
+            if st is TrialState.TODO:
+                if not self.may_start():  # left as it is: --resume runs it later
+                    return
+                discard(tdir)
+                metrics = await _run_agent(self.agents[key.label], key, self.layout)
+                self.emit(("episode", idx, {k: metrics.get(k) for k in ("status", "cost_usd", "cost_known", "error")}))
+                if metrics["status"] == "errored":
+                    self.emit(("done", idx, None))
+                    return
+        finally:
+            agent_slot.release()
+        if self.grader is not None:
+            async with self.grade_slots:
+                try:
+                    await self.grader(key, tdir)
+                    self.emit(("graded", idx, _judge_cost(tdir)))
+                except asyncio.CancelledError:
+                    raise
+                except RedlineBenchError as exc:
+                    self.emit(("grade_failed", idx, str(exc)))
+                except Exception:  # a grading bug must not take the other trials down
+                    self.emit(("grade_failed", idx, traceback.format_exc(limit=8)))
+        if self.after is not None:
+            try:
+                self.after(key, tdir)
+            except Exception:  # noqa: BLE001  an optional step (e.g. pre-rendering the report)
+                pass
+        self.emit(("done", idx, None))
+
+
+async def drive(pipeline: TrialPipeline, claim: Callable[[], int | None], slots: int) -> None:
+    """Start trials while agent slots are free; ``claim`` hands out the next todo index, or None.
+
+    A slot is taken before claiming, so a process only takes work it can start now (which is
+    what lets several worker processes share one list fairly).
+    """
+    agent_slots = asyncio.Semaphore(slots)
+    jobs: list[asyncio.Task[None]] = []
+    try:
+        while True:
+            await agent_slots.acquire()
+            idx = claim()
+            if idx is None:
+                agent_slots.release()
+                break
+            jobs.append(asyncio.create_task(pipeline.run(idx, agent_slots)))
+        await asyncio.gather(*jobs)
+    except BaseException:
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+        raise
+
+
 async def run_trials(
     spec: RunSpec,
     layout: paths.RunLayout,
@@ -72,74 +217,40 @@ async def run_trials(
     grader: Grader | None,
     on_update: Callable[[Progress], None] | None = None,
     agents: dict[str, Agent] | None = None,
+    plan: Plan | None = None,
+    pool: Any | None = None,
+    after: Callable[[TrialKey, Path], None] | None = None,
 ) -> Progress:
-    """Run (or resume) every trial of ``spec`` over ``tasks``; returns the final counters."""
-    clean_partial(layout)
+    """Run (or resume) every trial of ``spec`` over ``tasks``; returns the final counters.
+
+    ``plan`` and ``pool`` come from a caller that planned and started worker processes itself
+    (before starting threads such as a progress bar: see ``runner.workers``).
+    """
+    if plan is None:
+        plan = plan_trials(spec, layout, tasks, grading=grader is not None)
+    state = plan.state
     agents = agents or {e.label: make_agent(e, spec) for e in spec.entrants}
-    keys = [TrialKey(e, t, k) for e in spec.entrants for t in tasks for k in range(1, spec.trials + 1)]
-    state = Progress(total=len(keys))
-    todo: list[tuple[TrialKey, TrialState]] = []
-    for key in keys:
-        tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
-        st = trial_state(tdir, want_grade=grader is not None)
-        if st is TrialState.FINISHED:
-            state.done += 1
-            state.skipped += 1
-            state.cost_usd += _trial_cost(tdir) + _judge_cost(tdir)
-        else:
-            todo.append((key, st))
+    own_pool = None
+    if pool is None:
+        from .workers import start_pool
+
+        own_pool = pool = start_pool(spec.workers, spec.concurrency, plan,
+                                     functools.partial(TrialPipeline, plan, layout, agents, grader, after=after))
     if on_update:
         on_update(state)
-
-    # Agents and judges have separate slots: a trial waiting on its judges does not hold an agent
-    # slot, so judge latency does not throttle the episodes.
-    agent_slots = asyncio.Semaphore(spec.concurrency)
-    grade_slots = asyncio.Semaphore(spec.concurrency)
-
-    def finish() -> None:
-        state.done += 1
-        if on_update:
-            on_update(state)
-
-    async def one(key: TrialKey, st: TrialState) -> None:
-        tdir = layout.trial_dir(key.label, key.task.task_id, key.trial)
-        if st is TrialState.TODO:
-            async with agent_slots:
-                if state.stopped:  # left as it is: --resume runs it later
-                    return
-                discard(tdir)
-                metrics = await _run_agent(agents[key.label], key, layout)
-            state.cost_usd += float(metrics.get("cost_usd") or 0.0)
-            if metrics.get("cost_known") is False:
-                state.cost_unknown += 1
-            if metrics["status"] == "errored":
-                state.failures += 1
-                state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
-                                     "error": metrics.get("error")})
-                state.consecutive_errors += 1
-                if state.consecutive_errors >= STOP_AFTER_CONSECUTIVE_ERRORS and not state.stopped:
-                    last = str(metrics.get("error") or "").strip().splitlines()
-                    state.stopped = (f"{state.consecutive_errors} episodes in a row failed (last: "
-                                     f"{last[-1] if last else 'unknown error'}); no new episode was started")
-                finish()
-                return
-            state.consecutive_errors = 0
-        if grader is not None:
-            async with grade_slots:
-                try:
-                    await grader(key, tdir)
-                    judge_cost = _judge_cost(tdir)
-                    state.judge_cost_usd += judge_cost
-                    state.cost_usd += judge_cost
-                except asyncio.CancelledError:
-                    raise
-                except RedlineBenchError as exc:
-                    _grade_failed(state, key, str(exc))
-                except Exception:  # a grading bug must not take the other trials down
-                    _grade_failed(state, key, traceback.format_exc(limit=8))
-        finish()
-
-    await asyncio.gather(*(one(k, s) for k, s in todo))
+    try:
+        if pool is not None:
+            await pool.run(plan, on_update)
+        else:
+            pending = iter(range(len(plan.todo)))
+            pipeline = TrialPipeline(plan, layout, agents, grader,
+                                     emit=lambda ev: apply_event(plan, ev, on_update),
+                                     may_start=lambda: not state.stopped, grade_slots=spec.concurrency,
+                                     after=after)
+            await drive(pipeline, lambda: next(pending, None), spec.concurrency)
+    finally:
+        if own_pool is not None:
+            own_pool.shutdown()
     clean_partial(layout)  # every trial is published by now: only empty staging folders remain
     return state
 

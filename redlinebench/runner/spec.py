@@ -68,6 +68,7 @@ class RunSpec:
     filter: TaskFilter = field(default_factory=TaskFilter)
     trials: int = 1
     concurrency: int = 4
+    workers: int = 1                           # processes sharing the trials (runner.workers)
     judges: str = "heuristic"                  # create_judges() spec: panel | heuristic | none | a,b,c | file
     limits: AgentLimits = field(default_factory=AgentLimits)
     seed: int = 0
@@ -96,6 +97,8 @@ class RunSpec:
             raise ConfigError(f"--trials must be at least 1, got {self.trials}")
         if self.concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
+        if self.workers < 1:
+            raise ConfigError(f"--workers must be at least 1, got {self.workers}")
         if not re.fullmatch(r"[A-Za-z0-9._-]+", self.run_id):
             raise ConfigError(f"run id {self.run_id!r} may only contain letters, digits, '.', '_' and '-'")
 
@@ -107,6 +110,7 @@ class RunSpec:
             "filter": self.filter.to_dict(),
             "trials": self.trials,
             "concurrency": self.concurrency,
+            "workers": self.workers,
             "judges": self.judges,
             "limits": self.limits.to_dict(),
             "seed": self.seed,
@@ -124,6 +128,7 @@ class RunSpec:
                 filter=TaskFilter(tuple(f.get("task_ids") or ()), f.get("scenario"), f.get("turn"), f.get("side")),
                 trials=int(data.get("trials", 1)),
                 concurrency=int(data.get("concurrency", 4)),
+                workers=int(data.get("workers", 1)),
                 judges=str(data.get("judges", "heuristic")),
                 limits=AgentLimits.from_mapping(data.get("limits"), where=where),
                 seed=int(data.get("seed", 0)),

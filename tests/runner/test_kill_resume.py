@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.runner.taskfixture import build_tree
 
@@ -35,13 +37,14 @@ def _published(run_dir: Path) -> list[Path]:
     return sorted(p for p in (run_dir / "trials").glob("*/*/*") if p.is_dir()) if (run_dir / "trials").exists() else []
 
 
-def test_sigkill_midway_then_resume_gives_every_trial_once(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigkill_midway_then_resume_gives_every_trial_once(tmp_path, workers):
     tree = build_tree(tmp_path / "bench")
     run_dir = tmp_path / "run"
     env = {**os.environ, "OPENAI_API_KEY": "sk-kill-test-abcdefgh", "PYTHONPATH": str(ROOT),
            "REDLINEBENCH_RETRY_BASE_DELAY": "0"}
     args = ["run", "--model", "openai/slow-agent", "--source", str(tree), "--trials", "4", "--concurrency", "2",
-            "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress"]
+            "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress", "--workers", str(workers)]
     with FakeOpenAI() as srv:
         srv.set_handler(slow_agent)
         proc = _cli([*args, "--api-base", srv.url], env)
@@ -52,6 +55,8 @@ def test_sigkill_midway_then_resume_gives_every_trial_once(tmp_path):
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
+        if workers > 1:  # the workers notice their parent is gone and exit by themselves
+            _wait_for_no_workers(run_dir)
         before = {p: (p / "metrics.json").read_bytes() for p in _published(run_dir) if (p / "grade.json").exists()}
         assert 3 <= len(before) < 12
 
@@ -78,7 +83,38 @@ def test_sigkill_midway_then_resume_gives_every_trial_once(tmp_path):
     assert "redline_overall" in out and "report:" in out
 
 
-def test_ctrl_c_stops_cleanly_with_a_resume_hint(tmp_path):
+def _wait_for_no_workers(run_dir: Path) -> None:
+    """Until no process has the run directory's lock file open (workers close their copy at start,
+    so this also finds a worker that would outlive its parent)."""
+    lock = str(run_dir / ".lock")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        holders = []
+        for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+            try:
+                holders += [fd for fd in fd_dir.iterdir() if os.readlink(fd) == lock]
+            except OSError:
+                continue
+        workers = _worker_pids()
+        if not holders and not workers:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"worker processes outlived their parent: {_worker_pids()}")
+
+
+def _worker_pids() -> list[int]:
+    out = []
+    for cmd in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if cmd.read_text().startswith("redlinebench-wo"):
+                out.append(int(cmd.parent.name))
+        except OSError:
+            continue
+    return out
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_stops_cleanly_with_a_resume_hint(tmp_path, workers):
     tree = build_tree(tmp_path / "bench")
     run_dir = tmp_path / "run"
     env = {**os.environ, "OPENAI_API_KEY": "sk-int-test-abcdefgh", "PYTHONPATH": str(ROOT)}
@@ -86,7 +122,7 @@ def test_ctrl_c_stops_cleanly_with_a_resume_hint(tmp_path):
         srv.set_handler(slow_agent)
         proc = _cli(["run", "--model", "openai/slow-agent", "--source", str(tree), "--trials", "3",
                      "--concurrency", "2", "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress",
-                     "--api-base", srv.url], env)
+                     "--api-base", srv.url, "--workers", str(workers)], env)
         deadline = time.monotonic() + 60
         while not [p for p in _published(run_dir) if (p / "grade.json").exists()]:
             assert proc.poll() is None, proc.communicate()
@@ -95,6 +131,8 @@ def test_ctrl_c_stops_cleanly_with_a_resume_hint(tmp_path):
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
+    if workers > 1:
+        _wait_for_no_workers(run_dir)
     assert "interrupted" in err and f"redlinebench run --resume --run-dir {run_dir}" in err
     assert "Traceback" not in err
     for t in _published(run_dir):  # whatever was published is whole
