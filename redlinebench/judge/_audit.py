@@ -64,15 +64,7 @@ class AuditLog:
     def write(self, record: dict[str, Any]) -> None:
         line = json.dumps({"ts": round(time.time(), 3), **_scrub(record, self._secrets)},
                           ensure_ascii=False, default=str)
-        data = (line + "\n").encode("utf-8")
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # One write() on an O_APPEND descriptor: worker processes of one run append to the
-            # same log, and a line split over several writes could interleave with theirs.
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
