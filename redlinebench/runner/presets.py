@@ -1,6 +1,6 @@
 """Run presets: YAML files of defaults for ``redlinebench run --preset NAME|PATH``.
 
-A preset may set ``model``/``models``, ``agent``, ``judges``, ``trials``, ``concurrency``, ``seed``,
+A preset may set ``model``/``models``, ``agent``, ``judges``, ``trials``, ``concurrency``, ``workers``, ``seed``,
 ``api_base`` and ``limits`` (see :class:`redlinebench.agent.AgentLimits`). Command-line options win.
 Names resolve to ``configs/presets/<name>.yaml`` in the working directory, then to the copy shipped
 inside the package.
@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-KEYS = {"model", "models", "agent", "agents", "judges", "trials", "concurrency", "seed", "api_base", "judge_api_base", "limits",
+KEYS = {"model", "models", "agent", "agents", "judges", "trials", "concurrency", "workers", "seed", "api_base", "judge_api_base", "limits",
         "description"}
 
 
