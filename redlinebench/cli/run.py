@@ -243,11 +243,11 @@ def register(main: click.Group) -> None:
                   "[the embedded synthetic set].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
                   help="Trials at once.")
-    @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, show_default=True,
-                  help="Processes sharing the trials (Linux): the baselines and the heuristic judge are "
-                       "CPU-bound, so up to one per core makes the demo faster.")
+    @click.option("--workers", "-w", type=click.IntRange(1, 256), default=None,
+                  help="Processes sharing the trials (Linux) [one per core, at most 4]: the baselines and "
+                       "the heuristic judge are CPU-bound.")
     @click.option("--no-progress", is_flag=True, help="No progress bar.")
-    def demo_cmd(run_dir: Path | None, source: str | None, concurrency: int, workers: int,
+    def demo_cmd(run_dir: Path | None, source: str | None, concurrency: int, workers: int | None,
                  no_progress: bool) -> None:
         """Run the three baselines on the embedded synthetic set, offline, and print the leaderboard.
 
@@ -261,6 +261,7 @@ def register(main: click.Group) -> None:
         from ..runner import Entrant, RunSpec
         from ..runner import run as run_benchmark
         from ..runner.spec import new_run_id
+        from ..runner.workers import default_workers
 
         if source is None:
             embedded = embedded_benchmark_dir()
@@ -270,7 +271,7 @@ def register(main: click.Group) -> None:
             source = str(embedded)
         spec = RunSpec(entrants=(Entrant("golden"), Entrant("accept-all"), Entrant("noop")),
                        source=source, judges="heuristic", concurrency=concurrency,
-                       workers=workers, run_id="demo-" + new_run_id())
+                       workers=workers or default_workers(), run_id="demo-" + new_run_id())
         run_dir = run_dir or default_demo_dir(spec.run_id)
         console = Console()
         try:

@@ -237,6 +237,28 @@ def _exit_with_parent() -> None:
 
 def start_pool(workers: int, concurrency: int, plan: Plan, make_pipeline: Callable[..., TrialPipeline]
                ) -> WorkerPool | None:
-    """Fork the workers for ``plan`` when more than one is worth it; None means run in-process."""
+    """Fork the workers for ``plan`` when more than one is worth it; None means run in-process.
+
+    Where processes cannot be forked (not Linux, or no shared-memory semaphores, as in some
+    sandboxes) the run says so and goes on in one process: slower, never wrong.
+    """
+    if workers > 1 and not fork_available():
+        _warn(f"--workers {workers} needs Linux (fork); running in one process")
+        return None
     n = worker_count(workers, concurrency, len(plan.todo))
-    return WorkerPool(plan, make_pipeline, concurrency, n) if n > 1 else None
+    if n <= 1:
+        return None
+    try:
+        return WorkerPool(plan, make_pipeline, concurrency, n)
+    except OSError as exc:
+        _warn(f"could not start worker processes ({exc}); running in one process")
+        return None
+
+
+def default_workers(limit: int = 4) -> int:
+    """One per core up to ``limit`` where workers are available (what ``demo`` uses), else 1."""
+    return max(1, min(limit, os.cpu_count() or 1)) if fork_available() else 1
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)

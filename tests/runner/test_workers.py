@@ -22,7 +22,7 @@ from redlinebench.runner.scheduler import STOP_AFTER_CONSECUTIVE_ERRORS, run_tri
 from redlinebench.runner.workers import fork_available, shares, worker_count
 from tests.runner.doubles import make_taskset
 
-pytestmark = pytest.mark.skipif(not fork_available(), reason="worker processes need fork (Linux)")
+needs_fork = pytest.mark.skipif(not fork_available(), reason="worker processes need fork (Linux)")
 
 
 class StampingAgent:
@@ -77,6 +77,7 @@ def test_shares_and_worker_count():
     assert worker_count(2, 16, 100) == 2
 
 
+@needs_fork
 def test_trials_run_once_each_across_two_processes_within_the_concurrency(tmp_path):
     spec = _spec()
     layout = RunLayout(tmp_path / "run")
@@ -95,6 +96,7 @@ def test_trials_run_once_each_across_two_processes_within_the_concurrency(tmp_pa
     assert not layout.partial.exists()
 
 
+@needs_fork
 def test_grades_and_counters_match_a_one_process_run(tmp_path):
     """Episodes and grading through workers give the same files and counters as one process."""
     results = {}
@@ -116,6 +118,7 @@ def test_grades_and_counters_match_a_one_process_run(tmp_path):
     assert results[2][0] == 12 and results[2][2] == pytest.approx(12 * (0.25 + 0.125))
 
 
+@needs_fork
 def test_a_failing_provider_stops_new_episodes_in_every_worker(tmp_path):
     spec = _spec(trials=10)  # 40 trials, 4 slots over 2 workers
     layout = RunLayout(tmp_path / "run")
@@ -132,6 +135,7 @@ def test_a_failing_provider_stops_new_episodes_in_every_worker(tmp_path):
     assert again.stopped is None and again.failures == 0 and len(_metrics(layout)) == 40
 
 
+@needs_fork
 def test_a_worker_that_dies_loses_only_its_trials_and_resume_reruns_them(tmp_path):
     spec = _spec(concurrency=2)
     layout = RunLayout(tmp_path / "run")
@@ -151,6 +155,7 @@ def test_a_worker_that_dies_loses_only_its_trials_and_resume_reruns_them(tmp_pat
     assert (victim, 1) in {(m["task_id"], m["trial"]) for m in _metrics(layout)}
 
 
+@needs_fork
 def test_run_records_workers_and_a_resume_may_change_them(tmp_path):
     taskset = make_taskset(tmp_path / "data")
     agent = StampingAgent(delay=0.01)
@@ -168,3 +173,25 @@ def test_workers_must_be_positive():
 
     with pytest.raises(ConfigError, match="--workers must be at least 1"):
         _spec(workers=0)
+
+
+@pytest.mark.parametrize("why", ["no fork", "no semaphores"])
+def test_without_worker_processes_the_run_says_so_and_runs_in_one_process(tmp_path, monkeypatch, capsys, why):
+    import redlinebench.runner.workers as workers
+
+    if why == "no fork":
+        monkeypatch.setattr(workers, "fork_available", lambda: False)
+    else:
+        monkeypatch.setattr(workers, "fork_available", lambda: True)
+
+        def no_semaphores(*a, **k):
+            raise OSError(38, "Function not implemented")
+
+        monkeypatch.setattr(workers.WorkerPool, "__init__", no_semaphores)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    agent = StampingAgent(delay=0.01)
+    state = asyncio.run(run_trials(_spec(), layout, taskset.tasks, grader=None, agents={agent.label: agent}))
+    assert state.done == 12 and {m["pid"] for m in _metrics(layout)} == {os.getpid()}
+    err = capsys.readouterr().err
+    assert "warning:" in err and "running in one process" in err
