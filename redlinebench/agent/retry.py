@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import random
 from typing import Any, Awaitable, Callable
 
-from ..config import retry_base_delay
+from .._retry import backoff, retry_delay  # noqa: F401  (backoff: the one formula, re-exported)
 from .redact import redact
 
-BACKOFF_CAP_S = 60.0
 _RETRY_STATUS = {408, 409, 425, 429}
-
-
-def backoff(attempt: int, *, base: float | None = None) -> float:
-    """Exponential backoff with full jitter: attempt 0 waits up to ``base``, capped at 60 s."""
-    base = retry_base_delay() if base is None else base
-    if base <= 0:
-        return 0.0
-    return random.uniform(0, min(BACKOFF_CAP_S, base * 2**attempt))
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -74,7 +64,7 @@ async def call_with_retries(
         except Exception as exc:  # classified below; our own bugs are re-raised untouched
             if not is_retryable(exc) or attempt >= max_retries:
                 raise
-            delay = backoff(attempt)
+            delay = retry_delay(attempt + 1, exc)
             if on_retry is not None:
                 on_retry(attempt + 1, exc, delay)
             attempt += 1

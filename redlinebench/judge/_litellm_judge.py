@@ -1,8 +1,8 @@
 """A judge backed by any litellm model, with the SPEC §5 call policy.
 
 One call per task with all rubrics. JSON mode on, dropped once if the provider rejects it;
-temperature 0, dropped once if rejected; up to ``max_retries`` retries with exponential
-backoff (cap 60 s, jitter) on 429, 5xx, timeouts, connection errors and unparseable replies;
+temperature 0, dropped once if rejected; up to ``max_retries`` retries, waiting what the
+provider's ``Retry-After`` asks or else an exponential backoff (cap 60 s, jitter), on 429, 5xx, timeouts, connection errors and unparseable replies;
 no retry on any other 4xx, nor on a missing or rejected API key (which litellm sometimes reports
 as a 500): the error then names the environment variable to set. Tokens and cost are counted
 over every attempt.
@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import random
 import re
 import time
 from typing import Any
 
 from .. import config
 from .._litellm import get_litellm
+from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
+from .._retry import retry_delay
 from ._audit import AuditLog, redact
 from ._base import JudgeResult, judge
 from ._cache import JudgeCache, cache_key
@@ -27,17 +28,9 @@ from ._cost import call_cost
 from ._parse import UnparseableReply, parse_verdicts
 from ._prompt import PROMPT_VERSION, judge_messages
 
-BACKOFF_CAP_S = 60.0
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_RETRIES = 10
 RAW_LIMIT = 20_000
-
-
-def backoff_delay(retry: int, base: float | None = None, rng: random.Random | None = None) -> float:
-    """Delay before retry number ``retry`` (1-based): ``min(60, base * 2**(retry-1))``, half of it jittered."""
-    base = config.retry_base_delay() if base is None else base
-    step = min(BACKOFF_CAP_S, base * 2 ** (retry - 1))
-    return step / 2 + (rng or random).uniform(0, step / 2)
 
 
 def _status(exc: BaseException) -> int | None:
@@ -158,6 +151,7 @@ class LiteLLMJudge:
         started = time.monotonic()
         error: str | None = None
         parsed = None
+        last_exc: BaseException | None = None  # the failure being retried (its Retry-After is honoured)
 
         while True:
             t0 = time.monotonic()
@@ -168,6 +162,7 @@ class LiteLLMJudge:
                         litellm.acompletion(**self._kwargs(messages, json_mode, temperature)),
                         timeout=self.timeout + 5.0)
             except Exception as exc:  # noqa: BLE001  every provider failure is data here
+                last_exc = exc
                 status = _status(exc)
                 message = "timeout" if isinstance(exc, asyncio.TimeoutError) else \
                     redact(f"{type(exc).__name__}: {exc}", [self._api_key or ""])
@@ -218,7 +213,8 @@ class LiteLLMJudge:
             if retries >= self.max_retries:
                 break
             retries += 1
-            await asyncio.sleep(backoff_delay(retries))
+            await asyncio.sleep(retry_delay(retries, last_exc))
+            last_exc = None
 
         latency = time.monotonic() - started
         raw_kept = raw[:RAW_LIMIT] if isinstance(raw, str) else None

@@ -201,9 +201,9 @@ def test_backoff_grows_exponentially_with_jitter_and_caps(monkeypatch):
     assert backoff(5) == 0.0
     monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "2")
     random.seed(1)
-    for attempt, ceiling in [(0, 2), (1, 4), (3, 16), (9, 60)]:
-        waits = [backoff(attempt) for _ in range(200)]
-        assert 0 <= min(waits) and max(waits) <= ceiling and max(waits) > ceiling * 0.8
+    for retry, ceiling in [(1, 2), (2, 4), (4, 16), (10, 60)]:
+        waits = [backoff(retry) for _ in range(200)]
+        assert ceiling / 2 <= min(waits) and max(waits) <= ceiling and max(waits) > ceiling * 0.8
 
 
 async def test_context_window_error_shrinks_old_outputs_once_and_retries(tmp_path, srv):
@@ -258,3 +258,16 @@ async def test_a_refused_optional_parameter_is_dropped_and_the_call_retried(tmp_
     ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
     assert ep.status == "completed" and [("seed" in r.body) for r in srv.requests] == [True, False]
     assert [e["param"] for e in _events(tmp_path) if e["type"] == "param_dropped"] == ["seed"]
+
+
+async def test_a_rate_limit_waits_what_the_provider_asks(tmp_path, srv, monkeypatch):
+    import time
+
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0.001")  # our own backoff would be ~1 ms
+    srv.enqueue(Reply.error(429, headers={"Retry-After": "0.4"}), Reply.tool_calls([("end_session", {})]))
+    t0 = time.monotonic()
+    ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    assert time.monotonic() - t0 >= 0.4
+    retry = next(e for e in _events(tmp_path) if e["type"] == "retry")
+    assert retry["delay_s"] == 0.4 and "429" in retry["error"]

@@ -203,3 +203,13 @@ async def test_plain_server_errors_are_still_retried(fake_openai):
     fake_openai.enqueue(Reply.error(500, "upstream overloaded"), Reply.json(ALL_PASS), model="judge-a")
     result = await make(fake_openai).grade(TASK, VIEW, None)
     assert result.ok and result.attempts == 2
+
+
+async def test_a_rate_limited_judge_waits_what_the_provider_asks(fake_openai, monkeypatch):
+    import time
+
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0.001")
+    fake_openai.enqueue(Reply.error(429, headers={"retry-after-ms": "400"}), Reply.json(ALL_PASS), model="judge-a")
+    t0 = time.monotonic()
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 2 and time.monotonic() - t0 >= 0.4
