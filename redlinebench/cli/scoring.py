@@ -272,15 +272,15 @@ def register(main: click.Group) -> None:
         """
         if not run_dir.is_dir():
             raise ConfigError("no such run directory", path=run_dir)
-        from ..runner.api import _lock
+        from ..runner.lock import hold, release
 
-        lock = _lock(run_dir)  # a run still writing trials here would race with this grading
+        lock = hold(run_dir)  # a run still writing trials here would race with this grading
         try:
             summary = asyncio.run(score_run(run_dir, judges_spec=judges_spec, concurrency=concurrency,
                                             use_cache=not no_cache, rejudge=rejudge, source=source,
                                             api_base=api_base, timeout=timeout, key_check=not skip_key_check))
         finally:
-            lock.close()
+            release(lock)
         print_summary(summary)
         click.echo(f"wrote {run_dir / SUMMARY}")
 
