@@ -10,6 +10,7 @@ They live in ``<run>/.cache/redlines/`` and may be deleted at any time.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import zlib
@@ -40,7 +41,8 @@ def renderer_id() -> str:
 
 
 class FragmentCache:
-    """Compressed JSON files ``<root>/<key>.json.z``; writes are atomic, failures only cost time."""
+    """Gzipped JSON files ``<root>/<key>.json.gz`` (``zcat`` reads them); writes are atomic, and a
+    failure to read or write one only costs the time to render again."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -52,17 +54,17 @@ class FragmentCache:
         return h.hexdigest()
 
     def _path(self, key: str) -> Path:
-        return self.root / f"{key}.json.z"
+        return self.root / f"{key}.json.gz"
 
     def get(self, key: str) -> Fragment | None:
         try:
-            return Fragment.from_dict(json.loads(zlib.decompress(self._path(key).read_bytes())))
-        except (OSError, ValueError, zlib.error):
+            return Fragment.from_dict(json.loads(gzip.decompress(self._path(key).read_bytes())))
+        except (OSError, ValueError, EOFError, zlib.error):
             return None
 
     def put(self, key: str, fragment: Fragment) -> None:
         try:
-            blob = zlib.compress(json.dumps(fragment.to_dict(), ensure_ascii=False).encode("utf-8"), 1)
+            blob = gzip.compress(json.dumps(fragment.to_dict(), ensure_ascii=False).encode("utf-8"), 1, mtime=0)
             atomic_write_bytes(self._path(key), blob)
         except OSError:
             return
