@@ -1,6 +1,6 @@
 """Runner speed: 140 tasks, a fake model (50 ms a call, 6 tool calls a task), fake judges, concurrency 16.
 
-    python benchmarks/runner.py [--tasks 140] [--latency 0.05] [--concurrency 16]
+    python benchmarks/runner.py [--tasks 140] [--latency 0.05] [--concurrency 16] [--workers N]
 
 The model is a loopback OpenAI-compatible server in a separate process (so its threads do not
 share our GIL), reached through real litellm; each episode reads the contract, sends two edit
@@ -9,7 +9,9 @@ on a real 60-clause contract through the real tool session. Judges are in-proces
 every rubric instantly, so the figures are the runner's own.
 
 Prints: wall time against the ideal (calls x latency / concurrency), the tool-dispatch time per
-tool call, and our CPU per tool call (everything the runner process does, model excluded).
+tool call, and our CPU per tool call (everything the runner's processes do, the parent and its
+worker processes, model excluded). ``--workers`` defaults to what ``redlinebench demo`` uses (one
+per core, at most 4); ``--workers 1`` measures a single process.
 ``--stub-tools`` replaces the engine by a stub to separate the runner's cost from the engine's.
 Targets (issue 6): wall within 1.5x of ideal; overhead per tool call under 20 ms.
 """
@@ -262,7 +264,8 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=140)
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--concurrency", type=int, default=16)
-    ap.add_argument("--workers", type=int, default=1, help="worker processes (redlinebench run --workers)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="worker processes (redlinebench run --workers) [one per core, at most 4]")
     ap.add_argument("--model", default="openai/bench-model",
                     help="model string the fake serves (a priced one, e.g. openai/gpt-4o-mini, skips "
                          "litellm's slow unknown-model price search)")
@@ -276,6 +279,10 @@ def main() -> None:
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark")
     from redlinebench.runner import Entrant, RunSpec, arun
+    from redlinebench.runner.workers import default_workers
+
+    if args.workers is None:
+        args.workers = default_workers()
     from redlinebench.tasks import load_tasks
 
     server = subprocess.Popen([sys.executable, __file__, "--serve", "--latency", str(args.latency)],
@@ -292,10 +299,13 @@ def main() -> None:
             if args.stub_tools:
                 from redlinebench.agent.llm import LLMAgent
                 agents = {args.model: LLMAgent(args.model, api_base=url, backend=StubTools)}
-            # Warm litellm (import, client) outside the timed region, as a long run amortises it.
+            # Import litellm outside the timed region, as a long run amortises it. With one process,
+            # also build its client; forked workers build their own (their first calls pay for it),
+            # and the parent must not have used litellm before forking them.
             from redlinebench._litellm import get_litellm
-            asyncio.run(get_litellm().acompletion(model=args.model, api_base=url,
-                                                  messages=[{"role": "user", "content": "warm up"}]))
+            if args.workers <= 1:
+                asyncio.run(get_litellm().acompletion(model=args.model, api_base=url,
+                                                      messages=[{"role": "user", "content": "warm up"}]))
             import redlinebench.runner.api as api
 
             report_phase = api.write_report = _Timed(api.write_report)
