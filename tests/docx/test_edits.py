@@ -342,6 +342,45 @@ def test_near_miss_anchor_suggests_the_closest_text():
     assert res["candidates"][0]["text"].startswith("notify the Customer within")
 
 
+
+def _closest_by_brute_force(raw, text):
+    """The reference: score every window of n-2..n+2 words in order, keep the first strictly better."""
+    import difflib
+
+    from redlinebench.docx.anchor import normalize
+
+    words, target = normalize(raw).split(" "), normalize(text).strip()
+    n = len(target.split(" "))
+    best, best_text = 0.0, ""
+    for size in range(max(1, n - 2), n + 3):
+        for i in range(0, max(1, len(words) - size + 1)):
+            window = " ".join(words[i:i + size]).strip()
+            ratio = difflib.SequenceMatcher(None, target, window, autojunk=False).ratio()
+            if ratio > best:
+                best, best_text = ratio, window
+    return [] if not target or best < 0.6 else [{"paragraph_id": "p", "text": best_text,
+                                                 "similarity": round(best, 2)}]
+
+
+def test_closest_text_is_the_brute_force_answer():
+    import random
+
+    from redlinebench.docx.edits import _closest
+
+    rng = random.Random(5)
+    vocab = ("the a party shall perform its obligations under clause within thirty (30) days of "
+             "written request \u201cquoted\u201d \u2014 caf\u00e9 x").split()
+    for _ in range(600):
+        words = [rng.choice(vocab) for _ in range(rng.choice([0, 1, 2, 5, 12, 40]))]
+        raw = rng.choice(["", " "]) + rng.choice([" ", "  "]).join(words) + rng.choice(["", " "])
+        if words and rng.random() < 0.6:
+            i = rng.randrange(len(words))
+            text = "".join(c for c in " ".join(words[i:i + rng.randint(1, 8)]) if rng.random() > 0.1)
+        else:
+            text = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 8)))
+        assert _closest(raw, text, "p") == _closest_by_brute_force(raw, text), (raw, text)
+
+
 def test_taking_back_our_own_insertion_is_a_change_with_its_comment():
     doc = open_body(p("The Vendor shall provide the Services."))
     doc.apply_edits([edit("replace", "p-001", "provide", "provide and support")], author=ME, date=WHEN)
