@@ -125,6 +125,13 @@ class Package:
             return serialize(self._xml[part])
         return self._blobs[part]
 
+    def serialized_tree(self, part: str) -> OxmlElement | None:
+        """The tree ``blob(part)`` is serialised from (a dirty part), else None.
+
+        Lets the validator check an edited part without parsing its fresh bytes back.
+        """
+        return self._xml[part] if part in self._dirty else None
+
     def xml(self, part: str) -> OxmlElement:
         """The parsed tree of ``part`` (parsed once, with the hardened parser)."""
         root = self._xml.get(part)

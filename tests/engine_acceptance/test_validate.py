@@ -208,3 +208,24 @@ def test_two_strikes_in_one_insertion_are_flagged():
            '</w:ins>')
     bad = _mutate(_base(), "word/document.xml", lambda x: x.replace("</w:p>", two + "</w:p>", 1))
     assert "ins-multiple-del" in _codes(errors_only(validate_package(bad)))
+
+
+@pytest.mark.parametrize("label,part,edit,code", CASES + [
+    ("entity text in a comment", DOC, lambda s: s.replace("<w:body>", "<w:body><!-- <!ENTITY x> -->"), "xml-malformed"),
+], ids=[c[0] for c in CASES] + ["entity text in a comment"])
+def test_edited_parts_validate_as_their_saved_bytes(label, part, edit, code):
+    """A dirty part is checked on its live tree, not re-parsed: the findings are the saved file's."""
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.errors import DocxError
+
+    try:
+        doc = RedlineDocument.open(_mutate(_base(), part, edit))
+    except DocxError:
+        pytest.skip("the engine refuses this defect at open")
+    doc.apply_edits([{"op": "insert_after", "anchor": {"paragraph_id": "p-001", "text": "Alpha"},
+                      "new_text": "beta", "comment": "Why."}], author="Me")
+    for name in doc.package.part_names:
+        if name.endswith((".xml", ".rels")):
+            doc.package.xml(name)
+            doc.package.mark_dirty(name)
+    assert doc.validate() == validate_package(doc.to_bytes())
