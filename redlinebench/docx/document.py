@@ -555,6 +555,18 @@ class RedlineDocument:
             return [para.id for para in cache.paragraphs]
         return [self._pids.get(p) or self._register(p) for p, _ in iter_block_paragraphs(self._body)]
 
+    def paragraph_texts(self) -> list[tuple[str, str]]:
+        """(id, current text) of the body's paragraphs in document order.
+
+        Same as ``[(p.id, p.text) for p in paragraphs]``, but a stale index is not rebuilt: each
+        paragraph is only walked (no numbering, revisions or comments), for scans of the text.
+        """
+        cache = self._index_cache
+        if cache is not None and self._index_generation == self._generation:
+            return [(para.id, para.text) for para in cache.paragraphs]
+        return [(self._pids.get(p) or self._register(p), walk_paragraph(p).current)
+                for p, _ in iter_block_paragraphs(self._body)]
+
     def read_view(self) -> str:
         from .view import read_view
 

@@ -644,14 +644,14 @@ def _elsewhere(doc, text: str, skip: str) -> list[dict]:
     if not needle:
         return []
     out = []
-    for para in doc.paragraphs:
-        if para.id == skip:
+    for pid, text in doc.paragraph_texts():
+        if pid == skip:
             continue
-        norm = normalize(para.text)
+        norm = normalize(text)
         idx = norm.find(needle)
         if idx != -1:
             a = max(0, idx - 30)
-            out.append({"paragraph_id": para.id, "context": norm[a: idx + len(needle) + 30]})
+            out.append({"paragraph_id": pid, "context": norm[a: idx + len(needle) + 30]})
             if len(out) >= 5:
                 break
     return out

@@ -441,6 +441,17 @@ def test_paragraph_ids_without_index_match_the_index_and_number_new_paragraphs_i
     assert [x.id for x in doc.paragraphs] == ids   # the index keeps the same numbers
 
 
+
+def test_paragraph_texts_without_index_match_the_index():
+    doc = open_body(p("First clause.") + p("Second clause.") + p("Third clause."))
+    doc.apply_edits([edit("replace", "p-001", "First", "Initial"), edit("insert_after", "p-002", None, "New A.")],
+                    author=ME, date=WHEN)
+    texts = doc.paragraph_texts()       # walked here, the index is stale
+    assert texts == [("p-001", "Initial clause."), ("p-002", "Second clause."), ("p-004", "New A."),
+                     ("p-003", "Third clause.")]
+    assert texts == [(x.id, x.text) for x in doc.paragraphs] == doc.paragraph_texts()
+
+
 def test_unchanged_paragraphs_reused_across_rebuilds_stay_editable_and_changed_ones_are_redescribed():
     doc = open_body(p("Pay within thirty days.") + p("Notice by email."))
     first = doc.paragraph("p-001")
