@@ -267,7 +267,7 @@ class Counter:
                     counts.pop(deeper)
         if level.fmt in ("bullet", "none") and "%" not in level.text:
             return None
-        key = (num_id, ilvl, tuple(counts.get(k) for k in range(ilvl + 1)))
+        key = (num_id, ilvl, tuple([counts.get(k) for k in range(ilvl + 1)]))
         label = self._labels.get(key)
         if label is None:
             label = self._labels[key] = self._render(num_id, ilvl, level, counts)
