@@ -244,11 +244,8 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
             classes.append("rl-pdel")
         number = _get(p, "number")
         margin = join(_comment_card(t, n, colours, dom) for n, t in anchored)
-        rows.append(el("div",
-                       el("div", str(number) if number else "", class_="rl-num"),
-                       el("div", text if segs else Markup("&#8203;"), refs, class_="rl-text", title=pid or None),
-                       el("div", margin, class_="rl-margin"),
-                       class_=" ".join(classes)))
+        rows.append(_row(str(number) if number else "", text if segs else Markup("&#8203;"), refs, margin,
+                         " ".join(classes), pid))
     loose = by_para.get(None, [])
     if loose:
         rows.append(el("div", el("div", "", class_="rl-num"),
@@ -267,6 +264,14 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
               el("ul", *legend, class_="rl-legend"),
               el("div", *rows, class_="rl-body"),
               class_="rl-doc")
+
+
+def _row(number: str, text: Markup, refs: Markup, margin: Markup, classes: str, pid: str) -> Markup:
+    """One paragraph row: number gutter, text, margin. The same markup as nested ``el`` calls, built
+    in one string because a report renders every paragraph of every trial's document."""
+    title = f' title="{esc(pid)}"' if pid else ""
+    return Markup(f'<div class="{esc(classes)}"><div class="rl-num">{esc(number)}</div>'
+                  f'<div class="rl-text"{title}>{text}{refs}</div><div class="rl-margin">{margin}</div></div>')
 
 
 def render_path(path: Path | None, *, colours: AuthorColours, dom: str, focus_author: str | None, label: str,
