@@ -105,6 +105,7 @@ class Numbering:
         self.style_names: dict[str, str] = {}
         self.pstyle_level: dict[str, tuple[str, int]] = {}
         self._resolved: dict[tuple, tuple[str, int] | None] = {}
+        self._templates: dict[tuple[str, int], list] = {}
         if numbering_root is not None:
             self._load_numbering(numbering_root)
         if styles_root is not None:
@@ -219,6 +220,25 @@ class Numbering:
             return None
         return num_id, (ilvl if ilvl is not None and 0 <= ilvl <= 8 else 0)
 
+    def template(self, num_id: str, ilvl: int, level: Level) -> list:
+        """``level``'s text as literal strings and (level, value when uncounted, format) references,
+        resolved once per list level (the definitions never change once loaded)."""
+        key = (num_id, ilvl)
+        parts = self._templates.get(key)
+        if parts is None:
+            parts = []
+            for piece in _split_lvl_text(level.text):
+                if isinstance(piece, int):
+                    ref_level = self.level(num_id, piece)
+                    fmt = ref_level.fmt if ref_level is not None else "decimal"
+                    if level.legal and fmt != "decimalZero":
+                        fmt = "decimal"
+                    parts.append((piece, ref_level.start if ref_level is not None else 1, fmt))
+                else:
+                    parts.append(piece)
+            self._templates[key] = parts
+        return parts
+
     def level(self, num_id: str, ilvl: int) -> Level | None:
         aid, _, overrides = self.nums[num_id]
         if ilvl in overrides:
@@ -282,18 +302,15 @@ class Counter:
 
     def _render(self, num_id: str, ilvl: int, level: Level, counts: dict[int, int]) -> str | None:
         out = []
-        for piece in _split_lvl_text(level.text):
-            if isinstance(piece, int):
-                ref_level = self.n.level(num_id, piece)
-                value = counts.get(piece)
-                if value is None:
-                    value = ref_level.start if ref_level is not None else 1
-                fmt = ref_level.fmt if ref_level is not None else "decimal"
-                if level.legal and fmt != "decimalZero":
-                    fmt = "decimal"
-                out.append(format_number(value, fmt))
-            else:
+        for piece in self.n.template(num_id, ilvl, level):
+            if type(piece) is str:
                 out.append(piece)
+            else:
+                ref, default, fmt = piece
+                value = counts.get(ref)
+                if value is None:
+                    value = default
+                out.append(str(value) if fmt == "decimal" else format_number(value, fmt))
         label = "".join(out).strip()
         if label.endswith(".") and len(label) > 1:
             label = label[:-1]
