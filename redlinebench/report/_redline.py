@@ -301,15 +301,18 @@ def render_annotated(text: str) -> Markup:
         if not part:
             continue
         if part.startswith("~~") and part.endswith("~~") and len(part) >= 4:
-            out.append(el("span", part, class_="av-del"))
+            css = "av-del"
         elif part.startswith("++") and part.endswith("++") and len(part) >= 4:
-            out.append(el("span", part, class_="av-ins"))
+            css = "av-ins"
         elif part.startswith("{cmt-"):
-            out.append(el("span", part, class_="av-cmt"))
+            css = "av-cmt"
         elif part.startswith("[p-"):
-            out.append(el("span", part, class_="av-pid"))
+            css = "av-pid"
         else:
             out.append(esc(part))
+            continue
+        # el("span", part, class_=css), written out: one per marker of a long view
+        out.append(Markup(f'<span class="{css}">{esc(part)}</span>'))
     return el("pre", *out, class_="annot")
 
 
