@@ -356,6 +356,10 @@ class RedlineDocument:
         memo = self._described_cache
         fresh_memo: dict[object, tuple] | None = {} if self._generation else None
         for index, (p, pid, in_table) in enumerate(pending):
+            ppr = first_child(p, W_PPR)
+            # Holding pPr's children keeps their lxml proxies alive while the mark, numbering and
+            # style lookups below each visit them (a new proxy per visit costs more than the visit).
+            ppr_children = list(ppr) if ppr is not None else None  # noqa: F841
             walk, marks, segments, flags, para_revs = self._described(p, pid, fmt_changes.get(p, ()),
                                                                        memo, fresh_memo)
             crosses = field_depth > 0
@@ -367,7 +371,6 @@ class RedlineDocument:
                     elif kind == "end" and field_depth:
                         field_depth -= 1
                 crosses = crosses or field_depth > 0
-            ppr = first_child(p, W_PPR)
             if marks:
                 kinds = {MARK_TAGS[m.tag] for m in marks}
                 # show the deletion when a mark is both inserted (by them) and deleted (by us)
