@@ -30,8 +30,21 @@ class Level:
     pstyle: str | None = None
 
 
+def _kids(el) -> dict:
+    """Each child tag's first child: one pass over ``el`` instead of a find() per property."""
+    kids: dict = {}
+    if el is not None:
+        for child in el:
+            kids.setdefault(child.tag, child)
+    return kids
+
+
 def _val(el, tag: str) -> str | None:
-    child = el.find(qn(tag)) if el is not None else None
+    """``w:val`` of the first ``tag`` child; ``el`` may be an element or its ``_kids`` dict."""
+    if isinstance(el, dict):
+        child = el.get(qn(tag))
+    else:
+        child = el.find(qn(tag)) if el is not None else None
     return None if child is None else child.get(W_VAL)
 
 
@@ -45,16 +58,17 @@ def _ival(el, tag: str) -> int | None:
 
 def _parse_level(lvl) -> Level:
     level = Level()
-    start = _ival(lvl, "w:start")
+    kids = _kids(lvl)
+    start = _ival(kids, "w:start")
     level.start = start if start is not None else 0
-    level.fmt = _val(lvl, "w:numFmt") or "decimal"
-    text = _val(lvl, "w:lvlText")
+    level.fmt = _val(kids, "w:numFmt") or "decimal"
+    text = _val(kids, "w:lvlText")
     level.text = text if text is not None else ""
-    restart = _ival(lvl, "w:lvlRestart")
+    restart = _ival(kids, "w:lvlRestart")
     level.restart = restart
-    legal = lvl.find(qn("w:isLgl"))
+    legal = kids.get(qn("w:isLgl"))
     level.legal = legal is not None and legal.get(W_VAL, "1") not in ("0", "false", "off")
-    level.pstyle = _val(lvl, "w:pStyle")
+    level.pstyle = _val(kids, "w:pStyle")
     return level
 
 
@@ -151,15 +165,16 @@ class Numbering:
             sid = style.get(qn("w:styleId"))
             if sid is None:
                 continue
-            name = _val(style, "w:name")
+            kids = _kids(style)
+            name = _val(kids, "w:name")
             if name:
                 self.style_names[sid] = name
             if style.get(qn("w:default")) in ("1", "true", "on"):
                 self.default_pstyle = sid
-            based = _val(style, "w:basedOn")
+            based = _val(kids, "w:basedOn")
             if based:
                 self.style_based[sid] = based
-            ppr = style.find(qn("w:pPr"))
+            ppr = kids.get(qn("w:pPr"))
             numpr = ppr.find(qn("w:numPr")) if ppr is not None else None
             if numpr is not None:
                 self.style_numpr[sid] = (_val(numpr, "w:numId"), _ival(numpr, "w:ilvl"))
