@@ -383,10 +383,32 @@ def _check_main_part(pkg: _Input, name: str, ct: etree._Element | None, findings
 
 
 _REL_ATTRS = (f"{{{R}}}id", f"{{{R}}}embed", f"{{{R}}}link")
-# Elements (document order, the root included) carrying an attribute a check reads: found by
-# libxml2 instead of a Python loop over every element.
-_WITH_REL_ATTR = etree.XPath("descendant-or-self::*[@r:id or @r:embed or @r:link]", namespaces={"r": R})
-_WITH_DATE = etree.XPath("descendant-or-self::*[@w:date or @cex:dateUtc]", namespaces={"w": W, "cex": W16CEX})
+_DATE_ATTRS = (f"{{{W}}}date", f"{{{W16CEX}}}dateUtc")
+_XP_NS = {"r": R, "w": W, "cex": W16CEX}
+
+
+class _Carriers:
+    """Elements (document order, the root included) carrying any of some attributes, found by
+    libxml2 instead of a Python loop over every element. One attribute axis per name is much
+    cheaper than an ``or`` predicate on every element, so that is tried first; only when two of
+    the names occur in one part are the elements collected in one ordered pass."""
+
+    def __init__(self, *names: str) -> None:
+        self._each = [etree.XPath(f"descendant-or-self::*/@{name}", namespaces=_XP_NS) for name in names]
+        self._any = etree.XPath("descendant-or-self::*[" + " or ".join(f"@{n}" for n in names) + "]",
+                                namespaces=_XP_NS)
+
+    def __call__(self, root: etree._Element) -> list[etree._Element]:
+        found = [values for values in (each(root) for each in self._each) if values]
+        if not found:
+            return []
+        if len(found) == 1:
+            return [value.getparent() for value in found[0]]   # one attribute per element
+        return self._any(root)
+
+
+_WITH_REL_ATTR = _Carriers("r:id", "r:embed", "r:link")
+_WITH_DATE = _Carriers("w:date", "cex:dateUtc")
 
 
 def _check_rel_ids(name: str, root: etree._Element, ids: Mapping[str, str], findings: list[Finding]) -> None:
