@@ -95,9 +95,9 @@ def _threads(comments: Sequence[Any]) -> tuple[list[list[Any]], dict[str, Any]]:
     return [[r, *replies.get(str(_get(r, "id")), [])] for r in roots], by_id
 
 
-def _anchor_paragraph(root: Any, paragraphs: Sequence[Any]) -> str | None:
+def _anchor_paragraph(root: Any, paragraphs: Sequence[Any], known: set[str]) -> str | None:
+    """The paragraph a thread sits beside; ``known`` is the paragraphs' ids (built once per page)."""
     pids = _get(root, "paragraph_ids") or []
-    known = {str(_get(p, "id")) for p in paragraphs}
     for pid in pids:
         if str(pid) in known:
             return str(pid)
@@ -203,7 +203,8 @@ def render_document(doc: Any, *, colours: AuthorColours, dom: str, focus_author:
     threads, _ = _threads(comments)
     # number threads in reading order (as Word's review pane does), unanchored ones last
     position = {str(_get(p, "id")): i for i, p in enumerate(paragraphs)}
-    anchored = [(_anchor_paragraph(t[0], paragraphs), k, t) for k, t in enumerate(threads)]
+    known = {str(_get(p, "id")) for p in paragraphs}
+    anchored = [(_anchor_paragraph(t[0], paragraphs, known), k, t) for k, t in enumerate(threads)]
     anchored.sort(key=lambda a: (position.get(a[0], len(position)) if a[0] is not None else len(position) + 1, a[1]))
     by_para: dict[str | None, list[tuple[int, list[Any]]]] = {}
     for n, (pid, _k, thread) in enumerate(anchored, 1):
