@@ -45,16 +45,32 @@ def _umask() -> int:
     return current
 
 
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) \
+    | getattr(os, "O_BINARY", 0)
+
+
 def _temp_sibling(path: Path, parents: bool) -> tuple[int, str]:
+    """A new, exclusively created temporary next to ``path``: (open descriptor, its path).
+
+    Created with mode 0o666 so the kernel applies the umask (or a default ACL) exactly as for
+    ``open()``; the parent folders are only created when the first attempt finds them missing.
+    """
     folder = path.parent if str(path.parent) else Path(".")
-    if parents:
-        folder.mkdir(parents=True, exist_ok=True)
-    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+        except FileExistsError:
+            continue   # a name collision: draw another
+        except FileNotFoundError:
+            if not parents or folder.is_dir():
+                raise
+            folder.mkdir(parents=True, exist_ok=True)
+    raise FileExistsError(f"no free temporary name next to {path}")
 
 
 def _publish(tmp: str, target: Path) -> None:
-    """Give the finished temporary ``open()``'s permissions and rename it onto ``target``."""
-    os.chmod(tmp, 0o666 & ~_umask())
+    """Rename the finished temporary onto ``target`` (it already has ``open()``'s permissions)."""
     os.replace(tmp, target)
 
 
@@ -115,6 +131,8 @@ def atomic_write_with(path: str | os.PathLike[str], write: Callable[[Path], None
     os.close(fd)
     try:
         write(Path(tmp))
+        # the writer may have replaced the file with one of its own making: give it open()'s mode
+        os.chmod(tmp, 0o666 & ~_umask())
         _publish(tmp, target)
     except BaseException:
         _discard(tmp)

@@ -183,12 +183,22 @@ W_DEL_TAG = qn("w:del")
 W_FLDCHAR_TAG = qn("w:fldChar")
 W_FLDCHARTYPE = qn("w:fldCharType")
 W_MOVEFROM_TAG = qn("w:moveFrom")
+W_PSTYLE = qn("w:pStyle")
+W_VAL = qn("w:val")
+
+
+def first_child(el, tag: str):
+    """``el.find(tag)`` for a plain Clark tag, without the path machinery (hot in index builds)."""
+    for child in el:
+        if child.tag == tag:
+            return child
+    return None
 
 
 def mark_revisions(p) -> list:
     """Every paragraph-mark revision of ``p`` (an inserted mark may also be deleted)."""
-    ppr = p.find(W_PPR)
-    rpr = ppr.find(W_RPR) if ppr is not None else None
+    ppr = first_child(p, W_PPR)
+    rpr = first_child(ppr, W_RPR) if ppr is not None else None
     if rpr is None:
         return []
     return [child for child in rpr if child.tag in MARK_TAGS]
@@ -196,10 +206,10 @@ def mark_revisions(p) -> list:
 
 def mark_revision(p):
     """The paragraph-mark revision element (``w:pPr/w:rPr/w:ins|del|moveFrom|moveTo``) or None."""
-    ppr = p.find(W_PPR)
+    ppr = first_child(p, W_PPR)
     if ppr is None:
         return None
-    rpr = ppr.find(W_RPR)
+    rpr = first_child(ppr, W_RPR)
     if rpr is None:
         return None
     for child in rpr:
@@ -342,33 +352,41 @@ class RedlineDocument:
                 fmt_changes.setdefault(node, []).append(change)
         seen_rows: set = set()
         field_depth = 0   # complex-field nesting carried across paragraph marks (a TOC spans many)
+        has_fields = next(self._body.iter(W_FLDCHAR_TAG), None) is not None
         memo = self._described_cache
-        fresh_memo: dict[object, tuple] = {}
+        fresh_memo: dict[object, tuple] | None = {} if self._generation else None
         for index, (p, pid, in_table) in enumerate(pending):
+            ppr = first_child(p, W_PPR)
+            # Holding pPr's children keeps their lxml proxies alive while the mark, numbering and
+            # style lookups below each visit them (a new proxy per visit costs more than the visit).
+            ppr_children = list(ppr) if ppr is not None else None  # noqa: F841
             walk, marks, segments, flags, para_revs = self._described(p, pid, fmt_changes.get(p, ()),
                                                                        memo, fresh_memo)
             crosses = field_depth > 0
-            for fc in p.iter(W_FLDCHAR_TAG):
-                kind = fc.get(W_FLDCHARTYPE)
-                if kind == "begin":
-                    field_depth += 1
-                elif kind == "end" and field_depth:
-                    field_depth -= 1
-            crosses = crosses or field_depth > 0
-            ppr = p.find(W_PPR)
-            kinds = {MARK_TAGS[m.tag] for m in marks}
-            # show the deletion when a mark is both inserted (by them) and deleted (by us)
-            mark = next((m for m in marks if m.tag in (W_DEL_TAG, W_MOVEFROM_TAG)), marks[0] if marks else None)
-            mark_kind = MARK_TAGS.get(mark.tag) if mark is not None else None
+            if has_fields:
+                for fc in p.iter(W_FLDCHAR_TAG):
+                    kind = fc.get(W_FLDCHARTYPE)
+                    if kind == "begin":
+                        field_depth += 1
+                    elif kind == "end" and field_depth:
+                        field_depth -= 1
+                crosses = crosses or field_depth > 0
+            if marks:
+                kinds = {MARK_TAGS[m.tag] for m in marks}
+                # show the deletion when a mark is both inserted (by them) and deleted (by us)
+                mark = next((m for m in marks if m.tag in (W_DEL_TAG, W_MOVEFROM_TAG)), marks[0])
+                mark_kind = MARK_TAGS.get(mark.tag)
+            else:
+                kinds, mark, mark_kind = set(), None, None
             if kinds & {"para_del", "move_from"}:
                 number = None
             else:
                 number = counter.next_label(ppr)
             style = None
             if ppr is not None:
-                ps = ppr.find(qn("w:pStyle"))
+                ps = first_child(ppr, W_PSTYLE)
                 if ps is not None:
-                    style = numbering.style_name(ps.get(qn("w:val")))
+                    style = numbering.style_name(ps.get(W_VAL))
             row_mark = _row_mark(p) if in_table else None
             if row_mark is not None:
                 kind = "ins" if row_mark.tag == qn("w:ins") else "del"
@@ -401,7 +419,7 @@ class RedlineDocument:
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)
-        self._described_cache = fresh_memo
+        self._described_cache = fresh_memo if fresh_memo is not None else {}
         comments = read_comments(self, paragraphs)
         self._index_cache = _Index(paragraphs, by_id, comments, revisions)
         self._index_generation = self._generation
@@ -413,8 +431,15 @@ class RedlineDocument:
         Everything computed here depends only on ``p``'s own subtree and id. Reuse needs the same
         serialised bytes *and* the very same node objects (a snapshot restore or a rebuilt run with
         identical XML must not leave atoms pointing at detached nodes). Fresh lists are handed out
-        because the index builder appends to ``flags`` and ``para_revs``.
+        because the index builder appends to ``flags`` and ``para_revs``. ``fresh_memo`` is None
+        while the document is unedited: a document that is only read (grading, reports, a first
+        read) never rebuilds, so it does not pay for serialising every paragraph.
         """
+        if fresh_memo is None:
+            walk = walk_paragraph(p)
+            marks = mark_revisions(p)
+            segments, flags, revs = self._describe(p, pid, walk, marks, changes)
+            return walk, marks, segments, flags, revs
         xml = etree.tostring(p, with_tail=False)
         nodes = list(p.iter())
         hit = memo.get(p)
@@ -429,40 +454,45 @@ class RedlineDocument:
         return walk, marks, list(segments), list(flags), list(revs)
 
     def _describe(self, p, pid, walk: Walk, marks, changes):
-        segments: list[Segment] = []
-        flags: list[str] = []
-        revs: dict[int, list] = {}
-        order: list = []
-        cur = None
+        # consecutive atoms of one kind, revision and outer revision make one segment
+        groups: list[tuple] = []   # (texts, kind, author, revision id, date, inserted_by)
+        revs: dict = {}            # revision wrapper -> [kind, wrapper, texts], in first-seen order
+        key = None
+        texts: list[str] = []
+        moved = False
         for atom in walk.atoms:
-            if not atom.text and atom.kind == "text":
+            kind = atom.kind
+            text = atom.text
+            if not text and kind == "text":
                 continue
             rev = atom.rev
-            author = rev.get(W_AUTHOR) if rev is not None else None
-            rid = f"rev-{rev.get(W_ID)}" if rev is not None else None
-            date = rev.get(W_DATE) if rev is not None else None
-            inserted_by = atom.outer.get(W_AUTHOR) if atom.outer is not None else None
-            key = (atom.kind, rev, atom.outer)
-            if cur is not None and cur[0] == key:
-                cur[1].append(atom.text)
+            outer = atom.outer
+            if key is not None and key[0] == kind and key[1] is rev and key[2] is outer:
+                texts.append(text)
             else:
-                cur = [key, [atom.text], dict(kind=atom.kind, author=author, revision_id=rid, date=date,
-                                              inserted_by=inserted_by)]
-                order.append(cur)
-            if atom.outer is not None:
-                if atom.outer not in revs:
-                    revs[atom.outer] = [REVISION_WRAPPERS[atom.outer.tag], atom.outer, []]
-                revs[atom.outer][2].append(atom.text)
+                key = (kind, rev, outer)
+                texts = [text]
+                groups.append((texts, kind, rev.get(W_AUTHOR) if rev is not None else None,
+                               f"rev-{rev.get(W_ID)}" if rev is not None else None,
+                               rev.get(W_DATE) if rev is not None else None,
+                               outer.get(W_AUTHOR) if outer is not None else None))
+                if kind == "move_from" or kind == "move_to":
+                    moved = True
+            if outer is not None:
+                if outer not in revs:
+                    revs[outer] = [REVISION_WRAPPERS[outer.tag], outer, []]
+                revs[outer][2].append(text)
             if rev is not None:
                 if rev not in revs:
                     revs[rev] = [REVISION_WRAPPERS[rev.tag], rev, []]
-                revs[rev][2].append(atom.text)
-        for key, texts, meta in order:
-            segments.append(Segment(text="".join(texts), **meta))
+                revs[rev][2].append(text)
+        segments = [Segment(kind, "".join(parts), author, rid, date, inserted_by)
+                    for parts, kind, author, rid, date, inserted_by in groups]
         out: list[Revision] = []
-        for kind, el, texts in revs.values():
+        for kind, el, parts in revs.values():
             out.append(Revision(f"rev-{el.get(W_ID)}", kind, el.get(W_AUTHOR) or "", el.get(W_DATE), pid,
-                                "".join(texts)))
+                                "".join(parts)))
+        flags: list[str] = []
         # formatting changes on runs and on the paragraph
         fmt = False
         for change in changes:
@@ -484,12 +514,13 @@ class RedlineDocument:
             flag = "para_inserted" if mark_kind in ("para_ins", "move_to") else "para_deleted"
             if flag not in flags:
                 flags.append(flag)
-        mark_kinds = {MARK_TAGS[m.tag] for m in marks}
+            if mark_kind == "move_from" or mark_kind == "move_to":
+                moved = True
         if out:
             flags.insert(0, "has_revisions")
         if fmt:
             flags.append("format_change")
-        if any(s.kind in ("move_from", "move_to") for s in segments) or mark_kinds & {"move_from", "move_to"}:
+        if moved:
             flags.append("moved")
         return segments, flags, out
 
@@ -554,6 +585,18 @@ class RedlineDocument:
         if cache is not None and self._index_generation == self._generation:
             return [para.id for para in cache.paragraphs]
         return [self._pids.get(p) or self._register(p) for p, _ in iter_block_paragraphs(self._body)]
+
+    def paragraph_texts(self) -> list[tuple[str, str]]:
+        """(id, current text) of the body's paragraphs in document order.
+
+        Same as ``[(p.id, p.text) for p in paragraphs]``, but a stale index is not rebuilt: each
+        paragraph is only walked (no numbering, revisions or comments), for scans of the text.
+        """
+        cache = self._index_cache
+        if cache is not None and self._index_generation == self._generation:
+            return [(para.id, para.text) for para in cache.paragraphs]
+        return [(self._pids.get(p) or self._register(p), walk_paragraph(p).current)
+                for p, _ in iter_block_paragraphs(self._body)]
 
     def read_view(self) -> str:
         from .view import read_view

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import difflib
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -568,34 +567,38 @@ def _elements_order(doc, elements) -> list:
 
 
 def _closest(raw: str, text: str, pid: str) -> list[dict]:
-    """The stretch of the paragraph most like the failed anchor (a model's near miss), if any."""
+    """The stretch of the paragraph most like the failed anchor (a model's near miss), if any.
+
+    Same answer as scoring every window of n-2..n+2 words in order with difflib and keeping the
+    first strictly better one, but cheap: difflib's matching blocks form a common subsequence,
+    so ``2 * LCS / length`` caps a window's ratio. The LCS of the target with every window is
+    computed bit-parallel, one pass per start word (longer windows extend shorter ones), and only
+    windows whose cap reaches the 0.6 cut-off and the best so far are matched, best cap first.
+    """
     words = normalize(raw).split(" ")
     target = normalize(text).strip()
     n = len(target.split(" "))
     if not target or not words or len(words) > 2000:
         return []
-    # Same answer as scoring every window in order and keeping the first strictly better one, but
-    # cheaper: a window's character-overlap bound (difflib's quick_ratio, computed here without
-    # building a matcher) caps its ratio, so windows that cannot reach the 0.6 cut-off or beat the
-    # best so far are never matched, and the most promising windows are matched first.
-    target_chars = Counter(target)
-    total_target = len(target)
-    candidates = []
-    seen: set[str] = set()
-    order = 0
-    for size in range(max(1, n - 2), n + 3):
-        for i in range(0, max(1, len(words) - size + 1)):
-            window = " ".join(words[i:i + size]).strip()
-            order += 1
-            if window in seen:   # an identical earlier window scores the same and wins ties
+    sizes = range(max(1, n - 2), n + 3)
+    counts = [max(1, len(words) - size + 1) for size in sizes]   # windows of each size
+    firsts = [sum(counts[:k]) for k in range(len(counts))]        # their order numbers start here
+    lcs_after = _lcs_meter(target)
+    first_order: dict[str, int] = {}
+    bounds: dict[str, float] = {}
+    for i in range(max(counts)):
+        for k, lcs in enumerate(lcs_after(words, i, sizes)):
+            if i >= counts[k]:
                 continue
-            seen.add(window)
-            length = total_target + len(window)
-            overlap = sum((target_chars & Counter(window)).values())
-            bound = 2.0 * overlap / length if length else 1.0
-            if bound >= 0.6:
-                candidates.append((-bound, order, window))
-    candidates.sort()
+            window = " ".join(words[i:i + sizes[k]]).strip()
+            order = firsts[k] + i + 1
+            if first_order.get(window, order + 1) < order:
+                continue   # an identical earlier window scores the same and wins ties
+            first_order[window] = order
+            length = len(target) + len(window)
+            # lcs counts the unstripped window, so it is at least the stripped one's: still a cap
+            bounds[window] = 2.0 * lcs / length if length else 1.0
+    candidates = sorted((-bound, first_order[window], window) for window, bound in bounds.items() if bound >= 0.6)
     best, best_order, best_text = 0.0, 0, ""
     for neg_bound, order, window in candidates:
         if -neg_bound < best:
@@ -610,19 +613,45 @@ def _closest(raw: str, text: str, pid: str) -> list[dict]:
     return [{"paragraph_id": pid, "text": best_text, "similarity": round(best, 2)}]
 
 
+def _lcs_meter(target: str):
+    """``lcs_after(words, i, sizes)``: LCS length of ``target`` with ``" ".join(words[i:i + s])``
+    for each s in ``sizes`` (a window past the end stops growing), in one bit-parallel pass
+    (Hyyrö's algorithm: one bit per target character, a few integer operations per character).
+    """
+    m = len(target)
+    full = (1 << m) - 1
+    masks: dict[str, int] = {}
+    for k, ch in enumerate(target):
+        masks[ch] = masks.get(ch, 0) | (1 << k)
+
+    def lcs_after(words: list[str], i: int, sizes: range) -> list[int]:
+        out = []
+        v = full
+        for s in range(1, sizes[-1] + 1):
+            if i + s <= len(words):
+                for ch in words[i + s - 1] if s == 1 else " " + words[i + s - 1]:
+                    u = v & masks.get(ch, 0)
+                    v = ((v + u) | (v - u)) & full
+            if s >= sizes[0]:
+                out.append(m - v.bit_count())
+        return out
+
+    return lcs_after
+
+
 def _elsewhere(doc, text: str, skip: str) -> list[dict]:
     needle = normalize(text).strip()
     if not needle:
         return []
     out = []
-    for para in doc.paragraphs:
-        if para.id == skip:
+    for pid, text in doc.paragraph_texts():
+        if pid == skip:
             continue
-        norm = normalize(para.text)
+        norm = normalize(text)
         idx = norm.find(needle)
         if idx != -1:
             a = max(0, idx - 30)
-            out.append({"paragraph_id": para.id, "context": norm[a: idx + len(needle) + 30]})
+            out.append({"paragraph_id": pid, "context": norm[a: idx + len(needle) + 30]})
             if len(out) >= 5:
                 break
     return out

@@ -30,8 +30,21 @@ class Level:
     pstyle: str | None = None
 
 
+def _kids(el) -> dict:
+    """Each child tag's first child: one pass over ``el`` instead of a find() per property."""
+    kids: dict = {}
+    if el is not None:
+        for child in el:
+            kids.setdefault(child.tag, child)
+    return kids
+
+
 def _val(el, tag: str) -> str | None:
-    child = el.find(qn(tag)) if el is not None else None
+    """``w:val`` of the first ``tag`` child; ``el`` may be an element or its ``_kids`` dict."""
+    if isinstance(el, dict):
+        child = el.get(qn(tag))
+    else:
+        child = el.find(qn(tag)) if el is not None else None
     return None if child is None else child.get(W_VAL)
 
 
@@ -45,16 +58,17 @@ def _ival(el, tag: str) -> int | None:
 
 def _parse_level(lvl) -> Level:
     level = Level()
-    start = _ival(lvl, "w:start")
+    kids = _kids(lvl)
+    start = _ival(kids, "w:start")
     level.start = start if start is not None else 0
-    level.fmt = _val(lvl, "w:numFmt") or "decimal"
-    text = _val(lvl, "w:lvlText")
+    level.fmt = _val(kids, "w:numFmt") or "decimal"
+    text = _val(kids, "w:lvlText")
     level.text = text if text is not None else ""
-    restart = _ival(lvl, "w:lvlRestart")
+    restart = _ival(kids, "w:lvlRestart")
     level.restart = restart
-    legal = lvl.find(qn("w:isLgl"))
+    legal = kids.get(qn("w:isLgl"))
     level.legal = legal is not None and legal.get(W_VAL, "1") not in ("0", "false", "off")
-    level.pstyle = _val(lvl, "w:pStyle")
+    level.pstyle = _val(kids, "w:pStyle")
     return level
 
 
@@ -105,6 +119,7 @@ class Numbering:
         self.style_names: dict[str, str] = {}
         self.pstyle_level: dict[str, tuple[str, int]] = {}
         self._resolved: dict[tuple, tuple[str, int] | None] = {}
+        self._templates: dict[tuple[str, int], list] = {}
         if numbering_root is not None:
             self._load_numbering(numbering_root)
         if styles_root is not None:
@@ -150,15 +165,16 @@ class Numbering:
             sid = style.get(qn("w:styleId"))
             if sid is None:
                 continue
-            name = _val(style, "w:name")
+            kids = _kids(style)
+            name = _val(kids, "w:name")
             if name:
                 self.style_names[sid] = name
             if style.get(qn("w:default")) in ("1", "true", "on"):
                 self.default_pstyle = sid
-            based = _val(style, "w:basedOn")
+            based = _val(kids, "w:basedOn")
             if based:
                 self.style_based[sid] = based
-            ppr = style.find(qn("w:pPr"))
+            ppr = kids.get(qn("w:pPr"))
             numpr = ppr.find(qn("w:numPr")) if ppr is not None else None
             if numpr is not None:
                 self.style_numpr[sid] = (_val(numpr, "w:numId"), _ival(numpr, "w:ilvl"))
@@ -219,6 +235,25 @@ class Numbering:
             return None
         return num_id, (ilvl if ilvl is not None and 0 <= ilvl <= 8 else 0)
 
+    def template(self, num_id: str, ilvl: int, level: Level) -> list:
+        """``level``'s text as literal strings and (level, value when uncounted, format) references,
+        resolved once per list level (the definitions never change once loaded)."""
+        key = (num_id, ilvl)
+        parts = self._templates.get(key)
+        if parts is None:
+            parts = []
+            for piece in _split_lvl_text(level.text):
+                if isinstance(piece, int):
+                    ref_level = self.level(num_id, piece)
+                    fmt = ref_level.fmt if ref_level is not None else "decimal"
+                    if level.legal and fmt != "decimalZero":
+                        fmt = "decimal"
+                    parts.append((piece, ref_level.start if ref_level is not None else 1, fmt))
+                else:
+                    parts.append(piece)
+            self._templates[key] = parts
+        return parts
+
     def level(self, num_id: str, ilvl: int) -> Level | None:
         aid, _, overrides = self.nums[num_id]
         if ilvl in overrides:
@@ -267,7 +302,7 @@ class Counter:
                     counts.pop(deeper)
         if level.fmt in ("bullet", "none") and "%" not in level.text:
             return None
-        key = (num_id, ilvl, tuple(counts.get(k) for k in range(ilvl + 1)))
+        key = (num_id, ilvl, tuple([counts.get(k) for k in range(ilvl + 1)]))
         label = self._labels.get(key)
         if label is None:
             label = self._labels[key] = self._render(num_id, ilvl, level, counts)
@@ -282,18 +317,15 @@ class Counter:
 
     def _render(self, num_id: str, ilvl: int, level: Level, counts: dict[int, int]) -> str | None:
         out = []
-        for piece in _split_lvl_text(level.text):
-            if isinstance(piece, int):
-                ref_level = self.n.level(num_id, piece)
-                value = counts.get(piece)
-                if value is None:
-                    value = ref_level.start if ref_level is not None else 1
-                fmt = ref_level.fmt if ref_level is not None else "decimal"
-                if level.legal and fmt != "decimalZero":
-                    fmt = "decimal"
-                out.append(format_number(value, fmt))
-            else:
+        for piece in self.n.template(num_id, ilvl, level):
+            if type(piece) is str:
                 out.append(piece)
+            else:
+                ref, default, fmt = piece
+                value = counts.get(ref)
+                if value is None:
+                    value = default
+                out.append(str(value) if fmt == "decimal" else format_number(value, fmt))
         label = "".join(out).strip()
         if label.endswith(".") and len(label) > 1:
             label = label[:-1]

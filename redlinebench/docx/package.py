@@ -25,7 +25,6 @@ MAX_TOTAL_BYTES = 200 * 1024 * 1024
 MAX_RATIO = 100
 #: Ratios are only meaningful for entries of some size; tiny parts compress wildly.
 RATIO_MIN_BYTES = 1024 * 1024
-_CHUNK = 1024 * 1024
 #: Fixed timestamp so identical content gives identical bytes.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
@@ -124,6 +123,13 @@ class Package:
         if part in self._dirty:
             return serialize(self._xml[part])
         return self._blobs[part]
+
+    def serialized_tree(self, part: str) -> OxmlElement | None:
+        """The tree ``blob(part)`` is serialised from (a dirty part), else None.
+
+        Lets the validator check an edited part without parsing its fresh bytes back.
+        """
+        return self._xml[part] if part in self._dirty else None
 
     def xml(self, part: str) -> OxmlElement:
         """The parsed tree of ``part`` (parsed once, with the hardened parser)."""
@@ -284,25 +290,17 @@ def _read_zip(data: bytes, name: str) -> tuple[list[str], dict[str, bytes]]:
             if info.is_dir():
                 continue
             limit = min(info.file_size, MAX_ENTRY_BYTES, budget)
-            chunks = []
-            got = 0
             try:
                 with zf.open(info) as fh:
-                    while True:
-                        chunk = fh.read(min(_CHUNK, limit + 1 - got))
-                        if not chunk:
-                            break
-                        got += len(chunk)
-                        if got > limit:
-                            raise _fail(name, f"part {info.filename} decompresses beyond its declared size")
-                        chunks.append(chunk)
-            except DocxError:
-                raise
+                    # one read to the end (CRC checked there) or to one byte past the limit
+                    blob = fh.read(limit + 1)
             except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
                 raise _fail(name, f"cannot read part {info.filename}: {exc}") from None
-            budget -= got
+            if len(blob) > limit:
+                raise _fail(name, f"part {info.filename} decompresses beyond its declared size")
+            budget -= len(blob)
             order.append(info.filename)
-            blobs[info.filename] = b"".join(chunks)
+            blobs[info.filename] = blob
     return order, blobs
 
 

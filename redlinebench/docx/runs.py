@@ -160,14 +160,18 @@ def walk_paragraph(p) -> Walk:
         atoms.append(Atom(text, run, node, kind, rev, outer))
 
     def visit_run(run):
-        kind, rev, outer = _context(stack)
+        kind, rev, outer = _context(stack) if stack else ("text", None, None)
         for child in run:
             tag = child.tag
             if tag == W_RPR:
                 continue
             if tag == W_T or tag == W_DELTEXT:
-                if child.text:
-                    emit_text(run, child, child.text, kind, rev, outer)
+                text = child.text
+                if text:
+                    if fld:
+                        emit_text(run, child, text, kind, rev, outer)
+                    else:
+                        atoms.append(Atom(text, run, child, kind, rev, outer))
                 elif fld and run not in fld[0].atom.runs:
                     fld[0].atom.runs.append(run)
             elif tag in _SIMPLE_CHARS:

@@ -122,6 +122,9 @@ PPR_ORDER: tuple[str, ...] = (
 )
 _RPR_INDEX = {name: i for i, name in enumerate(RPR_ORDER)}
 _PPR_INDEX = {name: i for i, name in enumerate(PPR_ORDER)}
+# by Clark tag: (schema position, local name)
+_RPR_TAG_INDEX = {f"{{{W}}}{name}": (i, name) for name, i in _RPR_INDEX.items()}
+_PPR_TAG_INDEX = {f"{{{W}}}{name}": (i, name) for name, i in _PPR_INDEX.items()}
 
 # Elements carrying a revision id (w:id) and author.
 _REVISION_TAGS = frozenset(_w(t) for t in (
@@ -159,6 +162,8 @@ class _Input:
         self.names: list[str] = []
         self.blobs: dict[str, bytes] = {}
         self.trees: dict[str, etree._Element] = {}
+        # parsed trees whose serialisation is exactly the part's blob: used instead of a re-parse
+        self.live: dict[str, etree._Element] = {}
 
 
 def _load(source: Any, findings: list[Finding]) -> _Input | None:
@@ -182,9 +187,13 @@ def _load(source: Any, findings: list[Finding]) -> _Input | None:
         return pkg
     if hasattr(source, "part_names") and hasattr(source, "blob"):
         names = source.part_names() if callable(source.part_names) else source.part_names
+        live = getattr(source, "serialized_tree", None)
         for name in names:
             pkg.names.append(name)
             pkg.blobs[name] = source.blob(name)
+            tree = live(name) if live is not None else None
+            if tree is not None:
+                pkg.live[name] = tree
         return pkg
     if hasattr(source, "to_bytes"):
         return _load_zip(source.to_bytes(), findings)
@@ -240,6 +249,10 @@ def _parse_all(pkg: _Input, findings: list[Finding]) -> None:
         blob = pkg.blobs[name]
         if b"<!DOCTYPE" in blob[:4096] or b"<!ENTITY" in blob[:65536]:
             findings.append(Finding("xml-malformed", "part declares a DTD (forbidden in OOXML packages)", name))
+            continue
+        if name in pkg.live:
+            # the blob was just serialised from this tree: parsing it back gives the same tree
+            pkg.trees[name] = pkg.live[name]
             continue
         try:
             root = etree.fromstring(blob, hardened_parser())
@@ -369,10 +382,39 @@ def _check_main_part(pkg: _Input, name: str, ct: etree._Element | None, findings
         findings.append(Finding("main-part-missing", "main part is not a w:document with a w:body", name))
 
 
+_REL_ATTRS = (f"{{{R}}}id", f"{{{R}}}embed", f"{{{R}}}link")
+_DATE_ATTRS = (f"{{{W}}}date", f"{{{W16CEX}}}dateUtc")
+_XP_NS = {"r": R, "w": W, "cex": W16CEX}
+
+
+class _Carriers:
+    """Elements (document order, the root included) carrying any of some attributes, found by
+    libxml2 instead of a Python loop over every element. One attribute axis per name is much
+    cheaper than an ``or`` predicate on every element, so that is tried first; only when two of
+    the names occur in one part are the elements collected in one ordered pass."""
+
+    def __init__(self, *names: str) -> None:
+        self._each = [etree.XPath(f"descendant-or-self::*/@{name}", namespaces=_XP_NS) for name in names]
+        self._any = etree.XPath("descendant-or-self::*[" + " or ".join(f"@{n}" for n in names) + "]",
+                                namespaces=_XP_NS)
+
+    def __call__(self, root: etree._Element) -> list[etree._Element]:
+        found = [values for values in (each(root) for each in self._each) if values]
+        if not found:
+            return []
+        if len(found) == 1:
+            return [value.getparent() for value in found[0]]   # one attribute per element
+        return self._any(root)
+
+
+_WITH_REL_ATTR = _Carriers("r:id", "r:embed", "r:link")
+_WITH_DATE = _Carriers("w:date", "cex:dateUtc")
+
+
 def _check_rel_ids(name: str, root: etree._Element, ids: Mapping[str, str], findings: list[Finding]) -> None:
     seen: set[str] = set()
-    for el in root.iter():
-        for key in (f"{{{R}}}id", f"{{{R}}}embed", f"{{{R}}}link"):
+    for el in _WITH_REL_ATTR(root):
+        for key in _REL_ATTRS:
             rid = el.get(key)
             if rid and rid not in ids and rid not in seen:
                 seen.add(rid)
@@ -419,12 +461,13 @@ def _check_revisions(pkg: _Input, stories: list[str], findings: list[Finding]) -
                 # The Open XML schema Word validates against allows one w:del per w:ins.
                 findings.append(Finding("ins-multiple-del", f"w:ins {rid} holds more than one w:del "
                                                             "(give each strike its own w:ins)", name))
+        w_del = _w("del")
         for el in pkg.trees[name].iter(_w("delText"), _w("delInstrText")):
-            if not _has_ancestor(el, _w("del")):
+            if not _has_ancestor(el, w_del):
                 findings.append(Finding("deltext-outside-del",
                                         f"w:{etree.QName(el).localname} {_snippet(el.text)} is not inside w:del", name))
         for el in pkg.trees[name].iter(_w("t"), _w("instrText")):
-            if _has_ancestor(el, _w("del")):
+            if _has_ancestor(el, w_del):
                 findings.append(Finding("text-inside-del",
                                         f"w:{etree.QName(el).localname} {_snippet(el.text)} inside w:del "
                                         f"(must be w:del{'Text' if el.tag == _w('t') else 'InstrText'})", name))
@@ -457,12 +500,15 @@ def _check_wrapper_place(name: str, el: etree._Element, local: str, findings: li
         ancestor = ancestor.getparent()
 
 
+_STOP_ANCESTORS = (f"{{{W}}}p", f"{{{W}}}body")
+
+
 def _has_ancestor(el: etree._Element, tag: str) -> bool:
     node = el.getparent()
     while node is not None:
         if node.tag == tag:
             return True
-        if node.tag in (_w("p"), _w("body")):
+        if node.tag in _STOP_ANCESTORS:
             return False
         node = node.getparent()
     return False
@@ -616,17 +662,18 @@ def _check_ids_w14(name: str, root: etree._Element, findings: list[Finding], els
 
 
 def _check_property_order(name: str, root: etree._Element, findings: list[Finding]) -> None:
-    for tag, index, code in ((_w("rPr"), _RPR_INDEX, "rpr-order"), (_w("pPr"), _PPR_INDEX, "ppr-order")):
+    for tag, index, code in ((_w("rPr"), _RPR_TAG_INDEX, "rpr-order"), (_w("pPr"), _PPR_TAG_INDEX, "ppr-order")):
         for props in root.iter(tag):
+            if len(props) < 2:
+                continue  # one child can be neither repeated nor out of order
             last = -1
             seen: set[str] = set()
             for child in props:
-                if not isinstance(child.tag, str) or not child.tag.startswith(f"{{{W}}}"):
-                    continue  # extension (w14:...) elements and comments are outside the sequence
-                local = child.tag[len(W) + 2:]
-                pos = index.get(local)
-                if pos is None:
+                # extension (w14:...) elements, unknown elements and comments are outside the sequence
+                hit = index.get(child.tag)
+                if hit is None:
                     continue
+                pos, local = hit
                 if local in seen:
                     findings.append(Finding(code, f"w:{local} appears twice in one w:{etree.QName(tag).localname}",
                                             name))
@@ -640,7 +687,7 @@ def _check_property_order(name: str, root: etree._Element, findings: list[Findin
 def _check_dates(name: str, root: etree._Element, findings: list[Finding]) -> None:
     keys = (_w("date"), f"{{{W16CEX}}}dateUtc")
     bad: set[str] = set()
-    for el in root.iter():
+    for el in _WITH_DATE(root):
         for key in keys:
             value = el.get(key)
             if value is not None and not _DATE_RE.match(value) and value not in bad:

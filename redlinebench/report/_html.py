@@ -19,15 +19,20 @@ class Markup(str):
     __slots__ = ()
 
 
+_EMPTY = Markup("")
+
+
 def esc(value: object) -> Markup:
     """Escape *value* unless it is already :class:`Markup`; ``None`` becomes empty."""
     if value is None:
-        return Markup("")
+        return _EMPTY
     if isinstance(value, Markup):
         return value
+    if type(value) is str:
+        return Markup(_escape(value))
     if isinstance(value, (list, tuple)) or _is_gen(value):
         return join(value)  # type: ignore[arg-type]
-    return Markup(escape(_clean(str(value)), quote=True))
+    return Markup(_escape(str(value)))
 
 
 def _is_gen(value: object) -> bool:
@@ -35,6 +40,8 @@ def _is_gen(value: object) -> bool:
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# anything _clean drops or escape() rewrites: text without any is returned as it is
+_SPECIAL = re.compile("[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 
 def _clean(text: str) -> str:
@@ -42,11 +49,24 @@ def _clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+def _escape(text: str) -> str:
+    """``escape(_clean(text), quote=True)``, with one scan for the common text that needs neither."""
+    if _SPECIAL.search(text) is None:
+        return text
+    return escape(_clean(text), quote=True)
+
+
 def join(parts: Iterable[object]) -> Markup:
-    return Markup("".join(esc(p) for p in parts if p is not None))
+    out = []
+    for part in parts:
+        if part is None:
+            continue
+        out.append(part if isinstance(part, Markup) else esc(part))
+    return Markup("".join(out))
 
 
 _VOID = {"br", "hr", "meta", "img", "input", "col", "link"}
+_ATTR_NAMES: dict[str, str] = {}   # keyword -> attribute name (keywords come from code: a small set)
 
 
 def _attr_name(name: str) -> str:
@@ -60,19 +80,21 @@ def attrs(mapping: dict[str, object]) -> Markup:
     for key, value in mapping.items():
         if value is None or value is False:
             continue
-        name = _attr_name(key)
+        name = _ATTR_NAMES.get(key)
+        if name is None:
+            name = _ATTR_NAMES[key] = _attr_name(key)
         if value is True:
             out.append(f" {name}")
         else:
             if isinstance(value, float):
                 value = num(value)
-            out.append(f' {name}="{escape(_clean(str(value)), quote=True)}"')
+            out.append(f' {name}="{_escape(value if type(value) is str else str(value))}"')
     return Markup("".join(out))
 
 
 def el(name: str, /, *children: object, **attributes: object) -> Markup:
     """``el("td", text, class_="num")`` -> ``<td class="num">text</td>`` with *text* escaped."""
-    opening = f"<{name}{attrs(attributes)}>"
+    opening = f"<{name}{attrs(attributes)}>" if attributes else f"<{name}>"
     if name in _VOID:
         return Markup(opening)
     return Markup(f"{opening}{join(children)}</{name}>")

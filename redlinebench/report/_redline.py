@@ -160,9 +160,9 @@ def _threads(comments: Sequence[Any]) -> tuple[list[list[Any]], dict[str, Any]]:
     return [[r, *replies.get(str(_get(r, "id")), [])] for r in roots], by_id
 
 
-def _anchor_paragraph(root: Any, paragraphs: Sequence[Any]) -> str | None:
+def _anchor_paragraph(root: Any, paragraphs: Sequence[Any], known: set[str]) -> str | None:
+    """The paragraph a thread sits beside; ``known`` is the paragraphs' ids (built once per page)."""
     pids = _get(root, "paragraph_ids") or []
-    known = {str(_get(p, "id")) for p in paragraphs}
     for pid in pids:
         if str(pid) in known:
             return str(pid)
@@ -279,7 +279,8 @@ def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label
     threads, _ = _threads(comments)
     # number threads in reading order (as Word's review pane does), unanchored ones last
     position = {str(_get(p, "id")): i for i, p in enumerate(paragraphs)}
-    anchored = [(_anchor_paragraph(t[0], paragraphs), k, t) for k, t in enumerate(threads)]
+    known = {str(_get(p, "id")) for p in paragraphs}
+    anchored = [(_anchor_paragraph(t[0], paragraphs, known), k, t) for k, t in enumerate(threads)]
     anchored.sort(key=lambda a: (position.get(a[0], len(position)) if a[0] is not None else len(position) + 1, a[1]))
     by_para: dict[str | None, list[tuple[int, list[Any]]]] = {}
     for n, (pid, _k, thread) in enumerate(anchored, 1):
@@ -320,11 +321,8 @@ def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label
             classes.append("rl-pdel")
         number = _get(p, "number")
         margin = join(_comment_card(t, n, colours, dom) for n, t in anchored)
-        rows.append(el("div",
-                       el("div", str(number) if number else "", class_="rl-num"),
-                       el("div", text if segs else Markup("&#8203;"), refs, class_="rl-text", title=pid or None),
-                       el("div", margin, class_="rl-margin"),
-                       class_=" ".join(classes)))
+        rows.append(_row(str(number) if number else "", text if segs else Markup("&#8203;"), refs, margin,
+                         " ".join(classes), pid))
     loose = by_para.get(None, [])
     if loose:
         rows.append(el("div", el("div", "", class_="rl-num"),
@@ -343,6 +341,14 @@ def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label
               el("ul", *legend, class_="rl-legend"),
               el("div", *rows, class_="rl-body"),
               class_="rl-doc")
+
+
+def _row(number: str, text: Markup, refs: Markup, margin: Markup, classes: str, pid: str) -> Markup:
+    """One paragraph row: number gutter, text, margin. The same markup as nested ``el`` calls, built
+    in one string because a report renders every paragraph of every trial's document."""
+    title = f' title="{esc(pid)}"' if pid else ""
+    return Markup(f'<div class="{esc(classes)}"><div class="rl-num">{esc(number)}</div>'
+                  f'<div class="rl-text"{title}>{text}{refs}</div><div class="rl-margin">{margin}</div></div>')
 
 
 def render_path(path: Path | None, *, colours: AuthorColours, dom: str, focus_author: str | None, label: str,
@@ -401,15 +407,18 @@ def render_annotated(text: str) -> Markup:
         if not part:
             continue
         if part.startswith("~~") and part.endswith("~~") and len(part) >= 4:
-            out.append(el("span", part, class_="av-del"))
+            css = "av-del"
         elif part.startswith("++") and part.endswith("++") and len(part) >= 4:
-            out.append(el("span", part, class_="av-ins"))
+            css = "av-ins"
         elif part.startswith("{cmt-"):
-            out.append(el("span", part, class_="av-cmt"))
+            css = "av-cmt"
         elif part.startswith("[p-"):
-            out.append(el("span", part, class_="av-pid"))
+            css = "av-pid"
         else:
             out.append(esc(part))
+            continue
+        # el("span", part, class_=css), written out: one per marker of a long view
+        out.append(Markup(f'<span class="{css}">{esc(part)}</span>'))
     return el("pre", *out, class_="annot")
 
 

@@ -525,11 +525,16 @@ def _file_links(t: TrialRecord, link_from: Path | None) -> Markup | None:
     if link_from is None:
         return None
     links = []
+    base = folder = None   # resolved once: each resolve() lstat()s every component of the path
     for name in TRIAL_FILES:
         f = t.path / name
         if f.is_file():
+            if base is None:
+                base, folder = Path(link_from).resolve(), t.path.resolve()
+            # a plain file resolves to its resolved folder + name; only a symlink needs its own
+            target = f.resolve() if f.is_symlink() else folder / name
             try:
-                rel = os.path.relpath(f.resolve(), Path(link_from).resolve())
+                rel = os.path.relpath(target, base)
             except ValueError:
                 continue
             links.append(el("a", name, href=quote(Path(rel).as_posix())))

@@ -342,6 +342,45 @@ def test_near_miss_anchor_suggests_the_closest_text():
     assert res["candidates"][0]["text"].startswith("notify the Customer within")
 
 
+
+def _closest_by_brute_force(raw, text):
+    """The reference: score every window of n-2..n+2 words in order, keep the first strictly better."""
+    import difflib
+
+    from redlinebench.docx.anchor import normalize
+
+    words, target = normalize(raw).split(" "), normalize(text).strip()
+    n = len(target.split(" "))
+    best, best_text = 0.0, ""
+    for size in range(max(1, n - 2), n + 3):
+        for i in range(0, max(1, len(words) - size + 1)):
+            window = " ".join(words[i:i + size]).strip()
+            ratio = difflib.SequenceMatcher(None, target, window, autojunk=False).ratio()
+            if ratio > best:
+                best, best_text = ratio, window
+    return [] if not target or best < 0.6 else [{"paragraph_id": "p", "text": best_text,
+                                                 "similarity": round(best, 2)}]
+
+
+def test_closest_text_is_the_brute_force_answer():
+    import random
+
+    from redlinebench.docx.edits import _closest
+
+    rng = random.Random(5)
+    vocab = ("the a party shall perform its obligations under clause within thirty (30) days of "
+             "written request \u201cquoted\u201d \u2014 caf\u00e9 x").split()
+    for _ in range(600):
+        words = [rng.choice(vocab) for _ in range(rng.choice([0, 1, 2, 5, 12, 40]))]
+        raw = rng.choice(["", " "]) + rng.choice([" ", "  "]).join(words) + rng.choice(["", " "])
+        if words and rng.random() < 0.6:
+            i = rng.randrange(len(words))
+            text = "".join(c for c in " ".join(words[i:i + rng.randint(1, 8)]) if rng.random() > 0.1)
+        else:
+            text = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 8)))
+        assert _closest(raw, text, "p") == _closest_by_brute_force(raw, text), (raw, text)
+
+
 def test_taking_back_our_own_insertion_is_a_change_with_its_comment():
     doc = open_body(p("The Vendor shall provide the Services."))
     doc.apply_edits([edit("replace", "p-001", "provide", "provide and support")], author=ME, date=WHEN)
@@ -400,6 +439,17 @@ def test_paragraph_ids_without_index_match_the_index_and_number_new_paragraphs_i
     ids = doc.paragraph_ids()          # numbered here, before any index rebuild
     assert ids == ["p-001", "p-002", "p-004", "p-005", "p-003"]
     assert [x.id for x in doc.paragraphs] == ids   # the index keeps the same numbers
+
+
+
+def test_paragraph_texts_without_index_match_the_index():
+    doc = open_body(p("First clause.") + p("Second clause.") + p("Third clause."))
+    doc.apply_edits([edit("replace", "p-001", "First", "Initial"), edit("insert_after", "p-002", None, "New A.")],
+                    author=ME, date=WHEN)
+    texts = doc.paragraph_texts()       # walked here, the index is stale
+    assert texts == [("p-001", "Initial clause."), ("p-002", "Second clause."), ("p-004", "New A."),
+                     ("p-003", "Third clause.")]
+    assert texts == [(x.id, x.text) for x in doc.paragraphs] == doc.paragraph_texts()
 
 
 def test_unchanged_paragraphs_reused_across_rebuilds_stay_editable_and_changed_ones_are_redescribed():

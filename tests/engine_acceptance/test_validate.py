@@ -208,3 +208,44 @@ def test_two_strikes_in_one_insertion_are_flagged():
            '</w:ins>')
     bad = _mutate(_base(), "word/document.xml", lambda x: x.replace("</w:p>", two + "</w:p>", 1))
     assert "ins-multiple-del" in _codes(errors_only(validate_package(bad)))
+
+
+@pytest.mark.parametrize("label,part,edit,code", CASES + [
+    ("entity text in a comment", DOC, lambda s: s.replace("<w:body>", "<w:body><!-- <!ENTITY x> -->"), "xml-malformed"),
+], ids=[c[0] for c in CASES] + ["entity text in a comment"])
+def test_edited_parts_validate_as_their_saved_bytes(label, part, edit, code):
+    """A dirty part is checked on its live tree, not re-parsed: the findings are the saved file's."""
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.errors import DocxError
+
+    try:
+        doc = RedlineDocument.open(_mutate(_base(), part, edit))
+    except DocxError:
+        pytest.skip("the engine refuses this defect at open")
+    doc.apply_edits([{"op": "insert_after", "anchor": {"paragraph_id": "p-001", "text": "Alpha"},
+                      "new_text": "beta", "comment": "Why."}], author="Me")
+    for name in doc.package.part_names:
+        if name.endswith((".xml", ".rels")):
+            doc.package.xml(name)
+            doc.package.mark_dirty(name)
+    assert doc.validate() == validate_package(doc.to_bytes())
+
+
+def test_attribute_carriers_are_every_element_with_the_attribute_in_document_order():
+    """The XPath shortcuts the rel-id and date checks use find exactly what a full walk finds."""
+    from lxml import etree
+
+    from redlinebench.docx.validate import _DATE_ATTRS, _REL_ATTRS, _WITH_DATE, _WITH_REL_ATTR
+
+    ns = ('xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+          'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+          'xmlns:cex="http://schemas.microsoft.com/office/word/2018/wordml/cex"')
+    bodies = ['<w:p/>', '<w:p r:id="a"><w:r r:id="b"/></w:p>',
+              '<w:p r:embed="x"><w:r r:id="b" r:link="c"/><w:r r:link=""/></w:p>',
+              '<w:ins w:date="d1"><w:del cex:dateUtc="u"/><w:del w:date="d2" cex:dateUtc="u2"/></w:ins>',
+              '<w:ins w:date="d1"/><!-- c --><w:ins w:date="d2"/>']
+    for body in bodies:
+        root = etree.fromstring(f'<w:document {ns} w:date="top">{body}</w:document>')
+        for carriers, names in ((_WITH_REL_ATTR, _REL_ATTRS), (_WITH_DATE, _DATE_ATTRS)):
+            walked = [el for el in root.iter() if isinstance(el.tag, str) and any(el.get(n) is not None for n in names)]
+            assert carriers(root) == walked, body
