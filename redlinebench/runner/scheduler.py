@@ -22,7 +22,7 @@ from ..errors import RedlineBenchError
 from . import paths
 from .atomic import publish_dir, write_json
 from .spec import Entrant, RunSpec
-from .store import TrialState, clean_partial, discard, trial_state
+from .store import TrialState, clean_partial, discard, sweep_temporaries, trial_state
 
 METRICS_SCHEMA_VERSION = 1
 
@@ -74,8 +74,14 @@ class Plan:
 
 
 def plan_trials(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], *, grading: bool) -> Plan:
-    """Classify every planned trial; finished ones are counted (with their cost) and skipped."""
+    """Classify every planned trial; finished ones are counted (with their cost) and skipped.
+
+    Leftovers of a killed run go first: staging trials, and half-written temporaries in the run
+    folder and in trials still to be graded (a finished trial's files were all renamed in place).
+    """
     clean_partial(layout)
+    sweep_temporaries(layout.root, recursive=False)
+    sweep_temporaries(layout.root / ".cache")
     keys = [TrialKey(e, t, k) for e in spec.entrants for t in tasks for k in range(1, spec.trials + 1)]
     state = Progress(total=len(keys))
     todo: list[tuple[TrialKey, TrialState]] = []
@@ -87,6 +93,8 @@ def plan_trials(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], *, gra
             state.skipped += 1
             state.cost_usd += _trial_cost(tdir) + _judge_cost(tdir)
         else:
+            if st is TrialState.NEEDS_GRADE:
+                sweep_temporaries(tdir)
             todo.append((key, st))
     return Plan(state, todo)
 

@@ -47,3 +47,20 @@ def clean_partial(layout: paths.RunLayout) -> int:
     n = sum(1 for p in layout.partial.glob("*/*/*") if p.is_dir())
     shutil.rmtree(layout.partial)
     return n
+
+
+def sweep_temporaries(folder: Path, *, recursive: bool = True) -> int:
+    """Delete the ``.<name>.<random>.tmp`` files an atomic write leaves when its process is killed
+    mid-write. Only call this under the run's lock: then no live writer owns them."""
+    if not folder.is_dir():
+        return 0
+    found = folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp")
+    n = 0
+    for tmp in found:
+        try:
+            if tmp.is_file():
+                tmp.unlink()
+                n += 1
+        except OSError:
+            continue
+    return n

@@ -224,3 +224,30 @@ def test_a_provider_that_keeps_failing_stops_new_episodes(tmp_path):
     up = CountingAgent(label="openai/fake-model")
     again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={up.label: up}))
     assert len(up.calls) == 20 and again.stopped is None and again.failures == 0
+
+
+def test_resume_removes_temporaries_a_kill_left_mid_write(tmp_path):
+    spec = _spec(trials=1)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+
+    async def grader(key, tdir):
+        (tdir / "judges").mkdir(exist_ok=True)
+        (tdir / "grade.json").write_text(json.dumps({"status": "graded"}))
+
+    agent = CountingAgent(label="openai/fake-model")
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
+    trials = sorted((layout.trials / "openai_fake-model").glob("*/1"))
+    # A kill while the judges of one trial were being written: no grade.json, temporaries left.
+    (trials[0] / "grade.json").unlink()
+    stray = [trials[0] / ".grade.json.1a2b3c.tmp", trials[0] / "judges" / ".judge-a.json.4d5e6f.tmp",
+             layout.root / ".metrics_summary.json.0f0f0f.tmp",
+             layout.root / ".cache" / "redlines" / ".abc.json.gz.9e9e9e.tmp"]
+    for p in stray:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("half a file")
+    keep = trials[1] / ".notes.tmp.txt"  # not a temporary of ours
+    keep.write_text("mine")
+    again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
+    assert again.skipped == 3 and (trials[0] / "grade.json").is_file()
+    assert not [p for p in stray if p.exists()] and keep.exists()
