@@ -303,6 +303,7 @@ def main() -> None:
             # also build its client; forked workers build their own (their first calls pay for it),
             # and the parent must not have used litellm before forking them.
             from redlinebench._litellm import get_litellm
+            get_litellm()
             if args.workers <= 1:
                 asyncio.run(get_litellm().acompletion(model=args.model, api_base=url,
                                                       messages=[{"role": "user", "content": "warm up"}]))

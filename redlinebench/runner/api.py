@@ -153,7 +153,7 @@ async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], jud
     agents = agents or {e.label: make_agent(e, spec) for e in spec.entrants}
     # Workers are forked now, before the progress bar starts its thread (see runner.workers).
     after = functools.partial(prerender_report, layout)
-    pool = start_pool(spec.workers, spec.concurrency, plan,
+    pool = start_pool(spec, plan,
                       functools.partial(TrialPipeline, plan, layout, agents, grader, after=after))
     try:
         with progress_bar(f"run {spec.run_id}", enabled=progress) as bar:

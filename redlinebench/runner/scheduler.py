@@ -242,7 +242,7 @@ async def run_trials(
     if pool is None:
         from .workers import start_pool
 
-        own_pool = pool = start_pool(spec.workers, spec.concurrency, plan,
+        own_pool = pool = start_pool(spec, plan,
                                      functools.partial(TrialPipeline, plan, layout, agents, grader, after=after))
     if on_update:
         on_update(state)

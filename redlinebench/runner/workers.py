@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from .lock import release_inherited_locks
 from .scheduler import Plan, Progress, TrialPipeline, apply_event, drive
+from .spec import RunSpec
 
 #: Exit code of a worker whose parent process disappeared and that did not stop in time.
 ORPHANED = 70
@@ -235,24 +236,50 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def start_pool(workers: int, concurrency: int, plan: Plan, make_pipeline: Callable[..., TrialPipeline]
-               ) -> WorkerPool | None:
+def start_pool(spec: RunSpec, plan: Plan, make_pipeline: Callable[..., TrialPipeline]) -> WorkerPool | None:
     """Fork the workers for ``plan`` when more than one is worth it; None means run in-process.
 
     Where processes cannot be forked (not Linux, or no shared-memory semaphores, as in some
     sandboxes) the run says so and goes on in one process: slower, never wrong.
     """
+    workers, concurrency = spec.workers, spec.concurrency
     if workers > 1 and not fork_available():
         _warn(f"--workers {workers} needs Linux (fork); running in one process")
         return None
     n = worker_count(workers, concurrency, len(plan.todo))
     if n <= 1:
         return None
+    preload(uses_litellm=uses_litellm(spec))
     try:
         return WorkerPool(plan, make_pipeline, concurrency, n)
     except OSError as exc:
         _warn(f"could not start worker processes ({exc}); running in one process")
         return None
+
+
+def uses_litellm(spec: RunSpec) -> bool:
+    """Whether the run's agents or judges call models (everything but baselines graded offline)."""
+    return any(e.agent == "llm" for e in spec.entrants) or spec.judges.strip().lower() not in ("heuristic", "none")
+
+
+def preload(*, uses_litellm: bool) -> None:
+    """Import what every worker will need once, in the parent, so the forks inherit it.
+
+    Importing litellm takes seconds of CPU; done lazily it would be paid again in every worker.
+    (Imports start no threads, so forking after them stays safe.)
+    """
+    import importlib
+
+    for name in ("redlinebench.docx", "redlinebench.tools", "redlinebench.judge", "redlinebench.report",
+                 "redlinebench.agent.llm"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    if uses_litellm:
+        from .._litellm import get_litellm
+
+        get_litellm()
 
 
 def default_workers(limit: int = 4) -> int:
