@@ -312,8 +312,16 @@ def main() -> None:
             report_phase = api.write_report = _Timed(api.write_report)
             s0 = _proc_cpu(server.pid)
             t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
+            marks: dict[str, float] = {}
+
+            def on_update(state) -> None:  # when the first and the last trial finished
+                if state.done and "first" not in marks:
+                    marks["first"] = time.perf_counter()
+                if state.done >= state.total and "last" not in marks:
+                    marks["last"] = time.perf_counter()
+
             result = asyncio.run(arun(spec, Path(tmp) / "run", progress=False, judges=judges, taskset=taskset,
-                                      agents=agents))
+                                      agents=agents, on_update=on_update))
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             workers_cpu = _children_cpu() - k0  # worker processes, reaped when the run ends
             cpu += workers_cpu
@@ -362,6 +370,12 @@ def main() -> None:
           f"{report_phase.cpu:.2f} s CPU; wall without it {wall - report_phase.wall:.2f} s -> ratio "
           f"{(wall - report_phase.wall) / ideal:.2f}")
     cores = os.cpu_count() or 1
+    if "first" in marks and "last" in marks:
+        print(f"phases: start -> first trial done {marks['first'] - t0:.2f} s, trials {marks['last'] - t0:.2f} s, "
+              f"summary + report after the last trial {t0 + wall - marks['last']:.2f} s")
+    print(f"CPU-bound floor on {cores} cores: ({cpu:.2f} + {server_cpu:.2f}) CPU-s / {cores} = "
+          f"{(cpu + server_cpu) / cores:.2f} s = {(cpu + server_cpu) / cores / ideal:.2f}x ideal "
+          f"(the wall time cannot beat max(ideal, this floor))")
     print(f"CPU budget: our process {cpu:.2f} s + the fake model server {server_cpu:.2f} s = "
           f"{cpu + server_cpu:.2f} CPU-s needed; at 1.5x ideal the machine offers {1.5 * ideal:.2f} s x "
           f"{cores} cores = {1.5 * ideal * cores:.2f} CPU-s (and our single process at most {1.5 * ideal:.2f})")
