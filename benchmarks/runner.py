@@ -216,7 +216,11 @@ async def _grading_cpu_per_trial(taskset, run_dir: Path, judges, n: int = 20) ->
     """grade_trial (gate, view, diagnostics, fake judges, files) on finished outputs, one at a time."""
     from redlinebench.judge import grade_trial
 
-    outs = sorted(run_dir.glob("trials/*/*/1/redline.docx"))[:n]
+    outs = sorted(run_dir.glob("trials/*/*/1/redline.docx"))[:n + 1]
+    first, outs = outs[:1], outs[1:]
+    for out in first:  # the first grade in this process pays one-off set-up (with workers, it ran in them)
+        await grade_trial(taskset.get(out.parent.parent.name), out, judges, model="m", trial=1,
+                          trial_dir=run_dir / "regrade" / "warm", cache=False)
     c0 = time.process_time()
     for i, out in enumerate(outs):
         task = taskset.get(out.parent.parent.name)
