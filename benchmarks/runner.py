@@ -203,8 +203,9 @@ async def _litellm_cpu_per_call(url: str, model: str, n: int = 60) -> float:
 
     litellm = get_litellm()
     messages = [{"role": "system", "content": "x" * 12_000}, {"role": "user", "content": "go"}]
-    for _ in range(5):  # a new event loop gets new clients: that setup is not a per-call cost
+    for _ in range(10):  # a new event loop gets new clients: that setup is not a per-call cost
         await litellm.acompletion(model=model, api_base=url, messages=messages, tools=TOOL_SCHEMAS, timeout=30)
+    await asyncio.sleep(0.5)  # litellm's success logging runs in the background: let the warm-up's finish
     c0 = time.process_time()
     for _ in range(n):
         await litellm.acompletion(model=model, api_base=url, messages=messages, tools=TOOL_SCHEMAS,
