@@ -17,7 +17,6 @@ import re
 import time
 from typing import Any
 
-from .. import config
 from .._litellm import get_litellm
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
 from .._retry import retry_delay

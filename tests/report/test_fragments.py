@@ -8,8 +8,7 @@ from pathlib import Path
 from redlinebench.report import prerender_trial, write_run_report
 from redlinebench.report._fragments import FragmentCache, cache_dir
 from redlinebench.report._palette import AUTHOR_COLOURS
-from redlinebench.report._redline import (AuthorColours, Fragment, place, render_document, render_fragment,
-                                          render_path)
+from redlinebench.report._redline import AuthorColours, place, render_document, render_fragment, render_path
 
 from .docxfixture import Doc, Para, standin, write_docx
 from .runfixture import ME, THEM, contract
