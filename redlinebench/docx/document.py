@@ -25,26 +25,27 @@ from .package import RT_BASE, Package, atomic_write
 from .runs import (
     REVISION_WRAPPERS,
     VISIBLE,
+    W_AUTHOR,
+    W_DATE,
     W_ID,
     W_P,
     W_PPR,
+    W_PPRCHANGE,
     W_RPR,
+    W_RPRCHANGE,
+    W_SDT,
+    W_SDTCONTENT,
+    W_TBL,
+    W_TC,
+    W_TR,
+    W_VAL,
     Walk,
     walk_paragraph,
 )
 from .types import Comment, Finding, Revision, Segment
 
-W_AUTHOR = qn("w:author")
-W_DATE = qn("w:date")
-W_TBL = qn("w:tbl")
-W_TR = qn("w:tr")
-W_TC = qn("w:tc")
-W_SDT = qn("w:sdt")
-W_SDTCONTENT = qn("w:sdtContent")
 W_CUSTOMXML = qn("w:customXml")
 W_BODY = qn("w:body")
-W_RPRCHANGE = qn("w:rPrChange")
-W_PPRCHANGE = qn("w:pPrChange")
 MARK_TAGS = {qn("w:ins"): "para_ins", qn("w:del"): "para_del", qn("w:moveFrom"): "move_from",
              qn("w:moveTo"): "move_to"}
 
@@ -184,7 +185,6 @@ W_FLDCHAR_TAG = qn("w:fldChar")
 W_FLDCHARTYPE = qn("w:fldCharType")
 W_MOVEFROM_TAG = qn("w:moveFrom")
 W_PSTYLE = qn("w:pStyle")
-W_VAL = qn("w:val")
 
 
 def first_child(el, tag: str):

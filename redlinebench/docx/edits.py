@@ -24,6 +24,7 @@ from .runs import (
     W_AUTHOR,
     W_DATE,
     W_DEL,
+    W_FLDCHAR,
     W_FLDSIMPLE,
     W_HYPERLINK,
     W_ID,
@@ -32,9 +33,16 @@ from .runs import (
     W_MOVETO,
     W_P,
     W_PPR,
+    W_PPRCHANGE,
     W_R,
     W_RPR,
+    W_RPRCHANGE,
     W_SDT,
+    W_SDTCONTENT,
+    W_SECTPR,
+    W_TBL,
+    W_TR,
+    W_TRPR,
     explode_run,
     is_first_content,
     mark_deleted_run,
@@ -46,12 +54,7 @@ from .runs import (
 )
 
 OPS = ("replace", "delete", "insert_after")
-W_SDTCONTENT = qn("w:sdtContent")
-W_RPRCHANGE = qn("w:rPrChange")
-W_PPRCHANGE = qn("w:pPrChange")
-W_SECTPR = qn("w:sectPr")
 W_RSTYLE = qn("w:rStyle")
-W_TBL = qn("w:tbl")
 _MARK_TAGS = (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)
 
 
@@ -938,8 +941,6 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
             "comment_id": comment_id}
 
 
-W_TR = qn("w:tr")
-W_FLDCHAR = qn("w:fldChar")
 _FLDCHARTYPE = qn("w:fldCharType")
 
 
@@ -1014,7 +1015,6 @@ def _cuts_field(p, raw: str, start: int, end: int) -> bool:
     return False
 
 
-W_TRPR = qn("w:trPr")
 W_TBLPREX = qn("w:tblPrEx")
 W_TRPRCHANGE = qn("w:trPrChange")
 

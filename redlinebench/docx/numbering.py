@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from .oxml import qn
+from .runs import W_VAL
 
-W_VAL = qn("w:val")
 _NUMPR = qn("w:numPr")
 _NUMID = qn("w:numId")
 _ILVL = qn("w:ilvl")

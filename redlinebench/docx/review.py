@@ -15,6 +15,7 @@ from ..errors import ToolFailure
 from .oxml import qn
 from .runs import (
     W_AUTHOR,
+    W_CREF,
     W_DEL,
     W_ID,
     W_INS,
@@ -22,18 +23,18 @@ from .runs import (
     W_MOVETO,
     W_P,
     W_PPR,
+    W_PPRCHANGE,
     W_R,
     W_RPR,
+    W_RPRCHANGE,
+    W_SECTPR,
+    W_TBL,
+    W_TC,
+    W_TR,
+    W_TRPR,
     mark_undeleted_run,
 )
 
-W_TRPR = qn("w:trPr")
-W_TR = qn("w:tr")
-W_TBL = qn("w:tbl")
-W_TC = qn("w:tc")
-W_SECTPR = qn("w:sectPr")
-W_RPRCHANGE = qn("w:rPrChange")
-W_PPRCHANGE = qn("w:pPrChange")
 PR_CHANGES = {qn(t) for t in ("w:rPrChange", "w:pPrChange", "w:tblPrChange", "w:trPrChange", "w:tcPrChange",
                                "w:sectPrChange", "w:tblGridChange", "w:tblPrExChange", "w:numberingChange")}
 WRAPPERS = (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)
@@ -41,7 +42,6 @@ MOVE_RANGES = {qn(t) for t in ("w:moveFromRangeStart", "w:moveFromRangeEnd", "w:
                                 "w:moveToRangeEnd")}
 KEEP_MARKERS = {qn(t) for t in ("w:commentRangeStart", "w:commentRangeEnd", "w:bookmarkStart", "w:bookmarkEnd",
                                  "w:permStart", "w:permEnd")}
-W_CREF = qn("w:commentReference")
 _SURVIVING_PPR = {W_RPR, W_SECTPR, W_PPRCHANGE}
 
 

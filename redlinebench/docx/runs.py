@@ -36,6 +36,15 @@ W_CREF = qn("w:commentReference")
 W_ID = qn("w:id")
 W_AUTHOR = qn("w:author")
 W_DATE = qn("w:date")
+# structure tags (tables, sections, content controls, property changes), shared by the engine
+W_TBL = qn("w:tbl")
+W_TR = qn("w:tr")
+W_TC = qn("w:tc")
+W_TRPR = qn("w:trPr")
+W_SECTPR = qn("w:sectPr")
+W_SDTCONTENT = qn("w:sdtContent")
+W_PPRCHANGE = qn("w:pPrChange")
+W_VAL = qn("w:val")
 XML_SPACE = qn("xml:space")
 
 REVISION_WRAPPERS = {W_INS: "ins", W_DEL: "del", W_MOVEFROM: "move_from", W_MOVETO: "move_to"}
