@@ -2,10 +2,10 @@
 
 One call per task with all rubrics. JSON mode on, dropped once if the provider rejects it;
 temperature 0, dropped once if rejected; up to ``max_retries`` retries, waiting what the
-provider's ``Retry-After`` asks or else an exponential backoff (cap 60 s, jitter), on 429, 5xx, timeouts, connection errors and unparseable replies;
-no retry on any other 4xx, nor on a missing or rejected API key (which litellm sometimes reports
-as a 500): the error then names the environment variable to set. Tokens and cost are counted
-over every attempt.
+provider's ``Retry-After`` asks or else an exponential backoff (cap 60 s, jitter), on 429, 5xx,
+timeouts, connection errors and unparseable replies; no retry on any other 4xx, nor on a missing
+or rejected API key (which litellm sometimes reports as a 500): the error then names the
+environment variable to set. Tokens and cost are counted over every attempt.
 """
 
 from __future__ import annotations

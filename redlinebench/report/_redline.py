@@ -372,8 +372,8 @@ def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
     """The rendering of *path* (from ``cache`` when there), or ``(None, reason)``. Never raises."""
     try:
         from ..docx.package import MAX_TOTAL_BYTES
-    except ImportError:
-        MAX_TOTAL_BYTES = 200 * 2**20
+    except ImportError as exc:
+        return None, f"the redline engine is not available ({exc})"
     try:
         if Path(path).stat().st_size > MAX_TOTAL_BYTES:  # never read a huge hostile file into memory
             return None, f"{path}: file is larger than {MAX_TOTAL_BYTES // 2**20} MB"

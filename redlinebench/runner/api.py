@@ -13,7 +13,7 @@ from . import paths
 from .atomic import read_json, write_json
 from .lock import hold as hold_lock, release as release_lock
 from .record import build_config
-from .scheduler import Progress, TrialKey, TrialPipeline, make_agent, plan_trials, run_trials
+from .scheduler import Launch, Progress, TrialKey
 from .spec import RunSpec
 
 
@@ -147,26 +147,17 @@ async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], jud
         grader = make_grader(layout, judge_list)
 
     from .progress import progress_bar
-    from .workers import start_pool
 
-    plan = plan_trials(spec, layout, tasks, grading=grader is not None)
-    agents = agents or {e.label: make_agent(e, spec) for e in spec.entrants}
-    # Workers are forked now, before the progress bar starts its thread (see runner.workers).
-    after = functools.partial(prerender_report, layout)
-    pool = start_pool(spec, plan,
-                      functools.partial(TrialPipeline, plan, layout, agents, grader, after=after))
-    try:
+    # The launch forks the workers (if any), so it comes before the progress bar's thread.
+    with Launch(spec, layout, tasks, grader=grader, agents=agents,
+                after=functools.partial(prerender_report, layout)) as launch:
         with progress_bar(f"run {spec.run_id}", enabled=progress) as bar:
             def update(state: Progress) -> None:
                 bar(state)
                 if on_update:
                     on_update(state)
 
-            state = await run_trials(spec, layout, tasks, grader=grader, on_update=update, agents=agents,
-                                     plan=plan, pool=pool, after=after)
-    finally:
-        if pool is not None:
-            pool.shutdown()
+            state = await launch.run(update)
 
     summary = None
     if grader is not None:

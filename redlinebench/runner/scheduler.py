@@ -118,9 +118,7 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
         if metrics["status"] != "errored":
             state.consecutive_errors = 0
             return
-        state.failures += 1
-        state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
-                             "error": metrics.get("error")})
+        _failed(state, key, metrics.get("error"))
         state.consecutive_errors += 1
         if state.consecutive_errors >= STOP_AFTER_CONSECUTIVE_ERRORS and not state.stopped:
             last = str(metrics.get("error") or "").strip().splitlines()
@@ -130,15 +128,10 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
         state.judge_cost_usd += payload
         state.cost_usd += payload
     elif kind == "grade_failed":
-        _grade_failed(state, key, payload)
-    elif kind == "lost":  # the worker process running it died; nothing of it was published
-        state.failures += 1
-        state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
-                             "error": payload})
-        state.done += 1
-        if on_update:
-            on_update(state)
-    elif kind == "done":
+        _failed(state, key, "grading failed: " + redact(payload))
+    elif kind in ("done", "lost"):  # lost: the worker process running it died mid-trial
+        if kind == "lost":
+            _failed(state, key, payload)
         state.done += 1
         if on_update:
             on_update(state)
@@ -217,6 +210,47 @@ async def drive(pipeline: TrialPipeline, claim: Callable[[], int | None], slots:
         raise
 
 
+class Launch:
+    """A run ready to start: its plan, its agents, how to build a trial pipeline, and (with
+    ``spec.workers > 1``) the forked worker pool. A context manager: leaving it stops the pool.
+
+    Made before any thread is started (a progress bar), since the workers are forked here.
+    """
+
+    def __init__(self, spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], *, grader: Grader | None,
+                 agents: dict[str, Agent] | None = None,
+                 after: Callable[[TrialKey, Path], None] | None = None) -> None:
+        from .workers import start_pool
+
+        self.spec, self.layout = spec, layout
+        self.plan = plan_trials(spec, layout, tasks, grading=grader is not None)
+        agents = agents or {e.label: make_agent(e, spec) for e in spec.entrants}
+        self.make_pipeline = functools.partial(TrialPipeline, self.plan, layout, agents, grader, after=after)
+        self.pool = start_pool(spec, self.plan, self.make_pipeline)
+
+    def __enter__(self) -> "Launch":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    async def run(self, on_update: Callable[[Progress], None] | None = None) -> Progress:
+        """Run every planned trial (in the workers, or here); returns the final counters."""
+        plan, state = self.plan, self.plan.state
+        if on_update:
+            on_update(state)
+        if self.pool is not None:
+            await self.pool.run(plan, on_update)
+        else:
+            pending = iter(range(len(plan.todo)))
+            pipeline = self.make_pipeline(emit=lambda ev: apply_event(plan, ev, on_update),
+                                          may_start=lambda: not state.stopped, grade_slots=self.spec.concurrency)
+            await drive(pipeline, lambda: next(pending, None), self.spec.concurrency)
+        clean_partial(self.layout)  # every trial is published by now: only empty staging folders remain
+        return state
+
+
 async def run_trials(
     spec: RunSpec,
     layout: paths.RunLayout,
@@ -225,48 +259,16 @@ async def run_trials(
     grader: Grader | None,
     on_update: Callable[[Progress], None] | None = None,
     agents: dict[str, Agent] | None = None,
-    plan: Plan | None = None,
-    pool: Any | None = None,
     after: Callable[[TrialKey, Path], None] | None = None,
 ) -> Progress:
-    """Run (or resume) every trial of ``spec`` over ``tasks``; returns the final counters.
-
-    ``plan`` and ``pool`` come from a caller that planned and started worker processes itself
-    (before starting threads such as a progress bar: see ``runner.workers``).
-    """
-    if plan is None:
-        plan = plan_trials(spec, layout, tasks, grading=grader is not None)
-    state = plan.state
-    agents = agents or {e.label: make_agent(e, spec) for e in spec.entrants}
-    own_pool = None
-    if pool is None:
-        from .workers import start_pool
-
-        own_pool = pool = start_pool(spec, plan,
-                                     functools.partial(TrialPipeline, plan, layout, agents, grader, after=after))
-    if on_update:
-        on_update(state)
-    try:
-        if pool is not None:
-            await pool.run(plan, on_update)
-        else:
-            pending = iter(range(len(plan.todo)))
-            pipeline = TrialPipeline(plan, layout, agents, grader,
-                                     emit=lambda ev: apply_event(plan, ev, on_update),
-                                     may_start=lambda: not state.stopped, grade_slots=spec.concurrency,
-                                     after=after)
-            await drive(pipeline, lambda: next(pending, None), spec.concurrency)
-    finally:
-        if own_pool is not None:
-            own_pool.shutdown()
-    clean_partial(layout)  # every trial is published by now: only empty staging folders remain
-    return state
+    """Run (or resume) every trial of ``spec`` over ``tasks``; returns the final counters."""
+    with Launch(spec, layout, tasks, grader=grader, agents=agents, after=after) as launch:
+        return await launch.run(on_update)
 
 
-def _grade_failed(state: Progress, key: TrialKey, message: str) -> None:
+def _failed(state: Progress, key: TrialKey, error: Any) -> None:
     state.failures += 1
-    state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial,
-                         "error": "grading failed: " + redact(message)})
+    state.errors.append({"model": key.label, "task_id": key.task.task_id, "trial": key.trial, "error": error})
 
 
 def _judge_cost(tdir: Path) -> float:

@@ -61,7 +61,7 @@ def shares(total: int, parts: int) -> list[int]:
 
 def worker_count(requested: int, concurrency: int, todo: int) -> int:
     """How many processes are worth starting: never more than trials left or concurrent slots."""
-    if requested <= 1 or todo <= 1 or not fork_available():
+    if requested <= 1 or todo <= 1:
         return 1
     return max(1, min(requested, concurrency, todo))
 

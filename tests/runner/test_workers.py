@@ -191,7 +191,7 @@ def test_without_worker_processes_the_run_says_so_and_runs_in_one_process(tmp_pa
     layout = RunLayout(tmp_path / "run")
     taskset = make_taskset(tmp_path / "data")
     agent = StampingAgent(delay=0.01)
-    state = asyncio.run(run_trials(_spec(), layout, taskset.tasks, grader=None, agents={agent.label: agent}))
-    assert state.done == 12 and {m["pid"] for m in _metrics(layout)} == {os.getpid()}
+    result = run(_spec(), layout.root, progress=False, agents={agent.label: agent}, taskset=taskset)
+    assert result.progress.done == 12 and {m["pid"] for m in _metrics(layout)} == {os.getpid()}
     err = capsys.readouterr().err
-    assert "warning:" in err and "running in one process" in err
+    assert err.count("warning:") == 1 and "running in one process" in err  # said once, not per layer
