@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from .._atomic import atomic_write_json
 from ..errors import RedlineBenchError
-from ._reward import reward
+from ._reward import REWARD_FIELDS, reward
 from ._vote import PASS, normalize_verdict
 
 SCHEMA_VERSION = 1
@@ -113,15 +113,8 @@ class TrialGrade:
 
     # ---------------------------------------------------------------- writing
     def to_dict(self) -> dict[str, Any]:
-        score: dict[str, Any] = {
-            "weighted": self.weighted,
-            "earned_weight": self.earned_weight,
-            "penalty_weight": self.penalty_weight,
-            "total_weight": self.total_weight,
-            "n_pass": self.n_pass,
-            "n_total": self.n_total,
-            "per_rubric": [r.to_dict() for r in self.per_rubric],
-        }
+        score: dict[str, Any] = {name: getattr(self, name) for name in REWARD_FIELDS}
+        score["per_rubric"] = [r.to_dict() for r in self.per_rubric]
         score.update(self.diagnostics)
         out: dict[str, Any] = {
             "schema_version": self.schema_version,

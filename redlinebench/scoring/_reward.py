@@ -18,6 +18,10 @@ class RubricLike(Protocol):
     weight: int
 
 
+#: The reward's fields, in the order grade.json's ``score`` lists them.
+REWARD_FIELDS = ("weighted", "earned_weight", "penalty_weight", "total_weight", "n_pass", "n_total")
+
+
 @dataclass(frozen=True)
 class RewardBreakdown:
     """The parts of one task's reward, as ``grade.json`` records them."""
@@ -30,14 +34,7 @@ class RewardBreakdown:
     n_total: int           # positive rubrics
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "weighted": self.weighted,
-            "earned_weight": self.earned_weight,
-            "penalty_weight": self.penalty_weight,
-            "total_weight": self.total_weight,
-            "n_pass": self.n_pass,
-            "n_total": self.n_total,
-        }
+        return {name: getattr(self, name) for name in REWARD_FIELDS}
 
 
 def _weight(rubric: Any) -> int:
