@@ -6,6 +6,10 @@ against its ``(size, mtime_ns, ctime_ns, inode)``, in memory and in ``<cache>/fi
 A file whose timestamps are younger than :data:`_RACY_NS` is never remembered (the "racy git"
 rule): file times are coarse, and a same-size rewrite within one tick would otherwise look
 unchanged. ``ctime`` cannot be set by tools that preserve ``mtime``, so copies are caught too.
+
+The memo is kept small: entries of files in folders that no longer exist (temporary trees,
+deleted runs) are dropped when it is saved, and beyond :data:`_MAX_ENTRIES` the least recently
+used go, since loading and rewriting a memo of every file ever seen would cost more than it saves.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from .._atomic import atomic_write_json
 PARSER_VERSION = "2"
 _RACY_NS = 2_000_000_000
 _MEMO_FILE = "file-digests.json"
+_MAX_ENTRIES = 50_000
 _memo: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 _loaded_from: set[Path] = set()
 _dirty = False
@@ -41,7 +46,22 @@ def _load_memo(cache: Path) -> None:
         pass  # no memo, or a damaged one: everything is simply re-read
 
 
+def _prune_memo() -> None:
+    """Drop entries whose folder is gone, then the least recently used beyond the cap (in place)."""
+    alive: dict[str, bool] = {}
+    for path in list(_memo):
+        folder = os.path.dirname(path)
+        exists = alive.get(folder)
+        if exists is None:
+            exists = alive[folder] = os.path.isdir(folder)
+        if not exists:
+            del _memo[path]
+    for path in list(_memo)[: max(0, len(_memo) - _MAX_ENTRIES)]:  # dict order is least recent first
+        del _memo[path]
+
+
 def _save_memo(cache: Path) -> None:
+    _prune_memo()
     try:
         atomic_write_json(cache / _MEMO_FILE, {p: [*k, d] for p, (k, d) in _memo.items()}, indent=None)
     except OSError:
@@ -52,8 +72,9 @@ def file_digest(path: str, now_ns: int | None = None) -> str:
     """blake2b of the file's bytes, remembered while its stat key is unchanged."""
     st = os.stat(path)
     key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-    hit = _memo.get(path)
+    hit = _memo.pop(path, None)
     if hit is not None and hit[0] == key:
+        _memo[path] = hit  # re-inserted: the memo's order is its use order
         return hit[1]
     h = hashlib.blake2b(digest_size=20)
     with open(path, "rb") as handle:
@@ -65,7 +86,7 @@ def file_digest(path: str, now_ns: int | None = None) -> str:
     if now_ns - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
         _memo[path] = (key, digest)
         _dirty = True
-    elif _memo.pop(path, None) is not None:
+    elif hit is not None:  # a stale entry was dropped above
         _dirty = True
     return digest
 

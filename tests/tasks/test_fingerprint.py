@@ -61,3 +61,25 @@ def test_memo_is_persisted_and_reused(tree: Path, monkeypatch) -> None:
     monkeypatch.setattr("builtins.open", spy)
     assert fingerprint_dirs(_dirs(tree)) == first
     assert not [p for p in opened if p.startswith(str(tree))]
+
+
+def test_memo_forgets_deleted_folders_and_keeps_the_recently_used(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(_fingerprint, "_memo", {})
+    monkeypatch.setattr(_fingerprint, "_MAX_ENTRIES", 3)
+    live = tmp_path / "live"
+    live.mkdir()
+    files = []
+    for i in range(4):
+        f = live / f"f{i}.txt"
+        f.write_text(str(i))
+        files.append(str(f))
+    later = time.time_ns() + 10 * 10**9
+    gone = str(tmp_path / "deleted-run" / "redline.docx")
+    _fingerprint._memo[gone] = ((1, 1, 1, 1), "0" * 40)  # left by a tree that no longer exists
+    for f in files:
+        file_digest(f, later)
+    file_digest(files[0], later)  # used again: now the most recent
+    _fingerprint._save_memo(config.cache_dir())
+    stored = json.loads((config.cache_dir() / "file-digests.json").read_text())
+    assert gone not in stored
+    assert set(stored) == {files[2], files[3], files[0]}  # f1 was least recently used
