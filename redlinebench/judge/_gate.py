@@ -41,9 +41,12 @@ def open_output(output: str | Path | bytes | None) -> tuple[Any, str | None]:
         return None, f"output does not open as a .docx: {type(exc).__name__}: {exc}"
 
 
-def gate(output: str | Path | bytes | None, author: str) -> GateResult:
-    """Pass iff the output opens and has a tracked change or comment by exactly ``author``."""
-    doc, why = open_output(output)
+def gate(output: str | Path | bytes | None, author: str, *, document: Any | None = None) -> GateResult:
+    """Pass iff the output opens and has a tracked change or comment by exactly ``author``.
+
+    ``document``: the output already opened by the caller (it is then not parsed again).
+    """
+    doc, why = (document, None) if document is not None else open_output(output)
     if doc is None:
         return GateResult(False, why)
     author = author.strip()

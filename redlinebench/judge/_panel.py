@@ -167,9 +167,13 @@ def _rubric_rows(task: Any, final: dict[str, str], votes: dict[str, dict[str, st
 async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges: list[Judge], *, model: str,
                       trial: int, run_dir: str | Path | None = None, cache: bool | JudgeCache = True,
                       trial_dir: str | Path | None = None, limiter: asyncio.Semaphore | None = None,
-                      audit: AuditLog | None = None) -> TrialGrade:
+                      audit: AuditLog | None = None, document: Any | None = None) -> TrialGrade:
     """Grade one trial's output. Writes grade.json, annotated_view.md and judges/*.json when
-    ``trial_dir`` is given; appends to ``run_dir/judge_audit.jsonl`` when ``run_dir`` is given."""
+    ``trial_dir`` is given; appends to ``run_dir/judge_audit.jsonl`` when ``run_dir`` is given.
+
+    ``document`` is ``output_path`` already opened (a ``RedlineDocument``), so a caller that also
+    renders it parses it once; grading only reads it.
+    """
     if not judges:
         raise ConfigError("grading needs at least one judge (got --judges none)")
     judge_cache = cache if isinstance(cache, JudgeCache) else (JudgeCache() if cache else None)
@@ -178,7 +182,7 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
     out_dir = Path(trial_dir) if trial_dir is not None else None
     try:
         grade = await _grade(task, output_path, judges, model=model, trial=trial, cache=judge_cache,
-                             limiter=limiter, audit=audit, out_dir=out_dir)
+                             limiter=limiter, audit=audit, out_dir=out_dir, document=document)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001  one broken trial must not stop a run; it is recorded
@@ -192,8 +196,8 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
 
 async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str, trial: int,
                  cache: JudgeCache | None, limiter: asyncio.Semaphore | None, audit: AuditLog | None,
-                 out_dir: Path | None) -> TrialGrade:
-    checked = gate(output_path, task.author)
+                 out_dir: Path | None, document: Any | None = None) -> TrialGrade:
+    checked = gate(output_path, task.author, document=document)
     diagnostics: dict[str, Any] = {}
     if checked.doc is not None:
         diagnostics = document_diagnostics(checked.doc, task.author)

@@ -368,8 +368,12 @@ def render_path(path: Path | None, *, colours: AuthorColours, dom: str, focus_au
 
 
 def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
-                 cache: Any | None = None) -> tuple[Fragment | None, str | None]:
-    """The rendering of *path* (from ``cache`` when there), or ``(None, reason)``. Never raises."""
+                 cache: Any | None = None, document: Any | None = None) -> tuple[Fragment | None, str | None]:
+    """The rendering of *path* (from ``cache`` when there), or ``(None, reason)``. Never raises.
+
+    ``document`` is *path* already opened by the caller (the run grades a trial just before
+    pre-rendering it): it saves parsing the same file twice.
+    """
     try:
         from ..docx.package import MAX_TOTAL_BYTES
     except ImportError as exc:
@@ -385,7 +389,7 @@ def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
         hit = cache.get(key)
         if hit is not None:
             return hit, None
-    doc, error = open_document(data, name=str(path))
+    doc, error = (document, None) if document is not None else open_document(data, name=str(path))
     if doc is None:
         return None, error
     try:

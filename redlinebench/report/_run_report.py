@@ -605,18 +605,20 @@ def _redline_options(t: TrialRecord, author: str | None) -> dict[str, Any]:
             "label": f"{t.model} · trial {t.trial}"}
 
 
-def prerender_trial(trial_dir: Path, *, run_dir: Path, model: str, trial: int, task: Any) -> bool:
+def prerender_trial(trial_dir: Path, *, run_dir: Path, model: str, trial: int, task: Any,
+                    document: Any | None = None) -> bool:
     """Render a finished trial's redline into the run's cache, as the report will show it.
 
     Called by the run's workers as each trial is graded, so writing report.html at the end only
-    assembles. Returns whether a rendering is now cached; never raises (the report re-renders).
+    assembles. ``document`` is the trial's redline.docx already opened (by grading). Returns
+    whether a rendering is now cached; never raises (the report re-renders).
     """
     trial_dir = Path(trial_dir)
     t = TrialRecord(path=trial_dir, model_slug=trial_dir.parent.parent.name, task_id=trial_dir.parent.name,
                     trial_name=trial_dir.name, grade={"model": model, "trial": trial})
     if t.redline_path is None:
         return False
-    fragment, _ = fragment_for(t.redline_path, cache=FragmentCache(cache_dir(run_dir)),
+    fragment, _ = fragment_for(t.redline_path, cache=FragmentCache(cache_dir(run_dir)), document=document,
                                **_redline_options(t, _author(t, task)))
     return fragment is not None
 

@@ -189,14 +189,16 @@ def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges:
                       judge_api_base=spec.judge_api_base)
 
 
-def prerender_report(layout: paths.RunLayout, key: TrialKey, trial_dir: Path) -> None:
+def prerender_report(layout: paths.RunLayout, key: TrialKey, trial_dir: Path, document: Any = None) -> None:
     """Render a finished trial's redline for report.html now, while the run is going anyway
-    (in its worker process), so the report at the end is assembled, not rendered."""
+    (in its worker process), so the report at the end is assembled, not rendered. ``document``
+    is the redline as grading opened it (None: it is opened here)."""
     try:
         from ..report import prerender_trial
     except ImportError:
         return
-    prerender_trial(trial_dir, run_dir=layout.root, model=key.label, trial=key.trial, task=key.task)
+    prerender_trial(trial_dir, run_dir=layout.root, model=key.label, trial=key.trial, task=key.task,
+                    document=document)
 
 
 def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:

@@ -28,15 +28,22 @@ def _grade_dict(grade: Any) -> dict[str, Any]:
 
 def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKey, Path], Any]:
     """An async ``grade(key, trial_dir)`` that leaves grade.json (last), judges/*.json and
-    annotated_view.md in the trial directory and appends to the run's judge_audit.jsonl."""
-    from ..judge import grade_trial
+    annotated_view.md in the trial directory and appends to the run's judge_audit.jsonl.
 
-    async def grade(key: TrialKey, tdir: Path) -> None:
+    It returns the opened redline (or None when it does not open), which the pipeline hands to
+    the pre-rendering step so a trial's document is parsed once for both.
+    """
+    from ..judge import grade_trial
+    from ..judge._gate import open_output
+
+    async def grade(key: TrialKey, tdir: Path) -> Any:
         redline = tdir / paths.REDLINE
+        document, _ = open_output(redline)  # when it does not open, grade_trial says why
         result = await grade_trial(key.task, redline, judges, model=key.label, trial=key.trial,
-                                   run_dir=layout.root, trial_dir=tdir)
+                                   run_dir=layout.root, trial_dir=tdir, document=document)
         if not (tdir / paths.GRADE).is_file():  # a grader that only returns its grade
             write_json(tdir / paths.GRADE, _grade_dict(result))
+        return document
 
     return grade
 

@@ -54,7 +54,7 @@ class Progress:
     stopped: str | None = None     # why the run stopped starting episodes (trials left for --resume)
 
 
-Grader = Callable[[TrialKey, Path], Any]   # async: grades one published trial, writes grade.json
+Grader = Callable[[TrialKey, Path], Any]   # async: grades a published trial, writes grade.json, returns the opened redline or None
 
 #: Episodes failing in a row (provider down, bad key) after which no new episode is started.
 STOP_AFTER_CONSECUTIVE_ERRORS = 8
@@ -146,7 +146,7 @@ class TrialPipeline:
 
     def __init__(self, plan: Plan, layout: paths.RunLayout, agents: dict[str, Agent], grader: Grader | None,
                  emit: Callable[[Event], None], may_start: Callable[[], bool], grade_slots: int,
-                 after: Callable[[TrialKey, Path], None] | None = None) -> None:
+                 after: Callable[[TrialKey, Path, Any], None] | None = None) -> None:
         self.plan, self.layout, self.agents, self.grader = plan, layout, agents, grader
         self.emit, self.may_start, self.after = emit, may_start, after
         self.grade_slots = asyncio.Semaphore(grade_slots)
@@ -167,10 +167,11 @@ class TrialPipeline:
                     return
         finally:
             agent_slot.release()
+        opened = None  # the redline as grading opened it, for the after-step
         if self.grader is not None:
             async with self.grade_slots:
                 try:
-                    await self.grader(key, tdir)
+                    opened = await self.grader(key, tdir)
                     self.emit(("graded", idx, _judge_cost(tdir)))
                 except asyncio.CancelledError:
                     raise
@@ -180,7 +181,7 @@ class TrialPipeline:
                     self.emit(("grade_failed", idx, traceback.format_exc(limit=8)))
         if self.after is not None:
             try:
-                self.after(key, tdir)
+                self.after(key, tdir, opened)
             except Exception:  # noqa: BLE001  an optional step (e.g. pre-rendering the report)
                 pass
         self.emit(("done", idx, None))
@@ -219,7 +220,7 @@ class Launch:
 
     def __init__(self, spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], *, grader: Grader | None,
                  agents: dict[str, Agent] | None = None,
-                 after: Callable[[TrialKey, Path], None] | None = None) -> None:
+                 after: Callable[[TrialKey, Path, Any], None] | None = None) -> None:
         from .workers import start_pool
 
         self.spec, self.layout = spec, layout
@@ -259,7 +260,7 @@ async def run_trials(
     grader: Grader | None,
     on_update: Callable[[Progress], None] | None = None,
     agents: dict[str, Agent] | None = None,
-    after: Callable[[TrialKey, Path], None] | None = None,
+    after: Callable[[TrialKey, Path, Any], None] | None = None,
 ) -> Progress:
     """Run (or resume) every trial of ``spec`` over ``tasks``; returns the final counters."""
     with Launch(spec, layout, tasks, grader=grader, agents=agents, after=after) as launch:
