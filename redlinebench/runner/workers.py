@@ -280,6 +280,18 @@ def preload(*, uses_litellm: bool) -> None:
         from .._litellm import get_litellm
 
         get_litellm()
+        for name in _LITELLM_FIRST_CALL_IMPORTS:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001  only a speed-up; the names move between litellm versions
+                continue
+
+
+#: Modules litellm imports lazily on its first request: about 0.3 s of CPU (nearly all of it
+#: ``litellm.proxy._types``) that every forked worker would otherwise pay before its first call.
+_LITELLM_FIRST_CALL_IMPORTS = ("litellm.proxy._types", "litellm._service_logger",
+                               "litellm.llms.github_copilot.per_user_auth",
+                               "litellm.proxy.openai_files_endpoints.common_utils")
 
 
 def default_workers(limit: int = 4) -> int:
