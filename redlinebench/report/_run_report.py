@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote
@@ -60,7 +61,8 @@ CARD_HELP = {
 }
 
 
-def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | None = None) -> Path:
+def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | None = None,
+                     tasks: Iterable[Any] | None = None) -> Path:
     """Write ``<run_dir>/report.html`` (or *output*) from the run's files; return its path.
 
     Needs nothing but the files: config.json, trials/**/grade.json, metrics.json,
@@ -68,20 +70,27 @@ def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | 
     malformed files are reported on the page; only a path that is not a run directory raises
     :class:`ReportError`. ``pack`` stores the documents compressed (expanded by the page's script
     when opened); ``None`` packs only when the page would otherwise exceed ``PACK_LIMIT_BYTES``.
+    ``tasks``: the run's tasks when the caller has them loaded (the runner), instead of reading
+    them again from the source config.json names.
     """
     run = load_run(run_dir)
     out = Path(output) if output is not None else Path(run_dir) / "report.html"
-    return write_atomic(out, render_run(run, pack=pack, link_from=out.parent))
+    return write_atomic(out, render_run(run, pack=pack, link_from=out.parent, tasks=tasks))
 
 
 # ------------------------------------------------------------------------------ page
 
-def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | None = None) -> str:
+def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | None = None,
+               tasks: Iterable[Any] | None = None) -> str:
     colours = ModelColours()
     for m in run.models:
         colours(m)
     scen = scenario_labels([run])
-    tasks, tasks_note = load_run_tasks(run)
+    if tasks is None:
+        tasks, tasks_note = load_run_tasks(run)
+    else:
+        wanted = {t.task_id for t in run.trials}
+        tasks, tasks_note = {t.task_id: t for t in tasks if t.task_id in wanted}, None
     packer = Packer(pack)
     for task in tasks.values():
         label = getattr(task, "scenario_label", None)

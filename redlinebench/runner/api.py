@@ -164,7 +164,7 @@ async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], jud
         from .grading import write_summary
 
         summary = write_summary(layout, spec, tasks, state, judge_list)
-    report = write_report(layout, summary, config)
+    report = write_report(layout, summary, config, tasks)
     return RunResult(run_dir=layout.root, spec=spec, progress=state, summary=summary, report=report,
                      config=config)
 
@@ -201,7 +201,8 @@ def prerender_report(layout: paths.RunLayout, key: TrialKey, trial_dir: Path, do
                     document=document)
 
 
-def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:
+def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config: dict[str, Any],
+                 tasks: list[Any] | None = None) -> Path:
     """The rich report from ``redlinebench.report`` when it exists, else a minimal page.
 
     A report failure never costs the run: the minimal page is written instead and the reason
@@ -214,7 +215,7 @@ def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config
     except ImportError:
         return write_minimal_report(layout.root, summary, config)
     try:
-        out = write_run_report(layout.root)
+        out = write_run_report(layout.root, tasks=tasks)
     except Exception as exc:  # noqa: BLE001  the report is a view of finished work
         import sys
 
