@@ -304,11 +304,13 @@ def main() -> None:
             if args.stub_tools:
                 from redlinebench.agent.llm import LLMAgent
                 agents = {args.model: LLMAgent(args.model, api_base=url, backend=StubTools)}
-            # Import litellm outside the timed region, as a long run amortises it. With one process,
+            # Import litellm (and what its first request imports) outside the timed region, as a
+            # long run amortises it: what `run --workers` does before forking. With one process,
             # also build its client; forked workers build their own (their first calls pay for it),
             # and the parent must not have used litellm before forking them.
             from redlinebench._litellm import get_litellm
-            get_litellm()
+            from redlinebench.runner.workers import preload
+            preload(uses_litellm=True)
             if args.workers <= 1:
                 asyncio.run(get_litellm().acompletion(model=args.model, api_base=url,
                                                       messages=[{"role": "user", "content": "warm up"}]))
