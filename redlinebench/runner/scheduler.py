@@ -54,7 +54,8 @@ class Progress:
     stopped: str | None = None     # why the run stopped starting episodes (trials left for --resume)
 
 
-Grader = Callable[[TrialKey, Path], Any]   # async: grades a published trial, writes grade.json, returns the opened redline or None
+#: async: grades a published trial (writes grade.json); returns the redline it opened, or None.
+Grader = Callable[[TrialKey, Path], Any]
 
 #: Episodes failing in a row (provider down, bad key) after which no new episode is started.
 STOP_AFTER_CONSECUTIVE_ERRORS = 8

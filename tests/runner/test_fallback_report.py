@@ -23,7 +23,7 @@ def test_minimal_report_lists_models_scores_and_errors_escaped(tmp_path):
 def test_a_failing_rich_report_falls_back_to_the_minimal_page(tmp_path, monkeypatch, capsys):
     import redlinebench.report as report
 
-    def broken(run_dir):
+    def broken(run_dir, **options):
         raise RuntimeError("chart library exploded")
 
     monkeypatch.setattr(report, "write_run_report", broken)
