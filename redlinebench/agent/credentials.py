@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from typing import Iterable
 
+#: Sent to an explicit endpoint (``--api-base``, ``--judge-api-base``) when the model's provider key
+#: is not set: local OpenAI-compatible servers rarely check keys, but the client refuses to send a
+#: request without one. A real endpoint answers 401, which is reported, not retried.
+PLACEHOLDER_KEY = "no-key-set"
+
+
+def needs_placeholder_key(model: str) -> bool:
+    """Whether ``model`` has no provider key in the environment (so an explicit endpoint gets
+    :data:`PLACEHOLDER_KEY`)."""
+    return bool(missing_credentials([model]))
+
 
 def missing_credentials(models: Iterable[str]) -> dict[str, list[str]]:
     """``{model: [env vars, any one of which would do]}`` for models litellm cannot authenticate."""

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, Episode, agent
+from .credentials import PLACEHOLDER_KEY, needs_placeholder_key
 from .limits import AgentLimits
 from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
 from .redact import redact
 from .retry import call_with_retries, describe, is_provider_error
 from .transcript import Transcript
 
-PLACEHOLDER_KEY = "no-key-set"
 # Sent when set, dropped for the rest of the run if a provider answers 400 naming them.
 _OPTIONAL_PARAMS = ("max_tokens", "seed", "temperature", "tool_choice")
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
@@ -120,8 +120,6 @@ class LLMAgent:
         if self.api_base:
             params["api_base"] = self.api_base
             if self._needs_placeholder_key():
-                # Local OpenAI-compatible servers rarely check keys, but the client refuses to send
-                # a request without one; a real endpoint answers 401, which is reported, not retried.
                 params["api_key"] = PLACEHOLDER_KEY
         if self.limits.max_output_tokens:
             params["max_tokens"] = self.limits.max_output_tokens
@@ -148,9 +146,7 @@ class LLMAgent:
 
     def _needs_placeholder_key(self) -> bool:
         if self._placeholder is None:
-            from .credentials import missing_credentials
-
-            self._placeholder = bool(missing_credentials([self.model]))
+            self._placeholder = needs_placeholder_key(self.model)
         return self._placeholder
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:

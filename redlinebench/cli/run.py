@@ -98,11 +98,28 @@ def _finish(result: Any, console: Any) -> None:
         click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
                    f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
+    unjudged = _judging_incomplete(result.summary)
+    for row in unjudged[:5]:
+        click.echo(f"  judging incomplete: {row.get('model')} {row.get('task_id')} trial {row.get('trial')}: "
+                   f"{row.get('reason')}")
     if p.failures:
         # Errored episodes are not scored; a non-zero exit lets scripts and CI notice them.
         click.echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "
                    f"with `redlinebench run --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
+    if unjudged:
+        # The episodes are safe on disk; only judging is missing, and the score leaves them out.
+        click.echo(f"error: judging is incomplete for {len(unjudged)} trial(s) (a judge never answered), so "
+                   f"they are not in the score; fix the cause, then finish them with "
+                   f"`redlinebench score {result.run_dir}` (only the judges that failed are called again)",
+                   err=True)
+        raise SystemExit(1)
+
+
+def _judging_incomplete(summary: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Trials whose episode finished but whose judging did not (not the errored episodes)."""
+    rows = (summary or {}).get("incomplete") or []
+    return [r for r in rows if isinstance(r, dict) and r.get("status") == "judging_incomplete"]
 
 
 def _interrupted(run_dir: Path) -> None:

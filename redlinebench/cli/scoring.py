@@ -151,6 +151,17 @@ def find_trials(run_dir: Path) -> list[tuple[str, str, int, Path]]:
     return out
 
 
+def _unfinished(status: str, tdir: Path, metrics: Any) -> bool:
+    """A grade whose judging did not finish: a judge never answered, or grading itself failed on a
+    document that exists. (An agent that errored produced nothing to grade: ``run --resume``.)"""
+    from ..runner.store import grade_is_final
+
+    if grade_is_final({"status": status}):
+        return False
+    agent_errored = isinstance(metrics, dict) and metrics.get("status") == "errored"
+    return status == "judging_incomplete" or ((tdir / REDLINE).is_file() and not agent_errored)
+
+
 async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int, use_cache: bool, rejudge: bool,
                     source: str | None, api_base: str | None, timeout: float | None,
                     echo=click.echo, key_check: bool = False) -> dict[str, Any]:
@@ -175,13 +186,15 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
         if task_id not in tasks:
             unknown.append(f"{model_slug}/{task_id}/{trial}")
             continue
+        metrics = _read_json(tdir / METRICS) if (tdir / METRICS).exists() else None
         if (tdir / GRADE).exists() and not rejudge:
             try:
-                TrialGrade.read(tdir / GRADE)
-                continue
+                old = TrialGrade.read(tdir / GRADE)
             except GradeFileError as exc:  # a damaged grade is graded again, not kept or fatal
                 echo(f"warning: {exc}; grading this trial again", err=True)
-        metrics = _read_json(tdir / METRICS) if (tdir / METRICS).exists() else None
+            else:
+                if not _unfinished(old.status, tdir, metrics):
+                    continue
         label = labels.get(model_slug) or (metrics or {}).get("model") or model_slug
         todo.append((str(label), tasks[task_id], trial, tdir))
     if unknown:
@@ -222,6 +235,19 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     return summary
 
 
+def _rewrite_report(run_dir: Path) -> Path | None:
+    """report.html again, so the page shows the new grades; a failure costs only the page."""
+    if not (run_dir / "config.json").is_file():
+        return None
+    try:
+        from ..report import write_run_report
+
+        return Path(write_run_report(run_dir))
+    except Exception as exc:  # noqa: BLE001  the grades and the summary are already written
+        click.echo(f"warning: report.html was not rewritten ({type(exc).__name__}: {exc})", err=True)
+        return None
+
+
 class _progress:
     """A progress bar on an interactive stderr; silent otherwise (logs and tests stay clean)."""
 
@@ -256,7 +282,8 @@ def register(main: click.Group) -> None:
     @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024),
                   help="Judge calls in flight at once.")
     @click.option("--no-cache", is_flag=True, help="Call the judges even when a cached verdict exists.")
-    @click.option("--rejudge", is_flag=True, help="Grade every trial again, not only those without grade.json.")
+    @click.option("--rejudge", is_flag=True,
+                  help="Grade every trial again, not only those without a final grade.json.")
     @click.option("--source", default=None, metavar=SOURCE_METAVAR,
                   help="Task source (default: the one recorded in config.json).")
     @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
@@ -267,8 +294,10 @@ def register(main: click.Group) -> None:
                   source: str | None, api_base: str | None, timeout: float | None, skip_key_check: bool) -> None:
         """Grade a run's trials (gate, judges, reward) and write metrics_summary.json.
 
-        Grades every trial that has an output and no grade.json yet (all with --rejudge).
-        Verdicts are cached on disk, so re-scoring an unchanged run costs nothing.
+        Grades every trial that has an output and no grade.json yet, and finishes trials whose
+        judging was incomplete (a judge never answered); --rejudge grades every trial again.
+        Verdicts are cached on disk, so re-scoring an unchanged run costs nothing and only the
+        judges that failed are called again.
         """
         if not run_dir.is_dir():
             raise ConfigError("no such run directory", path=run_dir)
@@ -283,6 +312,9 @@ def register(main: click.Group) -> None:
             release(lock)
         print_summary(summary)
         click.echo(f"wrote {run_dir / SUMMARY}")
+        report = _rewrite_report(run_dir)
+        if report is not None:
+            click.echo(f"report: {report}")
 
     @main.command("summarize")
     @click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path))

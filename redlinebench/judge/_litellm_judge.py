@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from .._litellm import get_litellm
+from ..agent.credentials import PLACEHOLDER_KEY, needs_placeholder_key
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
 from .._retry import retry_delay
 from ._audit import AuditLog, redact
@@ -81,6 +82,7 @@ class LiteLLMJudge:
         self.json_mode = bool(json_mode)
         self.temperature = temperature
         self.extra = dict(extra or {})
+        self._placeholder: bool | None = None
 
     def __repr__(self) -> str:  # never shows the key
         return f"LiteLLMJudge(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
@@ -112,7 +114,14 @@ class LiteLLMJudge:
             kwargs["api_base"] = self.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
+        elif self.api_base and self._needs_placeholder_key():
+            kwargs["api_key"] = PLACEHOLDER_KEY  # a local judge server, as for the model under test
         return kwargs
+
+    def _needs_placeholder_key(self) -> bool:
+        if self._placeholder is None:
+            self._placeholder = needs_placeholder_key(self.model)
+        return self._placeholder
 
     async def grade(self, task: Any, view: str, doc: Any = None, *, cache: JudgeCache | None = None,
                     audit: AuditLog | None = None, limiter: asyncio.Semaphore | None = None,

@@ -39,6 +39,10 @@ def redline_overall(entry: Mapping[str, Any] | None) -> float | None:
 
 
 def ci_pair(entry: Mapping[str, Any] | None) -> tuple[float, float] | None:
+    """The entry's confidence interval; None when it has no score (the summary then stores a
+    [0, 0] placeholder, which is not an interval)."""
+    if "overall_turn_weighted" in (entry or {}) and (entry or {}).get("overall_turn_weighted") is None:
+        return None
     ci = (entry or {}).get("ci")
     if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(is_number(c) for c in ci):
         return float(ci[0]), float(ci[1])

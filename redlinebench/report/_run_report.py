@@ -237,7 +237,7 @@ def _callouts(run: RunData) -> Markup:
     if inc:
         out.append(el("div", el("b", f"{len(inc)} trial(s) with incomplete judging"),
                       "A judge failed after all retries, so these trials have no final panel verdict. They are listed, "
-                      "not averaged in; re-run `redlinebench score` on this run to complete them.",
+                      "not averaged in; `redlinebench score` on this run (or `run --resume`) asks the failed judges again.",
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}",
                                     f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "") for t in inc]),
                       class_="callout"))
@@ -566,7 +566,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         callouts.append(el("div", el("b", "Judging incomplete"),
                         f"No verdicts from {', '.join(missing)}. " if missing else "",
                         "This trial's reward is provisional: the scorer lists it instead of averaging it in. "
-                        "Re-run `redlinebench score` on the run to complete it.",
+                        "`redlinebench score` on the run (or `run --resume`) asks the failed judges again.",
                         el("ul", *[el("li", f, class_="mono small") for f in failures]) if failures else None,
                         class_="callout"))
     elif failures:

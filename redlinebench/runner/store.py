@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from . import paths
 from .atomic import read_json
@@ -12,8 +13,20 @@ from .atomic import read_json
 
 class TrialState(str, Enum):
     TODO = "todo"                # nothing published (or an errored attempt to retry)
-    NEEDS_GRADE = "needs_grade"  # redline + transcript + metrics published, grade.json missing
+    NEEDS_GRADE = "needs_grade"  # published; grade.json missing, or its judging not finished
     FINISHED = "finished"        # nothing left to do
+
+
+def grade_is_final(grade: Any) -> bool:
+    """Whether a grade.json needs no more judging: it was scored (graded, or failed the gate).
+
+    ``judging_incomplete`` (a judge never answered) and a grading ``errored`` are not final:
+    ``--resume`` and ``redlinebench score`` grade them again, and the judge cache means only the
+    judges that failed are called.
+    """
+    from ..scoring._grade import SCORED_STATUSES
+
+    return isinstance(grade, dict) and grade.get("status") in SCORED_STATUSES
 
 
 def trial_state(trial_dir: Path, *, want_grade: bool) -> TrialState:
@@ -28,10 +41,7 @@ def trial_state(trial_dir: Path, *, want_grade: bool) -> TrialState:
     if not (trial_dir / paths.REDLINE).is_file():
         return TrialState.TODO
     if want_grade:
-        grade = read_json(trial_dir / paths.GRADE)
-        if isinstance(grade, dict) and grade.get("status") not in (None, "errored"):
-            return TrialState.FINISHED
-        return TrialState.NEEDS_GRADE
+        return TrialState.FINISHED if grade_is_final(read_json(trial_dir / paths.GRADE)) else TrialState.NEEDS_GRADE
     return TrialState.FINISHED
 
 

@@ -180,11 +180,11 @@ async def test_rejected_key_names_the_environment_variable(fake_openai, monkeypa
     assert "sk-bad-key-0000" not in result.error
 
 
-async def test_no_key_at_all_fails_once_and_says_which_variable(fake_openai, tmp_path, monkeypatch):
+async def test_no_key_and_no_endpoint_fails_once_and_says_which_variable(tmp_path, monkeypatch):
     # litellm reports this as a 500 ("Missing credentials"), which the retry policy alone would retry 10 times.
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     audit = AuditLog(tmp_path / "judge_audit.jsonl")
-    judge = LiteLLMJudge("openai/judge-a", api_base=fake_openai.url, timeout=5)
+    judge = LiteLLMJudge("openai/judge-a", timeout=5)
     result = await judge.grade(TASK, VIEW, None, audit=audit)
     assert not result.ok and result.attempts == 1
     assert "set OPENAI_API_KEY in the environment" in result.error
@@ -194,9 +194,26 @@ async def test_no_key_at_all_fails_once_and_says_which_variable(fake_openai, tmp
 
 async def test_no_key_for_another_provider_names_its_variable(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    judge = LiteLLMJudge("anthropic/claude-test", api_base="http://127.0.0.1:9", timeout=5)
+    judge = LiteLLMJudge("anthropic/claude-test", timeout=5)
     result = await judge.grade(TASK, VIEW, None)
     assert not result.ok and result.attempts == 1 and "ANTHROPIC_API_KEY" in result.error
+
+
+async def test_an_explicit_endpoint_without_a_key_gets_a_placeholder(fake_openai, monkeypatch):
+    """A local judge server (--judge-api-base) works with no key, as the model under test does."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
+    result = await LiteLLMJudge("openai/judge-a", api_base=fake_openai.url, timeout=5).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 1
+    assert fake_openai.requests[0].headers.get("authorization") == "Bearer no-key-set"
+
+
+async def test_an_endpoint_that_rejects_the_placeholder_fails_once_naming_the_variable(fake_openai, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_openai.enqueue(Reply.error(401, "Incorrect API key provided"), Reply.json(ALL_PASS), model="judge-a")
+    result = await LiteLLMJudge("openai/judge-a", api_base=fake_openai.url, timeout=5).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 1 and len(fake_openai.requests) == 1
+    assert "set OPENAI_API_KEY in the environment" in result.error
 
 
 async def test_plain_server_errors_are_still_retried(fake_openai):

@@ -191,3 +191,32 @@ def test_a_model_without_a_known_price_is_not_reported_as_free(tree, tmp_path, f
                                   "--run-dir", str(tmp_path / "r"), "--no-progress"])
     assert r.exit_code == 0, r.output
     assert "1 episode(s) whose model has no known price" in r.output
+
+
+def test_unfinished_judging_exits_non_zero_and_resume_finishes_it(tree, tmp_path, fake_openai, monkeypatch):
+    """Judges on a local --judge-api-base need no key; when they fail, the run says so (exit 1) and
+    `run --resume` grades those trials again."""
+    from tests.fakes.openai_server import Reply
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_openai.set_handler(lambda body: Reply.error(500, "judge overloaded"))
+    run_dir = tmp_path / "r"
+    args = ["run", "--agent", "accept-all", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+            "--judges", "openai/ja", "--judge-api-base", fake_openai.url, "--run-dir", str(run_dir), "--no-progress"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1, r.output
+    assert "judging is incomplete for 1 trial(s)" in r.output and f"redlinebench score {run_dir}" in r.output
+    assert fake_openai.requests and all(q.headers.get("authorization") == "Bearer no-key-set"
+                                        for q in fake_openai.requests)
+    grade = next(run_dir.rglob("grade.json"))
+    assert json.loads(grade.read_text())["status"] == "judging_incomplete"
+
+    def all_pass(body):
+        ids = json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])
+        return Reply.json({"verdicts": [{"rubric_id": i, "verdict": "PASS", "justification": "ok"} for i in ids]})
+
+    fake_openai.set_handler(all_pass)
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(grade.read_text())["status"] == "graded"
+    assert json.loads((run_dir / "metrics_summary.json").read_text())["n_incomplete"] == 0

@@ -89,6 +89,29 @@ def test_score_against_misbehaving_llm_judges(tmp_path, fake_openai, monkeypatch
         if p.is_file() and p.suffix != ".docx":
             assert "sk-cli-secret-4242" not in p.read_text(errors="replace")
 
+    # The judges recover: a plain `score` (no --rejudge) finishes exactly the incomplete trials,
+    # and only the judges that failed are asked again (ja's verdicts come from the cache).
+    def recovered(body):
+        ids = json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])
+        return Reply.json({"verdicts": [{"rubric_id": r, "verdict": "PASS", "justification": "ok"} for r in ids]})
+
+    assert "trial(s) with incomplete judging" in (run / "report.html").read_text(encoding="utf-8")
+    fake_openai.set_handler(recovered)
+    before = len(fake_openai.requests)
+    gate_failed = {p: p.stat().st_mtime_ns for p in run.rglob("grade.json")
+                   if json.loads(p.read_text())["status"] == "gate_failed"}
+    again = CliRunner().invoke(main, ["score", str(run), "--judges", "openai/ja,openai/jb,openai/jc",
+                                      "--api-base", fake_openai.url])
+    assert again.exit_code == 0, again.output
+    assert f"graded {len(incomplete)} trial" in again.output
+    assert {g["status"] for g in grades(run)} == {"graded", "gate_failed"}
+    asked = [r.body["model"] for r in fake_openai.requests[before:]]
+    assert sorted(set(asked)) == ["jb", "jc"] and len(asked) == 2 * len(incomplete)
+    assert {p: p.stat().st_mtime_ns for p in gate_failed} == gate_failed  # final grades are left alone
+    assert json.loads((run / "metrics_summary.json").read_text())["n_incomplete"] == 0
+    page = (run / "report.html").read_text(encoding="utf-8")  # rewritten: no stale incomplete callout
+    assert "report: " in again.output and "with incomplete judging" not in page
+
 
 def test_score_errors_are_one_line(tmp_path):
     result = CliRunner().invoke(main, ["score", str(tmp_path / "missing")])
