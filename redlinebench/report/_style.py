@@ -8,7 +8,7 @@ CSS = r"""
 --serif:"Iowan Old Style","Palatino Linotype",Palatino,Georgia,"Times New Roman",serif;--mono:ui-monospace,"SFMono-Regular",Menlo,Consolas,"DejaVu Sans Mono",monospace}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;font:15px/1.5 var(--sans);color:var(--ink);background:#fff}
+body{margin:0;font:15px/1.5 var(--sans);color:var(--ink);background:#fff;overflow-wrap:break-word}
 a{color:var(--accent)}
 header.top{background:var(--accent);color:#fff;padding:22px 32px 18px}
 header.top h1{margin:0 0 4px;font:600 24px/1.25 var(--serif);letter-spacing:.1px}
@@ -37,7 +37,7 @@ code,.mono{font-family:var(--mono);font-size:.9em}
 .callout.info{border-color:var(--accent);background:#eef4fa}
 .callout b:first-child{display:block;margin-bottom:2px}
 .callout ul{margin:4px 0 0;padding-left:20px}
-.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:18px 28px;align-items:start}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(460px,100%),1fr));gap:18px 28px;align-items:start}
 figure{margin:0;break-inside:avoid}
 figcaption{font-weight:600;margin:0 0 6px;font-size:14px}
 figcaption .muted{font-weight:400}
@@ -85,7 +85,7 @@ table.rubrics tr.r-fail td:first-child{box-shadow:inset 4px 0 var(--bad)}
 @media (min-width:1500px){.redlines.two{grid-template-columns:1fr 1fr}}
 .rl-doc{border:1px solid var(--line);border-radius:6px;background:#fff;overflow:hidden}
 .rl-bar{display:flex;justify-content:space-between;align-items:center;gap:10px;flex-wrap:wrap;background:var(--paper);padding:6px 12px;border-bottom:1px solid var(--line)}
-.rl-label{font-weight:600}
+.rl-label{font-weight:600;min-width:0;overflow-wrap:anywhere}
 .rl-modes{font-size:12.5px}
 .rl-modes input{position:absolute;opacity:0;width:1px;height:1px}
 .rl-modes label{padding:2px 9px;border:1px solid var(--line);border-radius:12px;margin-left:4px;cursor:pointer;background:#fff}
@@ -150,7 +150,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .heat td.crit{font-size:12.5px;max-width:520px}
 .brief{white-space:pre-wrap;font:14px/1.55 var(--serif);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px 16px;max-height:420px;overflow:auto;max-width:980px}
 .callout details>summary{cursor:pointer;color:var(--accent);margin:2px 0 0 20px}
-.kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:13.5px}
+.kv{display:grid;grid-template-columns:minmax(0,max-content) 1fr;gap:3px 14px;font-size:13.5px}
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}

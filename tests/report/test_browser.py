@@ -116,3 +116,26 @@ async def test_task_table_filter(chromium, run_dir):
     assert result.errors == []
     shown, after_clear = result.values["filtered"]
     assert shown == [f"redline-s1-t2-g01a {MODELS[1]}"] and after_clear == 13
+
+
+# Everything a reader can open, opened, then how wide the page is. Wide tables may scroll inside their
+# own .tablewrap; the page itself must not, and no redline may cut off its own content (.rl-doc clips).
+NARROW_JS = """new Promise(res => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+    setTimeout(() => res([document.documentElement.scrollWidth, window.innerWidth,
+        [...document.querySelectorAll('.rl-doc')].filter(d => d.scrollWidth > d.clientWidth)
+            .map(d => d.querySelector('.rl-label').textContent)]), 800); })"""
+
+
+@pytest.mark.parametrize("width", [375, 320])
+async def test_pages_fit_a_phone_screen(chromium, run_dir, run_b, tmp_path, width):
+    pages = [write_run_report(run_dir), write_comparison([run_dir, run_b], tmp_path / "compare.html")]
+    async with Chromium(chromium) as browser:
+        for page in pages:
+            result = await browser.open(page, width=width, height=800, full_page=False,
+                                        evaluate={"closed": "[document.documentElement.scrollWidth, window.innerWidth]",
+                                                  "opened": NARROW_JS})
+            assert result.errors == []
+            scroll_width, inner_width = result.values["closed"]
+            assert inner_width == width and scroll_width <= inner_width, (page.name, result.values["closed"])
+            scroll_width, inner_width, clipped = result.values["opened"]
+            assert scroll_width <= inner_width and clipped == [], (page.name, result.values["opened"])
