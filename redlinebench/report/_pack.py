@@ -3,7 +3,8 @@
 A full run holds hundreds of 40-page contracts; as plain HTML that is tens of megabytes a
 browser opens slowly. Above a size limit the heavy blocks (redlines, goldens, judge views) are
 stored deflate-compressed and base64-encoded in a ``data-z`` attribute and expanded by the page's
-script when the reader opens that task, so the file stays one self-contained page.
+script when the reader opens that task (or all at once, synchronously, when the page is printed), so
+the file stays one self-contained page.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ NO_SCRIPT = ("This block is stored compressed to keep the page small. Open the p
 
 def pack(html: Markup) -> Markup:
     """*html* (already escaped markup) as a compressed placeholder the page script expands."""
-    comp = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: DecompressionStream("deflate-raw")
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate, as the page script's inflate() reads it
     data = comp.compress(html.encode("utf-8")) + comp.flush()
     return el("div", el("p", NO_SCRIPT, class_="small muted"), class_="packed",
               data_z=base64.b64encode(data).decode("ascii"))

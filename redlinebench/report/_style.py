@@ -8,7 +8,7 @@ CSS = r"""
 --serif:"Iowan Old Style","Palatino Linotype",Palatino,Georgia,"Times New Roman",serif;--mono:ui-monospace,"SFMono-Regular",Menlo,Consolas,"DejaVu Sans Mono",monospace}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;font:15px/1.5 var(--sans);color:var(--ink);background:#fff}
+body{margin:0;font:15px/1.5 var(--sans);color:var(--ink);background:#fff;overflow-wrap:break-word}
 a{color:var(--accent)}
 header.top{background:var(--accent);color:#fff;padding:22px 32px 18px}
 header.top h1{margin:0 0 4px;font:600 24px/1.25 var(--serif);letter-spacing:.1px}
@@ -37,7 +37,7 @@ code,.mono{font-family:var(--mono);font-size:.9em}
 .callout.info{border-color:var(--accent);background:#eef4fa}
 .callout b:first-child{display:block;margin-bottom:2px}
 .callout ul{margin:4px 0 0;padding-left:20px}
-.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:18px 28px;align-items:start}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(460px,100%),1fr));gap:18px 28px;align-items:start}
 figure{margin:0;break-inside:avoid}
 figcaption{font-weight:600;margin:0 0 6px;font-size:14px}
 figcaption .muted{font-weight:400}
@@ -85,7 +85,7 @@ table.rubrics tr.r-fail td:first-child{box-shadow:inset 4px 0 var(--bad)}
 @media (min-width:1500px){.redlines.two{grid-template-columns:1fr 1fr}}
 .rl-doc{border:1px solid var(--line);border-radius:6px;background:#fff;overflow:hidden}
 .rl-bar{display:flex;justify-content:space-between;align-items:center;gap:10px;flex-wrap:wrap;background:var(--paper);padding:6px 12px;border-bottom:1px solid var(--line)}
-.rl-label{font-weight:600}
+.rl-label{font-weight:600;min-width:0;overflow-wrap:anywhere}
 .rl-modes{font-size:12.5px}
 .rl-modes input{position:absolute;opacity:0;width:1px;height:1px}
 .rl-modes label{padding:2px 9px;border:1px solid var(--line);border-radius:12px;margin-left:4px;cursor:pointer;background:#fff}
@@ -150,7 +150,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .heat td.crit{font-size:12.5px;max-width:520px}
 .brief{white-space:pre-wrap;font:14px/1.55 var(--serif);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px 16px;max-height:420px;overflow:auto;max-width:980px}
 .callout details>summary{cursor:pointer;color:var(--accent);margin:2px 0 0 20px}
-.kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:13.5px}
+.kv{display:grid;grid-template-columns:minmax(0,max-content) 1fr;gap:3px 14px;font-size:13.5px}
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
@@ -168,14 +168,16 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
  a{color:inherit;text-decoration:none}
  .badge,.swatch,.rl-dot,.heat td.h,.callout,.card,.bar i,mark,.rl-thread,.rl-cnum{-webkit-print-color-adjust:exact;print-color-adjust:exact}
  .filter{display:none}
+ [data-golden]:not([data-filled]){display:none}
  .tablewrap{overflow:visible;border:none}
 }
 """
 
-# Minimal behaviour that plain HTML cannot give: sortable tables, opening every <details> before
-# printing, copying the golden redline beside each trial only when that trial is opened (so the
-# attorney's document is stored once per task, not once per trial), and expanding compressed
-# blocks of big runs when their section is opened.
+# Minimal behaviour that plain HTML cannot give: sortable tables, copying the golden redline beside
+# each trial only when that trial is opened (so the attorney's document is stored once per task, not
+# once per trial), expanding compressed blocks of big runs when their section is opened, and before
+# printing, opening every <details> and expanding every compressed block. Expanding is synchronous
+# (a small inflate, no DecompressionStream) because browsers print right after beforeprint returns.
 SCRIPT = r"""
 (function(){
 function key(td){var v=td.getAttribute('data-v');if(v!==null&&v!==''){var f=parseFloat(v);if(!isNaN(f))return f;}return (td.textContent||'').trim().toLowerCase();}
@@ -189,27 +191,69 @@ document.querySelectorAll('table.sortable').forEach(function(t){
    rows.forEach(function(r){b.appendChild(r);});}
   th.addEventListener('click',go);th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();go();}});});});
 function own(d,sel){return Array.prototype.filter.call(d.querySelectorAll(sel),function(n){return n.closest('details')===d;});}
-function unpack(d){return Promise.all(own(d,'.packed[data-z]').map(function(n){var z=n.getAttribute('data-z');n.removeAttribute('data-z');
- if(typeof DecompressionStream==='undefined')return null;
- var bin=atob(z),bytes=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)bytes[i]=bin.charCodeAt(i);
- return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).text().then(function(h){
-  n.innerHTML=h;n.classList.remove('packed');});}));}
-function fill(d){return Promise.all(own(d,'[data-golden]').map(function(slot){if(slot.getAttribute('data-filled'))return null;
- var src=document.getElementById(slot.getAttribute('data-golden'));if(!src)return null;
- return unpack(src).then(function(){var doc=src.querySelector('.rl-doc');if(!doc||slot.getAttribute('data-filled'))return;
+// Raw DEFLATE (RFC 1951), synchronous: a packed block can be expanded inside a beforeprint handler,
+// which browsers do not wait for (they lay out the print right after it returns).
+var LB=[3,4,5,6,7,8,9,10,11,13,15,17,19,23,27,31,35,43,51,59,67,83,99,115,131,163,195,227,258],
+ LE=[0,0,0,0,0,0,0,0,1,1,1,1,2,2,2,2,3,3,3,3,4,4,4,4,5,5,5,5,0],
+ DB=[1,2,3,4,5,7,9,13,17,25,33,49,65,97,129,193,257,385,513,769,1025,1537,2049,3073,4097,6145,8193,12289,16385,24577],
+ DE=[0,0,0,0,1,1,2,2,3,3,4,4,5,5,6,6,7,7,8,8,9,9,10,10,11,11,12,12,13,13],
+ ORDER=[16,17,18,0,8,7,9,6,10,5,11,4,12,3,13,2,14,1,15],FIXED=null;
+function huff(lens){var max=0,i,l,code=0;for(i=0;i<lens.length;i++)if(lens[i]>max)max=lens[i];
+ var count=new Uint16Array(16),next=new Uint16Array(16),t=new Uint32Array(1<<max);
+ for(i=0;i<lens.length;i++)count[lens[i]]++;count[0]=0;
+ for(l=1;l<16;l++){code=(code+count[l-1])<<1;next[l]=code;}
+ for(i=0;i<lens.length;i++){l=lens[i];if(!l)continue;var c=next[l]++,r=0;for(var k=0;k<l;k++)r=(r<<1)|(c>>k&1);
+  for(var j=r;j<t.length;j+=1<<l)t[j]=i<<4|l;}
+ return {t:t,m:max};}
+function inflate(src){var out=new Uint8Array(src.length*4+1024),op=0,pos=0,bb=0,bc=0,fin,type,i,n,s,lit,dist;
+ function need(k){while(bc<k){if(pos>src.length+4)throw new Error('truncated');bb|=(pos<src.length?src[pos]:0)<<bc;pos++;bc+=8;}}
+ function bits(k){need(k);var v=bb&(1<<k)-1;bb>>>=k;bc-=k;return v;}
+ function sym(h){need(h.m);var e=h.t[bb&(1<<h.m)-1],l=e&15;if(!l)throw new Error('bad code');bb>>>=l;bc-=l;return e>>4;}
+ function room(k){if(op+k>out.length){var o=new Uint8Array(Math.max(out.length*2,op+k));o.set(out);out=o;}}
+ do{fin=bits(1);type=bits(2);
+  if(type===0){bits(bc&7);pos-=bc>>3;bb=bc=0;if(pos+4>src.length)throw new Error('truncated');
+   n=src[pos]|src[pos+1]<<8;if(n!==(~(src[pos+2]|src[pos+3]<<8)&65535))throw new Error('bad stored block');pos+=4;
+   if(pos+n>src.length)throw new Error('truncated');room(n);out.set(src.subarray(pos,pos+n),op);op+=n;pos+=n;continue;}
+  if(type===1){if(!FIXED){var f=new Uint8Array(288),f5=new Uint8Array(30);for(i=0;i<288;i++)f[i]=i<144?8:i<256?9:i<280?7:8;
+    f5.fill(5);FIXED=[huff(f),huff(f5)];}lit=FIXED[0];dist=FIXED[1];}
+  else if(type===2){var nl=bits(5)+257,nd=bits(5)+1,nc=bits(4)+4,cl=new Uint8Array(19),lens=new Uint8Array(nl+nd);
+   for(i=0;i<nc;i++)cl[ORDER[i]]=bits(3);var ch=huff(cl);
+   for(i=0;i<nl+nd;){s=sym(ch);if(s<16){lens[i++]=s;continue;}
+    var v=0,rep;if(s===16){if(!i)throw new Error('bad lengths');v=lens[i-1];rep=3+bits(2);}else rep=s===17?3+bits(3):11+bits(7);
+    if(i+rep>nl+nd)throw new Error('bad lengths');while(rep--)lens[i++]=v;}
+   lit=huff(lens.subarray(0,nl));dist=huff(lens.subarray(nl));}
+  else throw new Error('bad block type');
+  for(;;){s=sym(lit);if(s<256){room(1);out[op++]=s;continue;}if(s===256)break;s-=257;if(s>28)throw new Error('bad length');
+   n=LB[s]+bits(LE[s]);s=sym(dist);if(s>29)throw new Error('bad distance');var back=DB[s]+bits(DE[s]);
+   if(back>op)throw new Error('bad distance');room(n);for(i=0;i<n;i++,op++)out[op]=out[op-back];}
+ }while(!fin);
+ return out.subarray(0,op);}
+function expand(n){var z=n.getAttribute('data-z');if(z===null)return;n.removeAttribute('data-z');
+ try{var bin=atob(z),bytes=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)bytes[i]=bin.charCodeAt(i);
+  n.innerHTML=new TextDecoder().decode(inflate(bytes));n.classList.remove('packed');}
+ catch(e){n.textContent='This block could not be unpacked ('+e.message+').';}}
+function fill(d){own(d,'[data-golden]').forEach(function(slot){if(slot.getAttribute('data-filled'))return;
+ var src=document.getElementById(slot.getAttribute('data-golden'));if(!src)return;
+ own(src,'.packed[data-z]').forEach(expand);var doc=src.querySelector('.rl-doc');if(!doc)return;
  var copy=doc.cloneNode(true);var sfx='-'+slot.id;
  copy.querySelectorAll('[id]').forEach(function(n){n.id=n.id+sfx;});
  copy.querySelectorAll('[for]').forEach(function(n){n.setAttribute('for',n.getAttribute('for')+sfx);});
  copy.querySelectorAll('input[name]').forEach(function(n){n.name=n.name+sfx;});
  copy.querySelectorAll('a[href^="#"]').forEach(function(n){n.setAttribute('href',n.getAttribute('href')+sfx);});
- slot.textContent='';slot.appendChild(copy);slot.setAttribute('data-filled','1');});}));}
-function opened(d){return unpack(d).then(function(){return fill(d);});}
-document.querySelectorAll('details').forEach(function(d){d.addEventListener('toggle',function(){if(d.open)opened(d);});if(d.open)opened(d);});
+ slot.textContent='';slot.appendChild(copy);slot.setAttribute('data-filled','1');});}
+function opened(d){own(d,'.packed[data-z]').forEach(expand);fill(d);}
+// While printing every section is opened; their toggle events arrive after the print was laid out and are
+// ignored, so printing does not copy the golden into every trial (it prints once, in its task's section).
+var printing=false;
+document.querySelectorAll('details').forEach(function(d){d.addEventListener('toggle',function(){if(d.open&&!printing)opened(d);});if(d.open)opened(d);});
 document.querySelectorAll('input.filter[data-for]').forEach(function(box){var t=document.getElementById(box.getAttribute('data-for'));
  if(!t||!t.tBodies[0])return;box.addEventListener('input',function(){var words=box.value.toLowerCase().split(/\s+/).filter(Boolean);
  Array.prototype.forEach.call(t.tBodies[0].rows,function(r){var text=(r.textContent||'').toLowerCase();
   r.hidden=!words.every(function(w){return text.indexOf(w)>=0;});});});});
-window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.setAttribute('data-was',d.open?'1':'0');d.open=true;});});
-window.addEventListener('afterprint',function(){document.querySelectorAll('details[data-was]').forEach(function(d){d.open=d.getAttribute('data-was')==='1';d.removeAttribute('data-was');});});
+window.addEventListener('beforeprint',function(){printing=true;
+ document.querySelectorAll('details').forEach(function(d){d.setAttribute('data-was',d.open?'1':'0');d.open=true;});
+ document.querySelectorAll('.packed[data-z]').forEach(expand);});
+window.addEventListener('afterprint',function(){printing=false;
+ document.querySelectorAll('details[data-was]').forEach(function(d){d.open=d.getAttribute('data-was')==='1';d.removeAttribute('data-was');});});
 })();
 """

@@ -28,6 +28,15 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-default-apps", "--disable-extensions", "--mute-audio", "--hide-scrollbars"]
 
 
+@dataclass(frozen=True)
+class Cdp:
+    """A DevTools call to make in order among ``evaluate``'s scripts; its result is stored under the same name
+    (e.g. ``Cdp("Emulation.setEmulatedMedia", {"media": "print"})`` or ``Cdp("Page.printToPDF")``)."""
+
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class PageResult:
     errors: list[str] = field(default_factory=list)
@@ -72,7 +81,7 @@ class Chromium:
                 self.proc.wait()
         shutil.rmtree(self.profile, ignore_errors=True)
 
-    async def open(self, path: Path, *, width: int = 1280, height: int = 900, evaluate: dict[str, str] | None = None,
+    async def open(self, path: Path, *, width: int = 1280, height: int = 900, evaluate: dict[str, str | Cdp] | None = None,
                    full_page: bool = True, before_screenshot: str | None = None, scale: float = 1.0) -> PageResult:
         result = PageResult()
         async with aiohttp.ClientSession() as http:
@@ -122,6 +131,9 @@ class Chromium:
                     await asyncio.wait_for(loaded.wait(), 60)
                     await asyncio.sleep(0.3)
                     for name, expr in (evaluate or {}).items():
+                        if isinstance(expr, Cdp):
+                            result.values[name] = await call(expr.method, **expr.params)
+                            continue
                         r = await call("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
                         if "exceptionDetails" in r:
                             raise RuntimeError(f"evaluate {name}: {r['exceptionDetails']}")

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import random
+import zlib
+
 import pytest
 
 from redlinebench.report import write_comparison, write_run_report
+from redlinebench.report._html import Markup, el
+from redlinebench.report._page import page as render_page
 
-from .browser import Chromium, png_stats
+from .browser import Cdp, Chromium, png_stats
 from .runfixture import MODELS, TASKS
 
 pytestmark = pytest.mark.chromium
@@ -116,3 +122,166 @@ async def test_task_table_filter(chromium, run_dir):
     assert result.errors == []
     shown, after_clear = result.values["filtered"]
     assert shown == [f"redline-s1-t2-g01a {MODELS[1]}"] and after_clear == 13
+
+
+# Everything a reader can open, opened, then how wide the page is. Wide tables may scroll inside their
+# own .tablewrap; the page itself must not, and no redline may cut off its own content (.rl-doc clips).
+NARROW_JS = """new Promise(res => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+    setTimeout(() => res([document.documentElement.scrollWidth, window.innerWidth,
+        [...document.querySelectorAll('.rl-doc')].filter(d => d.scrollWidth > d.clientWidth)
+            .map(d => d.querySelector('.rl-label').textContent)]), 800); })"""
+
+
+@pytest.mark.parametrize("width", [375, 320])
+async def test_pages_fit_a_phone_screen(chromium, run_dir, run_b, tmp_path, width):
+    pages = [write_run_report(run_dir), write_comparison([run_dir, run_b], tmp_path / "compare.html")]
+    async with Chromium(chromium) as browser:
+        for page in pages:
+            result = await browser.open(page, width=width, height=800, full_page=False,
+                                        evaluate={"closed": "[document.documentElement.scrollWidth, window.innerWidth]",
+                                                  "opened": NARROW_JS})
+            assert result.errors == []
+            scroll_width, inner_width = result.values["closed"]
+            assert inner_width == width and scroll_width <= inner_width, (page.name, result.values["closed"])
+            scroll_width, inner_width, clipped = result.values["opened"]
+            assert scroll_width <= inner_width and clipped == [], (page.name, result.values["opened"])
+
+
+# Registered after the page's own script, so it runs after the page's beforeprint handler: what it sees is what
+# the print is laid out from (browsers print right after beforeprint, without waiting for anything).
+AT_PRINT_JS = """window.addEventListener('beforeprint', () => { window.__atPrint = [
+    document.querySelectorAll('.packed').length, document.querySelectorAll('details:not([open])').length,
+    document.querySelectorAll('.rl-doc ins').length, document.querySelectorAll('ol.transcript').length]; }); 0"""
+PRINTED_JS = """(() => { const shown = n => n.getClientRects().length > 0;
+    return [document.body.innerText, [...document.querySelectorAll('.rl-doc ins')].filter(shown).length,
+        [...document.querySelectorAll('.rl-modes')].filter(shown).length, document.querySelectorAll('[data-filled]').length]; })()"""
+
+
+async def test_printing_a_packed_report_prints_its_documents(chromium, run_dir, tmp_path):
+    page = write_run_report(run_dir, tmp_path / "packed.html", pack=True)
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, full_page=False, evaluate={
+            "closed": "document.querySelectorAll('details:not([open])').length",
+            "watch": AT_PRINT_JS,
+            "pdf": Cdp("Page.printToPDF"),  # the real print path: fires beforeprint and afterprint
+            "at_print": "window.__atPrint",
+            "after": "[document.querySelectorAll('details:not([open])').length, document.querySelectorAll('[data-filled]').length]",
+            # a browser whose print dialog lets the page run: the toggle events of the sections opened for
+            # printing arrive while it is still printing
+            "again": "dispatchEvent(new Event('beforeprint')); new Promise(res => setTimeout(() => res(0), 300))",
+            "media": Cdp("Emulation.setEmulatedMedia", {"media": "print"}),
+            "printed": PRINTED_JS})
+    assert result.errors == []
+    assert result.values["pdf"]["data"]
+    packed, closed, insertions, transcripts = result.values["at_print"]
+    assert packed == 0 and closed == 0, result.values["at_print"]  # every block unpacked, every section open
+    assert insertions > 0 and transcripts == 12
+    # afterwards the page is as the reader left it: sections closed again, goldens not copied into every trial
+    assert result.values["after"] == [result.values["closed"], 0]
+    text, shown_insertions, shown_modes, filled = result.values["printed"]
+    assert "stored compressed" not in text  # no packed placeholder
+    assert "appears here when this trial is opened" not in text  # no empty golden slot either
+    assert "PCI-DSS Standards" in text and shown_insertions == insertions and shown_modes == 0
+    assert filled == 0  # the golden prints once, in its task's section, not copied beside every trial
+
+
+def _deflate(data: bytes, *, level: int = 9, strategy: int = zlib.Z_DEFAULT_STRATEGY, flush_every: int = 0) -> str:
+    comp = zlib.compressobj(level, zlib.DEFLATED, -15, 8, strategy)
+    if flush_every:  # sync flushes put empty stored blocks between Huffman blocks, mid-byte
+        out = b"".join(comp.compress(data[i:i + flush_every]) + comp.flush(zlib.Z_SYNC_FLUSH)
+                       for i in range(0, len(data), flush_every))
+    else:
+        out = comp.compress(data)
+    return base64.b64encode(out + comp.flush()).decode("ascii")
+
+
+def _canonical(lengths: dict[int, int]) -> dict[int, tuple[int, int]]:
+    """RFC 1951 canonical Huffman codes for {symbol: length}: {symbol: (code, length)}."""
+    codes, code, prev = {}, 0, 0
+    for sym, n in sorted(lengths.items(), key=lambda kv: (kv[1], kv[0])):
+        code <<= n - prev
+        codes[sym], code, prev = (code, n), code + 1, n
+    return codes
+
+
+def _handmade_deflate() -> tuple[bytes, str]:
+    """A dynamic block whose end-of-block code (1 bit) is far shorter than its longest code (15 bits), then a
+    stored block: an inflater that reads ahead must give the read-ahead bytes back before the stored block.
+    zlib never writes such a block (its end-of-block code is always among the longest)."""
+    out, acc, nbits = bytearray(), 0, 0
+
+    def put(value: int, n: int) -> None:
+        nonlocal acc, nbits
+        acc |= value << nbits
+        nbits += n
+        while nbits >= 8:
+            out.append(acc & 255)
+            acc >>= 8
+            nbits -= 8
+
+    def huff(code: int, n: int) -> None:  # Huffman codes are packed most significant bit first
+        put(int(format(code, f"0{n}b")[::-1], 2), n)
+
+    lit = {256: 1, **{97 + i: i + 2 for i in range(14)}, 111: 15}  # 1/2 + 1/4 + ... + 2/2**15 == 1
+    lit_codes = _canonical(lit)
+    clen_codes = _canonical({n: 4 for n in range(16)})
+    for value, n in [(0, 1), (2, 2), (0, 5), (0, 5), (15, 4)]:  # not final, dynamic; 257 literal/length codes,
+        put(value, n)                                           # 1 distance code, 19 code-length codes
+    for sym in [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]:
+        put(0 if sym > 15 else 4, 3)
+    for sym in range(258):  # the 257 literal/length lengths, then the one (unused) distance code
+        huff(*clen_codes[lit.get(sym, 0) if sym < 257 else 0])
+    text = "abcdefghijklmnoaabacad" * 3 + "o"
+    for ch in text:
+        huff(*lit_codes[ord(ch)])
+    huff(*lit_codes[256])
+    stored = "then a stored block".encode()
+    put(1, 1)  # final
+    put(0, 2)  # stored
+    if nbits:
+        put(0, 8 - nbits)
+    out += len(stored).to_bytes(2, "little") + (len(stored) ^ 0xFFFF).to_bytes(2, "little") + stored
+    expected = text + stored.decode()
+    assert zlib.decompress(bytes(out), -15).decode() == expected  # the block is valid DEFLATE
+    return bytes(out), expected
+
+
+async def test_page_script_inflates_every_kind_of_deflate_block(chromium, tmp_path):
+    """The page's own inflate (it must be synchronous, so it is not the browser's) against zlib: stored, fixed and
+    dynamic Huffman blocks, long matches, block boundaries mid-byte, and a corrupt block that fails visibly."""
+    rnd = random.Random(7)
+    alphabet = "abcdefghij KLMNOP\n\t.,;§é·×—“”€中文😀<>&\"'"
+
+    def text(n: int) -> str:
+        return "".join(rnd.choice(alphabet) for _ in range(n))
+
+    clause = "The Supplier shall indemnify the Customer against all third-party claims arising from the Services. "
+    cases = {
+        "empty": ("", {}),
+        "fixed": (text(300), {"strategy": zlib.Z_FIXED}),
+        "dynamic": (clause * 3000 + text(5000), {}),  # matches at long distances, many blocks
+        "stored": (text(150_000), {"level": 0}),  # several 64 KiB stored blocks
+        "huffman-only": (text(80_000), {"strategy": zlib.Z_HUFFMAN_ONLY}),
+        "flushed": (text(20_000) + clause * 200, {"flush_every": 777}),
+        "rle": ("=" * 70_000 + text(100) + "=" * 5000, {"strategy": zlib.Z_RLE}),
+        **{f"random-{i}": (text(rnd.randint(1, 4000)) * rnd.randint(1, 5), {"level": rnd.randint(1, 9)}) for i in range(20)},
+    }
+    blocks = [el("div", el("p", "packed"), class_="packed", id=name,
+                 data_z=_deflate(el("div", body).encode("utf-8"), **opts)) for name, (body, opts) in cases.items()]
+    handmade, expected = _handmade_deflate()
+    cases["handmade"] = (expected, {})
+    blocks.append(el("div", el("p", "packed"), class_="packed", id="handmade", data_z=base64.b64encode(handmade).decode()))
+    corrupt = base64.b64decode(_deflate(el("div", clause * 50).encode("utf-8")))
+    blocks.append(el("div", el("p", "packed"), class_="packed", id="corrupt",
+                     data_z=base64.b64encode(corrupt[:len(corrupt) // 2]).decode()))
+    path = tmp_path / "inflate.html"
+    path.write_text(render_page(title="inflate", subtitle=[], nav=[], body=Markup("".join(blocks))), encoding="utf-8")
+    js = """(() => { dispatchEvent(new Event('beforeprint'));
+        return Object.fromEntries([...document.querySelectorAll('main > div')].map(d => [d.id, d.textContent])); })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(path, full_page=False, evaluate={"out": js})
+    assert result.errors == []
+    out = result.values["out"]
+    for name, (body, _) in cases.items():
+        assert out[name] == body, name
+    assert out["corrupt"].startswith("This block could not be unpacked")
