@@ -8,12 +8,14 @@ budget-limited redline is still graded as it stands.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, Episode, agent
+from .._retry import backoff
 from .credentials import PLACEHOLDER_KEY, needs_placeholder_key
 from .limits import AgentLimits
 from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
@@ -227,11 +229,16 @@ class LLMAgent:
 
         shrink_done = False
         empty_replies = 0
+        started = [0.0]  # when the last attempt was sent: latency is the model's, not our retry waits
+
+        async def attempt() -> Any:
+            started[0] = time.perf_counter()
+            return await litellm.acompletion(**self._params(list(messages), tools))
+
         while True:
-            t0 = time.perf_counter()
             try:
                 response = await call_with_retries(
-                    lambda: litellm.acompletion(**self._params(list(messages), tools)),
+                    attempt,
                     max_retries=limits.max_retries,
                     # litellm enforces the timeout itself; ours is a backstop for a stuck connection.
                     timeout_s=limits.call_timeout_s + 5.0,
@@ -256,12 +263,16 @@ class LLMAgent:
                                "budget_tokens": stats.context_budget, **info})
                     continue
                 raise ProviderFailure(describe(exc)) from None
-            latency = time.perf_counter() - t0
+            latency = time.perf_counter() - started[0]
             if not getattr(response, "choices", None):  # a 200 with no answer in it: retry like a 5xx
                 empty_replies += 1
-                stats.retries += 1
                 if empty_replies > limits.max_retries:
                     raise ProviderFailure("the provider kept returning replies without choices")
+                delay = backoff(empty_replies)
+                stats.retries += 1
+                log.write({"type": "retry", "step": stats.steps + 1, "attempt": empty_replies,
+                           "error": "a reply without choices", "delay_s": round(delay, 3)})
+                await asyncio.sleep(delay)
                 continue
             return response, latency
 

@@ -227,12 +227,44 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
         progress.close()
     echo(f"graded {len(todo)} trial(s) of {len(trials)} in {run_dir} with {', '.join(j.name for j in judges)}: "
          + ", ".join(f"{k} {v}" for k, v in counts.items() if v), err=True)
-    grades, _ = load_grades(collect_grade_files([run_dir / "trials"]))
+    files = collect_grade_files([run_dir / "trials"])
+    grades, _ = load_grades(files)
     summary = summarize(grades)
     if unknown:
         summary["warnings"].append(f"{len(unknown)} trial(s) not graded: task not in the data source")
+    run_section = _run_section(run_dir, files)
+    if run_section is not None:
+        summary["run"] = run_section
     _atomic_json(run_dir / SUMMARY, summary)
     return summary
+
+
+def _run_section(run_dir: Path, files: list[Path]) -> dict[str, Any] | None:
+    """The ``run`` section `redlinebench run` wrote (what was planned, errors, cost), kept across a
+    re-score with its grade counts brought up to date."""
+    import time
+
+    from ..runner.paths import slug
+
+    try:
+        previous = _read_json(run_dir / SUMMARY)
+    except ConfigError:  # a damaged summary is simply replaced
+        previous = None
+    section = previous.get("run") if isinstance(previous, dict) else None
+    if not isinstance(section, dict):
+        return None
+    graded = {(p.parent.parent.parent.name, p.parent.parent.name, p.parent.name) for p in files}
+
+    def still_missing(row: Any) -> bool:
+        if not isinstance(row, dict):
+            return True
+        return (slug(str(row.get("model"))), str(row.get("task_id")), str(row.get("trial"))) not in graded
+
+    section = dict(section)
+    section["n_grades"] = len(files)
+    section["not_graded"] = [r for r in section.get("not_graded") or [] if still_missing(r)]
+    section["rescored"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return section
 
 
 def _rewrite_report(run_dir: Path) -> Path | None:

@@ -15,9 +15,15 @@ from .. import config
 from .._atomic import atomic_write_json
 
 
-def cache_key(model: str, messages: list[dict[str, str]], prompt_version: str) -> str:
-    blob = json.dumps({"model": model, "messages": messages, "prompt_version": prompt_version},
-                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+def cache_key(model: str, messages: list[dict[str, str]], prompt_version: str, *,
+              endpoint: str | None = None) -> str:
+    """What a verdict depends on. ``endpoint`` (an explicit api_base) is part of it: the same
+    model name on two local servers can be two different models. (A provider's default endpoint
+    is left out, so keys made before this existed still hit.)"""
+    fields: dict[str, Any] = {"model": model, "messages": messages, "prompt_version": prompt_version}
+    if endpoint:
+        fields["endpoint"] = endpoint.rstrip("/")
+    blob = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

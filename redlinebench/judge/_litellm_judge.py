@@ -128,7 +128,7 @@ class LiteLLMJudge:
                     trial: int | None = None, model_under_test: str | None = None) -> JudgeResult:
         rubric_ids = [str(r.id) for r in task.rubrics]
         messages = judge_messages(task, view)
-        key = cache_key(self.model, messages, PROMPT_VERSION)
+        key = cache_key(self.model, messages, PROMPT_VERSION, endpoint=self.api_base)
         audit_base = {"judge": self.name, "model": self.model, "task_id": getattr(task, "task_id", None),
                       "trial": trial, "model_under_test": model_under_test, "prompt_version": PROMPT_VERSION}
         if audit is not None:

@@ -67,14 +67,15 @@ def errored_grade(key: TrialKey, judges: list[Any], error: str) -> dict[str, Any
 
 
 def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any],
-                   judges: list[Any]) -> tuple[list[dict], list[dict]]:
+                   judges: list[Any]) -> tuple[list[dict], list[dict], int]:
     """Every planned trial's grade. A trial whose agent errored gets an ``errored`` grade so the
     summary lists it as incomplete; anything else without a grade is returned in the second list.
-    Nothing planned is dropped silently."""
+    Nothing planned is dropped silently. The count is of grades read from grade.json files."""
     from .scheduler import TrialKey
 
     grades: list[dict] = []
     missing: list[dict] = []
+    n_files = 0
     for e in spec.entrants:
         for t in tasks:
             for k in range(1, spec.trials + 1):
@@ -83,13 +84,14 @@ def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any],
                 metrics = read_json(tdir / paths.METRICS) or {}
                 if isinstance(grade, dict) and metrics.get("status") != "errored":
                     grades.append(grade)
+                    n_files += 1
                 elif metrics.get("status") == "errored":
                     grades.append(errored_grade(TrialKey(e, t, k), judges, str(metrics.get("error") or "")))
                 else:
                     missing.append({"model": e.label, "task_id": t.task_id, "trial": k,
                                     "status": metrics.get("status", "not_run"),
                                     "error": "no grade.json (grading failed or the run was interrupted)"})
-    return grades, missing
+    return grades, missing, n_files
 
 
 def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], state: Progress,
@@ -97,13 +99,15 @@ def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], stat
     """metrics_summary.json: SPEC §6 fields from ``summarize`` plus a ``run`` section of our own."""
     from ..scoring import summarize
 
-    grades, missing = collect_grades(layout, spec, tasks, judges)
+    grades, missing, n_files = collect_grades(layout, spec, tasks, judges)
     summary = dict(summarize(grades)) if grades else {"n_trials": 0, "n_models": 0, "models": [],
                                                       "judge_method": None, "leaderboard": []}
+    n_errored = len(grades) - n_files
     summary["run"] = {
         "run_id": spec.run_id,
         "n_planned": len(spec.entrants) * len(tasks) * spec.trials,
-        "n_grades": len(grades),
+        "n_grades": len(grades) - n_errored,   # grade.json files; errored episodes have none
+        "n_errored_episodes": n_errored,
         "not_graded": missing,
         "errors": state.errors,
         "stopped": state.stopped,

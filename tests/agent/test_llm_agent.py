@@ -271,3 +271,31 @@ async def test_a_rate_limit_waits_what_the_provider_asks(tmp_path, srv, monkeypa
     assert time.monotonic() - t0 >= 0.4
     retry = next(e for e in _events(tmp_path) if e["type"] == "retry")
     assert retry["delay_s"] == 0.4 and "429" in retry["error"]
+
+
+EMPTY_CHOICES = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "agent-x",
+                            "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0}}).encode()
+
+
+async def test_replies_without_choices_are_retried_with_backoff_and_logged(tmp_path, srv):
+    srv.enqueue(Reply.garbage(EMPTY_CHOICES), Reply.garbage(EMPTY_CHOICES), Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, FakeTools(), max_retries=6).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    retries = [e for e in _events(tmp_path) if e["type"] == "retry"]
+    assert [(r["attempt"], r["error"]) for r in retries] == [(1, "a reply without choices"), (2, "a reply without choices")]
+    assert ep.metrics["retries"] == 2 and len(srv.requests) == 3
+
+
+async def test_retries_exhausted_on_empty_replies_counts_only_the_retries_made(tmp_path, srv):
+    srv.set_handler(lambda body: Reply.garbage(EMPTY_CHOICES))
+    ep = await _agent(srv, FakeTools(), max_retries=2).run(make_task(tmp_path), tmp_path, trial=1)
+    assert ep.status == "errored" and "without choices" in (ep.error or "")
+    assert len(srv.requests) == 3 and ep.metrics["retries"] == 2
+
+
+async def test_model_latency_is_the_answering_call_not_the_retry_waits(tmp_path, srv, monkeypatch):
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "0.001")
+    srv.enqueue(Reply.error(429, headers={"Retry-After": "0.5"}), Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+    step = next(e for e in _events(tmp_path) if e["type"] == "model")
+    assert step["latency_s"] < 0.4 and ep.metrics["model_latency_s"] < 0.4

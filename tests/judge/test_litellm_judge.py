@@ -230,3 +230,15 @@ async def test_a_rate_limited_judge_waits_what_the_provider_asks(fake_openai, mo
     t0 = time.monotonic()
     result = await make(fake_openai).grade(TASK, VIEW, None)
     assert result.ok and result.attempts == 2 and time.monotonic() - t0 >= 0.4
+
+
+async def test_the_same_model_name_on_another_endpoint_is_not_served_from_the_cache(fake_openai, tmp_path):
+    from tests.fakes.openai_server import FakeOpenAI
+
+    cache = JudgeCache(tmp_path / "cache")
+    fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
+    assert (await make(fake_openai).grade(TASK, VIEW, None, cache=cache)).ok
+    with FakeOpenAI() as other:  # another local server that also calls its model "judge-a"
+        other.enqueue(Reply.json(verdicts(r1="FAIL")), model="judge-a")
+        result = await make(other).grade(TASK, VIEW, None, cache=cache)
+    assert not result.cached and result.verdicts["r1"] == "FAIL" and len(other.requests) == 1

@@ -220,3 +220,18 @@ def test_unfinished_judging_exits_non_zero_and_resume_finishes_it(tree, tmp_path
     assert r.exit_code == 0, r.output
     assert json.loads(grade.read_text())["status"] == "graded"
     assert json.loads((run_dir / "metrics_summary.json").read_text())["n_incomplete"] == 0
+
+
+def test_score_keeps_the_run_section_of_the_summary(tree, tmp_path):
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--agent", "accept-all", "--source", str(tree), "--judges", "heuristic",
+                                  "--tasks", "redline-s1-t1-g01a,redline-s1-t2-g02a", "--run-dir", str(run_dir),
+                                  "--no-progress"])
+    assert r.exit_code == 0, r.output
+    first = json.loads((run_dir / "metrics_summary.json").read_text())["run"]
+    assert first["n_grades"] == 2 and first["n_errored_episodes"] == 0
+    r = CliRunner().invoke(main, ["score", str(run_dir), "--rejudge"])
+    assert r.exit_code == 0, r.output
+    again = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert again["run"]["run_id"] == first["run_id"] and again["run"]["n_planned"] == 2
+    assert again["run"]["n_grades"] == 2 and "rescored" in again["run"]
