@@ -74,6 +74,39 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     assert loaded.rubrics == original.rubrics and loaded.author == original.author
 
 
+IN_PROCESS_TOOLS = ("read_document", "propose_edits", "add_comment", "mark_reserved", "end_session")
+
+
+def test_exported_instruction_describes_the_cli_not_the_in_process_tools(tmp_path):
+    """The shipped briefs have a Mechanics section naming the agent-loop tools; in a container
+    only the `redlinebench doc` commands exist, so the exported brief must say so, consistently."""
+    out = tmp_path / "harbor"
+    ids = ["redline-s1-t1-g01a", "redline-s2-t2-g01c"]
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", "embedded",
+                                    *(a for i in ids for a in ("--task", i))], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    for task_id in ids:
+        original = load_tasks("embedded").get(task_id)
+        assert "## Mechanics" in original.instruction and "`propose_edits`" in original.instruction
+        text = (out / task_id / "instruction.md").read_text()
+        assert not [t for t in IN_PROCESS_TOOLS if t in text], text
+        assert text.count("## Mechanics") == 1 and "## This turn" in text
+        assert text.index("## Mechanics") < text.index("## Deliverable (Harbor)") < text.index("## This turn")
+        for command in ("doc read", "doc edit", "doc comment", "doc reserve"):
+            assert f"redlinebench {command} /app/output/redline.docx" in text
+        assert f'--author "{original.author}"' in text and "/app/output/redline.docx" in text
+        assert text.startswith(original.instruction.split("## Mechanics")[0])
+
+
+def test_a_tool_named_outside_mechanics_is_mapped_to_its_command():
+    brief = "# Representation\n\nStart with `read_document`; call `end_session` when done.\n"
+    text = harbor.container_instruction(brief, "Reviewing Counsel (AgentCo Legal)")
+    assert text.startswith(brief.rstrip("\n")) and "## Mechanics (Harbor container)" in text
+    assert text.rstrip().endswith("read `read_document` as `redlinebench doc read`, `end_session` as leaving the "
+                                  "finished file at /app/output/redline.docx.")
+    assert "no in-process document tools" in text
+
+
 def test_export_refuses_to_overwrite_and_rejects_bad_options(exported, tree, tmp_path):
     again = CliRunner().invoke(main, ["export", "harbor", "--out", str(exported), "--source", str(tree)])
     assert again.exit_code == 1 and "already exists (use --overwrite" in again.output
