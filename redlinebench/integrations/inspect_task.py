@@ -209,7 +209,8 @@ def redlinebench(
         message_limit: Cap on messages per sample.
         token_limit: Cap on tokens per sample.
         time_limit: Cap on seconds per sample.
-        output_dir: Where the agents' redlined documents are written.
+        output_dir: Where the agents' redlined documents are written, as
+            ``<output_dir>/<model>/<eval id>/<task_id>/epoch-<n>/redline.docx`` (never shared by two runs).
     """
     if trials < 1:
         raise ConfigError(f"trials must be >= 1, got {trials}")

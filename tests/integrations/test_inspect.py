@@ -65,7 +65,9 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     assert metric(log, "gate_failures") == 0
     from redlinebench.docx import RedlineDocument
 
-    doc = RedlineDocument.open(out_dir / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx")
+    path = Path(scores["redline-s1-t1-g01a"].answer)
+    assert path == out_dir / "mockllm_agent" / log.eval.eval_id / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx"
+    doc = RedlineDocument.open(path)
     mine = [r for r in doc.revisions if r.author == AUTHOR]
     assert sorted((r.type, r.text) for r in mine) == [("del", "30"), ("ins", "45")]
 
@@ -84,6 +86,33 @@ def test_an_agent_that_changes_nothing_fails_the_gate_without_judging(tree, tmp_
     assert metric(log, "redline_overall") == 0.0
     grades = [g for s in log.samples for g in only_score(s).metadata["grades"]]
     assert [(g["status"], g["trial"]) for g in grades] == [("gate_failed", 1), ("gate_failed", 2)]
+
+
+def test_two_models_sharing_an_output_dir_each_grade_their_own_document(tree, tmp_path):
+    """One eval() over two models (and a second eval into the same output_dir) never share a
+    document path: the editing model's score reads its edits, the idle model's its untouched copy."""
+    out_dir = tmp_path / "outputs"
+    task = redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", judges="heuristic",
+                        output_dir=str(out_dir))
+    models = [get_model("mockllm/editor", custom_outputs=editing_agent),
+              get_model("mockllm/idle", custom_outputs=idle_agent)]
+    logs = inspect_eval(task, model=models, log_dir=str(tmp_path / "logs"), display="none")
+    assert [log.status for log in logs] == ["success", "success"]
+    by_model = {log.eval.model: (log, only_score(log.samples[0])) for log in logs}
+    editor_log, editor = by_model["mockllm/editor"]
+    idle_log, idle = by_model["mockllm/idle"]
+    assert editor.answer != idle.answer
+    assert Path(editor.answer).is_relative_to(out_dir / "mockllm_editor" / editor_log.eval.eval_id)
+    assert Path(idle.answer).is_relative_to(out_dir / "mockllm_idle" / idle_log.eval.eval_id)
+    assert editor.metadata["grades"][0]["status"] == "graded"
+    assert idle.metadata["grades"][0]["status"] == "gate_failed"
+    from redlinebench.docx import RedlineDocument
+
+    assert [r.author for r in RedlineDocument.open(editor.answer).revisions if r.author == AUTHOR]
+    assert not [r for r in RedlineDocument.open(idle.answer).revisions if r.author == AUTHOR]
+    # the same task and output_dir again: a new eval id, so the first run's document is kept
+    [again] = inspect_eval(task, model=models[0], log_dir=str(tmp_path / "logs"), display="none")
+    assert only_score(again.samples[0]).answer != editor.answer and Path(editor.answer).is_file()
 
 
 def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_path):
@@ -182,7 +211,8 @@ def test_a_message_limit_ends_the_loop_and_the_document_is_graded_as_it_stands(t
     [grade] = only_score(sample).metadata["grades"]
     assert grade["status"] == "gate_failed" and grade["inspect"]["finished"] is False
     assert grade["inspect"]["tool_stats"]["calls_by_tool"]["read_document"] >= 3
-    assert (tmp_path / "o" / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx").is_file()
+    assert Path(only_score(sample).answer).is_file()
+    assert Path(only_score(sample).answer).is_relative_to(tmp_path / "o" / "mockllm_agent" / log.eval.eval_id)
 
 
 def test_redline_overall_metric_aggregates_groups_then_cells_not_a_plain_mean():
