@@ -63,9 +63,18 @@ def output_path_for(output_dir: Path, state: Any) -> Path:
             / f"epoch-{epoch}" / "redline.docx")
 
 
-def redline_agent_solver(output_dir: Path):
-    """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`)."""
+def redline_agent_solver(output_dir: Path, judges: str | None = None):
+    """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`).
+
+    With ``judges`` (the scorer's spec), the judge roles are checked before the agent's first
+    model call, so a missing ``grader`` binding costs nothing.
+    """
     async def solve(state: Any, generate: Any) -> Any:
+        if judges is not None:
+            from .inspect_scorer import check_judge_roles
+
+            check_judge_roles(judges)
+
         from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
         from inspect_ai.model import ChatMessageUser
 

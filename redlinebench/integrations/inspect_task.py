@@ -29,7 +29,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .. import config
 from ..errors import ConfigError
-from .inspect_scorer import DEFAULT_JUDGES, grades_of, keep_trials_reduce, metric_value, redline_score_fn
+from .inspect_scorer import (DEFAULT_JUDGES, grades_of, judge_spec_items, keep_trials_reduce, metric_value,
+                             redline_score_fn)
 from .inspect_solver import redline_agent_solver
 
 
@@ -106,10 +107,15 @@ def load_samples(
 
 # ----------------------------------------------------------------------------- registered pieces
 @solver
-def redline_agent(output_dir: str | None = None) -> Solver:
-    """Inspect's react agent over the five redlinebench document tools (``end_session`` submits)."""
+def redline_agent(output_dir: str | None = None, judges: str | None = None) -> Solver:
+    """Inspect's react agent over the five redlinebench document tools (``end_session`` submits).
+
+    ``judges``: the scorer's judge spec; its Inspect roles are checked before the agent runs.
+    """
+    if judges is not None:
+        judge_spec_items(judges)
     out = Path(output_dir) if output_dir else config.cache_dir() / "inspect-outputs" / uuid.uuid4().hex[:12]
-    return redline_agent_solver(out)
+    return redline_agent_solver(out, judges)
 
 
 @metric
@@ -214,10 +220,11 @@ def redlinebench(
     """
     if trials < 1:
         raise ConfigError(f"trials must be >= 1, got {trials}")
+    judge_spec_items(judges)
     samples = load_samples(source, task_ids, scenario, turn, side, limit)
     return Task(
         dataset=MemoryDataset(samples, name="redlinebench"),
-        solver=redline_agent(output_dir),
+        solver=redline_agent(output_dir, judges),
         scorer=redline_scorer(judges),
         epochs=Epochs(trials, [redline_trials()]),
         message_limit=message_limit,

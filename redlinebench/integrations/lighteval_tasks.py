@@ -97,7 +97,7 @@ def make_config(
         hf_avail_splits=["test"],
         evaluation_splits=["test"],
         metrics=[],  # the Inspect scorer carries the metrics (redline_overall first)
-        solver=[redline_agent(output_dir)],
+        solver=[redline_agent(output_dir, judges)],
         scorer=redline_scorer(judges),
         sample_fields=sample_fields_for(source),
         version=1,

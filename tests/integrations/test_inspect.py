@@ -115,14 +115,33 @@ def test_two_models_sharing_an_output_dir_each_grade_their_own_document(tree, tm
     assert only_score(again.samples[0]).answer != editor.answer and Path(editor.answer).is_file()
 
 
-def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_path):
+def test_without_a_grader_role_the_sample_errors_before_the_agent_runs(tree, tmp_path):
+    """The judges need the `grader` role: a missing binding is reported before the agent's first
+    (paid) model call, not by the scorer after the whole episode."""
+    agent_calls: list[int] = []
+
+    def counted_agent(messages, tools, tool_choice, config):
+        agent_calls.append(len(messages))
+        return editing_agent(messages, tools, tool_choice, config)
+
     [log] = inspect_eval(
         redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", output_dir=str(tmp_path / "o")),
-        model=get_model("mockllm/agent", custom_outputs=idle_agent),
+        model=get_model("mockllm/agent", custom_outputs=counted_agent),
         log_dir=str(tmp_path / "logs"), display="none", fail_on_error=False,
     )
     [sample] = log.samples
     assert sample.error is not None and "no model is bound to the Inspect role 'grader'" in sample.error.message
+    assert "--model-role grader=PROVIDER/MODEL" in sample.error.message
+    assert agent_calls == [] and not (tmp_path / "o").exists()
+
+
+def test_a_malformed_judge_spec_is_refused_when_the_task_is_built(tree):
+    from redlinebench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="cannot mix 'heuristic' with role:/inspect: judges"):
+        redlinebench(source=str(tree), judges="role:grader,heuristic")
+    with pytest.raises(ConfigError, match="empty judge spec"):
+        redlinebench(source=str(tree), judges=" , ")
 
 
 def _installed(tmp_path: Path) -> dict[str, str]:
