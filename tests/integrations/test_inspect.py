@@ -279,3 +279,45 @@ async def test_role_judges_ask_for_json_and_drop_it_once_when_the_provider_refus
     second = await judge.grade(task, "[p-001] text", None)
     assert first.ok and second.ok and set(first.verdicts.values()) == {"PASS"}
     assert seen == [True, False, False]  # asked once with JSON mode, then never again
+
+
+def test_the_log_records_which_task_set_was_used(tree, tmp_path, monkeypatch):
+    """task_args.source is what the user typed (often nothing); the metadata and dataset say what it
+    resolved to, so a run on the embedded synthetic fallback is told apart from the Hub dataset."""
+    from redlinebench import config
+
+    def run(source):
+        [log] = inspect_eval(
+            redlinebench(source=source, task_ids="redline-s1-t1-g01a" if source else None, limit=1,
+                         judges="heuristic", output_dir=str(tmp_path / "o")),
+            model=get_model("mockllm/agent", custom_outputs=idle_agent),
+            log_dir=str(tmp_path / "logs"), display="none",
+        )
+        assert log.status == "success", log.error
+        return log
+
+    explicit = run(str(tree))
+    data = explicit.eval.metadata["data"]
+    expected = load_tasks(tree)
+    assert (data["kind"], data["path"], data["revision"]) == ("path", str(tree.resolve()), None)
+    assert data["fingerprint"] == expected.fingerprint() and data["n_tasks_in_source"] == len(expected)
+    assert (explicit.eval.dataset.name, explicit.eval.dataset.location) == ("redlinebench-path", str(tree.resolve()))
+    # no source at all, the Hub unavailable (offline here): the embedded set, and the log says so
+    monkeypatch.chdir(tmp_path)
+    fallback = run(None)
+    assert fallback.eval.task_args.get("source") is None
+    data = fallback.eval.metadata["data"]
+    embedded = load_tasks("embedded")
+    assert data["kind"] == "embedded" and data["fingerprint"] == embedded.fingerprint()
+    assert data["path"] == str(config.embedded_benchmark_dir().resolve()) and "embedded synthetic set" in data["reason"]
+    assert fallback.eval.dataset.name == "redlinebench-embedded"
+
+
+def test_a_hub_source_is_labelled_with_the_dataset_id_and_revision(tree):
+    from redlinebench import config
+    from redlinebench.integrations.inspect_task import dataset_label
+    from redlinebench.tasks import Source, TaskSet
+
+    hub = Source(kind="hub", path=tree, reason="pinned Hub snapshot", revision=config.HUB_DATASET_REVISION)
+    label = dataset_label(TaskSet(list(load_tasks(tree)), hub))
+    assert label == ("redlinebench", f"hf://datasets/{config.HUB_DATASET_ID}@{config.HUB_DATASET_REVISION}")
