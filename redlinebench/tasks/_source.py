@@ -101,6 +101,9 @@ def _locate(directory: Path) -> tuple[Path, Path]:
             "this is a single task directory; give the directory that contains it (or its tasks/ parent)",
             path=directory,
         )
+    if (directory / "eval.yaml").is_file() or (directory / "data" / "tasks").is_dir():
+        raise TaskError("a dataset export without its task tree (parquet only): export it again with "
+                        "`redlinebench dataset export --include-tree`, or give the task tree itself", path=directory)
     raise TaskError("no task directories found (expected tasks/redline-s<S>-t<T>-g<GG><v>/)", path=directory)
 
 
