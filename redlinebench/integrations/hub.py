@@ -138,8 +138,9 @@ def judges_of(results: RunResults, entry: Mapping[str, Any]) -> list[str]:
 
 
 def judge_method_of(results: RunResults, entry: Mapping[str, Any]) -> str:
+    # errored trials never reached the judges: they must not turn an LLM-judged entry "mixed"
     methods = {str(g.get("judge_method")) for g in _model_grades(results, str(entry.get("model")))
-               if g.get("judge_method")}
+               if g.get("judge_method") and g.get("status") != "errored"}
     if not methods:
         value = entry.get("judge_method") or results.summary.get("judge_method")
         return str(value) if value else "unknown"

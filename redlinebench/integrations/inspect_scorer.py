@@ -108,13 +108,48 @@ class InspectModelJudge:
         )
 
 
-def resolve_judges(spec: str) -> list[Any]:
-    """Judges for ``spec`` (see the module doc). Called while a sample runs (roles are bound then)."""
-    from inspect_ai.model import get_model, model_roles
-
+def judge_spec_items(spec: str) -> list[str]:
+    """The items of a judge spec, checked for what can be checked before an eval starts."""
     items = [s.strip() for s in spec.split(",") if s.strip()]
     if not items:
         raise ConfigError("judges: empty judge spec")
+    if any(i.startswith(("role:", "inspect:")) for i in items):
+        for item in items:
+            if not item.startswith(("role:", "inspect:")):
+                raise ConfigError(f"judges: cannot mix {item!r} with role:/inspect: judges in one spec")
+            if item in ("role:", "inspect:"):
+                raise ConfigError(f"judges: {item!r} names no role or model")
+    return items
+
+
+def role_models(role: str) -> list[Any]:
+    """The models bound to an Inspect model role in the running eval; a clear error when none is."""
+    from inspect_ai.model import model_roles
+
+    bound = model_roles().get(role)
+    if bound is None:
+        raise ConfigError(
+            f"judges: no model is bound to the Inspect role {role!r}; pass --model-role "
+            f"{role}=PROVIDER/MODEL (or a list of models for a panel), or -T judges=panel")
+    return list(bound) if isinstance(bound, list) else [bound]
+
+
+def check_judge_roles(spec: str) -> None:
+    """Fail before the agent runs (and is paid for) when the judges need a role nobody bound.
+
+    Roles are bound per eval, so this runs in the solver, ahead of the first model call; the
+    scorer would otherwise find out only after the whole agent episode.
+    """
+    for item in judge_spec_items(spec):
+        if item.startswith("role:"):
+            role_models(item[5:])
+
+
+def resolve_judges(spec: str) -> list[Any]:
+    """Judges for ``spec`` (see the module doc). Called while a sample runs (roles are bound then)."""
+    from inspect_ai.model import get_model
+
+    items = judge_spec_items(spec)
     if not any(i.startswith(("role:", "inspect:")) for i in items):
         from ..judge import create_judges
 
@@ -122,18 +157,10 @@ def resolve_judges(spec: str) -> list[Any]:
     judges: list[Any] = []
     for item in items:
         if item.startswith("role:"):
-            role = item[5:]
-            bound = model_roles().get(role)
-            if bound is None:
-                raise ConfigError(
-                    f"judges: no model is bound to the Inspect role {role!r}; pass --model-role "
-                    f"{role}=PROVIDER/MODEL (or a list of models for a panel), or -T judges=panel")
-            for model in bound if isinstance(bound, list) else [bound]:
+            for model in role_models(item[5:]):
                 judges.append(InspectModelJudge(model, label=str(model)))
-        elif item.startswith("inspect:"):
-            judges.append(InspectModelJudge(get_model(item[8:]), label=item[8:]))
         else:
-            raise ConfigError(f"judges: cannot mix {item!r} with role:/inspect: judges in one spec")
+            judges.append(InspectModelJudge(get_model(item[8:]), label=item[8:]))
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise ConfigError(f"judges: the same model appears twice in the panel ({', '.join(names)})")
@@ -236,10 +263,13 @@ def metric_value(sample_scores: Sequence[Any], key: str, *, scale: float = 1.0, 
 __all__ = [
     "DEFAULT_JUDGES",
     "InspectModelJudge",
+    "check_judge_roles",
     "grades_of",
+    "judge_spec_items",
     "keep_trials_reduce",
     "metric_value",
     "redline_score_fn",
     "resolve_judges",
+    "role_models",
     "summary_row",
 ]

@@ -10,6 +10,7 @@ into the sample store for the scorer and the log.
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +38,43 @@ def agent_instructions(task: Any) -> str:
     return system_prompt(dataclasses.replace(task, instruction="")).strip() + "\n"
 
 
+def eval_run_id(state: Any) -> str:
+    """The id of the eval this sample runs in (``log.eval.eval_id``), else the sample's own uuid.
+
+    One ``eval()`` over several models runs one eval per model; and the same ``output_dir`` may be
+    reused by later runs. Either way two samples must never share a document path.
+    """
+    try:
+        from inspect_ai.log._samples import sample_active  # no public accessor in inspect-ai 0.3
+
+        active = sample_active()
+    except ImportError:  # pragma: no cover - a future inspect-ai without the private module
+        active = None
+    eval_id = getattr(active, "eval_id", None) if active is not None else None
+    return str(eval_id or getattr(state, "uuid", None) or uuid.uuid4().hex)
+
+
 def output_path_for(output_dir: Path, state: Any) -> Path:
+    """``<output_dir>/<model slug>/<eval id>/<task_id>/epoch-<n>/redline.docx``: one path per sample run."""
+    from ..runner.paths import slug
+
     epoch = getattr(state, "epoch", 1) or 1
-    return output_dir / str(state.sample_id) / f"epoch-{epoch}" / "redline.docx"
+    return (output_dir / slug(str(state.model)) / slug(eval_run_id(state)) / slug(str(state.sample_id))
+            / f"epoch-{epoch}" / "redline.docx")
 
 
-def redline_agent_solver(output_dir: Path):
-    """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`)."""
+def redline_agent_solver(output_dir: Path, judges: str | None = None):
+    """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`).
+
+    With ``judges`` (the scorer's spec), the judge roles are checked before the agent's first
+    model call, so a missing ``grader`` binding costs nothing.
+    """
     async def solve(state: Any, generate: Any) -> Any:
+        if judges is not None:
+            from .inspect_scorer import check_judge_roles
+
+            check_judge_roles(judges)
+
         from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
         from inspect_ai.model import ChatMessageUser
 
@@ -84,5 +114,5 @@ def redline_agent_solver(output_dir: Path):
     return solve
 
 
-__all__ = ["OUTPUT_KEY", "STATS_KEY", "FINISHED_KEY", "agent_instructions", "output_path_for",
+__all__ = ["OUTPUT_KEY", "STATS_KEY", "FINISHED_KEY", "agent_instructions", "eval_run_id", "output_path_for",
            "redline_agent_solver", "task_for_state"]

@@ -29,7 +29,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .. import config
 from ..errors import ConfigError
-from .inspect_scorer import DEFAULT_JUDGES, grades_of, keep_trials_reduce, metric_value, redline_score_fn
+from .inspect_scorer import (DEFAULT_JUDGES, grades_of, judge_spec_items, keep_trials_reduce, metric_value,
+                             redline_score_fn)
 from .inspect_solver import redline_agent_solver
 
 
@@ -84,6 +85,27 @@ def _ids(value: str | list[str] | None) -> list[str] | None:
     return [str(v) for v in value]
 
 
+def select_tasks(
+    source: str | None = None,
+    task_ids: str | list[str] | None = None,
+    scenario: int | str | list | None = None,
+    turn: int | str | list | None = None,
+    side: str | list | None = None,
+    limit: int | None = None,
+) -> tuple[Any, list[Any]]:
+    """(the whole resolved task set, the tasks the filters keep): the set is what the log records."""
+    from ..tasks import load_tasks
+
+    taskset = load_tasks(source)
+    chosen = list(taskset.filter(_ids(task_ids), scenario=_ids(scenario) if isinstance(scenario, str) else scenario,
+                                 turn=_ids(turn) if isinstance(turn, str) else turn, side=side))
+    if limit is not None:
+        chosen = chosen[: int(limit)]
+    if not chosen:
+        raise ConfigError("redlinebench: no task matches the given filters")
+    return taskset, chosen
+
+
 def load_samples(
     source: str | None = None,
     task_ids: str | list[str] | None = None,
@@ -92,24 +114,43 @@ def load_samples(
     side: str | list | None = None,
     limit: int | None = None,
 ) -> list[Sample]:
-    from ..tasks import load_tasks
+    """One sample per task the filters keep (see :func:`select_tasks`)."""
+    _, chosen = select_tasks(source, task_ids, scenario, turn, side, limit)
+    return [sample_for(t) for t in chosen]
 
-    taskset = load_tasks(source).filter(_ids(task_ids), scenario=_ids(scenario) if isinstance(scenario, str) else scenario,
-                                        turn=_ids(turn) if isinstance(turn, str) else turn, side=side)
-    samples = [sample_for(t) for t in taskset]
-    if limit is not None:
-        samples = samples[: int(limit)]
-    if not samples:
-        raise ConfigError("redlinebench: no task matches the given filters")
-    return samples
+
+def source_record(taskset: Any, chosen: list[Any]) -> dict[str, Any]:
+    """Which task set an eval used (kind, path, revision, content fingerprint), for the log's metadata.
+
+    ``task_args.source`` is what the user typed (often nothing); this is what it resolved to, so a
+    log made on the embedded synthetic fallback cannot pass for one made on the Hub dataset.
+    """
+    from ..runner.record import data_record
+
+    record = data_record(taskset, chosen)
+    record.pop("task_ids", None)  # the log lists its samples already
+    return record
+
+
+def dataset_label(taskset: Any) -> tuple[str, str]:
+    """(name, location) of the Inspect dataset: the Hub id and revision, or the directory."""
+    source = taskset.source
+    if source.kind == "hub":
+        return "redlinebench", f"hf://datasets/{config.HUB_DATASET_ID}@{source.revision}"
+    return f"redlinebench-{source.kind}", str(source.path)
 
 
 # ----------------------------------------------------------------------------- registered pieces
 @solver
-def redline_agent(output_dir: str | None = None) -> Solver:
-    """Inspect's react agent over the five redlinebench document tools (``end_session`` submits)."""
+def redline_agent(output_dir: str | None = None, judges: str | None = None) -> Solver:
+    """Inspect's react agent over the five redlinebench document tools (``end_session`` submits).
+
+    ``judges``: the scorer's judge spec; its Inspect roles are checked before the agent runs.
+    """
+    if judges is not None:
+        judge_spec_items(judges)
     out = Path(output_dir) if output_dir else config.cache_dir() / "inspect-outputs" / uuid.uuid4().hex[:12]
-    return redline_agent_solver(out)
+    return redline_agent_solver(out, judges)
 
 
 @metric
@@ -209,25 +250,29 @@ def redlinebench(
         message_limit: Cap on messages per sample.
         token_limit: Cap on tokens per sample.
         time_limit: Cap on seconds per sample.
-        output_dir: Where the agents' redlined documents are written.
+        output_dir: Where the agents' redlined documents are written, as
+            ``<output_dir>/<model>/<eval id>/<task_id>/epoch-<n>/redline.docx`` (never shared by two runs).
     """
     if trials < 1:
         raise ConfigError(f"trials must be >= 1, got {trials}")
-    samples = load_samples(source, task_ids, scenario, turn, side, limit)
+    judge_spec_items(judges)
+    taskset, chosen = select_tasks(source, task_ids, scenario, turn, side, limit)
+    name, location = dataset_label(taskset)
     return Task(
-        dataset=MemoryDataset(samples, name="redlinebench"),
-        solver=redline_agent(output_dir),
+        dataset=MemoryDataset([sample_for(t) for t in chosen], name=name, location=location),
+        solver=redline_agent(output_dir, judges),
         scorer=redline_scorer(judges),
         epochs=Epochs(trials, [redline_trials()]),
         message_limit=message_limit,
         token_limit=token_limit,
         time_limit=time_limit,
         version=1,
-        metadata={"benchmark": "redlinebench", "judges": judges},
+        metadata={"benchmark": "redlinebench", "judges": judges, "data": source_record(taskset, chosen)},
     )
 
 
 __all__ = [
+    "dataset_label",
     "gate_failures",
     "judging_incomplete",
     "load_samples",
@@ -239,4 +284,6 @@ __all__ = [
     "redline_trials",
     "redlinebench",
     "sample_for",
+    "select_tasks",
+    "source_record",
 ]

@@ -28,7 +28,9 @@ Known gaps in lighteval 0.13, and the way around them
   (``redlinebench.tasks`` downloads the pinned snapshot), and a task id missing from it is an
   error, never a silent skip.
 * Point the module at another copy of the benchmark with ``REDLINEBENCH_BENCHMARK_DIR`` (or
-  :func:`make_config` with ``hf_repo`` = a directory written by ``redlinebench dataset export``).
+  :func:`make_config` with ``hf_repo`` and ``source`` = a directory written by ``redlinebench
+  dataset export --include-tree``: the index rows come from its parquet, the tasks from its tree),
+  and pass that config as ``inspect_tasks("redlinebench|0", table=[cfg])``.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def make_config(
         hf_avail_splits=["test"],
         evaluation_splits=["test"],
         metrics=[],  # the Inspect scorer carries the metrics (redline_overall first)
-        solver=[redline_agent(output_dir)],
+        solver=[redline_agent(output_dir, judges)],
         scorer=redline_scorer(judges),
         sample_fields=sample_fields_for(source),
         version=1,
@@ -135,6 +137,9 @@ def inspect_tasks(tasks: str = f"{TASK_NAME}|0", *, table: list[LightevalTaskCon
     """What ``lighteval eval`` would build for our tasks (the ``--custom-tasks`` gap): Inspect Tasks."""
     from lighteval.main_inspect import get_inspect_ai_task
 
+    if not isinstance(tasks, str):
+        raise ConfigError("inspect_tasks: tasks is a 'name|0' string; pass your configs as the table, e.g. "
+                          "inspect_tasks(\"redlinebench|0\", table=[make_config(...)])")
     return [get_inspect_ai_task(cfg, epochs=epochs) for cfg in resolve_configs(tasks, table)]
 
 

@@ -123,6 +123,22 @@ def _rows(grades: Sequence[TrialGrade], reward_of=lambda g: g.weighted) -> list[
     return [_Row(g.task_id, g.trial, g.scenario_id, g.turn, g.side, g.input_group, reward_of(g)) for g in grades]
 
 
+def _judge_methods(grades: Iterable[TrialGrade]) -> list[str]:
+    """The judge methods that graded these trials, sorted.
+
+    An errored trial never reached the judges (a Harbor import labels it ``none``), so it does not
+    make a heuristic-only or LLM-only run look ``mixed``; with nothing but errored trials, their
+    own labels are all there is.
+    """
+    grades = list(grades)
+    judged = {g.judge_method for g in grades if g.status != "errored"}
+    return sorted(judged or {g.judge_method for g in grades})
+
+
+def _method_label(methods: Sequence[str]) -> str | None:
+    return (methods[0] if len(methods) == 1 else "mixed") if methods else None
+
+
 def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
                  expected_cells: Sequence[Cell]) -> dict[str, Any]:
     scored = [g for g in grades if g.scored]
@@ -151,7 +167,7 @@ def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
     missing = [c for c in expected_cells if c not in agg.cells]
     extra = [c for c in present if c not in set(expected_cells)]
     gate_failures = sorted((g.task_id, g.trial) for g in scored if g.status == "gate_failed")
-    judge_methods = sorted({g.judge_method for g in grades})
+    judge_methods = _judge_methods(grades)
     entry: dict[str, Any] = {
         "model": model,
         "redline_overall": redline_overall(overall),
@@ -175,7 +191,7 @@ def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
         "grid_complete": not missing and not extra,
         "missing_cells": [f"{s}-{t}" for s, t in missing],
         "n_incomplete": len(unscored),
-        "judge_method": judge_methods[0] if len(judge_methods) == 1 else "mixed",
+        "judge_method": _method_label(judge_methods),
         "judge_methods": judge_methods,
     }
     if missing or extra:
@@ -217,7 +233,7 @@ def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
     entries = [_model_entry(m, gs, warnings, expected_cells) for m, gs in sorted(by_model.items())]
     entries.sort(key=lambda e: (e["overall_turn_weighted"] is None, -(e["overall_turn_weighted"] or 0.0), e["model"]))
 
-    methods = sorted({g.judge_method for g in parsed})
+    methods = _judge_methods(parsed)
     incomplete = [
         {"model": g.model, "task_id": g.task_id, "trial": g.trial, "status": g.status,
          "reason": "; ".join(g.errors) or (f"judges without an answer: {', '.join(g.incomplete_judges)}"
@@ -233,7 +249,7 @@ def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
         "n_trials": sum(e["n_trials"] for e in entries),
         "n_models": len(entries),
         "models": [e["model"] for e in entries],
-        "judge_method": methods[0] if len(methods) == 1 else ("mixed" if methods else None),
+        "judge_method": _method_label(methods),
         "redline_overall": {e["model"]: e["redline_overall"] for e in entries},
         "leaderboard": entries,
         "grid": {

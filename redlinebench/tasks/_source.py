@@ -101,6 +101,9 @@ def _locate(directory: Path) -> tuple[Path, Path]:
             "this is a single task directory; give the directory that contains it (or its tasks/ parent)",
             path=directory,
         )
+    if (directory / "eval.yaml").is_file() or (directory / "data" / "tasks").is_dir():
+        raise TaskError("a dataset export without its task tree (parquet only): export it again with "
+                        "`redlinebench dataset export --include-tree`, or give the task tree itself", path=directory)
     raise TaskError("no task directories found (expected tasks/redline-s<S>-t<T>-g<GG><v>/)", path=directory)
 
 
@@ -214,9 +217,17 @@ def resolve_source(source: str | Path | None = None) -> Source:
     except HubError as exc:
         skipped.append(f"Hub snapshot unavailable: {exc}")
         log.info("not using the Hub snapshot: %s", exc)
+        problem = exc
     else:
         return _from_hub(root, config.HUB_DATASET_REVISION, "pinned Hub snapshot", tuple(skipped))
-    return _embedded(tuple(skipped), reason="no local tree and no Hub snapshot")
+    source = _embedded(tuple(skipped), reason="no local tree and no Hub snapshot")
+    if not config.hub_offline():
+        # HF_HUB_OFFLINE chose this; an unreachable Hub did not, and scores on the synthetic set
+        # are not comparable with the real benchmark's: say so rather than fall back silently.
+        log.warning("warning: using the embedded synthetic task set, not %s (%s); ask for source 'hub' to "
+                    "require the real set, or set HF_HUB_OFFLINE=1 to choose the synthetic one",
+                    config.HUB_DATASET_ID, problem)
+    return source
 
 
 def _from_hub(root: Path, revision: str, reason: str, skipped: tuple[str, ...]) -> Source:

@@ -74,6 +74,39 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     assert loaded.rubrics == original.rubrics and loaded.author == original.author
 
 
+IN_PROCESS_TOOLS = ("read_document", "propose_edits", "add_comment", "mark_reserved", "end_session")
+
+
+def test_exported_instruction_describes_the_cli_not_the_in_process_tools(tmp_path):
+    """The shipped briefs have a Mechanics section naming the agent-loop tools; in a container
+    only the `redlinebench doc` commands exist, so the exported brief must say so, consistently."""
+    out = tmp_path / "harbor"
+    ids = ["redline-s1-t1-g01a", "redline-s2-t2-g01c"]
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", "embedded",
+                                    *(a for i in ids for a in ("--task", i))], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    for task_id in ids:
+        original = load_tasks("embedded").get(task_id)
+        assert "## Mechanics" in original.instruction and "`propose_edits`" in original.instruction
+        text = (out / task_id / "instruction.md").read_text()
+        assert not [t for t in IN_PROCESS_TOOLS if t in text], text
+        assert text.count("## Mechanics") == 1 and "## This turn" in text
+        assert text.index("## Mechanics") < text.index("## Deliverable (Harbor)") < text.index("## This turn")
+        for command in ("doc read", "doc edit", "doc comment", "doc reserve"):
+            assert f"redlinebench {command} /app/output/redline.docx" in text
+        assert f'--author "{original.author}"' in text and "/app/output/redline.docx" in text
+        assert text.startswith(original.instruction.split("## Mechanics")[0])
+
+
+def test_a_tool_named_outside_mechanics_is_mapped_to_its_command():
+    brief = "# Representation\n\nStart with `read_document`; call `end_session` when done.\n"
+    text = harbor.container_instruction(brief, "Reviewing Counsel (AgentCo Legal)")
+    assert text.startswith(brief.rstrip("\n")) and "## Mechanics (Harbor container)" in text
+    assert text.rstrip().endswith("read `read_document` as `redlinebench doc read`, `end_session` as leaving the "
+                                  "finished file at /app/output/redline.docx.")
+    assert "no in-process document tools" in text
+
+
 def test_export_refuses_to_overwrite_and_rejects_bad_options(exported, tree, tmp_path):
     again = CliRunner().invoke(main, ["export", "harbor", "--out", str(exported), "--source", str(tree)])
     assert again.exit_code == 1 and "already exists (use --overwrite" in again.output
@@ -154,7 +187,8 @@ def _grade(task_id: str, weighted: float, **over) -> dict:
     return g
 
 
-def _trial(job: Path, name: str, task_id: str, started: str, *, grade: dict | None, reward=None, exc=None) -> Path:
+def _trial(job: Path, name: str, task_id: str, started: str, *, grade: dict | None, reward=None, exc=None,
+           message: str = "boom") -> Path:
     d = job / name
     (d / "verifier").mkdir(parents=True)
     (d / "agent").mkdir()
@@ -163,7 +197,7 @@ def _trial(job: Path, name: str, task_id: str, started: str, *, grade: dict | No
               "agent_info": {"name": "terminus-2"}, "agent_result": {"n_input_tokens": 1200, "n_output_tokens": 300,
                                                                      "cost_usd": 0.01},
               "verifier_result": {"rewards": {"reward": reward}} if reward is not None else None,
-              "exception_info": {"exception_type": exc, "exception_message": "boom"} if exc else None}
+              "exception_info": {"exception_type": exc, "exception_message": message} if exc else None}
     (d / "result.json").write_text(json.dumps(result))
     if grade is not None:
         (d / "verifier" / "grade.json").write_text(json.dumps(grade))
@@ -214,6 +248,32 @@ def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
     rep = CliRunner().invoke(main, ["report", str(run)], catch_exceptions=False)
     assert rep.exit_code == 0, rep.output
     assert "openai/gpt-5.5" in (run / "report.html").read_text()
+
+
+def test_an_errored_trial_reads_cleanly_and_does_not_make_the_judging_mixed(tmp_path):
+    """Harbor often leaves exception_message empty; and an errored row (judge_method "none") was
+    never judged, so a heuristic-only import is labelled heuristic, not "mixed"."""
+    job = tmp_path / "jobs" / "job-1"
+    job.mkdir(parents=True)
+    (job / "config.json").write_text(json.dumps({"agents": [{"name": "terminus-2", "model_name": "openai/m"}]}))
+    for name, weighted in (("redline-s1-t1-g01a__a", 0.5), ("redline-s1-t1-g01b__b", 0.25)):
+        _trial(job, name, name.split("__")[0], "2026-11-29T10:00:00",
+               grade=_grade(name.split("__")[0], weighted, judge_method="heuristic", judges=["heuristic"]))
+    _trial(job, "redline-s1-t2-g01a__c", "redline-s1-t2-g01a", "2026-11-29T10:01:00", grade=None,
+           exc="AgentTimeoutError", message="")
+    run = tmp_path / "run"
+    res = CliRunner().invoke(main, ["import", "harbor", str(tmp_path / "jobs"), "--run-dir", str(run)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "AgentTimeoutError" in res.output and "AgentTimeoutError:" not in res.output
+    errored = json.loads((run / "trials/openai_m/redline-s1-t2-g01a/1/grade.json").read_text())
+    assert errored["errors"] == ["AgentTimeoutError"] and errored["judge_method"] == "none"
+    summary = json.loads((run / "metrics_summary.json").read_text())
+    [row] = summary["leaderboard"]
+    assert summary["judge_method"] == "heuristic" and row["judge_method"] == "heuristic"
+    assert row["judge_methods"] == ["heuristic"] and summary["n_incomplete"] == 1
+    table = CliRunner().invoke(main, ["summarize", str(run / "trials")], catch_exceptions=False)
+    assert "mixed" not in table.output and "heuristic" in table.output
 
 
 def test_reimport_is_idempotent_and_adds_only_new_trials(jobs, tmp_path):
@@ -312,3 +372,4 @@ def test_a_harbor_import_publishes_with_the_harbor_agent_named(jobs, tmp_path):
     assert "agent: Harbor agent terminus-2; model: openai/gpt-5.5" in text.replace("\n    ", " ")
     assert "value: 37.5" in text
     assert any("incomplete judging or errored" in p for p in problems)
+    assert not any("judge method" in p for p in problems)  # the errored row was never judged: still "llm"

@@ -65,7 +65,9 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     assert metric(log, "gate_failures") == 0
     from redlinebench.docx import RedlineDocument
 
-    doc = RedlineDocument.open(out_dir / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx")
+    path = Path(scores["redline-s1-t1-g01a"].answer)
+    assert path == out_dir / "mockllm_agent" / log.eval.eval_id / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx"
+    doc = RedlineDocument.open(path)
     mine = [r for r in doc.revisions if r.author == AUTHOR]
     assert sorted((r.type, r.text) for r in mine) == [("del", "30"), ("ins", "45")]
 
@@ -86,14 +88,60 @@ def test_an_agent_that_changes_nothing_fails_the_gate_without_judging(tree, tmp_
     assert [(g["status"], g["trial"]) for g in grades] == [("gate_failed", 1), ("gate_failed", 2)]
 
 
-def test_without_a_grader_role_the_sample_errors_with_a_clear_message(tree, tmp_path):
+def test_two_models_sharing_an_output_dir_each_grade_their_own_document(tree, tmp_path):
+    """One eval() over two models (and a second eval into the same output_dir) never share a
+    document path: the editing model's score reads its edits, the idle model's its untouched copy."""
+    out_dir = tmp_path / "outputs"
+    task = redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", judges="heuristic",
+                        output_dir=str(out_dir))
+    models = [get_model("mockllm/editor", custom_outputs=editing_agent),
+              get_model("mockllm/idle", custom_outputs=idle_agent)]
+    logs = inspect_eval(task, model=models, log_dir=str(tmp_path / "logs"), display="none")
+    assert [log.status for log in logs] == ["success", "success"]
+    by_model = {log.eval.model: (log, only_score(log.samples[0])) for log in logs}
+    editor_log, editor = by_model["mockllm/editor"]
+    idle_log, idle = by_model["mockllm/idle"]
+    assert editor.answer != idle.answer
+    assert Path(editor.answer).is_relative_to(out_dir / "mockllm_editor" / editor_log.eval.eval_id)
+    assert Path(idle.answer).is_relative_to(out_dir / "mockllm_idle" / idle_log.eval.eval_id)
+    assert editor.metadata["grades"][0]["status"] == "graded"
+    assert idle.metadata["grades"][0]["status"] == "gate_failed"
+    from redlinebench.docx import RedlineDocument
+
+    assert [r.author for r in RedlineDocument.open(editor.answer).revisions if r.author == AUTHOR]
+    assert not [r for r in RedlineDocument.open(idle.answer).revisions if r.author == AUTHOR]
+    # the same task and output_dir again: a new eval id, so the first run's document is kept
+    [again] = inspect_eval(task, model=models[0], log_dir=str(tmp_path / "logs"), display="none")
+    assert only_score(again.samples[0]).answer != editor.answer and Path(editor.answer).is_file()
+
+
+def test_without_a_grader_role_the_sample_errors_before_the_agent_runs(tree, tmp_path):
+    """The judges need the `grader` role: a missing binding is reported before the agent's first
+    (paid) model call, not by the scorer after the whole episode."""
+    agent_calls: list[int] = []
+
+    def counted_agent(messages, tools, tool_choice, config):
+        agent_calls.append(len(messages))
+        return editing_agent(messages, tools, tool_choice, config)
+
     [log] = inspect_eval(
         redlinebench(source=str(tree), task_ids="redline-s1-t1-g01a", output_dir=str(tmp_path / "o")),
-        model=get_model("mockllm/agent", custom_outputs=idle_agent),
+        model=get_model("mockllm/agent", custom_outputs=counted_agent),
         log_dir=str(tmp_path / "logs"), display="none", fail_on_error=False,
     )
     [sample] = log.samples
     assert sample.error is not None and "no model is bound to the Inspect role 'grader'" in sample.error.message
+    assert "--model-role grader=PROVIDER/MODEL" in sample.error.message
+    assert agent_calls == [] and not (tmp_path / "o").exists()
+
+
+def test_a_malformed_judge_spec_is_refused_when_the_task_is_built(tree):
+    from redlinebench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="cannot mix 'heuristic' with role:/inspect: judges"):
+        redlinebench(source=str(tree), judges="role:grader,heuristic")
+    with pytest.raises(ConfigError, match="empty judge spec"):
+        redlinebench(source=str(tree), judges=" , ")
 
 
 def _installed(tmp_path: Path) -> dict[str, str]:
@@ -182,7 +230,8 @@ def test_a_message_limit_ends_the_loop_and_the_document_is_graded_as_it_stands(t
     [grade] = only_score(sample).metadata["grades"]
     assert grade["status"] == "gate_failed" and grade["inspect"]["finished"] is False
     assert grade["inspect"]["tool_stats"]["calls_by_tool"]["read_document"] >= 3
-    assert (tmp_path / "o" / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx").is_file()
+    assert Path(only_score(sample).answer).is_file()
+    assert Path(only_score(sample).answer).is_relative_to(tmp_path / "o" / "mockllm_agent" / log.eval.eval_id)
 
 
 def test_redline_overall_metric_aggregates_groups_then_cells_not_a_plain_mean():
@@ -230,3 +279,45 @@ async def test_role_judges_ask_for_json_and_drop_it_once_when_the_provider_refus
     second = await judge.grade(task, "[p-001] text", None)
     assert first.ok and second.ok and set(first.verdicts.values()) == {"PASS"}
     assert seen == [True, False, False]  # asked once with JSON mode, then never again
+
+
+def test_the_log_records_which_task_set_was_used(tree, tmp_path, monkeypatch):
+    """task_args.source is what the user typed (often nothing); the metadata and dataset say what it
+    resolved to, so a run on the embedded synthetic fallback is told apart from the Hub dataset."""
+    from redlinebench import config
+
+    def run(source):
+        [log] = inspect_eval(
+            redlinebench(source=source, task_ids="redline-s1-t1-g01a" if source else None, limit=1,
+                         judges="heuristic", output_dir=str(tmp_path / "o")),
+            model=get_model("mockllm/agent", custom_outputs=idle_agent),
+            log_dir=str(tmp_path / "logs"), display="none",
+        )
+        assert log.status == "success", log.error
+        return log
+
+    explicit = run(str(tree))
+    data = explicit.eval.metadata["data"]
+    expected = load_tasks(tree)
+    assert (data["kind"], data["path"], data["revision"]) == ("path", str(tree.resolve()), None)
+    assert data["fingerprint"] == expected.fingerprint() and data["n_tasks_in_source"] == len(expected)
+    assert (explicit.eval.dataset.name, explicit.eval.dataset.location) == ("redlinebench-path", str(tree.resolve()))
+    # no source at all, the Hub unavailable (offline here): the embedded set, and the log says so
+    monkeypatch.chdir(tmp_path)
+    fallback = run(None)
+    assert fallback.eval.task_args.get("source") is None
+    data = fallback.eval.metadata["data"]
+    embedded = load_tasks("embedded")
+    assert data["kind"] == "embedded" and data["fingerprint"] == embedded.fingerprint()
+    assert data["path"] == str(config.embedded_benchmark_dir().resolve()) and "embedded synthetic set" in data["reason"]
+    assert fallback.eval.dataset.name == "redlinebench-embedded"
+
+
+def test_a_hub_source_is_labelled_with_the_dataset_id_and_revision(tree):
+    from redlinebench import config
+    from redlinebench.integrations.inspect_task import dataset_label
+    from redlinebench.tasks import Source, TaskSet
+
+    hub = Source(kind="hub", path=tree, reason="pinned Hub snapshot", revision=config.HUB_DATASET_REVISION)
+    label = dataset_label(TaskSet(list(load_tasks(tree)), hub))
+    assert label == ("redlinebench", f"hf://datasets/{config.HUB_DATASET_ID}@{config.HUB_DATASET_REVISION}")

@@ -48,3 +48,19 @@ def test_lighteval_builds_the_task_from_an_exported_dataset_and_scores_a_sample(
     assert only_score(sample).value == pytest.approx(12 / 27, abs=1e-4)
     assert metric(log, "redline_overall") == 44.4
     assert len(calls) == 3
+
+
+def test_a_plain_export_or_a_config_list_gets_a_message_saying_what_to_do(tmp_path):
+    """The documented recipe needs `dataset export --include-tree` and `table=[cfg]`; the two easy
+    mistakes say so instead of failing deep inside."""
+    from redlinebench.errors import TaskError
+
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "a", True)])
+    plain = tmp_path / "plain"
+    export_dataset(tree, plain)
+    cfg = lt.make_config(hf_repo=str(plain), source=str(plain), output_dir=str(tmp_path / "out"))
+    with pytest.raises(TaskError, match="export it again with `redlinebench dataset export --include-tree`"):
+        lt.inspect_tasks("redlinebench|0", table=[cfg])
+    with pytest.raises(ConfigError, match=r"pass your configs as the table, e.g. inspect_tasks\(\"redlinebench\|0\", "
+                                          r"table=\[make_config"):
+        lt.inspect_tasks([cfg])

@@ -203,3 +203,16 @@ def test_summary_invariant_under_reordering(rnd: random.Random):
     shuffled = list(grades)
     rnd.shuffle(shuffled)
     assert summarize(shuffled) == expected
+
+
+def test_errored_trials_do_not_count_toward_the_judge_method():
+    """An errored trial never reached the judges (Harbor labels it "none"): a heuristic-only set is
+    heuristic, not "mixed"; a graded trial of another method still makes it mixed."""
+    heuristic = [{**grade("redline-s1-t1-g01a", 1, 0.5), "judge_method": "heuristic"},
+                 {**grade("redline-s1-t2-g01a", 1, 0.0, status="errored"), "judge_method": "none"}]
+    summary = summarize(heuristic)
+    assert summary["judge_method"] == "heuristic" and summary["leaderboard"][0]["judge_method"] == "heuristic"
+    only_errored = summarize(heuristic[1:])
+    assert only_errored["judge_method"] == "none" and only_errored["leaderboard"][0]["judge_method"] == "none"
+    mixed = summarize([*heuristic, grade("redline-s1-t3-g01a", 1, 0.5)])
+    assert mixed["judge_method"] == "mixed" and mixed["leaderboard"][0]["judge_methods"] == ["heuristic", "llm"]

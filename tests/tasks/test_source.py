@@ -123,3 +123,28 @@ def test_nothing_anywhere_explains_every_step(tmp_path: Path, monkeypatch) -> No
     assert "no ./benchmark/" in message
     assert "HF_HUB_OFFLINE" in message
     assert "embedded set is not built" in message
+
+
+def test_an_unreachable_hub_falls_back_with_a_warning_but_explicit_offline_does_not(places, monkeypatch,
+                                                                                    caplog) -> None:
+    """HF_HUB_OFFLINE=1 chooses the embedded set on purpose; an unreachable Hub must not do so silently."""
+    import logging
+
+    shutil.rmtree(places["local"])
+    caplog.set_level(logging.INFO, logger="redlinebench.tasks")
+    assert resolve_source().kind == "embedded"  # the suite runs with HF_HUB_OFFLINE=1
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    caplog.clear()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nobody listens on: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "2")
+    assert resolve_source().kind == "embedded"
+    [warning] = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    text = warning.getMessage()
+    assert "\n" not in text and text.startswith("warning: using the embedded synthetic task set")
+    assert f"not {config.HUB_DATASET_ID} (cannot reach the Hub" in text and "HF_HUB_OFFLINE=1" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -46,7 +47,7 @@ def _install_lines(opts: ExportOptions) -> list[str]:
 def dockerfile(task_id: str, opts: ExportOptions, *, has_skills: bool) -> str:
     lines = [
         f"# RedlineBench task {task_id}: the contract and grounding in {APP_DIR}, and the redlinebench",
-        "# package, which gives the agent its document tools and the verifier its grader.",
+        "# package, which gives the agent its `redlinebench doc` commands and the verifier its grader.",
         f"FROM {opts.base_image}",
         "ENV PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 LITELLM_LOCAL_MODEL_COST_MAP=True",
         *_install_lines(opts),
@@ -79,14 +80,34 @@ exec redlinebench verify \\
 """
 
 
-def output_note(author: str) -> str:
-    """What the agent in the container must leave, and the commands that make it (``redlinebench doc``)."""
+#: The in-process tool API of a local run, and the ``redlinebench doc`` command doing the same in a container.
+TOOL_COMMANDS = {
+    "read_document": "redlinebench doc read",
+    "propose_edits": "redlinebench doc edit",
+    "add_comment": "redlinebench doc comment",
+    "mark_reserved": "redlinebench doc reserve",
+    "end_session": f"leaving the finished file at {OUTPUT_PATH}",
+}
+_TOOL_NAME = re.compile(r"\b(" + "|".join(TOOL_COMMANDS) + r")\b")
+_MECHANICS = re.compile(r"^##[ \t]+Mechanics\b[^\n]*\n.*?(?=^##?[ \t]|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def _command_phrase(tool: str) -> str:
+    command = TOOL_COMMANDS[tool]
+    return command if tool == "end_session" else f"`{command}`"
+
+
+def container_mechanics(author: str) -> str:
+    """The ``## Mechanics`` section for a Harbor container, where the work is done with ``redlinebench doc``.
+
+    The in-process tools (``read_document``, ``propose_edits``, ...) exist only inside a local run's
+    agent loop; a container agent has a shell, so the brief must describe the CLI instead.
+    """
     out = OUTPUT_PATH
     return (
-        "\n\n## Deliverable (Harbor)\n\n"
-        f"Leave the redlined contract at `{out}`: the same document as `{APP_DIR}/contract.docx`, with your "
-        f"edits as native Word tracked changes and margin comments authored exactly as `{author}`. "
-        "The `redlinebench doc` commands in this environment make such edits:\n\n"
+        "## Mechanics (Harbor container)\n\n"
+        "Work on the document with the `redlinebench doc` commands installed in this environment. "
+        f"Copy `{APP_DIR}/contract.docx` to `{out}` and edit that copy in place:\n\n"
         "```\n"
         f"cp {APP_DIR}/contract.docx {out}\n"
         f"redlinebench doc read {out}                  # paragraphs as [p-NNN] with clause numbers and changes\n"
@@ -95,9 +116,42 @@ def output_note(author: str) -> str:
         f"redlinebench doc reserve {out} --start p-020 --end p-024 --comment \"...\" --author \"{author}\"\n"
         "```\n\n"
         "`edits.json` is a list of `{\"op\": \"replace\"|\"delete\"|\"insert_after\", \"anchor\": "
-        "{\"paragraph_id\", \"text\"}, \"new_text\", \"comment\"}` objects; reply to an existing thread "
-        "with `doc comment --reply-to cmt-N`.\n"
+        "{\"paragraph_id\", \"text\"}, \"new_text\", \"comment\"}` objects, each with a `comment` explaining "
+        "the edit; reply to an existing thread with `doc comment --reply-to cmt-N`; `doc reserve` strikes a "
+        "range of paragraphs and leaves \"Reserved.\" so later numbering does not shift.\n\n"
+        "Every edit is recorded as a native Word tracked change (`w:ins`/`w:del`) with a margin comment, under "
+        f"the author name **`{author}`** (pass it exactly as `--author`). Do not accept or delete the other "
+        "side's revisions silently: respond to them with tracked changes and replies.\n\n"
+        f"## Deliverable (Harbor)\n\nWhen the redline is ready to send, leave it at `{out}`: that file, the same "
+        f"document as `{APP_DIR}/contract.docx` with your tracked changes and comments, is what is graded.\n"
     )
+
+
+def output_note(author: str) -> str:
+    """What to append to a brief without a ``## Mechanics`` section (the container mechanics)."""
+    return "\n\n" + container_mechanics(author)
+
+
+def container_instruction(instruction: str, author: str) -> str:
+    """The brief as a container agent must read it: the CLI in place of the in-process tool API.
+
+    A ``## Mechanics`` section (which names ``read_document``, ``propose_edits``, ``end_session``)
+    is replaced by :func:`container_mechanics`; a brief without one gets it appended. A tool name
+    left elsewhere in the brief is mapped to its command in a closing note, so the brief never
+    offers tools the container does not have.
+    """
+    if OUTPUT_PATH in instruction and not _TOOL_NAME.search(instruction):
+        return instruction  # already written for the container
+    mechanics = container_mechanics(author)
+    text, n = _MECHANICS.subn(lambda _m: mechanics + "\n", instruction, count=1)
+    if not n:
+        text = instruction.rstrip("\n") + "\n\n" + mechanics
+    text = text.rstrip("\n") + "\n"
+    leftover = sorted(set(_TOOL_NAME.findall(text)), key=list(TOOL_COMMANDS).index)
+    if leftover:
+        mapping = ", ".join(f"`{name}` as {_command_phrase(name)}" for name in leftover)
+        text += f"\nThis container has no in-process document tools; in the brief above, read {mapping}.\n"
+    return text
 
 
 def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> str:
@@ -171,8 +225,7 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
                 raise TaskError(f"not valid TOML: {exc}", path=toml_path) from None
         (tmp / "task.toml").write_text(task_toml(original, task, opts), encoding="utf-8")
         instruction = task.instruction if task.instruction.strip() else (src / "instruction.md").read_text("utf-8")
-        if OUTPUT_PATH not in instruction:
-            instruction = instruction.rstrip("\n") + output_note(task.author)
+        instruction = container_instruction(instruction, task.author)
         (tmp / "instruction.md").write_text(instruction, encoding="utf-8")
         env_dir = tmp / "environment"
         env_dir.mkdir(exist_ok=True)

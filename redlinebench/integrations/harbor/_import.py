@@ -115,7 +115,9 @@ def read_trial(trial_dir: Path) -> HarborTrial:
     exc = result.get("exception_info")
     exception = None
     if isinstance(exc, Mapping) and exc:
-        exception = f"{exc.get('exception_type') or 'error'}: {exc.get('exception_message') or ''}".strip()
+        kind = str(exc.get("exception_type") or "error")
+        message = str(exc.get("exception_message") or "").strip()
+        exception = f"{kind}: {message}" if message else kind
     return HarborTrial(
         path=trial_dir, name=str(result.get("trial_name") or trial_dir.name), task_id=_task_id_of(result, trial_dir),
         model=model, agent=agent, started_at=str(result.get("started_at") or ""), result=dict(result),
