@@ -14,8 +14,10 @@ from .tasks import SOURCE_METAVAR
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
 # Options that define a run; a resumed run takes them from its config.json instead.
 _SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
-                 "dry_run", "api_base", "judge_api_base", "preset", "max_steps", "max_tokens", "max_cost",
-                 "timeout", "temperature", "seed")
+                 "dry_run", "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed")
+# What a resume may change: how fast to go and where the servers are (a local server restarted on
+# another port), never what is run.
+_RESUME_OPTIONS = ("concurrency", "workers", "api_base", "judge_api_base")
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -231,14 +233,17 @@ def register(main: click.Group) -> None:
             ignored = [f"--{k.replace('_', '-')}" for k in _SPEC_OPTIONS if opts.get(k) not in (None, (), False)]
             if ignored:
                 raise ConfigError(f"--resume continues the run with the settings in its config.json; drop "
-                                  f"{', '.join(ignored)} (only --concurrency, --workers and --no-progress may change)")
+                                  f"{', '.join(ignored)} (only --concurrency, --workers, --api-base, "
+                                  f"--judge-api-base, --skip-key-check and --no-progress may change)")
             spec = None
-            if opts.get("concurrency") or opts.get("workers"):
+            if any(opts.get(k) for k in _RESUME_OPTIONS):
                 from ..runner.api import open_run
 
                 stored, _ = open_run(None, opts["run_dir"], resume=True)
                 spec = stored.replace(concurrency=opts.get("concurrency") or stored.concurrency,
-                                      workers=opts.get("workers") or stored.workers)
+                                      workers=opts.get("workers") or stored.workers,
+                                      api_base=opts.get("api_base") or stored.api_base,
+                                      judge_api_base=opts.get("judge_api_base") or stored.judge_api_base)
             run_dir = opts["run_dir"]
         else:
             spec = _build_spec(opts)

@@ -170,7 +170,10 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     from ..tasks import load_tasks
 
     cfg = _run_config(run_dir)
-    spec = judges_spec or (cfg.get("judges") or {}).get("spec") or (cfg.get("spec") or {}).get("judges") or "panel"
+    recorded = (cfg.get("judges") or {}).get("spec") or (cfg.get("spec") or {}).get("judges")
+    if isinstance(recorded, str) and recorded.strip().lower() == "none":
+        recorded = None  # the run skipped grading; scoring it now means the default panel
+    spec = judges_spec or recorded or "panel"
     # The judges' endpoint, never the model's (spec.api_base is where the agents were served).
     api_base = api_base or (cfg.get("spec") or {}).get("judge_api_base")
     judges = create_judges(spec, api_base=api_base, timeout=timeout)
@@ -310,7 +313,7 @@ def register(main: click.Group) -> None:
     @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
     @click.option("--judges", "judges_spec", default=None,
                   help="panel | heuristic | a,b,c (litellm models) | path/name of a YAML panel. "
-                       "Default: the run's own judge spec, else panel.")
+                       "Default: the run's own judge spec, else panel (also for a run made with --judges none).")
     @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024),
                   help="Judge calls in flight at once.")
     @click.option("--no-cache", is_flag=True, help="Call the judges even when a cached verdict exists.")

@@ -71,8 +71,12 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
         if stored is None:
             raise ConfigError("nothing to resume: no readable config.json here", path=run_dir)
         resumed = RunSpec.from_dict(stored.get("spec") or {}, where=str(layout.config))
-        if spec is not None:  # how fast to go may change on resume; what to run may not
-            resumed = resumed.replace(concurrency=spec.concurrency, workers=spec.workers)
+        if resumed.source is None:  # the data the run resolved, not whatever this shell would pick now
+            resumed = resumed.replace(source=recorded_source(stored))
+        if spec is not None:  # how fast to go, and where the servers are, may change; what to run may not
+            resumed = resumed.replace(concurrency=spec.concurrency, workers=spec.workers,
+                                      api_base=spec.api_base or resumed.api_base,
+                                      judge_api_base=spec.judge_api_base or resumed.judge_api_base)
         return resumed, stored
     if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
         raise ConfigError("this directory already holds a run; pass --resume to continue it, "
@@ -80,6 +84,22 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
     if spec is None:
         raise ConfigError("no run specification given")
     return spec, None
+
+
+def _resume_changes(spec: RunSpec) -> dict[str, Any]:
+    d = spec.to_dict()
+    return {k: d[k] for k in ("concurrency", "workers", "api_base", "judge_api_base") if k in d}
+
+
+def recorded_source(config: dict[str, Any]) -> str | None:
+    """The task source config.json says the run used, as ``load_tasks`` accepts it."""
+    src = config.get("source") if isinstance(config.get("source"), dict) else {}
+    kind, path, revision = src.get("kind"), src.get("path"), src.get("revision")
+    if kind == "embedded":
+        return "embedded"
+    if kind == "hub":
+        return f"hub@{revision}" if revision else "hub"
+    return str(path) if path else None
 
 
 def run(spec: RunSpec | None, run_dir: Path | None = None, **kwargs: Any) -> RunResult:
@@ -121,7 +141,9 @@ async def arun(
         if old and new and old != new:
             raise ConfigError(f"the tasks changed since this run started (fingerprint {old} -> {new}); "
                               "start a new run instead of resuming", path=layout.config)
-        config = {**stored, "resumed": [*stored.get("resumed", []), config["created"]]}
+        # what a resume may change (pace, endpoints) is recorded, so the next resume uses it too
+        config = {**stored, "spec": {**(stored.get("spec") or {}), **_resume_changes(spec)},
+                  "resumed": [*stored.get("resumed", []), config["created"]]}
     if check_keys:
         _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()))
     try:

@@ -235,3 +235,52 @@ def test_score_keeps_the_run_section_of_the_summary(tree, tmp_path):
     again = json.loads((run_dir / "metrics_summary.json").read_text())
     assert again["run"]["run_id"] == first["run_id"] and again["run"]["n_planned"] == 2
     assert again["run"]["n_grades"] == 2 and "rescored" in again["run"]
+
+
+def test_resume_uses_the_recorded_task_source_not_the_current_environment(tree, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REDLINEBENCH_BENCHMARK_DIR", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--judges", "none", "--tasks", "redline-s1-t1-g01a",
+                                  "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((run_dir / "config.json").read_text())["source"]["kind"] == "embedded"
+    monkeypatch.setenv("REDLINEBENCH_BENCHMARK_DIR", str(tree))  # this shell would now pick another tree
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert "(1 already done)" in r.output
+
+
+def test_resume_may_point_at_a_restarted_model_server(tree, tmp_path, fake_openai):
+    from tests.fakes.openai_server import FakeOpenAI, Reply
+
+    fake_openai.set_handler(lambda body: Reply.error(400, "model not loaded"))
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--model", "openai/local-x", "--api-base", fake_openai.url,
+                                  "--judges", "none", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+                                  "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 1, r.output
+    with FakeOpenAI() as restarted:
+        restarted.enqueue(Reply.tool_calls([("end_session", {})]))
+        r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--api-base", restarted.url,
+                                      "--no-progress"])
+        assert r.exit_code == 0, r.output
+        assert len(restarted.requests) == 1
+        new_url = restarted.url
+    assert json.loads((run_dir / "config.json").read_text())["spec"]["api_base"] == new_url
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--model", "openai/other",
+                                  "--no-progress"])
+    assert r.exit_code != 0 and "--judge-api-base" in r.output and "drop --model" in r.output
+
+
+def test_scoring_a_run_made_without_judges_uses_the_default_panel(tree, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--agent", "accept-all", "--judges", "none", "--source", str(tree),
+                                  "--tasks", "redline-s1-t1-g01a", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["score", str(run_dir)])  # the panel's keys are checked, not "--judges none"
+    assert r.exit_code != 0 and "--judges none" not in r.output and "missing provider credentials" in r.output
+    r = CliRunner().invoke(main, ["score", str(run_dir), "--judges", "heuristic"])
+    assert r.exit_code == 0, r.output
