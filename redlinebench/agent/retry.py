@@ -41,10 +41,23 @@ def is_retryable(exc: BaseException) -> bool:
     return status in _RETRY_STATUS or status >= 500
 
 
-def describe(exc: BaseException) -> str:
+def describe(exc: BaseException, *, timeout_s: float | None = None) -> str:
+    """``Name (status): message`` for logs and metrics, never an empty message.
+
+    A timeout without a message (``asyncio.wait_for``'s own) says how long it waited, from
+    ``timeout_s`` or the ``timeout_s`` that :func:`call_with_retries` attaches to it; any other
+    exception without a message says ``(no detail)``.
+    """
     status = status_of(exc)
-    text = f"{type(exc).__name__}" + (f" ({status})" if status else "") + f": {exc}"
-    return redact(text)[:2000]
+    name = type(exc).__name__ + (f" ({status})" if status else "")
+    message = str(exc).strip()
+    if not message:
+        limit = timeout_s if timeout_s is not None else getattr(exc, "timeout_s", None)
+        if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and isinstance(limit, (int, float)):
+            message = f"no reply within {limit:g} s"
+        else:
+            return redact(f"{name} (no detail)")[:2000]
+    return redact(f"{name}: {message}")[:2000]
 
 
 async def call_with_retries(
@@ -62,6 +75,8 @@ async def call_with_retries(
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # classified below; our own bugs are re-raised untouched
+            if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and not str(exc):
+                exc.timeout_s = timeout_s  # type: ignore[attr-defined]  # the backstop's silence: say how long
             if not is_retryable(exc) or attempt >= max_retries:
                 raise
             delay = retry_delay(attempt + 1, exc)

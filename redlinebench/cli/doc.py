@@ -164,11 +164,17 @@ def read_cmd(file: Path, as_json: bool) -> None:
 
 @doc.command("view")
 @_FILE
-@click.option("--annotated", is_flag=True, required=True, help="The judge's CriticMarkup view.")
+@click.option("--annotated", is_flag=True, help="Accepted for compatibility: the annotated view is the default "
+              "(and only) view.")
 @click.option("--focus-author", default=None, help="Attribute this author's changes as the current turn.")
 @_guard
 def view_cmd(file: Path, annotated: bool, focus_author: str | None) -> None:
-    """The annotated (CriticMarkup) view the judges read."""
+    """The annotated view the judges read (the default; --annotated is an alias kept for old scripts).
+
+    \b
+    ~~text~~ deleted, ++text++ inserted, ~~old~~++new++ replaced; [A1] after a change names its
+    author (legend at the top); {cmt-N} marks where comment N is anchored (bodies listed at the end).
+    """
     click.echo(_open(file).annotated_view(focus_author=focus_author))
 
 

@@ -10,7 +10,7 @@ Public API (docs/ARCHITECTURE.md)::
     ], author="Reviewing Counsel (AgentCo Legal)")         # one result dict per edit, never raises
     doc.add_comment(author=..., text="Please confirm.", reply_to="cmt-3")
     doc.mark_reserved(start_id="p-040", end_id="p-043", comment="Not applicable.", author=...)
-    doc.annotated_view(focus_author=...)                   # the judge's CriticMarkup view
+    doc.annotated_view(focus_author=...)                   # the judge's view: ~~del~~ ++ins++ {cmt-N}
     doc.save("redline.docx")                               # deterministic zip, atomic write
 
 Rules the engine follows (SPEC §4, OOXML.md):

@@ -8,7 +8,7 @@ Pending insertions are part of the current text (an anchor may quote them); pend
 deletions are not (an anchor must leave them out). The appendix lists every comment and
 every tracked change.
 
-Annotated view (SPEC §5, CriticMarkup): ``~~deleted~~``, ``++inserted++``,
+Annotated view (SPEC §5; its own markers, not CriticMarkup's ``{--x--}``): ``~~deleted~~``, ``++inserted++``,
 ``~~old~~++new++`` for a replacement, each change followed by its author tag ``[A1]``
 (the legend says who A1 is and marks the focus author's, i.e. this turn's, changes), and
 ``{cmt-N}`` where a comment is anchored, with an appendix of comment bodies.

@@ -405,7 +405,7 @@ _MARKUP = re.compile(r"(~~.+?~~|\+\+.+?\+\+|\{cmt-\d+\}|\[p-\d+\])", re.S)
 
 
 def render_annotated(text: str) -> Markup:
-    """The judge's CriticMarkup view, verbatim, with its markers tinted for reading."""
+    """The judge's annotated view, verbatim, with its ~~del~~ / ++ins++ / {cmt-N} markers tinted."""
     out = []
     for part in _MARKUP.split(text):
         if not part:

@@ -42,7 +42,7 @@ def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
         return
     method = summary.get("judge_method")
     title = "redline_overall (0-100)" + (f", judges: {method}" if method else "")
-    table = Table(title=title, pad_edge=False)
+    table = Table(title=title)  # default edge padding: the first and last columns padded like the rest
     for col in rows[0]:
         table.add_column(col, justify="left" if col == "model" else "right", no_wrap=col != "model",
                          overflow="fold", min_width=len(col) if col != "model" else 10)

@@ -45,6 +45,19 @@ class TaskFilter:
     def to_dict(self) -> dict[str, Any]:
         return {"task_ids": list(self.task_ids), "scenario": self.scenario, "turn": self.turn, "side": self.side}
 
+    def describe(self) -> str:
+        """The filters that are set, for people: ``scenario 7, turn 2, side A`` (``no filter`` when none is)."""
+        parts = []
+        if self.task_ids:
+            parts.append(("task " if len(self.task_ids) == 1 else "tasks ") + ", ".join(self.task_ids))
+        if self.scenario is not None:
+            parts.append(f"scenario {self.scenario}")
+        if self.turn is not None:
+            parts.append(f"turn {self.turn}")
+        if self.side is not None:
+            parts.append(f"side {self.side.upper()}")
+        return ", ".join(parts) or "no filter"
+
     def matches(self, task: Any) -> bool:
         if self.task_ids and task.task_id not in self.task_ids:
             return False

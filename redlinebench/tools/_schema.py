@@ -185,8 +185,8 @@ def check_arguments(schema: Mapping[str, Any], value: Any, path: str = "argument
         for key, item in value.items():
             if key not in props:
                 if schema.get("additionalProperties", True) is False:
-                    known = ", ".join(props)
-                    raise ToolFailure("invalid_arguments", f"{path} has unknown field {key!r} (known: {known})",
+                    known = f"known: {', '.join(props)}" if props else "it takes no arguments"
+                    raise ToolFailure("invalid_arguments", f"{path} has unknown field {key!r} ({known})",
                                       path=f"{path}.{key}")
                 continue
             if item is None and optional_null and key not in schema.get("required", []):

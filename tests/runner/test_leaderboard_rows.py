@@ -12,3 +12,25 @@ def test_no_scored_cell_shows_no_interval():
     ]})
     assert rows[0]["overall"] == "-" and rows[0]["95% CI"] == "-"
     assert rows[1]["overall"] == "50.0" and rows[1]["95% CI"] == "41.2-61.0" and rows[1]["T1"] == "50.0"
+
+
+def test_printed_table_pads_every_column_alike_including_the_edges():
+    import io
+
+    from rich.console import Console
+
+    from redlinebench.runner.leaderboard import print_leaderboard
+
+    out = io.StringIO()
+    print_leaderboard({"judge_method": "heuristic", "leaderboard": [
+        {"model": "golden", "overall_turn_weighted": 0.884, "ci": [0.828, 0.937], "by_turn": {"1": 0.915},
+         "by_side_turn_weighted": {"A": 0.86}, "n_trials": 39, "n_gate_failures": 0},
+    ]}, Console(file=out, width=140, color_system=None))
+    lines = out.getvalue().splitlines()
+    header = next(line for line in lines if "gate fail" in line)
+    row = next(line for line in lines if "golden" in line)
+    for line, sep in ((header, "┃"), (row, "│")):
+        cells = line.strip().strip(sep).split(sep)
+        assert len(cells) == 11, line
+        assert all(c.startswith(" ") and c.endswith(" ") for c in cells), line
+    assert "gate fail ┃" in header and "┃ model" in header

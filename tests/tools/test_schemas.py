@@ -120,6 +120,15 @@ def test_check_arguments_names_the_place(value, path, fragment):
     assert info.value.details["path"] == path and fragment in info.value.message
 
 
+def test_unknown_field_message_lists_the_known_fields_or_says_there_are_none():
+    with pytest.raises(ToolFailure) as info:
+        check_arguments(_fn("end_session")["parameters"], {"page": 2})
+    assert info.value.message == "arguments has unknown field 'page' (known: summary)"
+    with pytest.raises(ToolFailure) as info:   # read_document has no parameters at all
+        check_arguments(_fn("read_document")["parameters"], {"page": 2})
+    assert info.value.message == "arguments has unknown field 'page' (it takes no arguments)"
+
+
 def test_null_is_accepted_for_optional_fields():
     params = _fn("add_comment")["parameters"]
     check_arguments(params, {"text": "hi", "paragraph_id": "p-001", "span": None, "reply_to": None})
