@@ -218,8 +218,8 @@ def register(main: click.Group) -> None:
 
         \b
         Layout: RUN_DIR/config.json, RUN_DIR/trials/<model>/<task>/<trial>/{redline.docx,
-        transcript.jsonl, metrics.json, grade.json, judges/<judge>.json, annotated_view.md},
-        RUN_DIR/metrics_summary.json, RUN_DIR/report.html. API keys come from the provider's usual
+        transcript.jsonl, metrics.json, grade.json, and, when the gate passed, judges/<judge>.json
+        and annotated_view.md}, RUN_DIR/metrics_summary.json, RUN_DIR/report.html. API keys come from the provider's usual
         environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are never written.
         """
         from rich.console import Console

@@ -44,7 +44,7 @@ def load_selected_tasks(spec: RunSpec, taskset: Any | None = None) -> tuple[Any,
         if missing:
             raise ConfigError(f"unknown task id(s): {', '.join(missing)} (source has {len(known)} tasks)")
     if not tasks:
-        raise ConfigError(f"no task matches the selection {spec.filter.to_dict()} "
+        raise ConfigError(f"no task matches {spec.filter.describe()} "
                           f"in {getattr(taskset.source, 'path', spec.source)}")
     return taskset, tasks
 

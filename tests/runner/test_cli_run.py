@@ -80,7 +80,8 @@ def test_unknown_task_and_empty_selection_are_one_line_errors(tree, tmp_path):
     assert r.exit_code == 2 and "unknown task id(s): redline-s9-t9-g99z" in r.output
     r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--scenario", "3",
                                   "--run-dir", str(tmp_path / "y")])
-    assert r.exit_code == 2 and "no task matches" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 2 and "no task matches scenario 3 in" in r.output and "Traceback" not in r.output
+    assert "{" not in r.output  # a readable selection, not a Python dict
 
 
 def test_errored_trials_are_reported_not_dropped_and_resume_redoes_them(tree, tmp_path):
