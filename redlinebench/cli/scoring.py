@@ -228,8 +228,9 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
         await asyncio.gather(*(one(*t) for t in todo))
     finally:
         progress.close()
-    echo(f"graded {len(todo)} trial(s) of {len(trials)} in {run_dir} with {', '.join(j.name for j in judges)}: "
-         + ", ".join(f"{k} {v}" for k, v in counts.items() if v), err=True)
+    outcome = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
+    echo(f"graded {len(todo)} trial(s) of {len(trials)} in {run_dir} with {', '.join(j.name for j in judges)}"
+         + (f": {outcome}" if outcome else " (nothing left to grade)"), err=True)
     files = collect_grade_files([run_dir / "trials"])
     grades, _ = load_grades(files)
     summary = summarize(grades)

@@ -26,6 +26,25 @@ class RunResult:
     report: Path | None
     config: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def problems(self) -> list[str]:
+        """What keeps this run's score from being complete, in words (empty when nothing does):
+        an entrant stopped after failures in a row, errored episodes, unfinished judging."""
+        out = []
+        if self.progress.stopped:
+            out.append(f"stopped early: {self.progress.stopped}; `run --resume` continues")
+        if self.progress.failures:
+            out.append(f"{self.progress.failures} trial(s) failed (see progress.errors); `run --resume` reruns them")
+        incomplete = [r for r in (self.summary or {}).get("incomplete") or []
+                      if isinstance(r, dict) and r.get("status") == "judging_incomplete"]
+        if incomplete:
+            out.append(f"judging is incomplete for {len(incomplete)} trial(s); `redlinebench score` finishes it")
+        return out
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
 
 def default_run_dir(spec: RunSpec, base: Path | None = None) -> Path:
     return (base or Path("runs")) / spec.run_id

@@ -50,8 +50,14 @@ class Progress:
     judge_cost_usd: float = 0.0
     cost_unknown: int = 0          # episodes whose model has no known price (not counted in cost_usd)
     errors: list[dict[str, Any]] = field(default_factory=list)
-    consecutive_errors: int = 0
-    stopped: str | None = None     # why the run stopped starting episodes (trials left for --resume)
+    consecutive_errors: dict[str, int] = field(default_factory=dict)  # per entrant label
+    stopped_entrants: dict[str, str] = field(default_factory=dict)    # label -> why it was stopped
+    stopped: str | None = None     # why episodes stopped being started (trials left for --resume)
+
+    def may_start(self, label: str) -> bool:
+        """Whether new episodes of this entrant may begin: one whose provider keeps failing is
+        stopped, the others (another provider, an offline baseline) go on."""
+        return label not in self.stopped_entrants
 
 
 #: async: grades a published trial (writes grade.json); returns the redline it opened, or None.
@@ -116,15 +122,18 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
         state.cost_usd += float(metrics.get("cost_usd") or 0.0)
         if metrics.get("cost_known") is False:
             state.cost_unknown += 1
+        label = key.label
         if metrics["status"] != "errored":
-            state.consecutive_errors = 0
+            state.consecutive_errors[label] = 0
             return
         _failed(state, key, metrics.get("error"))
-        state.consecutive_errors += 1
-        if state.consecutive_errors >= STOP_AFTER_CONSECUTIVE_ERRORS and not state.stopped:
+        n = state.consecutive_errors[label] = state.consecutive_errors.get(label, 0) + 1
+        if n >= STOP_AFTER_CONSECUTIVE_ERRORS and label not in state.stopped_entrants:
             last = str(metrics.get("error") or "").strip().splitlines()
-            state.stopped = (f"{state.consecutive_errors} episodes in a row failed (last: "
-                             f"{last[-1] if last else 'unknown error'}); no new episode was started")
+            state.stopped_entrants[label] = (f"{n} episodes of {label} in a row failed (last: "
+                                             f"{last[-1] if last else 'unknown error'}); no new episode of "
+                                             f"{label} was started")
+            state.stopped = "; ".join(state.stopped_entrants.values())
     elif kind == "graded":
         state.judge_cost_usd += payload
         state.cost_usd += payload
@@ -146,7 +155,7 @@ class TrialPipeline:
     """
 
     def __init__(self, plan: Plan, layout: paths.RunLayout, agents: dict[str, Agent], grader: Grader | None,
-                 emit: Callable[[Event], None], may_start: Callable[[], bool], grade_slots: int,
+                 emit: Callable[[Event], None], may_start: Callable[[str], bool], grade_slots: int,
                  after: Callable[[TrialKey, Path, Any], None] | None = None) -> None:
         self.plan, self.layout, self.agents, self.grader = plan, layout, agents, grader
         self.emit, self.may_start, self.after = emit, may_start, after
@@ -158,7 +167,7 @@ class TrialPipeline:
         tdir = self.layout.trial_dir(key.label, key.task.task_id, key.trial)
         try:
             if st is TrialState.TODO:
-                if not self.may_start():  # left as it is: --resume runs it later
+                if not self.may_start(key.label):  # left as it is: --resume runs it later
                     return
                 discard(tdir)
                 metrics = await _run_agent(self.agents[key.label], key, self.layout)
@@ -247,7 +256,7 @@ class Launch:
         else:
             pending = iter(range(len(plan.todo)))
             pipeline = self.make_pipeline(emit=lambda ev: apply_event(plan, ev, on_update),
-                                          may_start=lambda: not state.stopped, grade_slots=self.spec.concurrency)
+                                          may_start=state.may_start, grade_slots=self.spec.concurrency)
             await drive(pipeline, lambda: next(pending, None), self.spec.concurrency)
         clean_partial(self.layout)  # every trial is published by now: only empty staging folders remain
         return state

@@ -74,7 +74,9 @@ class WorkerPool:
         self.plan = plan
         ctx = multiprocessing.get_context("fork")
         self._next = ctx.Value("q", 0)          # next todo index to hand out (with its own lock)
-        self._stop = ctx.RawValue("b", 0)       # set when the run stops starting episodes
+        # one flag per entrant label, set when that entrant stops starting episodes
+        self._labels = {label: i for i, label in enumerate(dict.fromkeys(k.label for k, _ in plan.todo))}
+        self._stop = ctx.RawArray("b", max(1, len(self._labels)))
         self.procs: list[Any] = []
         self.conns: list[Any] = []
         slots = shares(concurrency, workers)
@@ -115,7 +117,7 @@ class WorkerPool:
                 emit(("start", idx, None))
             return idx
 
-        pipeline = make_pipeline(emit=emit, may_start=lambda: not self._stop.value,
+        pipeline = make_pipeline(emit=emit, may_start=lambda label: not self._stop[self._labels[label]],
                                  grade_slots=slots)
 
         async def main() -> None:
@@ -174,8 +176,8 @@ class WorkerPool:
                         if kind == "done":
                             in_flight[w].discard(idx)
                         apply_event(plan, (kind, idx, payload), on_update)
-                        if state.stopped:
-                            self._stop.value = 1
+                        for label in state.stopped_entrants:
+                            self._stop[self._labels[label]] = 1
             except (EOFError, OSError):
                 closed(w)
             except Exception as exc:  # noqa: BLE001  a garbled message: treat the worker as lost

@@ -251,3 +251,42 @@ def test_resume_removes_temporaries_a_kill_left_mid_write(tmp_path):
     again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
     assert again.skipped == 3 and (trials[0] / "grade.json").is_file()
     assert not [p for p in stray if p.exists()] and keep.exists()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_one_entrant_whose_provider_is_down_does_not_stop_the_others(tmp_path, workers):
+    """Stopping after failures in a row is per entrant: a healthy model (or an offline baseline)
+    in the same run finishes all its trials."""
+    from redlinebench.runner.workers import fork_available
+
+    if workers > 1 and not fork_available():
+        pytest.skip("worker processes need fork (Linux)")
+    spec = _spec(entrants=(Entrant("llm", "openai/down"), Entrant("llm", "openai/up")), concurrency=2, trials=5,
+                 workers=workers)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    down = CountingAgent(label="openai/down", fail_on={t.task_id for t in taskset.tasks})
+    up = CountingAgent(label="openai/up")
+    state = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None,
+                                   agents={down.label: down, up.label: up}))
+    assert list(state.stopped_entrants) == ["openai/down"] and "openai/down" in (state.stopped or "")
+    published = [p for p in layout.trials.glob("openai_up/*/*/metrics.json")]
+    assert len(published) == 20  # every trial of the healthy entrant ran
+    failed = [p for p in layout.trials.glob("openai_down/*/*/metrics.json")]
+    assert len(failed) < 20  # the failing one was stopped early
+
+
+def test_a_run_result_says_in_words_what_keeps_it_incomplete(tmp_path):
+    from redlinebench.runner import run
+
+    spec = _spec(concurrency=2, trials=5)
+    taskset = make_taskset(tmp_path / "data")
+    down = CountingAgent(label="openai/fake-model", fail_on={t.task_id for t in taskset.tasks})
+    result = run(spec, tmp_path / "run", progress=False, agents={down.label: down}, taskset=taskset,
+                 check_keys=False)
+    assert not result.ok
+    assert any("stopped early" in p for p in result.problems) and any("failed" in p for p in result.problems)
+    up = CountingAgent(label="openai/fake-model")
+    again = run(None, tmp_path / "run", resume=True, progress=False, agents={up.label: up}, taskset=taskset,
+                check_keys=False)
+    assert again.ok and again.problems == []
