@@ -56,6 +56,10 @@ def push_results(target: Path, model_repo: str, model: str | None, dataset_repo:
         click.echo(plan.describe())
         return
     outcome = hub.execute(plan, token=token)
+    if not outcome.changed:
+        click.echo(f"nothing changed: {model_repo} already has this {hub.RESULTS_PATH} "
+                   f"(no commit{', no pull request' if create_pr else ''})")
+        return
     click.echo(f"pushed {hub.RESULTS_PATH} to {model_repo}: {outcome.pr_url or outcome.commit_url}")
 
 
@@ -84,6 +88,10 @@ def push_dataset(repo_id: str, export_dir: Path | None, source: str | None, crea
             click.echo(plan.describe())
             return
         outcome = hub.execute(plan)
+    if not outcome.changed:
+        click.echo(f"nothing changed: dataset {repo_id} already has these {outcome.n_files} files "
+                   f"(no commit{', no pull request' if create_pr else ''})")
+        return
     click.echo(f"pushed {outcome.n_files} files to dataset {repo_id}: {outcome.pr_url or outcome.commit_url}")
 
 

@@ -12,6 +12,7 @@ from ``HF_TOKEN`` or the stored login and is never echoed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -342,9 +343,13 @@ class PushPlan:
 
 @dataclass(frozen=True)
 class PushOutcome:
-    commit_url: str
+    """What a push did. ``changed`` is False when the target already held every file byte for byte:
+    then nothing was committed and no pull request opened (both URLs are None)."""
+
+    commit_url: str | None
     pr_url: str | None
     n_files: int
+    changed: bool = True
 
 
 def resolve_token(token: str | None = None) -> str:
@@ -367,24 +372,67 @@ def _hub_error(exc: Exception, what: str) -> HubError:
     return HubError(f"{what} failed: {first}{hint}")
 
 
+#: Paths per ``paths-info`` request when checking whether a push would change anything.
+_PATHS_INFO_BATCH = 256
+
+
+def _git_blob_sha(content: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def _already_there(api: Any, plan: PushPlan, revision: str | None) -> bool:
+    """True when every planned file is on ``revision`` byte for byte.
+
+    huggingface_hub drops such a commit silently and returns the branch head as if it had
+    committed (and, with ``create_pr``, opens no PR); checking first lets us say so instead.
+    """
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+    from huggingface_hub.hf_api import RepoFile
+
+    paths = sorted(plan.files)
+    for start in range(0, len(paths), _PATHS_INFO_BATCH):
+        batch = paths[start:start + _PATHS_INFO_BATCH]
+        try:
+            remote = api.get_paths_info(plan.repo_id, batch, repo_type=plan.repo_type, revision=revision)
+        except (RepositoryNotFoundError, RevisionNotFoundError):
+            return False  # a new repo or branch: everything is a change
+        found = {f.path: f for f in remote if isinstance(f, RepoFile)}
+        for path in batch:
+            entry, content = found.get(path), plan.files[path]
+            if entry is None:
+                return False
+            if entry.lfs is not None:
+                if entry.lfs.sha256 != hashlib.sha256(content).hexdigest():
+                    return False
+            elif entry.blob_id != _git_blob_sha(content):
+                return False
+    return True
+
+
 def execute(plan: PushPlan, *, token: str | None = None) -> PushOutcome:
-    """Send ``plan`` as one commit (creating the repo first when asked)."""
+    """Send ``plan`` as one commit (creating the repo first when asked); nothing when nothing changed."""
     from huggingface_hub import CommitOperationAdd, HfApi
     from huggingface_hub.errors import HfHubHTTPError
 
     api = HfApi(token=resolve_token(token))
+    revision = None if plan.create_pr else plan.revision  # a PR starts from the default branch
+    unchanged = PushOutcome(commit_url=None, pr_url=None, n_files=len(plan.files), changed=False)
     try:
+        if plan.files and _already_there(api, plan, revision):
+            return unchanged
         if plan.create_repo:
             api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True, private=plan.private)
         ops = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=c) for p, c in sorted(plan.files.items())]
         info = api.create_commit(
             plan.repo_id, ops, commit_message=plan.commit_message, repo_type=plan.repo_type,
-            create_pr=plan.create_pr, revision=None if plan.create_pr else plan.revision,
+            create_pr=plan.create_pr, revision=revision,
         )
     except HfHubHTTPError as exc:
         raise _hub_error(exc, f"push to {plan.repo_id}") from None
     except OSError as exc:  # connection refused / DNS / TLS
         raise HubError(f"push to {plan.repo_id} failed: cannot reach the Hub ({exc})") from None
+    if plan.create_pr and not info.pr_url:
+        return unchanged  # the files landed on main in the meantime: the library skipped the empty commit
     return PushOutcome(commit_url=str(info.commit_url), pr_url=info.pr_url, n_files=len(plan.files))
 
 

@@ -112,6 +112,40 @@ def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fak
     assert [(d["dataset"]["id"], d["value"]) for d in data] == [("cais/hle", 20.9), (config.HUB_DATASET_ID, 50.0)]
 
 
+def test_an_unchanged_result_makes_no_commit_and_no_pr_and_says_so(tmp_path, fake_hub):
+    fake_hub.seed("org/model", {"config.json": "{}"})
+    run = _run_dir(tmp_path, [_row()])
+    first = _invoke("push", "results", str(run), "--model-repo", "org/model", env={"HF_TOKEN": TOKEN})
+    assert first.exit_code == 0, first.output
+    head = fake_hub.head("org/model")
+    assert len(fake_hub.commits) == 1 and "/commit/" in first.output
+    for extra in (["--create-pr"], []):
+        again = _invoke("push", "results", str(run), "--model-repo", "org/model", *extra, env={"HF_TOKEN": TOKEN})
+        assert again.exit_code == 0, again.output
+        assert again.output.startswith(f"nothing changed: org/model already has this {hub.RESULTS_PATH}")
+        assert "pushed" not in again.output and head not in again.output and "discussions" not in again.output
+        assert ("no pull request" in again.output) == bool(extra)
+    assert len(fake_hub.commits) == 1 and fake_hub.head("org/model") == head
+    assert fake_hub.repos[("model", "org/model")].n_prs == 0
+    # a different score is a change again, and the PR is opened
+    changed = _run_dir(tmp_path / "later", [_row(otw=0.5)])
+    res = _invoke("push", "results", str(changed), "--model-repo", "org/model", "--create-pr", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0 and "discussions/1" in res.output
+    assert len(fake_hub.commits) == 2 and fake_hub.commits[-1].create_pr
+
+
+def test_a_pr_the_library_skipped_as_empty_is_reported_as_unchanged(tmp_path, fake_hub, monkeypatch):
+    # the file reached main between our check and the commit: huggingface_hub skips the empty
+    # commit and returns main's head without a PR; that is not a push
+    run = _run_dir(tmp_path, [_row()])
+    plan, _ = hub.plan_results_push(run, model_repo="org/model", create_pr=True)
+    fake_hub.seed("org/model", {hub.RESULTS_PATH: plan.files[hub.RESULTS_PATH]})
+    monkeypatch.setattr(hub, "_already_there", lambda *a, **k: False)
+    outcome = hub.execute(plan, token=TOKEN)
+    assert (outcome.changed, outcome.commit_url, outcome.pr_url) == (False, None, None)
+    assert fake_hub.commits == []
+
+
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
     [
@@ -197,6 +231,16 @@ def test_push_dataset_uploads_the_whole_export_in_one_commit(tmp_path, fake_hub)
     assert yaml.safe_load(files["eval.yaml"])["evaluation_framework"] == "redline-bench"
     assert not any(p.startswith(".cache") for p in files)
     assert fake_hub.commits[-1].message == "Upload RedlineBench dataset (1 tasks)"
+
+
+def test_pushing_the_same_dataset_again_makes_no_commit(tmp_path, fake_hub):
+    out = _export(tmp_path)
+    first = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out), env={"HF_TOKEN": TOKEN})
+    assert first.exit_code == 0, first.output
+    again = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out), "--create-pr", env={"HF_TOKEN": TOKEN})
+    assert again.exit_code == 0, again.output
+    assert again.output.startswith("nothing changed: dataset org/RB already has these 5 files")
+    assert len(fake_hub.commits) == 1 and fake_hub.repos[("dataset", "org/RB")].n_prs == 0
 
 
 def test_push_dataset_dry_run_and_bad_exports(tmp_path, fake_hub):
