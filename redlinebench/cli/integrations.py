@@ -29,7 +29,8 @@ def _group(main: click.Group, name: str, help_text: str) -> click.Group:
 @click.option("--dataset-repo", default=config.HUB_DATASET_ID, show_default=True, metavar="ID",
               help="Benchmark dataset the score refers to.")
 @click.option("--revision", default=None, metavar="SHA",
-              help="Dataset revision the run used (default: the run's recorded revision, or the pinned one).")
+              help="Dataset revision the run used (default: the one its Hub source recorded; none for a "
+                   "local or embedded tree).")
 @click.option("--source-url", default=None, help="Link to logs or a report for this result.")
 @click.option("--source-name", default=None, help="Display name of --source-url.")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")

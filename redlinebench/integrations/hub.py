@@ -184,6 +184,55 @@ def _source_info(results: RunResults) -> Mapping[str, Any]:
     return {}
 
 
+def _embedded_fingerprint() -> str | None:
+    from ..tasks import fingerprint_dirs, task_dirs
+
+    try:
+        return fingerprint_dirs(task_dirs(config.embedded_benchmark_dir() / "tasks"))
+    except OSError:
+        return None  # not built into this installation: nothing to compare with
+
+
+def _synthetic(results: RunResults) -> tuple[str, str] | None:
+    """``(which synthetic set, how we know)`` when the run's tasks are synthetic, else None.
+
+    The recorded kind is not enough on its own: ``demo`` runs recorded the embedded set as a plain
+    path. So the path, the fingerprint (which survives copying the tree or the run elsewhere) and
+    the tree's ``benchmark.json`` are checked too.
+    """
+    from ..tasks import is_embedded_dir
+
+    embedded = "the embedded synthetic set"
+    info = _source_info(results)
+    kind = str(info.get("kind") or "")
+    if kind == "embedded":
+        return embedded, "recorded as embedded"
+    if kind == "synthetic":
+        return "a synthetic task set", "recorded as synthetic"
+    path = info.get("path")
+    if isinstance(path, str) and path and is_embedded_dir(path):
+        return embedded, f"at {path}"
+    fingerprint = info.get("fingerprint")
+    if isinstance(fingerprint, str) and fingerprint and fingerprint == _embedded_fingerprint():
+        return embedded, f"same fingerprint {fingerprint[:12]}"
+    if isinstance(path, str) and path:
+        try:
+            manifest = json.loads((Path(path) / "benchmark.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            manifest = None
+        name = manifest.get("name") if isinstance(manifest, dict) else None
+        if isinstance(name, str) and "synthetic" in name.lower():
+            return "a synthetic task set", f"{Path(path) / 'benchmark.json'} names it {name!r}"
+    return None
+
+
+def synthetic_source(results: RunResults) -> str | None:
+    """Why the run's tasks are a synthetic set, as a phrase such as ``the embedded synthetic set
+    (at /path)``; None when nothing says they are."""
+    found = _synthetic(results)
+    return f"{found[0]} ({found[1]})" if found else None
+
+
 def _subset_reason(results: RunResults) -> str | None:
     """Why the run covers only part of its task source (None when it covers all of it)."""
     cfg = results.run_config
@@ -230,9 +279,9 @@ def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_i
     n_tasks = entry.get("n_tasks")
     if isinstance(n_tasks, int) and dataset_id == config.HUB_DATASET_ID and n_tasks < REAL_SET_TASKS:
         problems.append(f"{model}: {n_tasks} of the {REAL_SET_TASKS} tasks of {dataset_id} were graded (partial task set)")
-    kind = str(_source_info(results).get("kind") or "")
-    if dataset_id == config.HUB_DATASET_ID and kind in {"embedded", "synthetic"}:
-        problems.append(f"{model}: the run used the {kind} task set, not {dataset_id}")
+    synthetic = synthetic_source(results) if dataset_id == config.HUB_DATASET_ID else None
+    if synthetic:
+        problems.append(f"{model}: the run used {synthetic}, not {dataset_id}")
     return problems
 
 
@@ -246,6 +295,37 @@ def _ci_note(ci: Any) -> str:
     if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
         return f"95% CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f}; "
     return ""
+
+
+def _recorded_revision(results: RunResults, dataset_id: str) -> str | None:
+    """The dataset revision the run's tasks came from. Only a Hub source has one: a local, embedded
+    or imported tree gets none, since the pinned revision would claim data the run did not use.
+    With no source recorded at all (a bare summary) the pinned revision is the documented default."""
+    info = _source_info(results)
+    pinned = config.HUB_DATASET_REVISION if dataset_id == config.HUB_DATASET_ID else None
+    if not info:
+        return pinned
+    if info.get("kind") == "hub":
+        return str(info.get("revision") or "") or pinned
+    return None
+
+
+def _source_note(results: RunResults) -> str:
+    """``notes`` text naming a non-Hub task source (no local paths: the notes are public)."""
+    info = _source_info(results)
+    kind = info.get("kind")
+    if not info or kind == "hub":
+        return ""
+    synthetic = _synthetic(results)
+    if synthetic:
+        what = synthetic[0]
+    elif kind in (None, "path", "env", "local", "directory"):
+        what = "a local task tree"
+    else:
+        what = f"a {kind} task source"
+    fingerprint = info.get("fingerprint")
+    fp = f", fingerprint {fingerprint[:12]}" if isinstance(fingerprint, str) and fingerprint else ""
+    return f"tasks: {what}{fp}, not a Hub revision; "
 
 
 def build_entry(
@@ -270,12 +350,11 @@ def build_entry(
     notes = (
         f"agent: {agent_of(results, entry.get('model'))}; model: {entry.get('model')}; "
         f"judges: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
-        f"trials: {n_trials} over {n_tasks} tasks; "
+        f"trials: {n_trials} over {n_tasks} tasks; {_source_note(results)}"
         f"{_ci_note(entry.get('ci'))}redlinebench {__version__}"
     )
     if revision is None:
-        revision = _source_info(results).get("revision") or (
-            config.HUB_DATASET_REVISION if dataset_id == config.HUB_DATASET_ID else None)
+        revision = _recorded_revision(results, dataset_id)
     cfg = results.run_config
     run_date = date or cfg.get("created") or cfg.get("created_at") or results.summary.get("created_at") or _utc_now()
     return EvalResultEntry(
@@ -555,6 +634,7 @@ __all__ = [
     "pick_entry",
     "redline_overall_of",
     "publish_problems",
+    "synthetic_source",
     "build_entry",
     "render_results_yaml",
     "parse_results_yaml",

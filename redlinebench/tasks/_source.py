@@ -106,7 +106,21 @@ def _locate(directory: Path) -> tuple[Path, Path]:
 
 def _from_dir(kind: SourceKind, directory: Path, reason: str, skipped: tuple[str, ...] = ()) -> Source:
     root, tasks = _locate(directory.expanduser().resolve())
+    if kind != "embedded" and is_embedded_dir(root):
+        # the shipped synthetic set named by its path (as `redlinebench demo` does) is still the
+        # synthetic set: record it so, or a run of it could pass for a run of some real task tree
+        kind, reason = "embedded", f"{reason}: the embedded synthetic set"
     return Source(kind=kind, path=root, reason=reason, tasks_dir=tasks, skipped=skipped)
+
+
+def is_embedded_dir(directory: str | Path) -> bool:
+    """True when ``directory`` (a dataset root or its ``tasks/``) is the synthetic set shipped in the package."""
+    embedded = config.embedded_benchmark_dir()
+    try:
+        path, own = Path(directory).expanduser().resolve(), embedded.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return path == own or (path.name == "tasks" and path.parent == own)
 
 
 # -- the Hub ------------------------------------------------------------------------------
