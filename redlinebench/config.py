@@ -50,6 +50,18 @@ def embedded_benchmark_dir() -> Path:
     return Path(__file__).parent / "_data" / "benchmark"
 
 
+def packaged_configs_dir() -> Path:
+    """Judge panels, the judge price table and run presets, shipped inside the package as package data
+    (a top-level ``configs/`` would be left out of the wheel, and installs would silently lose them)."""
+    return Path(__file__).parent / "configs"
+
+
+def config_search_dirs(kind: str) -> list[Path]:
+    """Where a named judge panel or preset (``kind``: ``"judges"`` or ``"presets"``) is looked up, in
+    order: ``./configs/<kind>/`` of the working directory (the user's own), then the shipped copies."""
+    return [Path.cwd() / "configs" / kind, packaged_configs_dir() / kind]
+
+
 def retry_base_delay() -> float:
     """``$REDLINEBENCH_RETRY_BASE_DELAY``: first backoff step in seconds for judge/model retries (tests: 0)."""
     value = os.environ.get("REDLINEBENCH_RETRY_BASE_DELAY", "").strip()

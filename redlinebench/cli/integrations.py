@@ -29,7 +29,8 @@ def _group(main: click.Group, name: str, help_text: str) -> click.Group:
 @click.option("--dataset-repo", default=config.HUB_DATASET_ID, show_default=True, metavar="ID",
               help="Benchmark dataset the score refers to.")
 @click.option("--revision", default=None, metavar="SHA",
-              help="Dataset revision the run used (default: the run's recorded revision, or the pinned one).")
+              help="Dataset revision the run used (default: the one its Hub source recorded; none for a "
+                   "local or embedded tree).")
 @click.option("--source-url", default=None, help="Link to logs or a report for this result.")
 @click.option("--source-name", default=None, help="Display name of --source-url.")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")
@@ -56,6 +57,10 @@ def push_results(target: Path, model_repo: str, model: str | None, dataset_repo:
         click.echo(plan.describe())
         return
     outcome = hub.execute(plan, token=token)
+    if not outcome.changed:
+        click.echo(f"nothing changed: {model_repo} already has this {hub.RESULTS_PATH} "
+                   f"(no commit{', no pull request' if create_pr else ''})")
+        return
     click.echo(f"pushed {hub.RESULTS_PATH} to {model_repo}: {outcome.pr_url or outcome.commit_url}")
 
 
@@ -84,6 +89,10 @@ def push_dataset(repo_id: str, export_dir: Path | None, source: str | None, crea
             click.echo(plan.describe())
             return
         outcome = hub.execute(plan)
+    if not outcome.changed:
+        click.echo(f"nothing changed: dataset {repo_id} already has these {outcome.n_files} files "
+                   f"(no commit{', no pull request' if create_pr else ''})")
+        return
     click.echo(f"pushed {outcome.n_files} files to dataset {repo_id}: {outcome.pr_url or outcome.commit_url}")
 
 

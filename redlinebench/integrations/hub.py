@@ -12,6 +12,7 @@ from ``HF_TOKEN`` or the stored login and is never echoed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -184,6 +185,55 @@ def _source_info(results: RunResults) -> Mapping[str, Any]:
     return {}
 
 
+def _embedded_fingerprint() -> str | None:
+    from ..tasks import fingerprint_dirs, task_dirs
+
+    try:
+        return fingerprint_dirs(task_dirs(config.embedded_benchmark_dir() / "tasks"))
+    except OSError:
+        return None  # not built into this installation: nothing to compare with
+
+
+def _synthetic(results: RunResults) -> tuple[str, str] | None:
+    """``(which synthetic set, how we know)`` when the run's tasks are synthetic, else None.
+
+    The recorded kind is not enough on its own: ``demo`` runs recorded the embedded set as a plain
+    path. So the path, the fingerprint (which survives copying the tree or the run elsewhere) and
+    the tree's ``benchmark.json`` are checked too.
+    """
+    from ..tasks import is_embedded_dir
+
+    embedded = "the embedded synthetic set"
+    info = _source_info(results)
+    kind = str(info.get("kind") or "")
+    if kind == "embedded":
+        return embedded, "recorded as embedded"
+    if kind == "synthetic":
+        return "a synthetic task set", "recorded as synthetic"
+    path = info.get("path")
+    if isinstance(path, str) and path and is_embedded_dir(path):
+        return embedded, f"at {path}"
+    fingerprint = info.get("fingerprint")
+    if isinstance(fingerprint, str) and fingerprint and fingerprint == _embedded_fingerprint():
+        return embedded, f"same fingerprint {fingerprint[:12]}"
+    if isinstance(path, str) and path:
+        try:
+            manifest = json.loads((Path(path) / "benchmark.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            manifest = None
+        name = manifest.get("name") if isinstance(manifest, dict) else None
+        if isinstance(name, str) and "synthetic" in name.lower():
+            return "a synthetic task set", f"{Path(path) / 'benchmark.json'} names it {name!r}"
+    return None
+
+
+def synthetic_source(results: RunResults) -> str | None:
+    """Why the run's tasks are a synthetic set, as a phrase such as ``the embedded synthetic set
+    (at /path)``; None when nothing says they are."""
+    found = _synthetic(results)
+    return f"{found[0]} ({found[1]})" if found else None
+
+
 def _subset_reason(results: RunResults) -> str | None:
     """Why the run covers only part of its task source (None when it covers all of it)."""
     cfg = results.run_config
@@ -230,9 +280,9 @@ def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_i
     n_tasks = entry.get("n_tasks")
     if isinstance(n_tasks, int) and dataset_id == config.HUB_DATASET_ID and n_tasks < REAL_SET_TASKS:
         problems.append(f"{model}: {n_tasks} of the {REAL_SET_TASKS} tasks of {dataset_id} were graded (partial task set)")
-    kind = str(_source_info(results).get("kind") or "")
-    if dataset_id == config.HUB_DATASET_ID and kind in {"embedded", "synthetic"}:
-        problems.append(f"{model}: the run used the {kind} task set, not {dataset_id}")
+    synthetic = synthetic_source(results) if dataset_id == config.HUB_DATASET_ID else None
+    if synthetic:
+        problems.append(f"{model}: the run used {synthetic}, not {dataset_id}")
     return problems
 
 
@@ -246,6 +296,37 @@ def _ci_note(ci: Any) -> str:
     if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
         return f"95% CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f}; "
     return ""
+
+
+def _recorded_revision(results: RunResults, dataset_id: str) -> str | None:
+    """The dataset revision the run's tasks came from. Only a Hub source has one: a local, embedded
+    or imported tree gets none, since the pinned revision would claim data the run did not use.
+    With no source recorded at all (a bare summary) the pinned revision is the documented default."""
+    info = _source_info(results)
+    pinned = config.HUB_DATASET_REVISION if dataset_id == config.HUB_DATASET_ID else None
+    if not info:
+        return pinned
+    if info.get("kind") == "hub":
+        return str(info.get("revision") or "") or pinned
+    return None
+
+
+def _source_note(results: RunResults) -> str:
+    """``notes`` text naming a non-Hub task source (no local paths: the notes are public)."""
+    info = _source_info(results)
+    kind = info.get("kind")
+    if not info or kind == "hub":
+        return ""
+    synthetic = _synthetic(results)
+    if synthetic:
+        what = synthetic[0]
+    elif kind in (None, "path", "env", "local", "directory"):
+        what = "a local task tree"
+    else:
+        what = f"a {kind} task source"
+    fingerprint = info.get("fingerprint")
+    fp = f", fingerprint {fingerprint[:12]}" if isinstance(fingerprint, str) and fingerprint else ""
+    return f"tasks: {what}{fp}, not a Hub revision; "
 
 
 def build_entry(
@@ -270,12 +351,11 @@ def build_entry(
     notes = (
         f"agent: {agent_of(results, entry.get('model'))}; model: {entry.get('model')}; "
         f"judges: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
-        f"trials: {n_trials} over {n_tasks} tasks; "
+        f"trials: {n_trials} over {n_tasks} tasks; {_source_note(results)}"
         f"{_ci_note(entry.get('ci'))}redlinebench {__version__}"
     )
     if revision is None:
-        revision = _source_info(results).get("revision") or (
-            config.HUB_DATASET_REVISION if dataset_id == config.HUB_DATASET_ID else None)
+        revision = _recorded_revision(results, dataset_id)
     cfg = results.run_config
     run_date = date or cfg.get("created") or cfg.get("created_at") or results.summary.get("created_at") or _utc_now()
     return EvalResultEntry(
@@ -343,9 +423,13 @@ class PushPlan:
 
 @dataclass(frozen=True)
 class PushOutcome:
-    commit_url: str
+    """What a push did. ``changed`` is False when the target already held every file byte for byte:
+    then nothing was committed and no pull request opened (both URLs are None)."""
+
+    commit_url: str | None
     pr_url: str | None
     n_files: int
+    changed: bool = True
 
 
 def resolve_token(token: str | None = None) -> str:
@@ -368,24 +452,67 @@ def _hub_error(exc: Exception, what: str) -> HubError:
     return HubError(f"{what} failed: {first}{hint}")
 
 
+#: Paths per ``paths-info`` request when checking whether a push would change anything.
+_PATHS_INFO_BATCH = 256
+
+
+def _git_blob_sha(content: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def _already_there(api: Any, plan: PushPlan, revision: str | None) -> bool:
+    """True when every planned file is on ``revision`` byte for byte.
+
+    huggingface_hub drops such a commit silently and returns the branch head as if it had
+    committed (and, with ``create_pr``, opens no PR); checking first lets us say so instead.
+    """
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+    from huggingface_hub.hf_api import RepoFile
+
+    paths = sorted(plan.files)
+    for start in range(0, len(paths), _PATHS_INFO_BATCH):
+        batch = paths[start:start + _PATHS_INFO_BATCH]
+        try:
+            remote = api.get_paths_info(plan.repo_id, batch, repo_type=plan.repo_type, revision=revision)
+        except (RepositoryNotFoundError, RevisionNotFoundError):
+            return False  # a new repo or branch: everything is a change
+        found = {f.path: f for f in remote if isinstance(f, RepoFile)}
+        for path in batch:
+            entry, content = found.get(path), plan.files[path]
+            if entry is None:
+                return False
+            if entry.lfs is not None:
+                if entry.lfs.sha256 != hashlib.sha256(content).hexdigest():
+                    return False
+            elif entry.blob_id != _git_blob_sha(content):
+                return False
+    return True
+
+
 def execute(plan: PushPlan, *, token: str | None = None) -> PushOutcome:
-    """Send ``plan`` as one commit (creating the repo first when asked)."""
+    """Send ``plan`` as one commit (creating the repo first when asked); nothing when nothing changed."""
     from huggingface_hub import CommitOperationAdd, HfApi
     from huggingface_hub.errors import HfHubHTTPError
 
     api = HfApi(token=resolve_token(token))
+    revision = None if plan.create_pr else plan.revision  # a PR starts from the default branch
+    unchanged = PushOutcome(commit_url=None, pr_url=None, n_files=len(plan.files), changed=False)
     try:
+        if plan.files and _already_there(api, plan, revision):
+            return unchanged
         if plan.create_repo:
             api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True, private=plan.private)
         ops = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=c) for p, c in sorted(plan.files.items())]
         info = api.create_commit(
             plan.repo_id, ops, commit_message=plan.commit_message, repo_type=plan.repo_type,
-            create_pr=plan.create_pr, revision=None if plan.create_pr else plan.revision,
+            create_pr=plan.create_pr, revision=revision,
         )
     except HfHubHTTPError as exc:
         raise _hub_error(exc, f"push to {plan.repo_id}") from None
     except OSError as exc:  # connection refused / DNS / TLS
         raise HubError(f"push to {plan.repo_id} failed: cannot reach the Hub ({exc})") from None
+    if plan.create_pr and not info.pr_url:
+        return unchanged  # the files landed on main in the meantime: the library skipped the empty commit
     return PushOutcome(commit_url=str(info.commit_url), pr_url=info.pr_url, n_files=len(plan.files))
 
 
@@ -508,6 +635,7 @@ __all__ = [
     "pick_entry",
     "redline_overall_of",
     "publish_problems",
+    "synthetic_source",
     "build_entry",
     "render_results_yaml",
     "parse_results_yaml",

@@ -1,21 +1,25 @@
 """Token cost of judge calls: litellm's price map first, then our fallback table.
 
-The fallback (``configs/judges/prices.yaml``) covers models litellm does not know, so a
-judge's cost is never silently reported as 0; with no price anywhere the cost is ``None``
-(unknown), and summaries say so.
+The fallback (``configs/judges/prices.yaml``, shipped in the package) covers models litellm does
+not know, so a judge's cost is never silently reported as 0; with no price anywhere the cost is
+``None`` (unknown), and summaries say so.
 """
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+import logging
 from typing import Any
 
 import yaml
 
+from .. import config
 from .._litellm import get_litellm
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "judges"
+log = logging.getLogger(__name__)
+
+#: The judge configs shipped with the package (panels and the price table).
+CONFIG_DIR = config.packaged_configs_dir() / "judges"
 
 
 @functools.lru_cache(maxsize=1)
@@ -24,7 +28,9 @@ def fallback_prices() -> dict[str, dict[str, float]]:
     path = CONFIG_DIR / "prices.yaml"
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
+    except (OSError, yaml.YAMLError) as exc:
+        # costs then come from litellm alone (unknown models: None); say why rather than hide it
+        log.warning("judge price table unusable (%s): %s", path, exc)
         return {}
     prices = data.get("prices", {}) if isinstance(data, dict) else {}
     out = {}

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from .. import config
 from .._atomic import atomic_write_text
 from ..errors import ConfigError
 from ..scoring import (
@@ -35,8 +36,6 @@ from ._cost import CONFIG_DIR
 from ._gate import gate, open_output
 from ._prompt import PROMPT_VERSION
 
-#: Used only when configs/judges/default.yaml is not available (e.g. an installed wheel).
-_DEFAULT_PANEL = ["openai/gpt-5.4-mini", "anthropic/claude-haiku-4-5", "gemini/gemini-3.1-flash-lite"]
 _JUDGE_OPTIONS = {"name", "api_base", "api_key_env", "timeout", "max_retries", "json_mode", "temperature", "extra"}
 
 
@@ -78,10 +77,20 @@ def _load_yaml(path: Path, overrides: dict[str, Any]) -> list[Judge]:
     return [_judge_from_entry(e, f"{path}: judges[{i}]", overrides) for i, e in enumerate(entries)]
 
 
+def _named_config(name: str) -> Path | None:
+    """``configs/judges/<name>.yaml`` of the working directory, else the copy shipped in the package."""
+    for directory in config.config_search_dirs("judges"):
+        candidate = directory / f"{name}.yaml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def create_judges(spec: str, *, api_base: str | None = None, timeout: float | None = None,
                   max_retries: int | None = None) -> list[Judge]:
     """Judges from a spec: ``panel`` | ``heuristic`` | ``none`` | ``a,b,c`` (litellm models) | a YAML path
-    | the name of a file in ``configs/judges/``. Keyword options override every litellm judge."""
+    | the name of a file in ``configs/judges/`` (the working directory's, then the package's).
+    Keyword options override every litellm judge."""
     overrides = {k: v for k, v in {"api_base": api_base, "timeout": timeout, "max_retries": max_retries}.items()
                  if v is not None}
     spec = (spec or "").strip()
@@ -92,17 +101,18 @@ def create_judges(spec: str, *, api_base: str | None = None, timeout: float | No
     if spec == "heuristic":
         return [create_judge("heuristic")]
     if spec in ("panel", "default"):
-        path = CONFIG_DIR / "default.yaml"
-        if path.is_file():
-            return _load_yaml(path, overrides)
-        return [_judge_from_entry(m, "default panel", overrides) for m in _DEFAULT_PANEL]
+        path = _named_config("default")
+        if path is None:
+            raise ConfigError("the default judge panel is missing from this installation "
+                              "(reinstall redlinebench, or pass a judge YAML file)", path=CONFIG_DIR / "default.yaml")
+        return _load_yaml(path, overrides)
     path = Path(spec).expanduser()
     if spec.endswith((".yaml", ".yml")) or path.is_file():
         if not path.is_file():
             raise ConfigError("judge config not found", path=path)
         return _load_yaml(path, overrides)
-    named = CONFIG_DIR / f"{spec}.yaml"
-    if "," not in spec and "/" not in spec and named.is_file():
+    named = _named_config(spec) if "," not in spec and "/" not in spec else None
+    if named is not None:
         return _load_yaml(named, overrides)
     judges = [_judge_from_entry(item, f"--judges item {i + 1}", overrides)
               for i, item in enumerate(s for s in spec.split(",") if s.strip())]

@@ -3,7 +3,7 @@
 A preset may set ``model``/``models``, ``agent``, ``judges``, ``trials``, ``concurrency``, ``workers``, ``seed``,
 ``api_base`` and ``limits`` (see :class:`redlinebench.agent.AgentLimits`). Command-line options win.
 Names resolve to ``configs/presets/<name>.yaml`` in the working directory, then to the copy shipped
-inside the package.
+inside the package (``redlinebench/configs/presets/``).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import config
 from ..errors import ConfigError
 
 KEYS = {"model", "models", "agent", "agents", "judges", "trials", "concurrency", "workers", "seed", "api_base", "judge_api_base", "limits",
@@ -18,7 +19,8 @@ KEYS = {"model", "models", "agent", "agents", "judges", "trials", "concurrency",
 
 
 def preset_dirs() -> list[Path]:
-    return [Path.cwd() / "configs" / "presets", Path(__file__).resolve().parent.parent / "configs" / "presets"]
+    """Where preset names are looked up, in order (see :func:`redlinebench.config.config_search_dirs`)."""
+    return config.config_search_dirs("presets")
 
 
 def find_preset(name_or_path: str) -> Path:
@@ -32,9 +34,10 @@ def find_preset(name_or_path: str) -> Path:
             candidate = d / f"{name_or_path}{ext}"
             if candidate.is_file():
                 return candidate
-    known = sorted({p.stem for d in preset_dirs() if d.is_dir() for p in d.glob("*.y*ml")})
-    raise ConfigError(f"unknown preset {name_or_path!r} (known: {', '.join(known) or 'none'}; names are looked "
-                      f"up in {Path.cwd() / 'configs' / 'presets'}, elsewhere pass a YAML file path)")
+    dirs = preset_dirs()
+    known = sorted({p.stem for d in dirs if d.is_dir() for p in d.glob("*.y*ml")})
+    raise ConfigError(f"unknown preset {name_or_path!r} (known: {', '.join(known) or 'none'}; looked in "
+                      f"{' and '.join(str(d) for d in dirs)}; or pass a YAML file path)")
 
 
 def load_preset(name_or_path: str) -> dict[str, Any]:

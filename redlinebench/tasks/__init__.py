@@ -19,7 +19,7 @@ from ._model import (
     parse_task_name,
 )
 from ._parse import read_task
-from ._source import Source, download_hub_snapshot, hub_snapshot_dir, resolve_source, task_dirs
+from ._source import Source, download_hub_snapshot, hub_snapshot_dir, is_embedded_dir, resolve_source, task_dirs
 from ._taskset import TaskSet, ValidationReport, fingerprint_dirs, load_tasks, validate_tasks
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "fingerprint_dirs",
     "hub_snapshot_dir",
     "input_group_of",
+    "is_embedded_dir",
     "load_tasks",
     "parse_task_name",
     "read_task",

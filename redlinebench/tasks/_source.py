@@ -109,7 +109,21 @@ def _locate(directory: Path) -> tuple[Path, Path]:
 
 def _from_dir(kind: SourceKind, directory: Path, reason: str, skipped: tuple[str, ...] = ()) -> Source:
     root, tasks = _locate(directory.expanduser().resolve())
+    if kind != "embedded" and is_embedded_dir(root):
+        # the shipped synthetic set named by its path (as `redlinebench demo` does) is still the
+        # synthetic set: record it so, or a run of it could pass for a run of some real task tree
+        kind, reason = "embedded", f"{reason}: the embedded synthetic set"
     return Source(kind=kind, path=root, reason=reason, tasks_dir=tasks, skipped=skipped)
+
+
+def is_embedded_dir(directory: str | Path) -> bool:
+    """True when ``directory`` (a dataset root or its ``tasks/``) is the synthetic set shipped in the package."""
+    embedded = config.embedded_benchmark_dir()
+    try:
+        path, own = Path(directory).expanduser().resolve(), embedded.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return path == own or (path.name == "tasks" and path.parent == own)
 
 
 # -- the Hub ------------------------------------------------------------------------------
@@ -151,7 +165,9 @@ def download_hub_snapshot(revision: str | None = None, *, offline: bool | None =
     try:
         # One plain request first: without a network, snapshot_download retries for ~20 s.
         HfApi(endpoint=endpoint).dataset_info(config.HUB_DATASET_ID, revision=revision, timeout=timeout)
-    except (HfHubHTTPError, httpx2.HTTPError, OSError) as exc:
+    except HfHubHTTPError as exc:
+        raise HubError(_hub_answer(exc, revision, endpoint)) from exc
+    except (httpx2.HTTPError, OSError) as exc:
         raise HubError(f"cannot reach the Hub for {config.HUB_DATASET_ID}@{revision[:12]}: {_first_line(exc)}") from exc
     folder.mkdir(parents=True, exist_ok=True)
     try:
@@ -173,6 +189,25 @@ def download_hub_snapshot(revision: str | None = None, *, offline: bool | None =
     except OSError as exc:
         raise HubError(f"cannot record the snapshot's revision: {exc.strerror or exc}", path=root / _MARKER) from exc
     return root
+
+
+def _hub_answer(exc: Exception, revision: str, endpoint: str | None) -> str:
+    """The Hub's HTTP answer in words: a 404 for the repository or the revision is a reply, and
+    calling it "cannot reach the Hub" sends people to debug their network instead of the name."""
+    from huggingface_hub import constants
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError, RevisionNotFoundError
+
+    repo, where = config.HUB_DATASET_ID, endpoint or constants.ENDPOINT
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(exc, GatedRepoError):
+        return (f"the Hub ({where}) answered that dataset {repo} is gated (HTTP {status}): "
+                "accept its conditions on the Hub and log in (`hf auth login` or HF_TOKEN)")
+    if isinstance(exc, RepositoryNotFoundError):
+        return (f"the Hub ({where}) answered that dataset repository {repo} was not found (HTTP {status}; "
+                "a private repository answers the same without a valid token)")
+    if isinstance(exc, RevisionNotFoundError):
+        return f"the Hub ({where}) answered that revision {revision} was not found in dataset {repo} (HTTP {status})"
+    return f"the Hub ({where}) answered HTTP {status} for {repo}@{revision[:12]}: {_first_line(exc)}"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -226,6 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
     def _body(self) -> bytes:
+        self._body_read = True
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
@@ -247,6 +248,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.hub.requests.append((self.command, split.path))
         query = {k: v[-1] for k, v in parse_qs(split.query).items()}
         parts = [p for p in split.path.split("/") if p]
+        self._body_read = False
         try:
             if parts[:1] == ["api"]:
                 self._api(parts[1:], query)
@@ -255,6 +257,8 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 raise _HttpError(404, f"no route for {split.path}")
         except _HttpError as err:
+            if not self._body_read:  # an unread body would be parsed as the next request on this connection
+                self._body()
             headers = dict(err.headers)
             if err.code:
                 headers["X-Error-Code"] = err.code

@@ -112,6 +112,40 @@ def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fak
     assert [(d["dataset"]["id"], d["value"]) for d in data] == [("cais/hle", 20.9), (config.HUB_DATASET_ID, 50.0)]
 
 
+def test_an_unchanged_result_makes_no_commit_and_no_pr_and_says_so(tmp_path, fake_hub):
+    fake_hub.seed("org/model", {"config.json": "{}"})
+    run = _run_dir(tmp_path, [_row()])
+    first = _invoke("push", "results", str(run), "--model-repo", "org/model", env={"HF_TOKEN": TOKEN})
+    assert first.exit_code == 0, first.output
+    head = fake_hub.head("org/model")
+    assert len(fake_hub.commits) == 1 and "/commit/" in first.output
+    for extra in (["--create-pr"], []):
+        again = _invoke("push", "results", str(run), "--model-repo", "org/model", *extra, env={"HF_TOKEN": TOKEN})
+        assert again.exit_code == 0, again.output
+        assert again.output.startswith(f"nothing changed: org/model already has this {hub.RESULTS_PATH}")
+        assert "pushed" not in again.output and head not in again.output and "discussions" not in again.output
+        assert ("no pull request" in again.output) == bool(extra)
+    assert len(fake_hub.commits) == 1 and fake_hub.head("org/model") == head
+    assert fake_hub.repos[("model", "org/model")].n_prs == 0
+    # a different score is a change again, and the PR is opened
+    changed = _run_dir(tmp_path / "later", [_row(otw=0.5)])
+    res = _invoke("push", "results", str(changed), "--model-repo", "org/model", "--create-pr", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code == 0 and "discussions/1" in res.output
+    assert len(fake_hub.commits) == 2 and fake_hub.commits[-1].create_pr
+
+
+def test_a_pr_the_library_skipped_as_empty_is_reported_as_unchanged(tmp_path, fake_hub, monkeypatch):
+    # the file reached main between our check and the commit: huggingface_hub skips the empty
+    # commit and returns main's head without a PR; that is not a push
+    run = _run_dir(tmp_path, [_row()])
+    plan, _ = hub.plan_results_push(run, model_repo="org/model", create_pr=True)
+    fake_hub.seed("org/model", {hub.RESULTS_PATH: plan.files[hub.RESULTS_PATH]})
+    monkeypatch.setattr(hub, "_already_there", lambda *a, **k: False)
+    outcome = hub.execute(plan, token=TOKEN)
+    assert (outcome.changed, outcome.commit_url, outcome.pr_url) == (False, None, None)
+    assert fake_hub.commits == []
+
+
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
     [
@@ -119,7 +153,7 @@ def test_existing_entries_are_kept_and_the_superseded_one_replaced(tmp_path, fak
         ({"statuses": ("graded", "judging_incomplete")}, "incomplete judging"),
         ({"rows": [_row(grid_complete=False, missing_cells=["3-4"])]}, "cells missing: 3-4"),
         ({"rows": [_row(n_tasks=12)]}, "12 of the 140 tasks"),
-        ({"run_config": _runner_config([_row()], kind="embedded")}, "embedded task set"),
+        ({"run_config": _runner_config([_row()], kind="embedded")}, "the embedded synthetic set (recorded as embedded)"),
         ({"run_config": _runner_config([_row()], n_tasks=20)}, "covers 20 of the 140 tasks"),
         ({"run_config": {**_runner_config([_row()]), "spec": {"filter": {"scenario": [1]}}}}, "task filter or limit"),
     ],
@@ -136,6 +170,63 @@ def test_misleading_results_are_refused_unless_forced(tmp_path, fake_hub, kwargs
     assert forced.exit_code == 0, forced.output
     assert needle in forced.output  # the warning is still shown
     assert len(fake_hub.commits) == 1
+
+
+def _embedded_fingerprint() -> str:
+    from redlinebench.tasks import fingerprint_dirs, task_dirs
+
+    return fingerprint_dirs(task_dirs(config.embedded_benchmark_dir() / "tasks"))
+
+
+def _synthetic_case(case: str, tmp: Path) -> tuple[dict, str]:
+    """(the run's recorded ``data``, the reason ``push results`` must give) for each way to recognise it."""
+    embedded = config.embedded_benchmark_dir()
+    if case == "recorded-path":  # older `demo` runs recorded the shipped set as a plain path
+        return {"kind": "path", "path": str(embedded)}, f"the embedded synthetic set (at {embedded})"
+    if case == "fingerprint":  # the same tasks copied elsewhere, or the run moved to another machine
+        fp = _embedded_fingerprint()
+        return ({"kind": "path", "path": "/elsewhere/bench", "fingerprint": fp},
+                f"the embedded synthetic set (same fingerprint {fp[:12]})")
+    # a tree built with `redlinebench data build-synthetic --out DIR`
+    return {"kind": "local", "path": str(tmp / "synth")}, "a synthetic task set ("
+
+
+@pytest.mark.parametrize("case", ["recorded-path", "fingerprint", "benchmark-json"])
+def test_the_synthetic_set_under_a_path_is_refused_and_forced_claims_no_hub_revision(tmp_path, case):
+    (tmp_path / "synth").mkdir()
+    (tmp_path / "synth" / "benchmark.json").write_text(json.dumps({"name": "redlinebench-synthetic"}))
+    data, needle = _synthetic_case(case, tmp_path)
+    run = _run_dir(tmp_path, [_row()], run_config=_runner_config([_row()], revision=None, **data))
+    with pytest.raises(HubError, match="refusing to publish") as err:
+        hub.plan_results_push(run, model_repo="org/m")
+    assert needle in str(err.value) and f"not {config.HUB_DATASET_ID}" in str(err.value)
+    # another dataset id is the caller's own claim: the synthetic set may be published under it
+    assert hub.plan_results_push(run, model_repo="org/m", dataset_id="org/synthetic")[1] == []
+    plan, problems = hub.plan_results_push(run, model_repo="org/m", force=True)
+    assert any(needle in p for p in problems)
+    from huggingface_hub import parse_eval_result_entries
+
+    [entry] = parse_eval_result_entries(yaml.safe_load(plan.files[hub.RESULTS_PATH]))
+    assert entry.dataset_id == config.HUB_DATASET_ID and entry.dataset_revision is None
+    assert f"tasks: {needle.split(' (')[0]}" in entry.notes and "not a Hub revision" in entry.notes
+
+
+def test_only_a_hub_source_puts_a_revision_in_the_yaml(tmp_path):
+    from huggingface_hub import parse_eval_result_entries
+
+    def revision_of(**data) -> tuple[str | None, str]:
+        run = _run_dir(tmp_path / str(len(list(tmp_path.iterdir()))), [_row()],
+                       run_config=_runner_config([_row()], **data))
+        plan, _ = hub.plan_results_push(run, model_repo="org/m", force=True)
+        [entry] = parse_eval_result_entries(yaml.safe_load(plan.files[hub.RESULTS_PATH]))
+        return entry.dataset_revision, entry.notes
+
+    assert revision_of()[0] == config.HUB_DATASET_REVISION
+    assert revision_of(revision="abc1234")[0] == "abc1234"  # the Hub revision the run actually used
+    local, notes = revision_of(kind="local", path="/home/me/bench", revision=None, fingerprint="f" * 40)
+    assert local is None and "tasks: a local task tree, fingerprint ffffffffffff, not a Hub revision" in notes
+    assert "/home/me" not in notes
+    assert revision_of(kind="path", path="/x", revision=None)[0] is None
 
 
 def test_no_token_is_a_one_line_error(tmp_path, fake_hub):
@@ -197,6 +288,16 @@ def test_push_dataset_uploads_the_whole_export_in_one_commit(tmp_path, fake_hub)
     assert yaml.safe_load(files["eval.yaml"])["evaluation_framework"] == "redline-bench"
     assert not any(p.startswith(".cache") for p in files)
     assert fake_hub.commits[-1].message == "Upload RedlineBench dataset (1 tasks)"
+
+
+def test_pushing_the_same_dataset_again_makes_no_commit(tmp_path, fake_hub):
+    out = _export(tmp_path)
+    first = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out), env={"HF_TOKEN": TOKEN})
+    assert first.exit_code == 0, first.output
+    again = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out), "--create-pr", env={"HF_TOKEN": TOKEN})
+    assert again.exit_code == 0, again.output
+    assert again.output.startswith("nothing changed: dataset org/RB already has these 5 files")
+    assert len(fake_hub.commits) == 1 and fake_hub.repos[("dataset", "org/RB")].n_prs == 0
 
 
 def test_push_dataset_dry_run_and_bad_exports(tmp_path, fake_hub):

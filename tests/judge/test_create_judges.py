@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from redlinebench import config
 from redlinebench.errors import ConfigError
 from redlinebench.judge import HeuristicJudge, LiteLLMJudge, create_judge, create_judges, judge_method
 
@@ -18,10 +19,21 @@ def test_default_panel_is_the_three_spec_models():
 
 def test_named_single_and_custom_example():
     assert [j.name for j in create_judges("single")] == ["openai/gpt-5.4-mini"]
-    judges = create_judges("configs/judges/custom-example.yaml")
+    judges = create_judges(str(config.packaged_configs_dir() / "judges" / "custom-example.yaml"))
     assert [j.name for j in judges] == ["openai/gpt-5.4-mini", "local-qwen", "heuristic"]
     assert judges[1].api_base == "http://localhost:8000/v1" and judges[1].timeout == 300
     assert judge_method(judges) == "mixed"
+
+
+def test_panel_names_resolve_in_the_working_directory_then_the_package(tmp_path, monkeypatch):
+    # outside a checkout the shipped panels are found; a ./configs/judges/ of the user's wins
+    monkeypatch.chdir(tmp_path)
+    assert [j.model for j in create_judges("panel")][0] == "openai/gpt-5.4-mini"
+    assert [j.name for j in create_judges("single")] == ["openai/gpt-5.4-mini"]
+    own = tmp_path / "configs" / "judges"
+    own.mkdir(parents=True)
+    (own / "single.yaml").write_text("judges:\n  - openai/my-judge\n", encoding="utf-8")
+    assert [j.name for j in create_judges("single")] == ["openai/my-judge"]
 
 
 def test_comma_list_heuristic_none_and_overrides():

@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from redlinebench.cli import main
@@ -133,6 +134,15 @@ def test_demo_on_the_embedded_set_ranks_golden_first_offline(tmp_path):
     assert golden["n_gate_failures"] == 0 and noop["n_gate_failures"] == noop["n_trials"] > 0
     assert summary["run"]["errors"] == [] and summary["run"]["not_graded"] == []
     assert f"report: {tmp_path / 'demo' / 'report.html'}" in r.output
+    # the run records the synthetic set as such, and its scores cannot pass for the real dataset's
+    assert json.loads((tmp_path / "demo" / "config.json").read_text())["data"]["kind"] == "embedded"
+    push = ["push", "results", str(tmp_path / "demo"), "--model", "golden", "--model-repo", "o/m", "--dry-run"]
+    refused = CliRunner().invoke(main, push)
+    assert refused.exit_code == 1 and "the run used the embedded synthetic set (recorded as embedded), not crosbylegal/RedlineBench" in refused.output
+    forced = CliRunner().invoke(main, [*push, "--force"])
+    assert forced.exit_code == 0, forced.output
+    [entry] = yaml.safe_load(forced.output.split(".eval_results/redlinebench.yaml\n", 2)[-1])
+    assert "revision" not in entry["dataset"] and "tasks: the embedded synthetic set" in entry["notes"]
 
 
 def test_missing_provider_keys_stop_the_run_before_anything_is_spent(tree, tmp_path):

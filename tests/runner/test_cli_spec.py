@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
+from redlinebench import config
 from redlinebench.cli import main
 from redlinebench.cli.run import _build_spec
 from redlinebench.errors import ConfigError
@@ -65,12 +68,16 @@ def test_bad_preset_files_name_the_file_and_key(tmp_path):
         load_preset("nope")
 
 
-def test_unknown_preset_outside_a_checkout_says_where_names_are_looked_up(tmp_path, monkeypatch):
-    # a pip-installed user in an empty directory has no configs/: the error must say how to proceed
+def test_presets_outside_a_checkout_come_from_the_package_and_misses_say_where_they_looked(tmp_path, monkeypatch):
+    # a pip-installed user in an empty directory has no configs/: the shipped presets still resolve
     monkeypatch.chdir(tmp_path)
+    smoke = load_preset("smoke")
+    assert Path(smoke["_path"]) == config.packaged_configs_dir() / "presets" / "smoke.yaml"
     with pytest.raises(ConfigError) as err:
-        load_preset("smoke")
-    assert str(tmp_path / "configs" / "presets") in str(err.value) and "YAML file path" in str(err.value)
+        load_preset("nope")
+    message = str(err.value)
+    assert str(tmp_path / "configs" / "presets") in message and "YAML file path" in message
+    assert str(config.packaged_configs_dir() / "presets") in message and "smoke" in message
 
 
 def test_cli_prints_one_line_errors_without_traceback(tmp_path):

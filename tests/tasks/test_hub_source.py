@@ -60,14 +60,41 @@ def test_cached_snapshot_needs_no_traffic_and_works_offline(published: str, fake
 
 def test_unknown_revision(published: str, tmp_path: Path, template_tree: Path, monkeypatch) -> None:
     missing = "0" * 40
-    with pytest.raises(HubError, match=r"crosbylegal/RedlineBench@000000000000"):
+    with pytest.raises(HubError, match=f"revision {missing} was not found in dataset crosbylegal/RedlineBench") as err:
         resolve_source(f"hub@{missing}")
+    assert "cannot reach" not in str(err.value) and "HTTP 404" in str(err.value)
     # the default order records the failure and falls back to the embedded set
     monkeypatch.setattr(config, "HUB_DATASET_REVISION", missing)
     monkeypatch.setattr(config, "embedded_benchmark_dir", lambda: template_tree)
     source = resolve_source()
     assert source.kind == "embedded"
-    assert source.skipped[-1].startswith("Hub snapshot unavailable: cannot reach the Hub for crosbylegal/RedlineBench")
+    assert source.skipped[-1].startswith("Hub snapshot unavailable: the Hub (")
+    assert f"revision {missing} was not found" in source.skipped[-1]
+
+
+def test_a_missing_repository_is_reported_as_the_hubs_answer(fake_hub, tmp_path: Path, monkeypatch) -> None:  # noqa: F811
+    # the fake Hub is up but holds no crosbylegal/RedlineBench: a 404 RepositoryNotFound, not a network failure
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(HubError) as err:
+        load_tasks("hub")
+    message = str(err.value)
+    assert "cannot reach" not in message
+    assert f"dataset repository {config.HUB_DATASET_ID} was not found (HTTP 404" in message
+    assert fake_hub.url in message
+
+
+def test_an_unreachable_hub_is_still_called_unreachable(tmp_path: Path, monkeypatch) -> None:
+    import socket
+
+    from tests.fakes.hub_server import point_hub_at
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    point_hub_at(monkeypatch, f"http://127.0.0.1:{port}")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(HubError, match=f"cannot reach the Hub for {config.HUB_DATASET_ID}@"):
+        load_tasks("hub")
 
 
 def test_explicit_hub_keyword(published: str) -> None:

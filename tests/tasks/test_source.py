@@ -88,6 +88,17 @@ def test_explicit_embedded_keyword(places) -> None:
     assert resolve_source("embedded").kind == "embedded"
 
 
+def test_the_embedded_set_named_by_its_path_is_still_the_embedded_set(places, monkeypatch) -> None:
+    # `redlinebench demo` passes the shipped set as a path; the run must not record it as any tree
+    for given in (places["embedded"], places["embedded"] / "tasks"):
+        source = resolve_source(given)
+        assert (source.kind, source.path) == ("embedded", places["embedded"])
+        assert source.reason == "given explicitly: the embedded synthetic set"
+    monkeypatch.setenv("REDLINEBENCH_BENCHMARK_DIR", str(places["embedded"]))
+    assert resolve_source().kind == "embedded"
+    assert resolve_source(places["explicit"]).kind == "path"  # an identical copy elsewhere is just a path
+
+
 def test_explicit_hub_keyword_offline_is_an_error(places) -> None:
     with pytest.raises(HubError, match="HF_HUB_OFFLINE is set"):
         resolve_source("hub")

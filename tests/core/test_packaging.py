@@ -1,0 +1,93 @@
+"""The wheel carries what the code reads at run time: judge panels, the price table, run presets.
+
+A checkout hides packaging mistakes (files next to the package are found by relative paths), so
+this builds a real wheel from a copy of the sources, installs it into a private directory and
+asks a fresh interpreter, started in an empty directory, what it finds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from redlinebench import config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_PROBE = """
+import json
+import redlinebench
+from redlinebench.judge import create_judges
+from redlinebench.judge._cost import fallback_prices
+from redlinebench.runner.presets import load_preset
+
+print(json.dumps({
+    "package": redlinebench.__file__,
+    "prices": fallback_prices(),
+    "presets": {name: load_preset(name)["_path"] for name in ("default", "smoke", "local-server")},
+    "panel": [j.model for j in create_judges("panel")],
+    "single": [j.name for j in create_judges("single")],
+}))
+"""
+
+
+def _pip(*args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path]:
+    """(the built wheel, the directory it was installed into)."""
+    base = tmp_path_factory.mktemp("wheel")
+    src = base / "src"  # a clean copy: an in-tree build/ could still hold files the sources lost
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    shutil.copytree(ROOT / "redlinebench", src / "redlinebench",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", str(base / "dist"), str(src))
+    [wheel] = (base / "dist").glob("redlinebench-*.whl")
+    _pip("install", "--no-deps", "--no-index", "-q", "--target", str(base / "site"), str(wheel))
+    return wheel, base / "site"
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_every_judge_and_preset_config(installed):
+    wheel, _ = installed
+    shipped = ROOT / "redlinebench" / "configs"
+    expected = {f"redlinebench/configs/{p.relative_to(shipped).as_posix()}" for p in shipped.rglob("*.yaml")}
+    assert {"redlinebench/configs/judges/prices.yaml", "redlinebench/configs/judges/default.yaml",
+            "redlinebench/configs/presets/smoke.yaml"} <= expected
+    with zipfile.ZipFile(wheel) as zf:
+        assert expected <= set(zf.namelist())
+
+
+@pytest.mark.slow
+def test_an_installed_wheel_finds_prices_panels_and_presets_outside_a_checkout(installed, tmp_path):
+    _, site = installed
+    empty = tmp_path / "elsewhere"
+    empty.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run([sys.executable, "-c", _PROBE], cwd=empty, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert Path(found["package"]).is_relative_to(site)  # the installed copy, not this checkout
+
+    shipped = config.packaged_configs_dir()
+    table = yaml.safe_load((shipped / "judges" / "prices.yaml").read_text(encoding="utf-8"))["prices"]
+    assert found["prices"] and set(found["prices"]) == {str(m) for m in table}
+    for name, path in found["presets"].items():
+        assert Path(path) == site / "redlinebench" / "configs" / "presets" / f"{name}.yaml"
+    panel = yaml.safe_load((shipped / "judges" / "default.yaml").read_text(encoding="utf-8"))["judges"]
+    assert found["panel"] == panel
+    assert found["single"] == ["openai/gpt-5.4-mini"]
