@@ -106,16 +106,10 @@ def select_tasks(
     return taskset, chosen
 
 
-def load_samples(
-    source: str | None = None,
-    task_ids: str | list[str] | None = None,
-    scenario: int | str | list | None = None,
-    turn: int | str | list | None = None,
-    side: str | list | None = None,
-    limit: int | None = None,
-) -> list[Sample]:
-    """One sample per task the filters keep (see :func:`select_tasks`)."""
-    _, chosen = select_tasks(source, task_ids, scenario, turn, side, limit)
+def load_samples(source: str | None = None, **filters: Any) -> list[Sample]:
+    """One sample per task the filters keep (``task_ids``, ``scenario``, ``turn``, ``side``,
+    ``limit``: see :func:`select_tasks`)."""
+    _, chosen = select_tasks(source, **filters)
     return [sample_for(t) for t in chosen]
 
 
