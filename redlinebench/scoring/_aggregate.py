@@ -219,13 +219,17 @@ def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
                                g.status, g.weighted, g.source or ""))
     warnings: list[str] = []
     seen: dict[tuple[str, str, int], str] = {}
+    repeated: dict[str, list[str]] = defaultdict(list)  # model -> one line per repeated trial
     for g in parsed:
         key = (g.model, g.task_id, g.trial)
         if key in seen:
-            warnings.append(f"{g.model}: {g.task_id} trial {g.trial} appears more than once "
-                            f"({seen[key]} and {g.source or 'another grade'}); both are counted")
+            repeated[g.model].append(f"{g.task_id} trial {g.trial} ({seen[key]} and {g.source or 'another grade'})")
         else:
             seen[key] = g.source or "a grade"
+    for model, lines in sorted(repeated.items()):  # one warning per model, not one per trial
+        more = f" and {len(lines) - 1} more" if len(lines) > 1 else ""
+        warnings.append(f"{model}: {len(lines)} trial(s) appear more than once, e.g. {lines[0]}{more}; every copy "
+                        "is counted (summarize one run, or give each run's model its own label)")
 
     by_model: dict[str, list[TrialGrade]] = defaultdict(list)
     for g in parsed:

@@ -142,7 +142,11 @@ def test_duplicate_trials_are_warned_not_hidden():
     g = grade("redline-s1-t1-g01a", 1, 0.5)
     summary = summarize([g, dict(g)])
     assert entry(summary)["n_trials"] == 2
-    assert any("appears more than once" in w for w in summary["warnings"])
+    assert any("1 trial(s) appear more than once" in w for w in summary["warnings"])
+    many = [grade("redline-s1-t1-g01a", k, 0.5) for k in range(1, 40)]
+    summary = summarize(many + [dict(g) for g in many])  # two copies of a whole run: one warning, not 39
+    dup = [w for w in summary["warnings"] if "more than once" in w]
+    assert len(dup) == 1 and "39 trial(s)" in dup[0] and "and 38 more" in dup[0]
 
 
 def test_spec_minimal_grade_without_status_or_version_is_read():
