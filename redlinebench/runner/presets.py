@@ -25,7 +25,8 @@ def preset_dirs() -> list[Path]:
 
 def find_preset(name_or_path: str) -> Path:
     path = Path(name_or_path).expanduser()
-    if path.suffix in {".yaml", ".yml"} or path.exists():
+    # a file path, not a name (a folder that happens to be called "smoke" here does not count)
+    if path.suffix in {".yaml", ".yml"} or path.is_file() or "/" in name_or_path:
         if not path.is_file():
             raise ConfigError("preset file not found", path=path)
         return path

@@ -73,6 +73,8 @@ def test_presets_outside_a_checkout_come_from_the_package_and_misses_say_where_t
     monkeypatch.chdir(tmp_path)
     smoke = load_preset("smoke")
     assert Path(smoke["_path"]) == config.packaged_configs_dir() / "presets" / "smoke.yaml"
+    (tmp_path / "smoke").mkdir()  # a folder that happens to share the preset's name does not shadow it
+    assert Path(load_preset("smoke")["_path"]) == config.packaged_configs_dir() / "presets" / "smoke.yaml"
     with pytest.raises(ConfigError) as err:
         load_preset("nope")
     message = str(err.value)
