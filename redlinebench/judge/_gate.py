@@ -49,12 +49,12 @@ def gate(output: str | Path | bytes | None, author: str, *, document: Any | None
     doc, why = (document, None) if document is not None else open_output(output)
     if doc is None:
         return GateResult(False, why)
-    author = author.strip()
-    n_changes = sum(1 for r in doc.revisions if (r.author or "").strip() == author)
-    n_comments = sum(1 for c in doc.comments if (c.author or "").strip() == author)
+    # SPEC §5.1: the author string *equals* the task's: the judge's view and the diagnostics
+    # attribute work by the same exact comparison, so a near-miss must not pass here either.
+    n_changes = sum(1 for r in doc.revisions if r.author == author)
+    n_comments = sum(1 for c in doc.comments if c.author == author)
     if n_changes or n_comments:
         return GateResult(True, None, doc)
-    others = sorted({(r.author or "").strip() for r in doc.revisions} | {(c.author or "").strip() for c in doc.comments}
-                    - {""})
-    hint = f" (authors present: {', '.join(others[:5])})" if others else ""
+    others = sorted({r.author or "" for r in doc.revisions} | {c.author or "" for c in doc.comments} - {""})
+    hint = f" (authors present: {', '.join(repr(a) for a in others[:5])})" if others else ""
     return GateResult(False, f"no tracked change or comment by the task author {author!r}{hint}", doc)

@@ -44,7 +44,8 @@ def _retryable(exc: BaseException) -> bool:
     status = _status(exc)
     if status is None:
         return True  # connection errors, unknown failures
-    return status in (408, 409, 429) or status >= 500
+    # SPEC §5.3: no retry on 4xx other than 429; 408 is how litellm reports a call that timed out
+    return status in (408, 429) or status >= 500
 
 
 #: How providers word a missing or rejected key when litellm does not raise AuthenticationError.

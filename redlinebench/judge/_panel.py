@@ -26,6 +26,7 @@ from ..scoring import (
     TrialGrade,
     document_diagnostics,
     golden_agreement,
+    no_document_diagnostics,
     panel_vote,
     reward,
 )
@@ -199,6 +200,7 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
         grade = _base_grade(task, model=model, trial=trial, judges=judges, status="errored",
                             gate_dict={"passed": False, "reason": "grading error"})
         grade.errors = [f"{type(exc).__name__}: {exc}"]
+        grade.diagnostics = no_document_diagnostics()
     if out_dir is not None:
         grade.write(out_dir / "grade.json")
     return grade
@@ -208,9 +210,8 @@ async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str
                  cache: JudgeCache | None, limiter: asyncio.Semaphore | None, audit: AuditLog | None,
                  out_dir: Path | None, document: Any | None = None) -> TrialGrade:
     checked = gate(output_path, task.author, document=document)
-    diagnostics: dict[str, Any] = {}
-    if checked.doc is not None:
-        diagnostics = document_diagnostics(checked.doc, task.author)
+    diagnostics = (document_diagnostics(checked.doc, task.author) if checked.doc is not None
+                   else no_document_diagnostics())
     if not checked.passed:
         grade = _base_grade(task, model=model, trial=trial, judges=judges, status="gate_failed",
                             gate_dict=checked.to_dict())

@@ -75,7 +75,7 @@ def parse_verdicts(text: str | None, rubric_ids: Sequence[str]) -> ParsedVerdict
             continue
         raw_verdict = item.get("verdict")
         verdict = normalize_verdict(raw_verdict)
-        if not (isinstance(raw_verdict, str) and raw_verdict.strip() in ("PASS", "FAIL")):
+        if raw_verdict not in ("PASS", "FAIL"):
             invalid.append(rid)
         got[rid] = verdict
         note = item.get("justification")

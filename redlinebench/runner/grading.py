@@ -54,7 +54,7 @@ def errored_grade(key: TrialKey, judges: list[Any], error: str) -> dict[str, Any
     It is ``errored``, not a zero: the summary lists it as incomplete, and ``--resume`` reruns it.
     """
     from ..judge import judge_method
-    from ..scoring import TrialGrade
+    from ..scoring import TrialGrade, no_document_diagnostics
 
     t = key.task
     grade = TrialGrade(task_id=t.task_id, model=key.label, trial=key.trial, scenario_id=int(t.scenario_id),
@@ -62,7 +62,7 @@ def errored_grade(key: TrialKey, judges: list[Any], error: str) -> dict[str, Any
                        status="errored", judge_method=judge_method(judges) if judges else "none",
                        judges=[getattr(j, "name", str(j)) for j in judges],
                        gate={"passed": False, "reason": "the agent produced no document"}, weighted=0.0,
-                       errors=[f"agent error: {error}"])
+                       errors=[f"agent error: {error}"], diagnostics=no_document_diagnostics())
     return grade.to_dict()
 
 

@@ -5,7 +5,7 @@ Pure functions over plain data: nothing here calls a network or reads a run dire
 
 from ._aggregate import FULL_GRID, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
-from ._diagnostics import document_diagnostics, golden_agreement
+from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
 from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, normalize_verdict, panel_vote
@@ -21,6 +21,7 @@ __all__ = [
     "TrialGrade",
     "bootstrap_ci",
     "document_diagnostics",
+    "no_document_diagnostics",
     "golden_agreement",
     "normalize_verdict",
     "panel_vote",

@@ -109,6 +109,14 @@ def _clusters(indices: list[int]) -> int:
     return count
 
 
+def no_document_diagnostics() -> dict[str, Any]:
+    """The diagnostics of an output that does not exist or does not open: no work at all (SPEC §6
+    puts these fields in every grade's ``score``)."""
+    return {"redlines": 0, "edit_operations": 0, "total_revisions": 0, "touched_paragraphs": 0,
+            "comments_added": 0, "median_insertion_chars": 0.0, "inline_operations": 0, "block_operations": 0,
+            "surgicalness_score": None}
+
+
 def document_diagnostics(doc: Any, author: str) -> dict[str, Any]:
     """SPEC §6 diagnostics of one output document, for the task author's changes only."""
     ops = _operations(doc, author)

@@ -11,10 +11,10 @@ FAIL = "FAIL"
 def normalize_verdict(value: object) -> str:
     """Exactly ``"PASS"`` is a pass; anything else (``"pass"``, ``True``, ``None``, ``"PARTIAL"``) is FAIL.
 
-    SPEC §5.3: any verdict other than exactly PASS/FAIL counts as FAIL. Surrounding whitespace is
-    the one thing forgiven, since JSON producers pad strings.
+    SPEC §5.3: any verdict other than exactly PASS/FAIL counts as FAIL (padding included: two
+    implementations must agree on every verdict).
     """
-    return PASS if isinstance(value, str) and value.strip() == PASS else FAIL
+    return PASS if value == PASS else FAIL
 
 
 def panel_vote(votes: Mapping[str, Mapping[str, object]], rubric_ids: Sequence[str]) -> dict[str, str]:

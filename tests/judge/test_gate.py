@@ -43,3 +43,23 @@ def test_missing_and_hostile_files(tmp_path):
         zf.writestr("word/document.xml", "<not-closed")
     result = gate(buf.getvalue(), AUTHOR)
     assert not result.passed and "does not open" in result.reason
+
+
+
+def test_a_padded_author_string_does_not_pass():
+    """SPEC §5.1 'equals': the judge's view and the diagnostics attribute work by exact comparison,
+    so a padded author must not pass the gate either; the reason shows the difference."""
+    result = gate(redline(author=AUTHOR + " ").to_bytes(), AUTHOR)
+    assert not result.passed and repr(AUTHOR + " ") in result.reason
+
+
+def test_an_output_that_does_not_open_still_has_every_diagnostic_field(tmp_path):
+    import asyncio
+
+    from redlinebench.judge import HeuristicJudge, grade_trial
+    from redlinebench.scoring import document_diagnostics, no_document_diagnostics
+    from tests.judge.test_grade_trial import TASK
+
+    grade = asyncio.run(grade_trial(TASK, b"garbage", [HeuristicJudge()], model="m", trial=1, cache=False))
+    assert grade.status == "gate_failed" and grade.diagnostics == no_document_diagnostics()
+    assert set(no_document_diagnostics()) == set(document_diagnostics(redline(), AUTHOR))

@@ -242,3 +242,10 @@ async def test_the_same_model_name_on_another_endpoint_is_not_served_from_the_ca
         other.enqueue(Reply.json(verdicts(r1="FAIL")), model="judge-a")
         result = await make(other).grade(TASK, VIEW, None, cache=cache)
     assert not result.cached and result.verdicts["r1"] == "FAIL" and len(other.requests) == 1
+
+
+async def test_a_conflict_or_other_4xx_is_not_retried(fake_openai):
+    """SPEC §5.3: no retry on 4xx other than 429 (408, litellm's timeout, is a timeout)."""
+    fake_openai.enqueue(Reply.error(409, "conflict"), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 1 and len(fake_openai.requests) == 1

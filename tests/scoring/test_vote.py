@@ -35,7 +35,7 @@ def test_rubric_missing_from_an_answer_is_that_judges_fail():
 def test_non_exact_verdicts_are_fail():
     votes = {"j1": {"r": "pass"}, "j2": {"r": "Pass"}, "j3": {"r": "PASS"}}
     assert panel_vote(votes, ["r"]) == {"r": "FAIL"}
-    assert normalize_verdict(" PASS ") == "PASS"
+    assert normalize_verdict(" PASS ") == "FAIL"  # SPEC §5.3: exactly PASS; padding is not forgiven
     for bad in (True, None, 1, "PARTIAL", "PASS!", ["PASS"]):
         assert normalize_verdict(bad) == "FAIL"
 
