@@ -498,7 +498,10 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
         try:
             match = locate(walk_paragraph(p).current, span)
         except AnchorError as exc:
-            raise ToolFailure(exc.code, f"{exc.message} ({paragraph_id})",
+            message = exc.message
+            if exc.code == "ambiguous":  # a comment's span has no context/occurrence fields to offer
+                message = message.split(";")[0] + "; quote a longer span that occurs once"
+            raise ToolFailure(exc.code, f"{message} ({paragraph_id})",
                               **({"candidates": exc.candidates} if exc.candidates else {})) from None
         from .edits import _isolate
 

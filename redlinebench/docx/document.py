@@ -218,6 +218,11 @@ def mark_revision(p):
     return None
 
 
+#: Paragraphs a document may have: each is indexed on open and shown by read_document, so an element
+#: bomb that fits the byte limits (a million tiny paragraphs) is refused instead of eating gigabytes.
+MAX_PARAGRAPHS = 50_000
+
+
 class RedlineDocument:
     """One open .docx: read it, redline it with tracked changes, comment on it, save it."""
 
@@ -228,6 +233,10 @@ class RedlineDocument:
         body = self._root.find(W_BODY)
         if body is None:
             raise DocxError(f"{package.main_part} has no w:body", path=self.name)
+        n_paragraphs = sum(1 for _ in body.iter(W_P))
+        if n_paragraphs > MAX_PARAGRAPHS:  # every tool call indexes and may show them all
+            raise DocxError(f"{package.main_part} has {n_paragraphs} paragraphs (limit {MAX_PARAGRAPHS}; a "
+                            "long contract has a few thousand)", path=self.name)
         self._body = body
         self._ids = IdAllocator(self._story_roots())
         self._pids: dict[object, str] = {}

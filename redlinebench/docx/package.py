@@ -21,6 +21,9 @@ from .oxml.parser import OxmlElement
 
 MAX_ENTRIES = 2000
 MAX_ENTRY_BYTES = 50 * 1024 * 1024
+#: XML parts are parsed into trees about ten times their size, and indexed paragraph by paragraph:
+#: a contract's document.xml is a few MB, so 25 MB leaves room while refusing element bombs early.
+MAX_XML_PART_BYTES = 25 * 1024 * 1024
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 MAX_RATIO = 100
 #: Ratios are only meaningful for entries of some size; tiny parts compress wildly.
@@ -278,6 +281,9 @@ def _read_zip(data: bytes, name: str) -> tuple[list[str], dict[str, bytes]]:
             seen[lowered] = info.filename
             if info.file_size > MAX_ENTRY_BYTES:
                 raise _fail(name, f"part {info.filename} is {info.file_size} bytes (limit {MAX_ENTRY_BYTES})")
+            if lowered.endswith((".xml", ".rels")) and info.file_size > MAX_XML_PART_BYTES:
+                raise _fail(name, f"XML part {info.filename} is {info.file_size} bytes (limit "
+                                  f"{MAX_XML_PART_BYTES // 2**20} MB for an XML part)")
             if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
                 raise _fail(name, f"part {info.filename} has compression ratio above {MAX_RATIO}x (zip bomb?)")
             total_declared += info.file_size

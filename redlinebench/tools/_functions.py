@@ -77,7 +77,8 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
     Each edit is applied independently as a Word tracked change under your author name, with its
     comment attached; one failing edit does not stop the others. Each result says "ok",
     "anchor_failed" (the anchor text was not found or is ambiguous: read the error and candidates,
-    then retry with an exact quote, context or occurrence) or "runtime_error". To reject the other
+    then retry with an exact quote, context or occurrence) or "runtime_error" (its error says why,
+    e.g. "invalid_arguments: ..." for an edit whose fields are wrong). To reject the other
     side's pending insertion, delete or replace its text; to restore text they deleted, insert it
     again.
 
@@ -91,45 +92,60 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
         raise ToolFailure("batch_too_large", f"{len(edits)} edits in one call; the limit is "
                                              f"{limits.max_edits_per_batch}. Split the batch.",
                           limit=limits.max_edits_per_batch)
+    # SPEC §4: edits apply in order, independently; an edit with bad arguments is its own failed
+    # result (runtime_error, "invalid_arguments: ..."), and the others still apply.
+    slots: list[dict[str, Any] | None] = []   # None: filled by the engine, in order
     prepared: list[dict[str, Any]] = []
     for index, edit in enumerate(edits):
-        where = f"arguments.edits[{index}]"
-        op = edit["op"]
-        new_text = edit.get("new_text")
-        anchor = dict(edit["anchor"])
-        if not anchor["text"].strip():
-            raise ToolFailure("invalid_arguments", f"{where}.anchor.text is empty: quote the words to act on",
-                              path=f"{where}.anchor.text")
-        if op in ("replace", "insert_after") and new_text is None:
-            raise ToolFailure("invalid_arguments", f"{where}.new_text is required for {op}", path=f"{where}.new_text")
-        if op == "insert_after" and not (new_text or "").strip():
-            raise ToolFailure("invalid_arguments", f"{where}.new_text is empty: nothing to insert",
-                              path=f"{where}.new_text")
-        if op == "delete" and new_text:
-            raise ToolFailure("invalid_arguments", f"{where}: delete takes no new_text (use replace)",
-                              path=f"{where}.new_text")
-        if not edit["comment"].strip():
-            raise ToolFailure("invalid_arguments", f"{where}.comment is empty: explain the edit",
-                              path=f"{where}.comment")
-        if "occurrence" in anchor and anchor["occurrence"] is not None and anchor["occurrence"] < 1:
-            raise ToolFailure("invalid_arguments", f"{where}.anchor.occurrence must be 1 or more",
-                              path=f"{where}.anchor.occurrence")
-        for field, value, limit in (("anchor.text", anchor["text"], limits.max_text_chars),
-                                    ("new_text", new_text or "", limits.max_text_chars),
-                                    ("comment", edit["comment"], limits.max_comment_chars)):
-            if len(value) > limit:
-                raise ToolFailure("text_too_long", f"{where}.{field} has {len(value)} characters; the limit is "
-                                                   f"{limit}", path=f"{where}.{field}", limit=limit)
-        anchor["paragraph_id"] = normalize_paragraph_id(session, anchor["paragraph_id"])
-        item: dict[str, Any] = {"op": op, "anchor": {k: v for k, v in anchor.items() if v is not None},
-                                "comment": edit["comment"]}
-        if new_text is not None and op != "delete":
-            item["new_text"] = new_text
-        prepared.append(item)
-    results = session.doc.apply_edits(prepared, author=session.author, date=session.date)
+        try:
+            prepared.append(_prepare_edit(session, edit, f"arguments.edits[{index}]"))
+            slots.append(None)
+        except ToolFailure as failure:
+            slots.append({"op": edit.get("op"), "status": "runtime_error",
+                          "paragraph_id": (edit.get("anchor") or {}).get("paragraph_id"),
+                          "error": f"{failure.code}: {failure.message}"})
+    applied = iter(session.doc.apply_edits(prepared, author=session.author, date=session.date) if prepared else [])
+    results = [slot if slot is not None else next(applied) for slot in slots]
     ok = sum(1 for r in results if r.get("status") == "ok")
     session.record_edits(ok, len(results) - ok)
     return {"results": results, "applied": ok, "failed": len(results) - ok}
+
+
+def _prepare_edit(session: ToolSession, edit: dict[str, Any], where: str) -> dict[str, Any]:
+    """One edit's arguments checked and normalised for the engine; raises ToolFailure."""
+    limits = session.limits
+    op = edit["op"]
+    new_text = edit.get("new_text")
+    anchor = dict(edit["anchor"])
+    if not anchor["text"].strip():
+        raise ToolFailure("invalid_arguments", f"{where}.anchor.text is empty: quote the words to act on",
+                          path=f"{where}.anchor.text")
+    if op in ("replace", "insert_after") and new_text is None:
+        raise ToolFailure("invalid_arguments", f"{where}.new_text is required for {op}", path=f"{where}.new_text")
+    if op == "insert_after" and not (new_text or "").strip():
+        raise ToolFailure("invalid_arguments", f"{where}.new_text is empty: nothing to insert",
+                          path=f"{where}.new_text")
+    if op == "delete" and new_text:
+        raise ToolFailure("invalid_arguments", f"{where}: delete takes no new_text (use replace)",
+                          path=f"{where}.new_text")
+    if not edit["comment"].strip():
+        raise ToolFailure("invalid_arguments", f"{where}.comment is empty: explain the edit",
+                          path=f"{where}.comment")
+    if "occurrence" in anchor and anchor["occurrence"] is not None and anchor["occurrence"] < 1:
+        raise ToolFailure("invalid_arguments", f"{where}.anchor.occurrence must be 1 or more",
+                          path=f"{where}.anchor.occurrence")
+    for field, value, limit in (("anchor.text", anchor["text"], limits.max_text_chars),
+                                ("new_text", new_text or "", limits.max_text_chars),
+                                ("comment", edit["comment"], limits.max_comment_chars)):
+        if len(value) > limit:
+            raise ToolFailure("text_too_long", f"{where}.{field} has {len(value)} characters; the limit is "
+                                               f"{limit}", path=f"{where}.{field}", limit=limit)
+    anchor["paragraph_id"] = normalize_paragraph_id(session, anchor["paragraph_id"])
+    item: dict[str, Any] = {"op": op, "anchor": {k: v for k, v in anchor.items() if v is not None},
+                            "comment": edit["comment"]}
+    if new_text is not None and op != "delete":
+        item["new_text"] = new_text
+    return item
 
 
 def add_comment(session: ToolSession, text: str, paragraph_id: str | None = None, span: str | None = None,

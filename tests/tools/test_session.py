@@ -70,18 +70,8 @@ def test_paragraph_ids_are_normalised(session, given_id):
     ({"edits": "replace all"}, "invalid_arguments", "must be a JSON array"),
     ({"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001"}, "new_text": "x", "comment": "c"}]},
      "invalid_arguments", "anchor.text is required"),
-    ({"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "x"}, "comment": "c"}]},
-     "invalid_arguments", "new_text is required for replace"),
-    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}, "new_text": "y",
-                 "comment": "c"}]}, "invalid_arguments", "delete takes no new_text"),
     ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}}]}, "invalid_arguments",
      "comment is required"),
-    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}, "comment": "  "}]},
-     "invalid_arguments", "comment is empty"),
-    ({"edits": [{"op": "insert_after", "anchor": {"paragraph_id": "p-001", "text": "x"}, "new_text": " ",
-                 "comment": "c"}]}, "invalid_arguments", "nothing to insert"),
-    ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x", "occurrence": 0},
-                 "comment": "c"}]}, "invalid_arguments", "occurrence must be 1 or more"),
     ({"edits": [{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x", "offset": 3}, "comment": "c"}]},
      "invalid_arguments", "unknown field 'offset'"),
 ])
@@ -93,6 +83,27 @@ def test_bad_arguments_are_structured_errors(session, arguments, code, fragment)
     assert session.stats["errors"] == 1
 
 
+@pytest.mark.parametrize("bad,fragment", [
+    ({"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "x"}, "comment": "c"},
+     "new_text is required for replace"),
+    ({"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}, "new_text": "y", "comment": "c"},
+     "delete takes no new_text"),
+    ({"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x"}, "comment": "  "}, "comment is empty"),
+    ({"op": "insert_after", "anchor": {"paragraph_id": "p-001", "text": "x"}, "new_text": " ", "comment": "c"},
+     "nothing to insert"),
+    ({"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "x", "occurrence": 0}, "comment": "c"},
+     "occurrence must be 1 or more"),
+])
+def test_an_edit_with_bad_arguments_fails_alone_and_the_others_apply(session, bad, fragment):
+    """SPEC §4: edits apply in order, independently; a bad one is its own failed result."""
+    result = session.dispatch("propose_edits", {"edits": [bad, _edit("p-2", "promptly", "immediately")]})
+    first, second = result["results"]
+    assert first["status"] == "runtime_error" and first["error"].startswith("invalid_arguments: ")
+    assert fragment in first["error"] and "arguments.edits[0]" in first["error"]
+    assert second["status"] == "ok" and "immediately" in session.doc.paragraphs[1].text
+    assert (result["applied"], result["failed"]) == (1, 1)
+
+
 def test_limits(tmp_path):
     doc = RedlineDocument.open(PRIOR_CHANGES.data())
     s = ToolSession(doc, US, limits=ToolLimits(max_edits_per_batch=2, max_text_chars=10, max_comment_chars=20,
@@ -100,15 +111,15 @@ def test_limits(tmp_path):
     pid = doc.paragraphs[0].id
     r = s.dispatch("propose_edits", {"edits": [_edit(pid, "a")] * 3})
     assert r["error"] == "batch_too_large" and r["limit"] == 2
-    r = s.dispatch("propose_edits", {"edits": [_edit(pid, "sixty", "x" * 11)]})
-    assert r["error"] == "text_too_long" and r["path"] == "arguments.edits[0].new_text"
+    r = s.dispatch("propose_edits", {"edits": [_edit(pid, "sixty", "x" * 11)]})  # a per-edit failure
+    assert r["results"][0]["error"].startswith("text_too_long: arguments.edits[0].new_text has 11 characters")
     r = s.dispatch("propose_edits", {"edits": [_edit(pid, "sixty", "y", comment="c" * 21)]})
-    assert r["error"] == "text_too_long" and "comment" in r["path"]
+    assert r["results"][0]["error"].startswith("text_too_long: arguments.edits[0].comment")
     r = s.dispatch("add_comment", {"text": "t" * 21, "paragraph_id": pid})
     assert r["error"] == "text_too_long"
     r = s.dispatch("propose_edits", json.dumps({"edits": [_edit(pid, "z" * 3000)]}))
     assert r["error"] == "arguments_too_large"
-    assert s.stats["errors"] == 5 and s.stats["edits_ok"] == 0
+    assert s.stats["errors"] == 3 and s.stats["edits_ok"] == 0 and s.stats["edits_failed"] == 2
 
 
 def test_unknown_tool_and_odd_names(session):
@@ -236,3 +247,10 @@ def test_insert_after_does_what_the_schema_says():
     i = texts.index("Fees are payable within thirty (30) days.")
     assert texts[i + 1: i + 3] == ["Late fees accrue monthly.", "Interest is capped."]
     assert "Second and final exception." in texts
+
+
+def test_an_ambiguous_comment_span_asks_for_a_longer_span_not_for_fields_it_lacks(session):
+    # p-011 reads "Support covers email support only.": "upport" occurs twice
+    result = session.dispatch("add_comment", {"text": "which one?", "paragraph_id": "p-011", "span": "upport"})
+    assert result["error"] == "ambiguous" and "longer span" in result["message"]
+    assert "context_before" not in result["message"] and "occurrence" not in result["message"]

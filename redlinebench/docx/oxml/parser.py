@@ -93,6 +93,9 @@ def parse_xml(data: bytes) -> OxmlElement:
         raise XmlPartError(f"malformed XML: {exc}") from None
     if root is None:
         raise XmlPartError("empty XML part")
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype or docinfo.internalDTD is not None:  # a DTD in an encoding the byte check misses
+        raise XmlPartError("contains a DTD (<!DOCTYPE>), which .docx parts may not have")
     return root
 
 
