@@ -133,6 +133,10 @@ def strip_view_markup(text: str) -> str:
 class Match:
     start: int   # raw current-text offsets
     end: int
+    # The quoted anchor began / ended with whitespace. The span never includes it (it is the word
+    # separator, not part of the quoted words), so callers can trim the same edge of new_text.
+    lead_ws: bool = False
+    trail_ws: bool = False
 
 
 class AnchorError(Exception):
@@ -153,12 +157,17 @@ def locate(raw: str, text: str, *, context_before: str | None = None, context_af
            occurrence: int | None = None, label: str | None = None) -> Match:
     """Find ``text`` in the paragraph's raw current text; raises :class:`AnchorError`.
 
+    Whitespace at the edges of ``text`` may select where it matches (" and" is not "band"), but
+    it is never part of the returned span: it is the separator between words, and replacing or
+    deleting it would glue the neighbouring words together.
+
     Fallbacks, tried only when the exact (normalised) text is absent: surrounding whitespace
     trimmed; read-view markup a model copied along (ids, flags, {++ ++}/{-- --}, {cmt-N})
     removed; the paragraph's clause number (``label``) dropped from the front.
     """
     norm = normalize_map(raw)
-    needle = normalize(text)
+    quoted = normalize(text)
+    needle = quoted
     hits = find_all(norm.text, needle)
     if not hits and needle.strip() != needle:
         needle = needle.strip()
@@ -211,8 +220,12 @@ def locate(raw: str, text: str, *, context_before: str | None = None, context_af
                            for i, h in enumerate(hits)])
     else:
         hit = hits[0]
-    start, end = norm.raw_span(hit, hit + len(needle))
-    return Match(start, end)
+    lead = len(needle) - len(needle.lstrip(" "))
+    trail = len(needle) - len(needle.rstrip(" ")) if lead < len(needle) else 0
+    if lead == len(needle):
+        lead = 0   # a whitespace-only anchor keeps its span
+    start, end = norm.raw_span(hit + lead, hit + len(needle) - trail)
+    return Match(start, end, lead_ws=quoted.startswith(" "), trail_ws=quoted.endswith(" "))
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")

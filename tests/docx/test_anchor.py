@@ -47,6 +47,9 @@ def test_offset_map_covers_collapsed_whitespace():
         ("Vendor shall notify", "[p-004] Vendor shall notify  [flags: revisions rev-4]", {}, (0, 19)),
         ("line\ntwo", "line \u21b5 two", {}, (0, 8)),
         ("Vendor shall notify", "3.3.5 Vendor shall", {"label": "3.3.5"}, (0, 12)),
+        ("x and y", " and ", {}, (2, 5)),               # edge whitespace is not in the span...
+        ("band and y", " and", {}, (5, 8)),             # ...but still selects the match
+        ("x  and\ty", " and ", {}, (3, 6)),
     ],
 )
 def test_locate(raw, text, kwargs, span):
