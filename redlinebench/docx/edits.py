@@ -661,9 +661,12 @@ def _elsewhere(doc, text: str, skip: str) -> list[dict]:
 
 
 def _label_of(doc, pid: str) -> str | None:
-    """The clause number shown for ``pid`` in the last index, if one was built (cheap)."""
+    """The clause number shown for ``pid``: from the last index built (what the last read_document
+    showed), else from a fresh one. Only called when an anchor does not match as quoted."""
     cache = doc._index_cache
     para = cache.by_id.get(pid) if cache is not None else None
+    if para is None:
+        para = doc._index().by_id.get(pid)
     return para.number if para is not None else None
 
 
@@ -673,7 +676,11 @@ _TRAIL_HWS = re.compile(r"[^\S\n]+$")
 
 def _like_anchor(new_text: str, match, *, lead: bool = True) -> str:
     """``new_text`` trimmed the way the anchor was: edge whitespace the anchor quoted (kept out of
-    the matched span, it stays in the document)."""
+    the matched span, it stays in the document) and a clause number copied from the read view."""
+    if match.label:
+        head = re.match(r"\s*" + re.escape(match.label) + r"[^\S\n]+", new_text)
+        if head and new_text[head.end():].strip():
+            new_text = new_text[head.end():]
     if lead and match.lead_ws:
         new_text = _LEAD_HWS.sub("", new_text)
     if match.trail_ws:
@@ -760,7 +767,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
         try:
             match = locate(raw, text, context_before=anchor.get("context_before"),
                            context_after=anchor.get("context_after"), occurrence=anchor.get("occurrence"),
-                           label=_label_of(doc, pid))
+                           label=lambda: _label_of(doc, pid))
         except AnchorError as exc:
             result.update(status="anchor_failed", error=f"{exc.code}: {exc.message} ({pid})")
             candidates = exc.candidates
