@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _CHAR_MAP = {
@@ -133,6 +134,11 @@ def strip_view_markup(text: str) -> str:
 class Match:
     start: int   # raw current-text offsets
     end: int
+    # The quoted anchor began / ended with whitespace. The span never includes it (it is the word
+    # separator, not part of the quoted words), so callers can trim the same edge of new_text.
+    lead_ws: bool = False
+    trail_ws: bool = False
+    label: str | None = None   # the clause number dropped from the front of the anchor, if any
 
 
 class AnchorError(Exception):
@@ -150,15 +156,22 @@ def _excerpt(norm: str, start: int, end: int, width: int = 30) -> str:
 
 
 def locate(raw: str, text: str, *, context_before: str | None = None, context_after: str | None = None,
-           occurrence: int | None = None, label: str | None = None) -> Match:
+           occurrence: int | None = None, label: str | Callable[[], str | None] | None = None) -> Match:
     """Find ``text`` in the paragraph's raw current text; raises :class:`AnchorError`.
+
+    Whitespace at the edges of ``text`` may select where it matches (" and" is not "band"), but
+    it is never part of the returned span: it is the separator between words, and replacing or
+    deleting it would glue the neighbouring words together.
 
     Fallbacks, tried only when the exact (normalised) text is absent: surrounding whitespace
     trimmed; read-view markup a model copied along (ids, flags, {++ ++}/{-- --}, {cmt-N})
-    removed; the paragraph's clause number (``label``) dropped from the front.
+    removed; the paragraph's clause number (``label``, or a callable returning it, called only
+    when needed) dropped from the front when the rest matches at the start of the paragraph.
     """
     norm = normalize_map(raw)
-    needle = normalize(text)
+    quoted = normalize(text)
+    needle = quoted
+    dropped = None
     hits = find_all(norm.text, needle)
     if not hits and needle.strip() != needle:
         needle = needle.strip()
@@ -169,13 +182,17 @@ def locate(raw: str, text: str, *, context_before: str | None = None, context_af
             needle = cleaned
             hits = find_all(norm.text, needle)
     if not hits and label:
-        head = normalize(label)
-        for candidate in (needle, normalize(strip_view_markup(text)).strip()):
+        if callable(label):
+            label = label()
+        head = normalize(label).strip() if label else ""
+        # the view prints the label right before the paragraph's text: the rest of the anchor must
+        # therefore match at the very start of the paragraph
+        first = len(norm.text) - len(norm.text.lstrip(" "))
+        for candidate in (needle.strip(), normalize(strip_view_markup(text)).strip()) if head else ():
             if candidate.startswith(head + " "):
                 trimmed = candidate[len(head) + 1:].strip()
-                if trimmed and find_all(norm.text, trimmed):
-                    needle = trimmed
-                    hits = find_all(norm.text, needle)
+                if trimmed and norm.text.startswith(trimmed, first):
+                    needle, hits, dropped = trimmed, [first], label
                     break
     if not hits:
         raise AnchorError("text_not_found", "the anchor text does not occur in the paragraph's current text")
@@ -211,8 +228,12 @@ def locate(raw: str, text: str, *, context_before: str | None = None, context_af
                            for i, h in enumerate(hits)])
     else:
         hit = hits[0]
-    start, end = norm.raw_span(hit, hit + len(needle))
-    return Match(start, end)
+    lead = len(needle) - len(needle.lstrip(" "))
+    trail = len(needle) - len(needle.rstrip(" ")) if lead < len(needle) else 0
+    if lead == len(needle):
+        lead = 0   # a whitespace-only anchor keeps its span
+    start, end = norm.raw_span(hit + lead, hit + len(needle) - trail)
+    return Match(start, end, lead_ws=quoted.startswith(" "), trail_ws=quoted.endswith(" "), label=dropped)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")

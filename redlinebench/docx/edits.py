@@ -661,10 +661,41 @@ def _elsewhere(doc, text: str, skip: str) -> list[dict]:
 
 
 def _label_of(doc, pid: str) -> str | None:
-    """The clause number shown for ``pid`` in the last index, if one was built (cheap)."""
+    """The clause number shown for ``pid``: from the last index built (what the last read_document
+    showed), else from a fresh one. Only called when an anchor does not match as quoted."""
     cache = doc._index_cache
     para = cache.by_id.get(pid) if cache is not None else None
+    if para is None:
+        para = doc._index().by_id.get(pid)
     return para.number if para is not None else None
+
+
+_LEAD_HWS = re.compile(r"^[^\S\n]+")
+_TRAIL_HWS = re.compile(r"[^\S\n]+$")
+
+
+def _like_anchor(new_text: str, match, *, lead: bool = True) -> str:
+    """``new_text`` trimmed the way the anchor was: edge whitespace the anchor quoted (kept out of
+    the matched span, it stays in the document) and a clause number copied from the read view."""
+    if match.label:
+        head = re.match(r"\s*" + re.escape(match.label) + r"[^\S\n]+", new_text)
+        if head and new_text[head.end():].strip():
+            new_text = new_text[head.end():]
+    if lead and match.lead_ws:
+        new_text = _LEAD_HWS.sub("", new_text)
+    if match.trail_ws:
+        new_text = _TRAIL_HWS.sub("", new_text)
+    return new_text
+
+
+def _tidy_deletion(raw: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a deletion by one neighbouring space so it leaves neither a double space nor a space
+    before punctuation."""
+    if end < len(raw) and raw[end] == " " and (start == 0 or raw[start - 1] == " "):
+        end += 1  # do not leave a double space behind
+    elif start > 0 and raw[start - 1] == " " and (end == len(raw) or raw[end] in ".,;:)]"):
+        start -= 1  # nor a space before punctuation
+    return start, end
 
 
 def _smart_space(raw: str, pos: int, text: str) -> str:
@@ -736,7 +767,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
         try:
             match = locate(raw, text, context_before=anchor.get("context_before"),
                            context_after=anchor.get("context_after"), occurrence=anchor.get("occurrence"),
-                           label=_label_of(doc, pid))
+                           label=lambda: _label_of(doc, pid))
         except AnchorError as exc:
             result.update(status="anchor_failed", error=f"{exc.code}: {exc.message} ({pid})")
             candidates = exc.candidates
@@ -746,6 +777,8 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 result["candidates"] = candidates
             return result
     new_text = sanitize(new_text) if new_text is not None else None
+    if new_text is not None and match is not None:
+        new_text = _like_anchor(new_text, match, lead=op == "replace")
     if op == "delete":
         span = (match.start, match.end) if match else (0, len(raw))
     elif op == "insert_after":
@@ -767,15 +800,16 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 result.update(status="runtime_error", error="no_change: new_text equals the anchored text")
                 return result
             if not new_text.strip():
-                ctx.touched = delete_range(ctx, p, match.start, match.end)
+                start, end = match.start, match.end
+                if match.lead_ws or match.trail_ws:
+                    # the quoted edge whitespace is not in the span: take one separator along
+                    start, end = _tidy_deletion(raw, start, end)
+                ctx.touched = delete_range(ctx, p, start, end)
             else:
                 ctx.touched = replace_range(ctx, p, match.start, match.end, new_text)
         elif op == "delete":
             start, end = (match.start, match.end) if match else (0, len(raw))
-            if end < len(raw) and raw[end] == " " and (start == 0 or raw[start - 1] == " "):
-                end += 1  # do not leave a double space behind
-            elif start > 0 and raw[start - 1] == " " and (end == len(raw) or raw[end] in ".,;:)]"):
-                start -= 1  # nor a space before punctuation
+            start, end = _tidy_deletion(raw, start, end)
             whole = not raw[:start].strip() and not raw[end:].strip()
             if whole:
                 start, end = 0, len(raw)   # the whole paragraph goes: its stray spaces and tabs too

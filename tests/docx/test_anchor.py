@@ -47,6 +47,10 @@ def test_offset_map_covers_collapsed_whitespace():
         ("Vendor shall notify", "[p-004] Vendor shall notify  [flags: revisions rev-4]", {}, (0, 19)),
         ("line\ntwo", "line \u21b5 two", {}, (0, 8)),
         ("Vendor shall notify", "3.3.5 Vendor shall", {"label": "3.3.5"}, (0, 12)),
+        ("Vendor shall notify", "3.3.5 Vendor shall", {"label": lambda: "3.3.5"}, (0, 12)),
+        ("x and y", " and ", {}, (2, 5)),               # edge whitespace is not in the span...
+        ("band and y", " and", {}, (5, 8)),             # ...but still selects the match
+        ("x  and\ty", " and ", {}, (3, 6)),
     ],
 )
 def test_locate(raw, text, kwargs, span):
@@ -61,6 +65,8 @@ def test_locate(raw, text, kwargs, span):
         ("x and y and z", "and", {}, "ambiguous"),
         ("x and y and z", "and", {"occurrence": 3}, "text_not_found"),
         ("x and y and z", "and", {"context_before": "q"}, "text_not_found"),
+        ("Vendor shall notify", "3.3.5 shall notify", {"label": "3.3.5"}, "text_not_found"),  # not the start
+        ("Vendor shall notify", "3.3.6 Vendor shall", {"label": "3.3.5"}, "text_not_found"),
     ],
 )
 def test_locate_errors(raw, text, kwargs, code):
