@@ -15,9 +15,6 @@ AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
 # Options that define a run; a resumed run takes them from its config.json instead.
 _SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
                  "dry_run", "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed")
-# What a resume may change: how fast to go and where the servers are (a local server restarted on
-# another port), never what is run.
-_RESUME_OPTIONS = ("concurrency", "workers", "api_base", "judge_api_base")
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -100,7 +97,7 @@ def _finish(result: Any, console: Any) -> None:
         click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
                    f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
-    unjudged = _judging_incomplete(result.summary)
+    unjudged = result.judging_incomplete
     for row in unjudged[:5]:
         click.echo(f"  judging incomplete: {row.get('model')} {row.get('task_id')} trial {row.get('trial')}: "
                    f"{row.get('reason')}")
@@ -116,12 +113,6 @@ def _finish(result: Any, console: Any) -> None:
                    f"`redlinebench score {result.run_dir}` (only the judges that failed are called again)",
                    err=True)
         raise SystemExit(1)
-
-
-def _judging_incomplete(summary: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Trials whose episode finished but whose judging did not (not the errored episodes)."""
-    rows = (summary or {}).get("incomplete") or []
-    return [r for r in rows if isinstance(r, dict) and r.get("status") == "judging_incomplete"]
 
 
 def _interrupted(run_dir: Path) -> None:
@@ -236,14 +227,13 @@ def register(main: click.Group) -> None:
                                   f"{', '.join(ignored)} (only --concurrency, --workers, --api-base, "
                                   f"--judge-api-base, --skip-key-check and --no-progress may change)")
             spec = None
-            if any(opts.get(k) for k in _RESUME_OPTIONS):
+            from ..runner.spec import RESUMABLE_FIELDS
+
+            if any(opts.get(k) for k in RESUMABLE_FIELDS):
                 from ..runner.api import open_run
 
                 stored, _ = open_run(None, opts["run_dir"], resume=True)
-                spec = stored.replace(concurrency=opts.get("concurrency") or stored.concurrency,
-                                      workers=opts.get("workers") or stored.workers,
-                                      api_base=opts.get("api_base") or stored.api_base,
-                                      judge_api_base=opts.get("judge_api_base") or stored.judge_api_base)
+                spec = stored.replace(**{k: opts.get(k) or getattr(stored, k) for k in RESUMABLE_FIELDS})
             run_dir = opts["run_dir"]
         else:
             spec = _build_spec(opts)

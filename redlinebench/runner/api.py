@@ -14,7 +14,7 @@ from .atomic import read_json, write_json
 from .lock import hold as hold_lock, release as release_lock
 from .record import build_config
 from .scheduler import Launch, Progress, TrialKey
-from .spec import RunSpec
+from .spec import RESUMABLE_FIELDS, RunSpec
 
 
 @dataclass
@@ -35,11 +35,16 @@ class RunResult:
             out.append(f"stopped early: {self.progress.stopped}; `run --resume` continues")
         if self.progress.failures:
             out.append(f"{self.progress.failures} trial(s) failed (see progress.errors); `run --resume` reruns them")
-        incomplete = [r for r in (self.summary or {}).get("incomplete") or []
-                      if isinstance(r, dict) and r.get("status") == "judging_incomplete"]
-        if incomplete:
-            out.append(f"judging is incomplete for {len(incomplete)} trial(s); `redlinebench score` finishes it")
+        if self.judging_incomplete:
+            out.append(f"judging is incomplete for {len(self.judging_incomplete)} trial(s); "
+                       "`redlinebench score` finishes it")
         return out
+
+    @property
+    def judging_incomplete(self) -> list[dict[str, Any]]:
+        """The summary's rows of trials whose episode finished but whose judging did not."""
+        rows = (self.summary or {}).get("incomplete") or []
+        return [r for r in rows if isinstance(r, dict) and r.get("status") == "judging_incomplete"]
 
     @property
     def ok(self) -> bool:
@@ -93,9 +98,7 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
         if resumed.source is None:  # the data the run resolved, not whatever this shell would pick now
             resumed = resumed.replace(source=recorded_source(stored))
         if spec is not None:  # how fast to go, and where the servers are, may change; what to run may not
-            resumed = resumed.replace(concurrency=spec.concurrency, workers=spec.workers,
-                                      api_base=spec.api_base or resumed.api_base,
-                                      judge_api_base=spec.judge_api_base or resumed.judge_api_base)
+            resumed = resumed.replace(**{k: getattr(spec, k) or getattr(resumed, k) for k in RESUMABLE_FIELDS})
         return resumed, stored
     if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
         raise ConfigError("this directory already holds a run; pass --resume to continue it, "
@@ -107,7 +110,7 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
 
 def _resume_changes(spec: RunSpec) -> dict[str, Any]:
     d = spec.to_dict()
-    return {k: d[k] for k in ("concurrency", "workers", "api_base", "judge_api_base") if k in d}
+    return {k: d[k] for k in RESUMABLE_FIELDS if k in d}
 
 
 def recorded_source(config: dict[str, Any]) -> str | None:

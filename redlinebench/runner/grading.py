@@ -102,12 +102,11 @@ def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], stat
     grades, missing, n_files = collect_grades(layout, spec, tasks, judges)
     summary = dict(summarize(grades)) if grades else {"n_trials": 0, "n_models": 0, "models": [],
                                                       "judge_method": None, "leaderboard": []}
-    n_errored = len(grades) - n_files
     summary["run"] = {
         "run_id": spec.run_id,
         "n_planned": len(spec.entrants) * len(tasks) * spec.trials,
-        "n_grades": len(grades) - n_errored,   # grade.json files; errored episodes have none
-        "n_errored_episodes": n_errored,
+        "n_grades": n_files,                          # grade.json files; errored episodes have none
+        "n_errored_episodes": len(grades) - n_files,  # listed as incomplete from their metrics
         "not_graded": missing,
         "errors": state.errors,
         "stopped": state.stopped,

@@ -74,6 +74,11 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
+#: What ``--resume`` may change: how fast to go and where the servers are (a local server restarted
+#: on another port), never what is run. CLI options of the same names.
+RESUMABLE_FIELDS = ("concurrency", "workers", "api_base", "judge_api_base")
+
+
 @dataclass(frozen=True)
 class RunSpec:
     entrants: tuple[Entrant, ...]
