@@ -12,6 +12,7 @@ from ``HF_TOKEN`` or the stored login and is never echoed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -185,7 +186,10 @@ def _source_info(results: RunResults) -> Mapping[str, Any]:
     return {}
 
 
+@functools.lru_cache(maxsize=1)
 def _embedded_fingerprint() -> str | None:
+    """The shipped set's content fingerprint (package data: it cannot change while we run, and
+    every entry's refusal check and notes ask for it)."""
     from ..tasks import fingerprint_dirs, task_dirs
 
     try:
