@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from lxml import etree
+
 from ..errors import ToolFailure
 from .anchor import AnchorError, locate, normalize, sanitize, tokenize
 from .document import format_date, mark_revision, mark_revisions
@@ -43,6 +45,7 @@ from .runs import (
     W_TBL,
     W_TR,
     W_TRPR,
+    W_VAL,
     explode_run,
     is_first_content,
     mark_deleted_run,
@@ -466,15 +469,69 @@ _LEADING_NUMBER = re.compile(r"^\s*(?:(?:section|clause|article)\s+)?(?:\d+(?:\.
                              re.IGNORECASE)
 
 
-def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
-    """New tracked paragraphs after ``p`` (pPr copied, mark inserted); returns them."""
-    base = _base_ppr(p)
-    numbered = ctx.doc.numbering.resolve(base) is not None
-    source = None
+_HEADING_MAX_CHARS = 120
+W_B = qn("w:b")
+
+
+def _text_runs(p) -> list[tuple[object, int]]:
+    """(run, visible characters) of ``p``'s plain text runs, in order."""
+    out = []
     for atom in walk_paragraph(p).atoms:
-        if atom.visible and atom.text.strip() and not atom.atomic:
-            source = atom.run
-            break
+        if atom.visible and not atom.atomic and atom.text.strip():
+            out.append((atom.run, len(atom.text)))
+    return out
+
+
+def _bold(run) -> bool:
+    rpr = run.find(W_RPR)
+    b = rpr.find(W_B) if rpr is not None else None
+    return b is not None and b.get(W_VAL, "true").lower() not in ("0", "false", "off")
+
+
+def _heading_like(doc, p) -> bool:
+    """A heading by style or outline level, or a short line set all in bold."""
+    if doc.numbering.is_heading(p.find(W_PPR)):
+        return True
+    runs = _text_runs(p)
+    return bool(runs) and sum(n for _, n in runs) <= _HEADING_MAX_CHARS and all(_bold(r) for r, _ in runs)
+
+
+def _model_paragraph(doc, p):
+    """The paragraph whose look new paragraphs after ``p`` take.
+
+    Text added after a heading belongs to the clause the heading opens, so it looks like that
+    clause's first body paragraph (its level, its plain runs), not like the heading.
+    """
+    if not _heading_like(doc, p):
+        return p
+    nxt = _next_block(p)
+    if nxt is None or nxt.tag != W_P or not _text_runs(nxt) or _heading_like(doc, nxt):
+        return p
+    return nxt
+
+
+def _dominant_run(p):
+    """The run whose formatting covers most of ``p``'s text: a run-in bold heading ("12. Term.")
+    does not set the look of a whole new clause."""
+    totals: dict[bytes, int] = {}
+    first: dict[bytes, object] = {}
+    for run, n in _text_runs(p):
+        rpr = clean_rpr(run)
+        key = b"" if rpr is None else etree.tostring(rpr)
+        totals[key] = totals.get(key, 0) + n
+        first.setdefault(key, run)
+    if not totals:
+        return None
+    return first[max(totals, key=lambda k: totals[k])]  # ties: the earliest formatting seen
+
+
+def insert_paragraphs_after(ctx: EditContext, p, lines: list[str]) -> list:
+    """New tracked paragraphs after ``p`` (look of ``p``, or of the body after a heading; mark
+    inserted); returns them."""
+    model = _model_paragraph(ctx.doc, p)
+    base = _base_ppr(model)
+    numbered = ctx.doc.numbering.resolve(base) is not None
+    source = _dominant_run(model)
     # When no paragraph follows (end of a cell or of the body, or a table next), the new last
     # paragraph takes over p's role and p's own mark is the inserted one: rejecting then joins
     # p with it and nothing is left over.

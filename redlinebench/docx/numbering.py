@@ -48,6 +48,12 @@ def _val(el, tag: str) -> str | None:
     return None if child is None else child.get(W_VAL)
 
 
+def _outline_level(ppr) -> int | None:
+    """A heading's outline level 0-8; 9 is Word's "body text" and counts as none."""
+    level = _ival(ppr, "w:outlineLvl")
+    return level if level is not None and 0 <= level <= 8 else None
+
+
 def _ival(el, tag: str) -> int | None:
     value = _val(el, tag)
     try:
@@ -118,6 +124,7 @@ class Numbering:
         self.default_pstyle: str | None = None
         self.style_names: dict[str, str] = {}
         self.pstyle_level: dict[str, tuple[str, int]] = {}
+        self.style_outline: set[str] = set()  # styles that give an outline level (headings)
         self._resolved: dict[tuple, tuple[str, int] | None] = {}
         self._templates: dict[tuple[str, int], list] = {}
         if numbering_root is not None:
@@ -175,6 +182,8 @@ class Numbering:
             if based:
                 self.style_based[sid] = based
             ppr = kids.get(qn("w:pPr"))
+            if ppr is not None and _outline_level(ppr) is not None:
+                self.style_outline.add(sid)
             numpr = ppr.find(qn("w:numPr")) if ppr is not None else None
             if numpr is not None:
                 self.style_numpr[sid] = (_val(numpr, "w:numId"), _ival(numpr, "w:ilvl"))
@@ -183,6 +192,21 @@ class Numbering:
         if sid is None:
             return None
         return self.style_names.get(sid, sid)
+
+    def is_heading(self, ppr) -> bool:
+        """Whether a paragraph is a heading by its outline level (direct, or from its style chain)."""
+        direct = _ival(ppr, "w:outlineLvl") if ppr is not None else None
+        if direct is not None:
+            return 0 <= direct <= 8
+        pstyle = ppr.find(_PSTYLE) if ppr is not None else None
+        sid = pstyle.get(W_VAL) if pstyle is not None else self.default_pstyle
+        seen = set()
+        while sid and sid not in seen:
+            seen.add(sid)
+            if sid in self.style_outline:
+                return True
+            sid = self.style_based.get(sid)
+        return False
 
     def resolve(self, ppr) -> tuple[str, int] | None:
         """(numId, ilvl) of a paragraph, direct numPr first, then its style chain."""

@@ -246,6 +246,56 @@ def test_insert_after_new_paragraph_copies_ppr_and_marks_it():
     assert xml.count('<w:pStyle w:val="Body"/><w:jc w:val="both"/><w:rPr><w:ins ') == 2
 
 
+def _inserted_runs(doc) -> list[str]:
+    """The run XML inside our insertions, in document order."""
+    import re
+
+    xml = read_part(doc.to_bytes(), "word/document.xml")
+    return re.findall(r"<w:ins [^>]*>(<w:r>.*?</w:r>)</w:ins>", xml)
+
+
+def test_a_new_clause_after_a_run_in_bold_heading_takes_the_body_text_look():
+    doc = open_body(p(r_("12. Term. ", "<w:b/>"), r_("The initial term is two years from the Effective Date.")))
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", None, "Either party may renew it.")], author=ME,
+                             date=WHEN)
+    assert res["status"] == "ok"
+    assert _inserted_runs(doc) == ["<w:r><w:t>Either party may renew it.</w:t></w:r>"]
+
+
+@pytest.mark.parametrize("heading", [
+    # a heading style (outline level from styles.xml), numbered at level 0
+    p("Confidentiality", ppr='<w:pStyle w:val="Heading1"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>'),
+    # a short all-bold numbered line, the way many contracts set their article titles
+    p(r_("Confidentiality", "<w:b/>"), ppr='<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>'),
+])
+def test_text_added_after_a_heading_looks_like_the_clause_it_opens(heading):
+    styles = ('<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>'
+              '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+              '<w:basedOn w:val="Normal"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr><w:rPr><w:b/></w:rPr></w:style>')
+    numbering = ('<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+                 '<w:lvlText w:val="%1."/></w:lvl><w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+                 '<w:lvlText w:val="%1.%2"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>')
+    body_ppr = '<w:numPr><w:ilvl w:val="1"/><w:numId w:val="1"/></w:numPr><w:jc w:val="both"/>'
+    doc = open_body(heading + p("Each party keeps the other's information secret.", ppr=body_ppr),
+                    styles=styles, numbering=numbering)
+    (res,) = doc.apply_edits([edit("insert_after", "p-001", None, "1.1 Neither party may publish it.")],
+                             author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = check(doc, "Confidentiality\nEach party keeps the other's information secret.")
+    assert out.text("accepted").splitlines()[1] == "Neither party may publish it."  # the typed number is Word's
+    assert _inserted_runs(out) == ["<w:r><w:t>Neither party may publish it.</w:t></w:r>"]
+    new = out.paragraphs[1]
+    assert new.number == "1.1" and out.paragraphs[2].number == "1.2"
+    xml = read_part(out.to_bytes(), "word/document.xml")
+    assert xml.count(body_ppr) == 2 and xml.count("Heading1") == heading.count("Heading1")
+
+
+def test_after_a_heading_with_no_body_below_the_heading_look_is_kept():
+    doc = open_body(p(r_("Confidentiality", "<w:b/>")) + p(r_("Publicity", "<w:b/>")))
+    doc.apply_edits([edit("insert_after", "p-001", None, "Assignment")], author=ME, date=WHEN)
+    assert _inserted_runs(doc) == ["<w:r><w:rPr><w:b/></w:rPr><w:t>Assignment</w:t></w:r>"]
+
+
 def test_insert_after_last_paragraph_of_a_cell():
     table = "<w:tbl><w:tr><w:tc>" + p("Only line") + "</w:tc></w:tr></w:tbl>"
     doc = open_body(table + p("after"))
