@@ -13,6 +13,7 @@ import copy
 from dataclasses import dataclass
 
 from .oxml import make_element, qn
+from .symbols import sym_text
 
 W_P = qn("w:p")
 W_R = qn("w:r")
@@ -70,6 +71,7 @@ W_SYM = qn("w:sym")
 _INSTR = qn("w:instr")
 _FLDCHARTYPE = qn("w:fldCharType")
 _CHAR = qn("w:char")
+_FONT = qn("w:font")
 
 
 @dataclass(eq=False, slots=True)
@@ -213,12 +215,7 @@ def walk_paragraph(p) -> Walk:
                     if len(fld) == 1 and child.text:
                         fld[0].atom.instr += child.text
             elif tag == W_SYM:
-                char = child.get(_CHAR) or ""
-                try:
-                    code = int(char, 16)
-                    text = chr(code - 0xF000 if code >= 0xF000 else code)
-                except ValueError:
-                    text = ""
+                text = sym_text(child.get(_FONT), child.get(_CHAR))
                 if fld:
                     emit_text(run, None, text, kind, rev, outer)
                 else:

@@ -157,7 +157,7 @@ CASES: tuple[Case, ...] = (
         0: "The Vendor shall provide the Deliverables.",
         1: "The Supplier is AgentCo Limited of London.",
         2: "Content control paragraph with a block-level wrapper.",
-        3: "A non\u2011exclusive, royaltyfree license \u00b7 worldwide.",
+        3: "A non\u2011exclusive, royaltyfree license \u2022 worldwide.",
         4: "Ligatures.",
         5: "Page 1 of Schedule 2.",
     })),
