@@ -83,30 +83,11 @@ def _console() -> Any:
     return Console() if sys.stdout.isatty() else Console(width=160)
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}"
-
-
 def print_summary(summary: dict[str, Any]) -> None:
-    from rich.table import Table
+    from ..runner.leaderboard import print_leaderboard
 
-    table = Table(title="RedlineBench leaderboard" + ("" if summary["grid"]["complete"] else " (partial grid)"))
-    for col in ("model", "redline_overall", "95% CI", "T1", "T2", "T3", "T4", "side A", "side B",
-                "trials", "gate fail", "incomplete", "judge"):
-        table.add_column(col, justify="left" if col in ("model", "judge") else "right")
-    for e in summary["leaderboard"]:
-        lo, hi = e["ci"] if e["redline_overall"] is not None else (None, None)  # [0, 0] means "no cells"
-        by_turn, by_side = e["by_turn"], e["by_side_turn_weighted"]
-        table.add_row(
-            e["model"], "-" if e["redline_overall"] is None else f"{e['redline_overall']:.1f}",
-            "-" if lo is None else f"{_pct(lo)}-{_pct(hi)}", *(_pct(by_turn.get(str(t))) for t in (1, 2, 3, 4)),
-            _pct(by_side.get("A")), _pct(by_side.get("B")), str(e["n_trials"]), str(e["n_gate_failures"]),
-            str(e["n_incomplete"]), e["judge_method"])
     console = _console()
-    console.print(table)
-    for e in summary["leaderboard"]:
-        if e.get("grid_note"):
-            console.print(f"[yellow]{e['model']}: {e['grid_note']}[/yellow]")
+    print_leaderboard(summary, console)
     if summary["n_incomplete"]:
         console.print(f"[yellow]{summary['n_incomplete']} trial(s) not scored (judging incomplete or errored); "
                       "listed under 'incomplete' in the summary[/yellow]")

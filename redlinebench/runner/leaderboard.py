@@ -17,34 +17,39 @@ def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, str]]:
         ci = e.get("ci") if e.get("overall_turn_weighted") is not None and e.get("ci") else [None, None]
         by_turn = e.get("by_turn") or {}
         by_side = e.get("by_side_turn_weighted") or {}
-        row = {"model": str(e.get("model")), "overall": _pct(e.get("overall_turn_weighted")),
+        row = {"model": str(e.get("model")), "redline_overall": _pct(e.get("overall_turn_weighted")),
                "95% CI": "-" if ci[0] is None else f"{_pct(ci[0])}-{_pct(ci[1])}"}
         for t in ("1", "2", "3", "4"):
             row[f"T{t}"] = _pct(by_turn.get(t))
         for side in ("A", "B"):
-            row[side] = _pct(by_side.get(side))
+            row[f"side {side}"] = _pct(by_side.get(side))
         row["trials"] = str(e.get("n_trials", "-"))
         row["gate fail"] = str(e.get("n_gate_failures", "-"))
+        row["incomplete"] = str(e.get("n_incomplete", 0))
+        row["judge"] = str(e.get("judge_method") or "-")
         rows.append(row)
     return rows
 
 
 def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
+    """The one leaderboard table, for ``run``, ``demo``, ``score`` and ``summarize``."""
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
-    if console.width < 110 and not console.is_terminal:
-        console = Console(width=110, file=console.file)  # logs and pipes: do not squeeze the numbers
+    if console.width < 140 and not console.is_terminal:
+        console = Console(width=140, file=console.file)  # logs and pipes: do not squeeze the numbers
     rows = leaderboard_rows(summary)
     if not rows:
         console.print("no graded trials")
         return
     method = summary.get("judge_method")
-    title = "redline_overall (0-100)" + (f", judges: {method}" if method else "")
+    partial = "" if (summary.get("grid") or {}).get("complete", True) else ", partial grid"
+    title = "redline_overall (0-100)" + (f", judges: {method}" if method else "") + partial
     table = Table(title=title)  # default edge padding: the first and last columns padded like the rest
     for col in rows[0]:
-        table.add_column(col, justify="left" if col == "model" else "right", no_wrap=col != "model",
+        left = col in ("model", "judge")
+        table.add_column(col, justify="left" if left else "right", no_wrap=col != "model",
                          overflow="fold", min_width=len(col) if col != "model" else 10)
     for row in rows:
         table.add_row(*row.values())

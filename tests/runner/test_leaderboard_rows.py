@@ -10,8 +10,8 @@ def test_no_scored_cell_shows_no_interval():
         {"model": "m1", "overall_turn_weighted": None, "ci": [0.0, 0.0], "by_turn": {}, "n_trials": 0},
         {"model": "m2", "overall_turn_weighted": 0.5, "ci": [0.4123, 0.61], "by_turn": {"1": 0.5}, "n_trials": 3},
     ]})
-    assert rows[0]["overall"] == "-" and rows[0]["95% CI"] == "-"
-    assert rows[1]["overall"] == "50.0" and rows[1]["95% CI"] == "41.2-61.0" and rows[1]["T1"] == "50.0"
+    assert rows[0]["redline_overall"] == "-" and rows[0]["95% CI"] == "-"
+    assert rows[1]["redline_overall"] == "50.0" and rows[1]["95% CI"] == "41.2-61.0" and rows[1]["T1"] == "50.0"
 
 
 def test_printed_table_pads_every_column_alike_including_the_edges():
@@ -31,6 +31,6 @@ def test_printed_table_pads_every_column_alike_including_the_edges():
     row = next(line for line in lines if "golden" in line)
     for line, sep in ((header, "┃"), (row, "│")):
         cells = line.strip().strip(sep).split(sep)
-        assert len(cells) == 11, line
+        assert len(cells) == 13, line
         assert all(c.startswith(" ") and c.endswith(" ") for c in cells), line
     assert "gate fail ┃" in header and "┃ model" in header
