@@ -581,6 +581,28 @@ class RedlineDocument:
     def revisions(self) -> list[Revision]:
         return self._index().revisions
 
+    def story_revisions(self) -> list[tuple[str, Revision]]:
+        """(part name, revision) of the tracked changes in headers, footers and notes.
+
+        The tools edit the body only, but the other side may have changed a header or a note: the
+        read view lists those changes too, so nothing tracked is hidden from the agent.
+        """
+        out: list[tuple[str, Revision]] = []
+        for part, root in self.story_parts()[1:]:
+            fmt_changes: dict[object, list] = {}
+            for change in root.iter(W_RPRCHANGE, W_PPRCHANGE):
+                node = change.getparent()
+                while node is not None and node.tag != W_P:
+                    node = node.getparent()
+                if node is not None:
+                    fmt_changes.setdefault(node, []).append(change)
+            for p in root.iter(W_P):
+                walk = walk_paragraph(p)
+                marks = mark_revisions(p)
+                _, _, revs = self._describe(p, None, walk, marks, fmt_changes.get(p, ()))
+                out.extend((part, r) for r in revs)
+        return out
+
     def paragraph(self, pid: str) -> Paragraph:
         return self._index().by_id[pid]
 

@@ -97,10 +97,14 @@ def read_view(doc) -> str:
     if not comments:
         lines.append("(none)")
     lines.append("")
-    lines.append(f"## Tracked changes ({len(revisions)})")
+    elsewhere = doc.story_revisions()
+    lines.append(f"## Tracked changes ({len(revisions) + len(elsewhere)})")
     for r in revisions:
         lines.append(f"{r.id} | {r.type} | {r.author or 'unknown'} | {r.paragraph_id} | \"{_clip(_one_line(r.text), 200)}\"")
-    if not revisions:
+    for part, r in elsewhere:  # headers, footers, notes: listed, not editable with the tools
+        where = part.rsplit("/", 1)[-1]
+        lines.append(f"{r.id} | {r.type} | {r.author or 'unknown'} | {where} | \"{_clip(_one_line(r.text), 200)}\"")
+    if not revisions and not elsewhere:
         lines.append("(none)")
     return "\n".join(lines) + "\n"
 

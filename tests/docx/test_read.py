@@ -232,3 +232,21 @@ def test_heading_numbering_linked_from_the_list_level():
     doc = open_body(body, numbering=numbering, styles=styles)
     assert [x.number for x in doc.paragraphs] == ["1", "1.1", "1.2", "2"]
     assert [x.style for x in doc.paragraphs] == ["heading 1", "heading 2", "heading 2", "heading 1"]
+
+
+def test_read_view_lists_tracked_changes_in_headers_and_notes_too():
+    """SPEC §4: the appendix lists every tracked change, not only the body's."""
+    them = 'w:author="LargeCo Legal" w:date="2025-01-01T00:00:00Z"'
+    header = (f'<w:p><w:r><w:t xml:space="preserve">Draft </w:t></w:r><w:ins w:id="71" {them}>'
+              '<w:r><w:t>v2</w:t></w:r></w:ins></w:p>')
+    footnotes = (f'<w:footnote w:id="1"><w:p><w:del w:id="72" {them}><w:r><w:delText>Net 30.</w:delText></w:r>'
+                 '</w:del></w:p></w:footnote>')
+    body = f'<w:p><w:r><w:t>Fees.</w:t></w:r><w:ins w:id="5" {them}><w:r><w:t> Net.</w:t></w:r></w:ins></w:p>'
+    doc = RedlineDocument.open(docx(body, header=header, footnotes=footnotes), name="t.docx")
+    view = doc.read_view()
+    appendix = view[view.index("## Tracked changes"):].splitlines()
+    assert appendix == ["## Tracked changes (3)",
+                        'rev-5 | ins | LargeCo Legal | p-001 | "Net."',
+                        'rev-71 | ins | LargeCo Legal | header1.xml | "v2"',
+                        'rev-72 | del | LargeCo Legal | footnotes.xml | "Net 30."']
+    assert [p.id for p in doc.paragraphs] == ["p-001"]  # notes and headers get no paragraph ids

@@ -23,7 +23,8 @@ RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/{}"
 
 
 def docx(body: str, *, styles: str | None = None, numbering: str | None = None, comments: str | None = None,
-         comments_ex: str | None = None, extra: dict[str, bytes] | None = None, main_ct: str | None = None) -> bytes:
+         comments_ex: str | None = None, extra: dict[str, bytes] | None = None, main_ct: str | None = None,
+         header: str | None = None, footnotes: str | None = None) -> bytes:
     parts: dict[str, str | bytes] = {}
     overrides = {"/word/document.xml": main_ct or CT.format("document.main")}
     rels = []
@@ -35,6 +36,8 @@ def docx(body: str, *, styles: str | None = None, numbering: str | None = None, 
         ("styles", styles, "w:styles", "styles", "styles"),
         ("numbering", numbering, "w:numbering", "numbering", "numbering"),
         ("comments", comments, "w:comments", "comments", "comments"),
+        ("header1", header, "w:hdr", "header", "header"),
+        ("footnotes", footnotes, "w:footnotes", "footnotes", "footnotes"),
     ):
         if inner is None:
             continue
