@@ -10,6 +10,7 @@ from importlib import import_module
 
 import click
 
+from .. import __version__
 from ..errors import RedlineBenchError
 
 # Command-family modules, each exposing ``register(group: click.Group) -> None``.
@@ -39,7 +40,7 @@ class _Main(click.Group):
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="redlinebench")
+@click.version_option(__version__, prog_name="redlinebench")  # also from a checkout that is not installed
 def main() -> None:
     """RedlineBench: evaluate LLM agents on lawyer-grade contract redlining.
 

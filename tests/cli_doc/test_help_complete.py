@@ -24,3 +24,21 @@ def test_every_command_and_option_has_help():
                     if isinstance(p, click.Option) and p.name != "help" and not (p.help or "").strip()]
     assert len(list(_commands(main))) > 20  # doc, tasks, dataset, run, score, ... are all registered
     assert missing == []
+
+
+def test_version_needs_no_installed_distribution(monkeypatch):
+    """`python -m redlinebench --version` from a checkout that was never pip-installed."""
+    import importlib.metadata
+
+    from click.testing import CliRunner
+
+    from redlinebench import __version__
+    from redlinebench.cli import main
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"redlinebench, version {__version__}"
