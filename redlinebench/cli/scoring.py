@@ -314,7 +314,7 @@ def register(main: click.Group) -> None:
         Grades every trial that has an output and no grade.json yet, and finishes trials whose
         judging was incomplete (a judge never answered); --rejudge grades every trial again.
         Verdicts are cached on disk, so re-scoring an unchanged run costs nothing and only the
-        judges that failed are called again.
+        judges that failed are called again. Exits 1 while any trial's judging is still incomplete.
         """
         if not run_dir.is_dir():
             raise ConfigError("no such run directory", path=run_dir)
@@ -332,6 +332,15 @@ def register(main: click.Group) -> None:
         report = _rewrite_report(run_dir)
         if report is not None:
             click.echo(f"report: {report}")
+        unjudged = [r for r in summary.get("incomplete") or [] if r.get("status") == "judging_incomplete"]
+        for row in unjudged[:5]:
+            click.echo(f"  judging incomplete: {row.get('model')} {row.get('task_id')} trial {row.get('trial')}: "
+                       f"{row.get('reason')}")
+        if unjudged:
+            # as `run` does: a script must not take a score with trials left out for a usable one
+            click.echo(f"error: judging is still incomplete for {len(unjudged)} trial(s), so they are not in the "
+                       f"score; fix the cause and run `redlinebench score {run_dir}` again", err=True)
+            raise SystemExit(1)
 
     @main.command("summarize")
     @click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path))

@@ -221,6 +221,10 @@ def test_unfinished_judging_exits_non_zero_and_resume_finishes_it(tree, tmp_path
                                         for q in fake_openai.requests)
     grade = next(run_dir.rglob("grade.json"))
     assert json.loads(grade.read_text())["status"] == "judging_incomplete"
+    # `score` while the judge is still down: the same non-zero exit, so a script cannot take the score
+    r = CliRunner().invoke(main, ["score", str(run_dir), "--api-base", fake_openai.url])
+    assert r.exit_code == 1, r.output
+    assert "judging is still incomplete for 1 trial(s)" in r.output and "judging incomplete: " in r.output
 
     def all_pass(body):
         ids = json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])
