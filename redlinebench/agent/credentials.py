@@ -16,6 +16,24 @@ def needs_placeholder_key(model: str) -> bool:
     return bool(missing_credentials([model]))
 
 
+def env_key_hint(model: str, *, placeholder_sent: bool = False) -> str:
+    """What to set so ``model`` authenticates, in words (names the variables, never a value)."""
+    missing = missing_credentials([model]).get(model, [])
+    if placeholder_sent:
+        wanted = " or ".join(missing) if missing else "the provider's key variable"
+        return f"no key was set, so the placeholder key was sent; set {wanted} in the environment"
+    if missing:
+        return f"set {' or '.join(missing)} in the environment"
+    return "the key in the environment was rejected; check it"
+
+
+def is_auth_failure(exc: BaseException) -> bool:
+    """A missing or rejected credential (litellm's AuthenticationError, or a 401)."""
+    if any(c.__name__ == "AuthenticationError" for c in type(exc).__mro__):
+        return True
+    return getattr(exc, "status_code", None) == 401
+
+
 def missing_credentials(models: Iterable[str]) -> dict[str, list[str]]:
     """``{model: [env vars, any one of which would do]}`` for models litellm cannot authenticate."""
     from .._litellm import get_litellm

@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, Episode, agent
 from .._retry import backoff
-from .credentials import PLACEHOLDER_KEY, needs_placeholder_key
+from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
 from .limits import AgentLimits
 from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
 from .redact import redact
@@ -262,6 +262,11 @@ class LLMAgent:
                     log.write({"type": "shorten", "step": stats.steps + 1, "reason": "context_window",
                                "budget_tokens": stats.context_budget, **info})
                     continue
+                if is_auth_failure(exc):
+                    hint = env_key_hint(self.model, placeholder_sent=bool(self.api_base)
+                                        and self._needs_placeholder_key())
+                    raise ProviderFailure(f"authentication failed for {self.model} ({hint}): "
+                                          f"{describe(exc)}") from None
                 raise ProviderFailure(describe(exc)) from None
             latency = time.perf_counter() - started[0]
             if not getattr(response, "choices", None):  # a 200 with no answer in it: retry like a 5xx

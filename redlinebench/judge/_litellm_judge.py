@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from .._litellm import get_litellm
-from ..agent.credentials import PLACEHOLDER_KEY, needs_placeholder_key
+from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, needs_placeholder_key
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
 from .._retry import retry_delay
 from ._audit import AuditLog, redact
@@ -95,14 +95,7 @@ class LiteLLMJudge:
             return f"{self.api_key_env} {state}"
         if self._api_key:
             return "the api_key in the judge config was rejected"
-        try:
-            env = get_litellm().validate_environment(self.model)
-            missing = [str(k) for k in env.get("missing_keys") or []]
-        except Exception:  # noqa: BLE001  an unknown provider: fall back to the generic hint
-            missing = []
-        if missing:
-            return f"set {' or '.join(missing)} in the environment"
-        return "check the provider's API key in the environment"
+        return env_key_hint(self.model, placeholder_sent=bool(self.api_base) and self._needs_placeholder_key())
 
     def _kwargs(self, messages: list[dict[str, str]], json_mode: bool, temperature: float | None) -> dict:
         kwargs: dict[str, Any] = {**self.extra, "model": self.model, "messages": messages,

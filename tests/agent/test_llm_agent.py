@@ -129,6 +129,18 @@ async def test_auth_error_is_not_retried_and_errors_the_trial(tmp_path, srv):
     assert len(srv.requests) == 1 and not tools.saved
     assert "sk-agent-test-key-1234567890" not in ep.error
     assert "sk-agent-test-key-1234567890" not in (tmp_path / "transcript.jsonl").read_text()
+    assert ep.error.startswith(f"authentication failed for {MODEL} (the key in the environment was rejected")
+
+
+async def test_a_rejected_placeholder_key_names_the_variable_to_set(tmp_path, srv, monkeypatch):
+    """No key set, an explicit endpoint: the placeholder goes out; a server that wants a real key
+    gets one failed call, and the error says which variable to set."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    srv.enqueue(Reply.error(401, "bad key"))
+    ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, len(srv.requests)) == ("errored", 1)
+    assert srv.requests[0].headers.get("authorization") == "Bearer no-key-set"
+    assert "no key was set, so the placeholder key was sent; set OPENAI_API_KEY in the environment" in ep.error
 
 
 async def test_retries_exhausted_errors_the_trial(tmp_path, srv):
