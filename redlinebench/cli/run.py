@@ -27,8 +27,8 @@ def _build_spec(opts: dict[str, Any]) -> Any:
     from ..runner.presets import load_preset
 
     preset = load_preset(opts["preset"]) if opts.get("preset") else {}
-    models = list(opts["model"]) or list(preset.get("models") or ([preset["model"]] if preset.get("model") else []))
-    agents = list(opts["agent"]) or list(preset.get("agents") or ([preset["agent"]] if preset.get("agent") else []))
+    models = list(opts["model"]) or list(preset.get("models") or [])   # load_preset folds model into models
+    agents = list(opts["agent"]) or list(preset.get("agents") or [])
     if not agents:
         agents = ["llm"] if models else []
     if not agents:

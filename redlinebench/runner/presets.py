@@ -1,6 +1,6 @@
 """Run presets: YAML files of defaults for ``redlinebench run --preset NAME|PATH``.
 
-A preset may set ``model``/``models``, ``agent``, ``judges``, ``trials``, ``concurrency``, ``workers``, ``seed``,
+A preset may set ``model`` or ``models`` and ``agent`` or ``agents`` (each a string or a list), ``judges``, ``trials``, ``concurrency``, ``workers``, ``seed``,
 ``api_base`` and ``limits`` (see :class:`redlinebench.agent.AgentLimits`). Command-line options win.
 Names resolve to ``configs/presets/<name>.yaml`` in the working directory, then to the copy shipped
 inside the package (``redlinebench/configs/presets/``).
@@ -61,5 +61,38 @@ def load_preset(name_or_path: str) -> dict[str, Any]:
                           path=path)
     if "limits" in data and not isinstance(data["limits"], dict):
         raise ConfigError("'limits' must be a mapping", path=path)
+    data = _normalized(data, path)
     data["_path"] = str(path)
     return data
+
+
+def _names(data: dict[str, Any], one: str, many: str, path: Path) -> list[str]:
+    """``one``/``many`` may each be a string or a list of strings; both together are refused."""
+    if one in data and many in data:
+        raise ConfigError(f"give '{one}' or '{many}', not both", path=path)
+    value = data.get(one, data.get(many))
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(v, str) and v.strip() for v in items):
+        raise ConfigError(f"'{one if one in data else many}' must be a string or a list of strings, "
+                          f"got {value!r}", path=path)
+    return [v.strip() for v in items]
+
+
+def _normalized(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Checked values; ``model``/``agent`` folded into the ``models``/``agents`` lists."""
+    out = {k: v for k, v in data.items() if k not in ("model", "models", "agent", "agents")}
+    for one, many in (("model", "models"), ("agent", "agents")):
+        names = _names(data, one, many, path)
+        if names:
+            out[many] = names
+    for key in ("trials", "concurrency", "workers", "seed"):
+        if key in out and (isinstance(out[key], bool) or not isinstance(out[key], int)
+                           or out[key] < (0 if key == "seed" else 1)):
+            low = 0 if key == "seed" else 1
+            raise ConfigError(f"'{key}' must be a whole number of at least {low}, got {out[key]!r}", path=path)
+    for key in ("judges", "api_base", "judge_api_base", "description"):
+        if key in out and out[key] is not None and not isinstance(out[key], str):
+            raise ConfigError(f"'{key}' must be a string, got {out[key]!r}", path=path)
+    return out

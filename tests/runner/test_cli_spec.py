@@ -68,6 +68,35 @@ def test_bad_preset_files_name_the_file_and_key(tmp_path):
         load_preset("nope")
 
 
+@pytest.mark.parametrize("yaml_text", [
+    "model: [openai/a, openai/b]\nagent: [llm, golden]\n",
+    "models: [openai/a, openai/b]\nagents: [llm, golden]\n",
+    "models: [openai/a, openai/b]\nagent: [llm, golden]\n",
+])
+def test_a_preset_names_one_model_or_several_under_either_key(tmp_path, yaml_text):
+    preset = tmp_path / "p.yaml"
+    preset.write_text(yaml_text)
+    assert [e.label for e in spec(preset=str(preset)).entrants] == ["openai/a", "openai/b", "golden"]
+
+
+@pytest.mark.parametrize("yaml_text, message", [
+    ("model: openai/a\nmodels: [openai/b]\n", "give 'model' or 'models', not both"),
+    ("agent: {name: llm}\n", "'agent' must be a string or a list of strings"),
+    ("models: []\n", "'models' must be a string or a list of strings"),
+    ("agents: [llm, 3]\n", "'agents' must be a string or a list of strings"),
+    ("trials: two\n", "'trials' must be a whole number of at least 1"),
+    ("concurrency: 0\n", "'concurrency' must be a whole number of at least 1"),
+    ("workers: true\n", "'workers' must be a whole number"),
+    ("judges: [a, b]\n", "'judges' must be a string"),
+])
+def test_wrong_types_in_a_preset_are_one_line_errors_naming_the_file(tmp_path, yaml_text, message):
+    preset = tmp_path / "p.yaml"
+    preset.write_text(yaml_text)
+    result = CliRunner().invoke(main, ["run", "--preset", str(preset), "--dry-run"])
+    assert result.exit_code != 0 and isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output and "p.yaml" in result.output and message in result.output
+
+
 def test_presets_outside_a_checkout_come_from_the_package_and_misses_say_where_they_looked(tmp_path, monkeypatch):
     # a pip-installed user in an empty directory has no configs/: the shipped presets still resolve
     monkeypatch.chdir(tmp_path)
