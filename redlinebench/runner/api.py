@@ -88,7 +88,8 @@ def create_judge_list(spec: RunSpec) -> list[Any]:
 
 
 def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunSpec, dict[str, Any] | None]:
-    """Check the run directory against the request. On ``resume`` the stored spec wins."""
+    """Check the run directory against the request. On ``resume`` the stored spec is the run's: a
+    given spec may change only RESUMABLE_FIELDS, and any other difference is an error."""
     layout = paths.RunLayout(run_dir)
     stored = read_json(layout.config) if layout.config.exists() else None
     if resume:
@@ -98,6 +99,11 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
         if resumed.source is None:  # the data the run resolved, not whatever this shell would pick now
             resumed = resumed.replace(source=recorded_source(stored))
         if spec is not None:  # how fast to go, and where the servers are, may change; what to run may not
+            changed = _spec_differences(spec, resumed)
+            if changed:
+                raise ConfigError(f"resume continues the run as it was started, but the given spec differs in "
+                                  f"{'; '.join(changed)}; pass the same spec (only {', '.join(RESUMABLE_FIELDS)} "
+                                  f"may change), or start a new run in another directory", path=run_dir)
             resumed = resumed.replace(**{k: getattr(spec, k) or getattr(resumed, k) for k in RESUMABLE_FIELDS})
         return resumed, stored
     if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
@@ -106,6 +112,29 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
     if spec is None:
         raise ConfigError("no run specification given")
     return spec, None
+
+
+def _spec_differences(given: RunSpec, stored: RunSpec) -> list[str]:
+    """What ``given`` would change in a stored run besides RESUMABLE_FIELDS, in words.
+
+    The run id is the directory's; a source left unset means "the one the run used".
+    """
+    a, b = given.to_dict(), stored.to_dict()
+    out = []
+    for key in a:
+        if key == "run_id" or key in RESUMABLE_FIELDS or a[key] == b.get(key):
+            continue
+        if key == "source" and (given.source is None or _same_path(given.source, stored.source)):
+            continue
+        out.append(f"{key} ({b.get(key)!r} in the run, {a[key]!r} given)")
+    return out
+
+
+def _same_path(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return False
+    pa, pb = Path(a).expanduser(), Path(b).expanduser()
+    return pa.exists() and pb.exists() and pa.resolve() == pb.resolve()
 
 
 def _resume_changes(spec: RunSpec) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def _outputs(nb, mime: str) -> list[str]:
 
 def test_02_run_and_score(nb_env):
     nb = _execute("02_run_and_score.ipynb", nb_env)
-    run_dir = nb_env / "runs" / "nb-baselines"
+    run_dir = nb_env / "runs" / "nb-baselines-s1"  # the notebook names the directory after its selection
     summary = json.loads((run_dir / "metrics_summary.json").read_text())
     board = {e["model"]: e for e in summary["leaderboard"]}
     assert set(board) == {"golden", "accept-all", "noop"}

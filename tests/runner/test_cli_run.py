@@ -118,6 +118,17 @@ def test_errored_trials_are_reported_not_dropped_and_resume_redoes_them(tree, tm
     entry = second.summary["leaderboard"][0]
     assert entry["n_trials"] == 3 and entry["n_incomplete"] == 0 and second.summary["incomplete"] == []
 
+    # The Python API refuses a resume that would quietly keep other settings than the ones given.
+    from redlinebench.errors import ConfigError
+    from redlinebench.runner import TaskFilter
+
+    with pytest.raises(ConfigError, match=r"differs in filter \(.*'scenario': 2"):
+        run(spec.replace(filter=TaskFilter(scenario=2)), tmp_path / "r", resume=True, progress=False)
+    with pytest.raises(ConfigError, match=r"differs in judges \('heuristic' in the run, 'panel' given\)"):
+        run(spec.replace(judges="panel", run_id="other"), tmp_path / "r", resume=True, progress=False)
+    third = run(spec.replace(concurrency=1, source=None), tmp_path / "r", resume=True, progress=False)
+    assert third.progress.skipped == 3 and third.spec.concurrency == 1
+
 
 @pytest.mark.slow
 def test_demo_on_the_embedded_set_ranks_golden_first_offline(tmp_path):
