@@ -25,6 +25,7 @@ def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api
     missing = missing_credentials(wanted)
     if missing:
         lines = "; ".join(f"{m} needs {' or '.join(keys)}" for m, keys in missing.items())
-        raise ConfigError(f"missing provider credentials: {lines}. Set them in the environment, use "
-                          "--judges heuristic for an offline judge, or --skip-key-check if your provider "
-                          "authenticates another way")
+        raise ConfigError(f"missing provider credentials: {lines}. Set them in the environment, use the "
+                          "offline heuristic judge (--judges heuristic; judges=\"heuristic\" in Python), or skip "
+                          "this check if your provider authenticates another way (--skip-key-check; "
+                          "check_keys=False)")

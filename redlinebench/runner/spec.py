@@ -87,7 +87,7 @@ class RunSpec:
     trials: int = 1
     concurrency: int = 4
     workers: int = 1                           # processes sharing the trials (runner.workers)
-    judges: str = "heuristic"                  # create_judges() spec: panel | heuristic | none | a,b,c | file
+    judges: str = "panel"                      # as the CLI: panel | heuristic | none | a,b,c | file
     limits: AgentLimits = field(default_factory=AgentLimits)
     seed: int = 0
     api_base: str | None = None                # the model's endpoint (OpenAI-compatible servers)
