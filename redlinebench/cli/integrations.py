@@ -67,7 +67,8 @@ def push_results(target: Path, model_repo: str, model: str | None, dataset_repo:
 @click.command("dataset")
 @click.option("--repo", "repo_id", required=True, metavar="ORG/NAME", help="Dataset repo to create or update.")
 @click.option("--from", "export_dir", type=click.Path(path_type=Path), default=None,
-              help="An exported dataset directory (default: export the selected task source now).")
+              help="A directory written by `dataset export --include-tree` (default: export the selected "
+                   "task source now).")
 @click.option("--source", default=None, metavar=SOURCE_METAVAR,
               help="Task source to export when --from is not given.")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")

@@ -604,7 +604,9 @@ def plan_dataset_push(
     if not any(root.rglob("*.parquet")):
         raise HubError("not an exported dataset: no parquet index found", path=root)
     if not (root / "tasks").is_dir():
-        raise HubError("not an exported dataset: no tasks/ tree", path=root)
+        raise HubError("this export has no tasks/ tree, which the Hub dataset needs beside its index (the "
+                       "task files are what a run downloads); export again with `redlinebench dataset export "
+                       "--include-tree`", path=root)
     try:
         eval_yaml = yaml.safe_load((root / "eval.yaml").read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:

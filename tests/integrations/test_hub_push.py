@@ -312,6 +312,17 @@ def test_push_dataset_dry_run_and_bad_exports(tmp_path, fake_hub):
     assert "missing eval.yaml" in res.output
 
 
+def test_an_export_without_its_tree_says_how_to_export_it(tmp_path, fake_hub):
+    import shutil
+
+    out = _export(tmp_path)
+    shutil.rmtree(out / "tasks")  # what `dataset export` without --include-tree writes
+    res = _invoke("push", "dataset", "--repo", "org/RB", "--from", str(out))
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "has no tasks/ tree" in res.output and "dataset export --include-tree" in res.output
+    assert fake_hub.requests == []
+
+
 def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(tmp_path, fake_hub, fake_openai,
                                                                             monkeypatch):
     """redlinebench run (golden agent; judges through litellm to the fake server) -> push -> YAML read back."""
