@@ -60,6 +60,28 @@ def collect_grade_files(dirs: list[Path]) -> list[Path]:
     return [Path(p) for p in sorted(found)]
 
 
+def ungraded_episodes(dirs: list[Path]) -> dict[str, int]:
+    """``{model: n}`` of trial folders below ``dirs`` with an episode (metrics.json) but no grade.json.
+
+    summarize reads grades only; an errored or not yet graded trial would otherwise vanish from
+    its table without a word (SPEC §5: never silently dropped).
+    """
+    counts: dict[str, int] = {}
+    seen: set[str] = set()
+    for d in dirs:
+        if not d.is_dir():
+            continue
+        for top, subdirs, files in os.walk(os.path.realpath(d)):
+            subdirs[:] = [s for s in subdirs if s != ".partial"]
+            if "metrics.json" in files and GRADE not in files and top not in seen:
+                seen.add(top)
+                data = _read_json(Path(top) / "metrics.json")
+                model = data.get("model") if isinstance(data, dict) else None
+                if isinstance(model, str) and "task_id" in data:  # a trial's metrics, not some other file
+                    counts[model] = counts.get(model, 0) + 1
+    return counts
+
+
 def load_grades(files: list[Path], *, skip_invalid: bool = False) -> tuple[list[Any], list[str]]:
     from ..scoring import GradeFileError, TrialGrade
 
@@ -359,6 +381,10 @@ def register(main: click.Group) -> None:
         grades, problems = load_grades(files, skip_invalid=skip_invalid)
         summary = summarize(grades)
         summary["warnings"].extend(f"skipped unreadable grade: {p}" for p in problems)
+        for model, n in sorted(ungraded_episodes(list(dirs)).items()):
+            summary["warnings"].append(
+                f"{model}: {n} trial(s) have an episode but no grade.json (errored, or not graded yet: "
+                f"`redlinebench score RUN_DIR`), so they are not in this summary")
         if output is not None:
             _atomic_json(output, summary)
         if as_json:

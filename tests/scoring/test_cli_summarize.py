@@ -51,3 +51,24 @@ def test_no_grades_is_a_clear_error(tmp_path):
     assert result.exit_code != 0 and "no grade.json found" in result.output
     result = CliRunner().invoke(main, ["summarize", str(tmp_path / "nope")])
     assert result.exit_code != 0 and "no such directory" in result.output
+
+
+def test_trials_with_an_episode_but_no_grade_are_named_not_dropped_silently(tmp_path):
+    grades = fixture()
+    write_grades(tmp_path / "run1", grades[:4])
+    for n, model in enumerate(("openai/down", "openai/down", grades[0]["model"])):
+        d = tmp_path / "run1" / "trials" / model.replace("/", "_") / f"redline-s1-t1-g0{n}a" / "1"
+        d.mkdir(parents=True)
+        (d / "metrics.json").write_text(json.dumps({"task_id": f"redline-s1-t1-g0{n}a", "model": model,
+                                                    "status": "errored"}))
+    (tmp_path / "run1" / "metrics.json").write_text("{}")  # not a trial's metrics: ignored
+    out = tmp_path / "summary.json"
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path / "run1"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    warnings = json.loads(out.read_text())["warnings"]
+    assert warnings == [
+        f"{grades[0]['model']}: 1 trial(s) have an episode but no grade.json (errored, or not graded yet: "
+        "`redlinebench score RUN_DIR`), so they are not in this summary",
+        "openai/down: 2 trial(s) have an episode but no grade.json (errored, or not graded yet: "
+        "`redlinebench score RUN_DIR`), so they are not in this summary"]
+    assert "openai/down: 2 trial(s)" in result.output
