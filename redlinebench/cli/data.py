@@ -20,7 +20,8 @@ def data() -> None:
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory to write (it will hold tasks/ and benchmark.json); a previous build there is replaced.")
 @click.option("--sources", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Source directory (default: data/synthetic of this checkout).")
+              help="Source directory (default: data/synthetic of the repository checkout; an installed "
+                   "package does not ship the sources, so pass this there).")
 def build_synthetic_cmd(out: Path, sources: Path | None) -> None:
     """Write the synthetic Harbor task tree (deterministic: a rebuild is byte-identical).
 
@@ -36,7 +37,8 @@ def build_synthetic_cmd(out: Path, sources: Path | None) -> None:
 
 @data.command("check-synthetic")
 @click.option("--sources", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Source directory (default: data/synthetic of this checkout).")
+              help="Source directory (default: data/synthetic of the repository checkout; an installed "
+                   "package does not ship the sources, so pass this there).")
 def check_synthetic_cmd(sources: Path | None) -> None:
     """Check the sources (numbering, ops, rubric ground truth) without building documents."""
     from collections import Counter

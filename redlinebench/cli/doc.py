@@ -169,7 +169,7 @@ def read_cmd(file: Path, as_json: bool) -> None:
 @click.option("--focus-author", default=None, help="Attribute this author's changes as the current turn.")
 @_guard
 def view_cmd(file: Path, annotated: bool, focus_author: str | None) -> None:
-    """The annotated view the judges read (the default; --annotated is an alias kept for old scripts).
+    """The annotated view of FILE, as the judges read it (--annotated changes nothing; old scripts pass it).
 
     \b
     ~~text~~ deleted, ++text++ inserted, ~~old~~++new++ replaced; [A1] after a change names its

@@ -263,9 +263,9 @@ def register(main: click.Group) -> None:
                  no_progress: bool) -> None:
         """Run the three baselines on the embedded synthetic set, offline, and print the leaderboard.
 
-        noop (the input unchanged: fails the validity gate), accept-all (accepts the other side's
-        changes and closes) and golden (the attorney redline: the upper bound) are graded by the
-        offline heuristic judge. No API key, no network. The report path is printed at the end.
+        noop (the input unchanged: fails the validity gate), accept-all (leaves the other side's
+        changes in place, answers "Accepted." on their open threads, adds one closing comment) and
+        golden (the attorney redline: the upper bound) are graded by the offline heuristic judge. No API key, no network. The report path is printed at the end.
         """
         from rich.console import Console
 
