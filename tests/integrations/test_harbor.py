@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,11 +19,29 @@ from click.testing import CliRunner
 from redlinebench.cli import main
 from redlinebench.errors import RedlineBenchError
 from redlinebench.integrations import harbor
+from redlinebench.integrations.harbor import _wheel
 from redlinebench.tasks import load_tasks
 from tests.tasks.treefactory import build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)]
+_REAL_BUILD_WHEEL = _wheel.build_wheel
+
+
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory) -> Path:
+    """A real wheel of this checkout, built once per session (pip wheel, offline)."""
+    return _REAL_BUILD_WHEEL(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(autouse=True)
+def _one_wheel_build_per_session(built_wheel, monkeypatch):
+    """An export without --wheel builds a wheel; here it gets a copy of the session's one."""
+    def build(dest: Path, **_kw) -> Path:
+        dest.mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copyfile(built_wheel, dest / built_wheel.name))
+
+    monkeypatch.setattr(_wheel, "build_wheel", build)
 
 
 @pytest.fixture
@@ -72,6 +92,110 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     loaded = harbor.load_single_task(copy)
     original = load_tasks(tree).get("redline-s1-t1-g01a")
     assert loaded.rubrics == original.rubrics and loaded.author == original.author
+
+
+def test_the_default_export_installs_a_wheel_built_from_the_checkout(tree, tmp_path, monkeypatch):
+    """redlinebench is not on PyPI: without --wheel or --package-spec the Dockerfile must not
+    `pip install redlinebench==VERSION` but install a wheel of this package copied next to it."""
+    from redlinebench import __version__
+
+    monkeypatch.setattr(_wheel, "build_wheel", _REAL_BUILD_WHEEL)  # really build, once, here
+    before = sorted(p.name for p in ROOT.iterdir())
+    out = tmp_path / "harbor"
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", str(tree),
+                                    "--task", "redline-s1-t1-g01a", "--judges", "heuristic"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    name = f"redlinebench-{__version__}-py3-none-any.whl"
+    assert f"installs {name}, built from this redlinebench's source checkout" in res.output
+    env = out / "redline-s1-t1-g01a" / "environment"
+    docker = (env / "Dockerfile").read_text().splitlines()
+    assert f"COPY {name} /tmp/{name}" in docker
+    assert f"RUN pip install --no-cache-dir /tmp/{name} && rm /tmp/{name}" in docker
+    assert not [line for line in docker if "redlinebench==" in line]
+    with zipfile.ZipFile(env / name) as whl:
+        names = set(whl.namelist())
+        meta = whl.read(f"redlinebench-{__version__}.dist-info/METADATA").decode()
+    assert {"redlinebench/__init__.py", "redlinebench/cli/integrations.py",
+            "redlinebench/integrations/harbor/_verify.py"} <= names
+    assert any(n.startswith("redlinebench/_data/") for n in names)  # package data is in it
+    assert not any("__pycache__" in n for n in names)
+    assert "Name: redlinebench" in meta and f"Version: {__version__}" in meta
+    # the build runs on a copy: the checkout gets no build/ or *.egg-info
+    assert sorted(p.name for p in ROOT.iterdir()) == before
+
+
+def test_the_session_wheel_is_the_one_export_copies(built_wheel, tree, tmp_path):
+    out = tmp_path / "harbor"
+    harbor.export_harbor(load_tasks(tree), out, harbor.ExportOptions(judges="heuristic"))
+    for task in ("redline-s1-t1-g01a", "redline-s1-t1-g01b", "redline-s2-t4-g01a"):
+        env = out / task / "environment"
+        assert (env / built_wheel.name).read_bytes() == built_wheel.read_bytes()
+        assert f"COPY {built_wheel.name} /tmp/{built_wheel.name}" in (env / "Dockerfile").read_text()
+
+
+def test_without_a_checkout_the_export_says_to_pass_a_wheel_or_a_spec(tree, tmp_path, monkeypatch):
+    site = tmp_path / "site-packages" / "redlinebench"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("")
+    monkeypatch.setattr(_wheel, "build_wheel", _REAL_BUILD_WHEEL)
+    monkeypatch.setattr(_wheel, "package_dir", lambda: site)
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "out"), "--source", str(tree)])
+    assert res.exit_code == 2 and not isinstance(res.exception, (AttributeError, TypeError))
+    [line] = res.output.strip().splitlines()
+    assert line.startswith("error: ") and "not on PyPI" in line and "not running from a source checkout" in line
+    assert "--wheel PATH" in line and "--package-spec SPEC" in line
+    assert not list((tmp_path / "out").glob("redline-*"))
+    # --package-spec still works for a redlinebench published to your own index, and needs no checkout
+    ok = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "out"), "--source", str(tree),
+                                   "--package-spec", "redlinebench==0.1.0"])
+    assert ok.exit_code == 0, ok.output
+    docker = (tmp_path / "out" / "redline-s1-t1-g01a" / "environment" / "Dockerfile").read_text()
+    assert "RUN pip install --no-cache-dir 'redlinebench==0.1.0'" in docker
+    assert not list((tmp_path / "out" / "redline-s1-t1-g01a" / "environment").glob("*.whl"))
+
+
+def test_an_install_from_a_local_checkout_is_named_in_the_error(tmp_path, monkeypatch):
+    """`pip install .` (the README's quick start) records the checkout in direct_url.json."""
+    from importlib import metadata
+
+    checkout = tmp_path / "my checkout"
+    (checkout / "redlinebench").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text('[project]\nname = "redlinebench"\n')
+    site = tmp_path / "site-packages" / "redlinebench"
+    site.mkdir(parents=True)
+
+    class Dist:
+        def read_text(self, name):
+            assert name == "direct_url.json"
+            return json.dumps({"url": checkout.as_uri(), "dir_info": {}})
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: Dist())
+    assert _wheel.installed_from() == checkout
+    with pytest.raises(RedlineBenchError) as info:
+        _REAL_BUILD_WHEEL(tmp_path / "dist", pkg=site)
+    assert f"it was installed from {checkout}: `pip wheel --no-deps -w dist '{checkout}'`" in str(info.value)
+
+
+def test_a_missing_build_backend_is_a_clear_error(tmp_path):
+    root = tmp_path / "checkout"
+    (root / "redlinebench").mkdir(parents=True)
+    (root / "redlinebench" / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text('[build-system]\nrequires = ["nobackend"]\n'
+                                         'build-backend = "no_such_backend_rb.build"\n'
+                                         '[project]\nname = "redlinebench"\nversion = "0.1.0"\n')
+    with pytest.raises(RedlineBenchError) as info:
+        _REAL_BUILD_WHEEL(tmp_path / "dist", pkg=root / "redlinebench")
+    msg = str(info.value)
+    assert "build backend 'no_such_backend_rb.build'" in msg and "is not installed" in msg
+    assert "--wheel PATH" in msg and "\n" not in msg
+
+
+def test_dockerfile_needs_a_wheel_or_a_spec():
+    with pytest.raises(RedlineBenchError, match="give a wheel or a package spec"):
+        harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(), has_skills=False)
+    spec = harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(package_spec="redlinebench>=0.1"),
+                             has_skills=False)
+    assert "RUN pip install --no-cache-dir 'redlinebench>=0.1'" in spec
 
 
 IN_PROCESS_TOOLS = ("read_document", "propose_edits", "add_comment", "mark_reserved", "end_session")
