@@ -1,0 +1,24 @@
+"""docs/INTEGRATIONS.md says what the code does (each check pins one statement of the page)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "INTEGRATIONS.md"
+
+
+def _pip_installs(text: str) -> list[str]:
+    return [m.group(0) for m in re.finditer(r"pip install[^\n`]*", text)]
+
+
+def test_installs_come_from_a_checkout_as_in_the_readme():
+    """redlinebench is not on PyPI: `pip install "redlinebench[inspect]"` cannot work."""
+    readme = _pip_installs((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert 'pip install ".[dev]" && python -m pytest' in readme  # the README's own phrasing
+    doc = DOC.read_text(encoding="utf-8")
+    installs = _pip_installs(doc)
+    assert 'pip install ".[inspect]"' in installs and 'pip install ".[lighteval]"' in installs
+    from_index = [line for line in installs if re.search(r"pip install\s+[\"']?redlinebench", line)]
+    assert from_index == []
