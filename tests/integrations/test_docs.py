@@ -22,3 +22,9 @@ def test_installs_come_from_a_checkout_as_in_the_readme():
     assert 'pip install ".[inspect]"' in installs and 'pip install ".[lighteval]"' in installs
     from_index = [line for line in installs if re.search(r"pip install\s+[\"']?redlinebench", line)]
     assert from_index == []
+
+
+def test_the_exported_task_toml_keeps_the_tasks_timeouts_as_documented():
+    doc = " ".join(DOC.read_text(encoding="utf-8").split())
+    assert "`[agent] timeout_sec` and `[verifier] timeout_sec` are the task's when it sets them" in doc
+    assert "1800 s each only when it does not" in doc

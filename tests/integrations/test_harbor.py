@@ -69,7 +69,7 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     assert cfg["metadata"]["input_group"] == "s1-t1-g01"
     assert cfg["verifier"]["env"]["REDLINEBENCH_JUDGES"] == "heuristic"
     assert cfg["verifier"]["env"]["OPENAI_API_KEY"] == "${OPENAI_API_KEY}"
-    assert cfg["agent"]["timeout_sec"] == 1800.0
+    assert cfg["agent"]["timeout_sec"] == 3600.0 and cfg["verifier"]["timeout_sec"] == 1800.0  # the task's own
     # agent side: the same contract and grounding, and where to leave the result
     assert (task / "environment/app/contract.docx").read_bytes() == (src / "environment/app/contract.docx").read_bytes()
     assert (task / "environment/app/grounding/playbook.md").is_file()
@@ -196,6 +196,28 @@ def test_dockerfile_needs_a_wheel_or_a_spec():
     spec = harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(package_spec="redlinebench>=0.1"),
                              has_skills=False)
     assert "RUN pip install --no-cache-dir 'redlinebench>=0.1'" in spec
+
+
+def test_export_keeps_the_tasks_own_timeouts_and_defaults_the_missing_ones(tmp_path):
+    """A task.toml with `[agent] timeout_sec = 3600.0` must not be exported with the 1800 s default."""
+    src = build_tree(tmp_path / "bench", [(1, 1, 1, "a", True)])
+    toml = src / "tasks" / "redline-s1-t1-g01a" / "task.toml"
+    text = toml.read_text().replace("[verifier]\ntimeout_sec = 1800.0", "[verifier]\ntimeout_sec = 900")
+    toml.write_text(text)
+    opts = harbor.ExportOptions(judges="heuristic", agent_timeout_sec=1200.0, verifier_timeout_sec=600.0)
+    [task] = harbor.export_harbor(load_tasks(src), tmp_path / "out", opts)
+    cfg = tomllib.loads((task / "task.toml").read_text())
+    assert cfg["agent"]["timeout_sec"] == 3600.0 and cfg["verifier"]["timeout_sec"] == 900.0
+    # no timeouts in the task: the export's defaults
+    toml.write_text(re.sub(r"timeout_sec = [0-9.]+\n", "", text))
+    [task] = harbor.export_harbor(load_tasks(src), tmp_path / "out2", opts)
+    cfg = tomllib.loads((task / "task.toml").read_text())
+    assert cfg["agent"]["timeout_sec"] == 1200.0 and cfg["verifier"]["timeout_sec"] == 600.0
+    assert cfg["verifier"]["env"]["REDLINEBENCH_JUDGES"] == "heuristic"
+    # the embedded set's tasks say 3600 s for the agent, and keep it
+    out = tmp_path / "emb"
+    [task] = harbor.export_harbor(load_tasks("embedded").filter(["redline-s1-t1-g01a"]), out)
+    assert tomllib.loads((task / "task.toml").read_text())["agent"]["timeout_sec"] == 3600.0
 
 
 IN_PROCESS_TOOLS = ("read_document", "propose_edits", "add_comment", "mark_reserved", "end_session")

@@ -24,7 +24,9 @@ class ExportOptions:
     """How exported tasks install the package and call the verifier.
 
     With neither ``wheel`` nor ``package_spec``, :func:`export_harbor` builds a wheel of the
-    running package (redlinebench is not on PyPI).
+    running package (redlinebench is not on PyPI). The timeouts and resources are defaults for
+    tasks that do not set them: a task.toml's own ``[agent]`` / ``[verifier]`` ``timeout_sec``
+    (and ``[environment]`` ``cpus`` / ``memory_mb``) are kept.
     """
 
     package_spec: str | None = None          # pip requirement your own index serves, e.g. "redlinebench==0.1.0"
@@ -161,7 +163,10 @@ def container_instruction(instruction: str, author: str) -> str:
 
 
 def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> str:
-    """The original task.toml with Harbor's run sections set (metadata kept as is)."""
+    """The original task.toml with Harbor's run sections set (metadata kept as is).
+
+    The task's own ``[agent]`` and ``[verifier]`` ``timeout_sec`` win over the export defaults.
+    """
     data: dict[str, Any] = {k: v for k, v in original.items()}
     data.setdefault("version", "1.0")
     metadata = dict(data.get("metadata") or {})
@@ -169,7 +174,7 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
         metadata.setdefault(key, value)
     data["metadata"] = metadata
     verifier = dict(data.get("verifier") or {})
-    verifier["timeout_sec"] = float(opts.verifier_timeout_sec)
+    verifier["timeout_sec"] = _timeout(verifier.get("timeout_sec"), opts.verifier_timeout_sec)
     env = dict(verifier.get("env") or {})
     for key in JUDGE_ENV_KEYS:
         env.setdefault(key, "${" + key + "}")
@@ -177,7 +182,7 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     verifier["env"] = env
     data["verifier"] = verifier
     agent = dict(data.get("agent") or {})
-    agent["timeout_sec"] = float(opts.agent_timeout_sec)
+    agent["timeout_sec"] = _timeout(agent.get("timeout_sec"), opts.agent_timeout_sec)
     data["agent"] = agent
     environment = dict(data.get("environment") or {})
     environment.setdefault("cpus", opts.cpus)
@@ -185,6 +190,13 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     data["environment"] = environment
     # Harbor's and our readers ignore nothing: drop None values TOML cannot hold.
     return _toml.dumps(_drop_none(data))
+
+
+def _timeout(own: Any, default: float) -> float:
+    """The task's own timeout when it sets a usable one, else the export default."""
+    if isinstance(own, (int, float)) and not isinstance(own, bool) and own > 0:
+        return float(own)
+    return float(default)
 
 
 def _drop_none(value: Any) -> Any:
