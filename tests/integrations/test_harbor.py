@@ -382,7 +382,8 @@ def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
     assert (base / "redline-s1-t1-g01a/1/redline.docx").read_bytes() == b"PK docx of redline-s1-t1-g01a__zzz"
     assert (base / "redline-s1-t1-g01a/1/harbor/agent/trajectory.json").is_file()
     metrics = json.loads((base / "redline-s1-t1-g01a/1/metrics.json").read_text())
-    assert (metrics["agent"], metrics["n_input_tokens"], metrics["cost_usd"]) == ("terminus-2", 1200, 0.01)
+    assert (metrics["agent"], metrics["tokens_in"], metrics["tokens_out"], metrics["cost_usd"]) == (
+        "terminus-2", 1200, 300, 0.01)
     errored = json.loads((base / "redline-s1-t2-g01a/1/grade.json").read_text())
     assert errored["status"] == "errored" and "AgentTimeoutError" in errored["errors"][0]
     summary = json.loads((run / "metrics_summary.json").read_text())
@@ -394,6 +395,66 @@ def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
     rep = CliRunner().invoke(main, ["report", str(run)], catch_exceptions=False)
     assert rep.exit_code == 0, rep.output
     assert "openai/gpt-5.5" in (run / "report.html").read_text()
+
+
+def test_imported_metrics_use_the_run_schema_so_loaders_and_the_report_see_tokens(jobs, tmp_path):
+    """metrics.json of an imported trial has the field names a local run writes (tokens_in,
+    tokens_out, cost_usd, status, ...), so `load_run` and report.html show its tokens and cost."""
+    from redlinebench.report import load_run
+    from redlinebench.runner.scheduler import METRICS_SCHEMA_VERSION
+
+    job = next(jobs.iterdir())
+    timed = job / "redline-s1-t1-g01a__zzz" / "result.json"
+    result = json.loads(timed.read_text())
+    result["agent_result"]["n_cache_tokens"] = 800
+    result["started_at"], result["finished_at"] = "2026-11-29T10:01:00.250000", "2026-11-29T10:09:00+00:00"
+    result["agent_execution"] = {"started_at": "2026-11-29T10:02:00", "finished_at": "2026-11-29T10:07:30.5"}
+    timed.write_text(json.dumps(result))
+    run = tmp_path / "run"
+    harbor.import_harbor(jobs, run)
+    data = load_run(run)
+    by_dir = {(t.task_id, t.trial_name): t for t in data.trials}
+    first = by_dir[("redline-s1-t1-g01a", "1")]
+    assert (first.tokens_in, first.tokens_out, first.cost) == (1200, 300, 0.01)
+    assert first.latency == 330.5 and first.status == "graded"
+    m = first.metrics
+    assert {"schema_version", "task_id", "model", "agent", "trial", "status", "end_reason", "started", "finished",
+            "wall_s", "tokens_in", "tokens_out", "cost_usd", "cost_known"} <= set(m)
+    assert not [k for k in m if k.startswith("n_") or k.endswith("_at")]  # Harbor's names are not top-level
+    assert (m["schema_version"], m["task_id"], m["model"], m["trial"]) == (
+        METRICS_SCHEMA_VERSION, "redline-s1-t1-g01a", "openai/gpt-5.5", 1)
+    assert (m["status"], m["cost_known"]) == ("completed", True)
+    assert (m["started"], m["finished"]) == ("2026-11-29T10:01:00Z", "2026-11-29T10:09:00Z")
+    assert m["harbor"]["n_cache_tokens"] == 800 and m["harbor"]["trial_name"] == "redline-s1-t1-g01a__zzz"
+    # Harbor's agent timeout is the run's limit_reached; the errored row still says errored in its grade
+    timeout = by_dir[("redline-s1-t2-g01a", "1")]
+    assert timeout.metrics["status"] == "limit_reached" and timeout.metrics["end_reason"] == "agent_timeout"
+    assert timeout.status == "errored" and timeout.tokens_in == 1200
+    # the report's totals include the imported tokens
+    rep = CliRunner().invoke(main, ["report", str(run)], catch_exceptions=False)
+    assert rep.exit_code == 0, rep.output
+    html = (run / "report.html").read_text()
+    assert "1.2k / 300" in html  # a trial's tokens in / out
+    assert "3.6k / 900" in html  # the run's total: 3 trials x 1,200 in / 300 out
+
+
+def test_an_agent_crash_is_an_errored_metrics_row_and_unknown_costs_are_not_zero(tmp_path):
+    job = tmp_path / "jobs" / "job-1"
+    job.mkdir(parents=True)
+    (job / "config.json").write_text(json.dumps({"agents": [{"name": "terminus-2", "model_name": "openai/m"}]}))
+    d = _trial(job, "redline-s1-t1-g01a__a", "redline-s1-t1-g01a", "2026-11-29T10:00:00", grade=None,
+               exc="AgentSetupError", message="pip failed")
+    result = json.loads((d / "result.json").read_text())
+    result["agent_result"] = {"n_input_tokens": None, "n_output_tokens": None, "cost_usd": None}
+    (d / "result.json").write_text(json.dumps(result))
+    harbor.import_harbor(tmp_path / "jobs", tmp_path / "run")
+    m = json.loads((tmp_path / "run/trials/openai_m/redline-s1-t1-g01a/1/metrics.json").read_text())
+    assert (m["status"], m["end_reason"], m["error"]) == ("errored", "AgentSetupError", "AgentSetupError: pip failed")
+    assert m["tokens_in"] is None and m["cost_usd"] is None and m["cost_known"] is False
+    from redlinebench.report import load_run
+
+    [t] = load_run(tmp_path / "run").trials
+    assert t.cost is None and t.tokens_in is None and t.status == "errored"
 
 
 def test_an_errored_trial_reads_cleanly_and_does_not_make_the_judging_mixed(tmp_path):
