@@ -28,3 +28,11 @@ def test_the_exported_task_toml_keeps_the_tasks_timeouts_as_documented():
     doc = " ".join(DOC.read_text(encoding="utf-8").split())
     assert "`[agent] timeout_sec` and `[verifier] timeout_sec` are the task's when it sets them" in doc
     assert "1800 s each only when it does not" in doc
+
+
+def test_the_default_inspect_output_dir_is_documented():
+    doc = " ".join(DOC.read_text(encoding="utf-8").split())
+    assert "The default `output_dir` is a fresh `inspect-outputs/<random 12-hex id>/` in the redlinebench cache" in doc
+    for where in ("`$REDLINEBENCH_CACHE`", "`~/.cache/redlinebench`", "`-T output_dir=DIR`",
+                  '`redlinebench(output_dir="DIR")`'):
+        assert where in doc
