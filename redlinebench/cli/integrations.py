@@ -114,8 +114,11 @@ def _export_dataset(source: str | None, out: Path) -> Path:
 @click.option("--scenario", "scenarios", multiple=True, type=int, help="Only these scenarios (repeatable).")
 @click.option("--turn", "turns", multiple=True, type=int, help="Only these turns (repeatable).")
 @click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="A redlinebench wheel to copy into every environment and install from.")
-@click.option("--package-spec", default=None, help="pip requirement to install instead (default redlinebench==VERSION).")
+              help="A redlinebench wheel to copy into every environment and install from "
+                   "(default: a wheel built from the source checkout this redlinebench runs from).")
+@click.option("--package-spec", default=None, metavar="SPEC",
+              help="pip requirement to install instead of a wheel, for a redlinebench published to your own "
+                   "index (it is not on PyPI).")
 @click.option("--judges", default="panel", show_default=True, help="Judge spec the verifier uses.")
 @click.option("--base-image", default="python:3.11-slim", show_default=True,
               help="Docker image the Harbor environment is built from.")
@@ -123,7 +126,13 @@ def _export_dataset(source: str | None, out: Path) -> Path:
 def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], scenarios: tuple[int, ...],
                       turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, judges: str,
                       base_image: str, overwrite: bool) -> None:
-    """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`."""
+    """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`.
+
+    redlinebench is not on PyPI, so each task's environment/Dockerfile installs it from a wheel
+    copied next to it: --wheel, or by default one built from the source checkout this redlinebench
+    runs from (pip wheel --no-deps --no-build-isolation, offline). Running from an installed wheel,
+    pass --wheel PATH or --package-spec SPEC.
+    """
     from ..errors import ConfigError
     from ..integrations.harbor import ExportOptions, export_harbor
     from ..tasks import load_tasks
@@ -137,6 +146,10 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
                          overwrite=overwrite)
     written = export_harbor(tasks, out, opts)
     click.echo(f"exported {len(written)} Harbor task(s) to {out}")
+    if wheel is None and not package_spec:
+        built = sorted(p.name for p in (written[0] / "environment").glob("*.whl")) if written else []
+        if built:
+            click.echo(f"each environment installs {built[0]}, built from this redlinebench's source checkout")
     click.echo(f"run them with: harbor run -p {out} -a <agent> -m <model>")
 
 

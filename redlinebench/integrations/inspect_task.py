@@ -246,6 +246,8 @@ def redlinebench(
         time_limit: Cap on seconds per sample.
         output_dir: Where the agents' redlined documents are written, as
             ``<output_dir>/<model>/<eval id>/<task_id>/epoch-<n>/redline.docx`` (never shared by two runs).
+            Default: a new ``inspect-outputs/<random id>/`` in the redlinebench cache directory
+            ($REDLINEBENCH_CACHE, else ~/.cache/redlinebench).
     """
     if trials < 1:
         raise ConfigError(f"trials must be >= 1, got {trials}")

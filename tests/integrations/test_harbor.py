@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,11 +19,29 @@ from click.testing import CliRunner
 from redlinebench.cli import main
 from redlinebench.errors import RedlineBenchError
 from redlinebench.integrations import harbor
+from redlinebench.integrations.harbor import _wheel
 from redlinebench.tasks import load_tasks
 from tests.tasks.treefactory import build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)]
+_REAL_BUILD_WHEEL = _wheel.build_wheel
+
+
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory) -> Path:
+    """A real wheel of this checkout, built once per session (pip wheel, offline)."""
+    return _REAL_BUILD_WHEEL(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(autouse=True)
+def _one_wheel_build_per_session(built_wheel, monkeypatch):
+    """An export without --wheel builds a wheel; here it gets a copy of the session's one."""
+    def build(dest: Path, **_kw) -> Path:
+        dest.mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copyfile(built_wheel, dest / built_wheel.name))
+
+    monkeypatch.setattr(_wheel, "build_wheel", build)
 
 
 @pytest.fixture
@@ -49,7 +69,7 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     assert cfg["metadata"]["input_group"] == "s1-t1-g01"
     assert cfg["verifier"]["env"]["REDLINEBENCH_JUDGES"] == "heuristic"
     assert cfg["verifier"]["env"]["OPENAI_API_KEY"] == "${OPENAI_API_KEY}"
-    assert cfg["agent"]["timeout_sec"] == 1800.0
+    assert cfg["agent"]["timeout_sec"] == 3600.0 and cfg["verifier"]["timeout_sec"] == 1800.0  # the task's own
     # agent side: the same contract and grounding, and where to leave the result
     assert (task / "environment/app/contract.docx").read_bytes() == (src / "environment/app/contract.docx").read_bytes()
     assert (task / "environment/app/grounding/playbook.md").is_file()
@@ -72,6 +92,132 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     loaded = harbor.load_single_task(copy)
     original = load_tasks(tree).get("redline-s1-t1-g01a")
     assert loaded.rubrics == original.rubrics and loaded.author == original.author
+
+
+def test_the_default_export_installs_a_wheel_built_from_the_checkout(tree, tmp_path, monkeypatch):
+    """redlinebench is not on PyPI: without --wheel or --package-spec the Dockerfile must not
+    `pip install redlinebench==VERSION` but install a wheel of this package copied next to it."""
+    from redlinebench import __version__
+
+    monkeypatch.setattr(_wheel, "build_wheel", _REAL_BUILD_WHEEL)  # really build, once, here
+    before = sorted(p.name for p in ROOT.iterdir())
+    out = tmp_path / "harbor"
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", str(tree),
+                                    "--task", "redline-s1-t1-g01a", "--judges", "heuristic"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    name = f"redlinebench-{__version__}-py3-none-any.whl"
+    assert f"installs {name}, built from this redlinebench's source checkout" in res.output
+    env = out / "redline-s1-t1-g01a" / "environment"
+    docker = (env / "Dockerfile").read_text().splitlines()
+    assert f"COPY {name} /tmp/{name}" in docker
+    assert f"RUN pip install --no-cache-dir /tmp/{name} && rm /tmp/{name}" in docker
+    assert not [line for line in docker if "redlinebench==" in line]
+    with zipfile.ZipFile(env / name) as whl:
+        names = set(whl.namelist())
+        meta = whl.read(f"redlinebench-{__version__}.dist-info/METADATA").decode()
+    assert {"redlinebench/__init__.py", "redlinebench/cli/integrations.py",
+            "redlinebench/integrations/harbor/_verify.py"} <= names
+    assert any(n.startswith("redlinebench/_data/") for n in names)  # package data is in it
+    assert not any("__pycache__" in n for n in names)
+    assert "Name: redlinebench" in meta and f"Version: {__version__}" in meta
+    # the build runs on a copy: the checkout gets no build/ or *.egg-info
+    assert sorted(p.name for p in ROOT.iterdir()) == before
+
+
+def test_the_session_wheel_is_the_one_export_copies(built_wheel, tree, tmp_path):
+    out = tmp_path / "harbor"
+    harbor.export_harbor(load_tasks(tree), out, harbor.ExportOptions(judges="heuristic"))
+    for task in ("redline-s1-t1-g01a", "redline-s1-t1-g01b", "redline-s2-t4-g01a"):
+        env = out / task / "environment"
+        assert (env / built_wheel.name).read_bytes() == built_wheel.read_bytes()
+        assert f"COPY {built_wheel.name} /tmp/{built_wheel.name}" in (env / "Dockerfile").read_text()
+
+
+def test_without_a_checkout_the_export_says_to_pass_a_wheel_or_a_spec(tree, tmp_path, monkeypatch):
+    site = tmp_path / "site-packages" / "redlinebench"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("")
+    monkeypatch.setattr(_wheel, "build_wheel", _REAL_BUILD_WHEEL)
+    monkeypatch.setattr(_wheel, "package_dir", lambda: site)
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "out"), "--source", str(tree)])
+    assert res.exit_code == 2 and not isinstance(res.exception, (AttributeError, TypeError))
+    [line] = res.output.strip().splitlines()
+    assert line.startswith("error: ") and "not on PyPI" in line and "not running from a source checkout" in line
+    assert "--wheel PATH" in line and "--package-spec SPEC" in line
+    assert not list((tmp_path / "out").glob("redline-*"))
+    # --package-spec still works for a redlinebench published to your own index, and needs no checkout
+    ok = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "out"), "--source", str(tree),
+                                   "--package-spec", "redlinebench==0.1.0"])
+    assert ok.exit_code == 0, ok.output
+    docker = (tmp_path / "out" / "redline-s1-t1-g01a" / "environment" / "Dockerfile").read_text()
+    assert "RUN pip install --no-cache-dir 'redlinebench==0.1.0'" in docker
+    assert not list((tmp_path / "out" / "redline-s1-t1-g01a" / "environment").glob("*.whl"))
+
+
+def test_an_install_from_a_local_checkout_is_named_in_the_error(tmp_path, monkeypatch):
+    """`pip install .` (the README's quick start) records the checkout in direct_url.json."""
+    from importlib import metadata
+
+    checkout = tmp_path / "my checkout"
+    (checkout / "redlinebench").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text('[project]\nname = "redlinebench"\n')
+    site = tmp_path / "site-packages" / "redlinebench"
+    site.mkdir(parents=True)
+
+    class Dist:
+        def read_text(self, name):
+            assert name == "direct_url.json"
+            return json.dumps({"url": checkout.as_uri(), "dir_info": {}})
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: Dist())
+    assert _wheel.installed_from() == checkout
+    with pytest.raises(RedlineBenchError) as info:
+        _REAL_BUILD_WHEEL(tmp_path / "dist", pkg=site)
+    assert f"it was installed from {checkout}: `pip wheel --no-deps -w dist '{checkout}'`" in str(info.value)
+
+
+def test_a_missing_build_backend_is_a_clear_error(tmp_path):
+    root = tmp_path / "checkout"
+    (root / "redlinebench").mkdir(parents=True)
+    (root / "redlinebench" / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text('[build-system]\nrequires = ["nobackend"]\n'
+                                         'build-backend = "no_such_backend_rb.build"\n'
+                                         '[project]\nname = "redlinebench"\nversion = "0.1.0"\n')
+    with pytest.raises(RedlineBenchError) as info:
+        _REAL_BUILD_WHEEL(tmp_path / "dist", pkg=root / "redlinebench")
+    msg = str(info.value)
+    assert "build backend 'no_such_backend_rb.build'" in msg and "is not installed" in msg
+    assert "--wheel PATH" in msg and "\n" not in msg
+
+
+def test_dockerfile_needs_a_wheel_or_a_spec():
+    with pytest.raises(RedlineBenchError, match="give a wheel or a package spec"):
+        harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(), has_skills=False)
+    spec = harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(package_spec="redlinebench>=0.1"),
+                             has_skills=False)
+    assert "RUN pip install --no-cache-dir 'redlinebench>=0.1'" in spec
+
+
+def test_export_keeps_the_tasks_own_timeouts_and_defaults_the_missing_ones(tmp_path):
+    """A task.toml with `[agent] timeout_sec = 3600.0` must not be exported with the 1800 s default."""
+    src = build_tree(tmp_path / "bench", [(1, 1, 1, "a", True)])
+    toml = src / "tasks" / "redline-s1-t1-g01a" / "task.toml"
+    text = toml.read_text().replace("[verifier]\ntimeout_sec = 1800.0", "[verifier]\ntimeout_sec = 900")
+    toml.write_text(text)
+    opts = harbor.ExportOptions(judges="heuristic", agent_timeout_sec=1200.0, verifier_timeout_sec=600.0)
+    [task] = harbor.export_harbor(load_tasks(src), tmp_path / "out", opts)
+    cfg = tomllib.loads((task / "task.toml").read_text())
+    assert cfg["agent"]["timeout_sec"] == 3600.0 and cfg["verifier"]["timeout_sec"] == 900.0
+    # no timeouts in the task: the export's defaults
+    toml.write_text(re.sub(r"timeout_sec = [0-9.]+\n", "", text))
+    [task] = harbor.export_harbor(load_tasks(src), tmp_path / "out2", opts)
+    cfg = tomllib.loads((task / "task.toml").read_text())
+    assert cfg["agent"]["timeout_sec"] == 1200.0 and cfg["verifier"]["timeout_sec"] == 600.0
+    assert cfg["verifier"]["env"]["REDLINEBENCH_JUDGES"] == "heuristic"
+    # the embedded set's tasks say 3600 s for the agent, and keep it
+    out = tmp_path / "emb"
+    [task] = harbor.export_harbor(load_tasks("embedded").filter(["redline-s1-t1-g01a"]), out)
+    assert tomllib.loads((task / "task.toml").read_text())["agent"]["timeout_sec"] == 3600.0
 
 
 IN_PROCESS_TOOLS = ("read_document", "propose_edits", "add_comment", "mark_reserved", "end_session")
@@ -236,7 +382,8 @@ def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
     assert (base / "redline-s1-t1-g01a/1/redline.docx").read_bytes() == b"PK docx of redline-s1-t1-g01a__zzz"
     assert (base / "redline-s1-t1-g01a/1/harbor/agent/trajectory.json").is_file()
     metrics = json.loads((base / "redline-s1-t1-g01a/1/metrics.json").read_text())
-    assert (metrics["agent"], metrics["n_input_tokens"], metrics["cost_usd"]) == ("terminus-2", 1200, 0.01)
+    assert (metrics["agent"], metrics["tokens_in"], metrics["tokens_out"], metrics["cost_usd"]) == (
+        "terminus-2", 1200, 300, 0.01)
     errored = json.loads((base / "redline-s1-t2-g01a/1/grade.json").read_text())
     assert errored["status"] == "errored" and "AgentTimeoutError" in errored["errors"][0]
     summary = json.loads((run / "metrics_summary.json").read_text())
@@ -248,6 +395,66 @@ def test_import_maps_trials_into_the_run_layout_and_summarizes(jobs, tmp_path):
     rep = CliRunner().invoke(main, ["report", str(run)], catch_exceptions=False)
     assert rep.exit_code == 0, rep.output
     assert "openai/gpt-5.5" in (run / "report.html").read_text()
+
+
+def test_imported_metrics_use_the_run_schema_so_loaders_and_the_report_see_tokens(jobs, tmp_path):
+    """metrics.json of an imported trial has the field names a local run writes (tokens_in,
+    tokens_out, cost_usd, status, ...), so `load_run` and report.html show its tokens and cost."""
+    from redlinebench.report import load_run
+    from redlinebench.runner.scheduler import METRICS_SCHEMA_VERSION
+
+    job = next(jobs.iterdir())
+    timed = job / "redline-s1-t1-g01a__zzz" / "result.json"
+    result = json.loads(timed.read_text())
+    result["agent_result"]["n_cache_tokens"] = 800
+    result["started_at"], result["finished_at"] = "2026-11-29T10:01:00.250000", "2026-11-29T10:09:00+00:00"
+    result["agent_execution"] = {"started_at": "2026-11-29T10:02:00", "finished_at": "2026-11-29T10:07:30.5"}
+    timed.write_text(json.dumps(result))
+    run = tmp_path / "run"
+    harbor.import_harbor(jobs, run)
+    data = load_run(run)
+    by_dir = {(t.task_id, t.trial_name): t for t in data.trials}
+    first = by_dir[("redline-s1-t1-g01a", "1")]
+    assert (first.tokens_in, first.tokens_out, first.cost) == (1200, 300, 0.01)
+    assert first.latency == 330.5 and first.status == "graded"
+    m = first.metrics
+    assert {"schema_version", "task_id", "model", "agent", "trial", "status", "end_reason", "started", "finished",
+            "wall_s", "tokens_in", "tokens_out", "cost_usd", "cost_known"} <= set(m)
+    assert not [k for k in m if k.startswith("n_") or k.endswith("_at")]  # Harbor's names are not top-level
+    assert (m["schema_version"], m["task_id"], m["model"], m["trial"]) == (
+        METRICS_SCHEMA_VERSION, "redline-s1-t1-g01a", "openai/gpt-5.5", 1)
+    assert (m["status"], m["cost_known"]) == ("completed", True)
+    assert (m["started"], m["finished"]) == ("2026-11-29T10:01:00Z", "2026-11-29T10:09:00Z")
+    assert m["harbor"]["n_cache_tokens"] == 800 and m["harbor"]["trial_name"] == "redline-s1-t1-g01a__zzz"
+    # Harbor's agent timeout is the run's limit_reached; the errored row still says errored in its grade
+    timeout = by_dir[("redline-s1-t2-g01a", "1")]
+    assert timeout.metrics["status"] == "limit_reached" and timeout.metrics["end_reason"] == "agent_timeout"
+    assert timeout.status == "errored" and timeout.tokens_in == 1200
+    # the report's totals include the imported tokens
+    rep = CliRunner().invoke(main, ["report", str(run)], catch_exceptions=False)
+    assert rep.exit_code == 0, rep.output
+    html = (run / "report.html").read_text()
+    assert "1.2k / 300" in html  # a trial's tokens in / out
+    assert "3.6k / 900" in html  # the run's total: 3 trials x 1,200 in / 300 out
+
+
+def test_an_agent_crash_is_an_errored_metrics_row_and_unknown_costs_are_not_zero(tmp_path):
+    job = tmp_path / "jobs" / "job-1"
+    job.mkdir(parents=True)
+    (job / "config.json").write_text(json.dumps({"agents": [{"name": "terminus-2", "model_name": "openai/m"}]}))
+    d = _trial(job, "redline-s1-t1-g01a__a", "redline-s1-t1-g01a", "2026-11-29T10:00:00", grade=None,
+               exc="AgentSetupError", message="pip failed")
+    result = json.loads((d / "result.json").read_text())
+    result["agent_result"] = {"n_input_tokens": None, "n_output_tokens": None, "cost_usd": None}
+    (d / "result.json").write_text(json.dumps(result))
+    harbor.import_harbor(tmp_path / "jobs", tmp_path / "run")
+    m = json.loads((tmp_path / "run/trials/openai_m/redline-s1-t1-g01a/1/metrics.json").read_text())
+    assert (m["status"], m["end_reason"], m["error"]) == ("errored", "AgentSetupError", "AgentSetupError: pip failed")
+    assert m["tokens_in"] is None and m["cost_usd"] is None and m["cost_known"] is False
+    from redlinebench.report import load_run
+
+    [t] = load_run(tmp_path / "run").trials
+    assert t.cost is None and t.tokens_in is None and t.status == "errored"
 
 
 def test_an_errored_trial_reads_cleanly_and_does_not_make_the_judging_mixed(tmp_path):

@@ -40,6 +40,23 @@ def test_samples_come_from_our_loader(tree):
     assert sample.metadata["side"] == "A" and sample.metadata["turn"] == 1
 
 
+def test_the_default_output_dir_is_a_fresh_folder_in_the_cache(tree, tmp_path, monkeypatch):
+    """As docs/INTEGRATIONS.md says: <REDLINEBENCH_CACHE>/inspect-outputs/<12 hex>/, new per task."""
+    from redlinebench.integrations import inspect_task
+
+    seen: list[Path] = []
+    real = inspect_task.redline_agent_solver
+    monkeypatch.setattr(inspect_task, "redline_agent_solver", lambda out, judges: seen.append(out) or real(out, judges))
+    monkeypatch.setenv("REDLINEBENCH_CACHE", str(tmp_path / "cache"))
+    redlinebench(source=str(tree), judges="heuristic")
+    redlinebench(source=str(tree), judges="heuristic")
+    redlinebench(source=str(tree), judges="heuristic", output_dir=str(tmp_path / "mine"))
+    first, second, chosen = seen
+    assert first.parent == second.parent == tmp_path / "cache" / "inspect-outputs"
+    assert len(first.name) == 12 and int(first.name, 16) >= 0 and first != second
+    assert chosen == tmp_path / "mine"
+
+
 def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     calls: list[str] = []
     out_dir = tmp_path / "outputs"

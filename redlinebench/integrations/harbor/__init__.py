@@ -24,7 +24,7 @@ order. Trials without a grade become ``errored`` rows, never silently dropped.
 from .._common import load_single_task
 from ._export import (ExportOptions, container_instruction, container_mechanics, dockerfile, export_harbor, export_task,
                       output_note, task_toml, verifier_script)
-from ._import import HarborTrial, ImportReport, find_trials, import_harbor, read_trial, write_summary
+from ._import import HarborTrial, ImportReport, find_trials, import_harbor, read_trial, trial_metrics, write_summary
 from ._layout import APP_DIR, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS, HarborError
 from ._verify import VerifyOutcome, verify
 
@@ -49,6 +49,7 @@ __all__ = [
     "output_note",
     "read_trial",
     "task_toml",
+    "trial_metrics",
     "verifier_script",
     "verify",
     "write_summary",

@@ -4,24 +4,32 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..._atomic import atomic_replace_dir
 from ...errors import ConfigError, TaskError
 from .. import _toml
+from . import _wheel
 from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, JUDGE_ENV_KEYS, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS,
                       _SAFE_SPEC, _SKIP_COPY, HarborError)
 
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """How exported tasks install the package and call the verifier."""
+    """How exported tasks install the package and call the verifier.
 
-    package_spec: str | None = None          # pip requirement, e.g. "redlinebench==0.1.0"
+    With neither ``wheel`` nor ``package_spec``, :func:`export_harbor` builds a wheel of the
+    running package (redlinebench is not on PyPI). The timeouts and resources are defaults for
+    tasks that do not set them: a task.toml's own ``[agent]`` / ``[verifier]`` ``timeout_sec``
+    (and ``[environment]`` ``cpus`` / ``memory_mb``) are kept.
+    """
+
+    package_spec: str | None = None          # pip requirement your own index serves, e.g. "redlinebench==0.1.0"
     wheel: Path | None = None                # or a wheel copied into every environment/
     judges: str = "panel"
     base_image: str = DEFAULT_BASE_IMAGE
@@ -36,9 +44,9 @@ def _install_lines(opts: ExportOptions) -> list[str]:
     if opts.wheel is not None:
         name = opts.wheel.name
         return [f"COPY {name} /tmp/{name}", f"RUN pip install --no-cache-dir /tmp/{name} && rm /tmp/{name}"]
-    from ... import __version__
-
-    spec = opts.package_spec or f"redlinebench=={__version__}"
+    spec = opts.package_spec
+    if not spec:  # redlinebench is not on PyPI: a bare requirement would not install
+        raise ConfigError("no way to install redlinebench in the task image: give a wheel or a package spec")
     if any(c in spec for c in "'\"\n\\"):
         raise ConfigError(f"--package-spec: quotes, backslashes and newlines are not allowed: {spec!r}")
     return [f"RUN pip install --no-cache-dir '{spec}'"]
@@ -155,7 +163,10 @@ def container_instruction(instruction: str, author: str) -> str:
 
 
 def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> str:
-    """The original task.toml with Harbor's run sections set (metadata kept as is)."""
+    """The original task.toml with Harbor's run sections set (metadata kept as is).
+
+    The task's own ``[agent]`` and ``[verifier]`` ``timeout_sec`` win over the export defaults.
+    """
     data: dict[str, Any] = {k: v for k, v in original.items()}
     data.setdefault("version", "1.0")
     metadata = dict(data.get("metadata") or {})
@@ -163,7 +174,7 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
         metadata.setdefault(key, value)
     data["metadata"] = metadata
     verifier = dict(data.get("verifier") or {})
-    verifier["timeout_sec"] = float(opts.verifier_timeout_sec)
+    verifier["timeout_sec"] = _timeout(verifier.get("timeout_sec"), opts.verifier_timeout_sec)
     env = dict(verifier.get("env") or {})
     for key in JUDGE_ENV_KEYS:
         env.setdefault(key, "${" + key + "}")
@@ -171,7 +182,7 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     verifier["env"] = env
     data["verifier"] = verifier
     agent = dict(data.get("agent") or {})
-    agent["timeout_sec"] = float(opts.agent_timeout_sec)
+    agent["timeout_sec"] = _timeout(agent.get("timeout_sec"), opts.agent_timeout_sec)
     data["agent"] = agent
     environment = dict(data.get("environment") or {})
     environment.setdefault("cpus", opts.cpus)
@@ -179,6 +190,13 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     data["environment"] = environment
     # Harbor's and our readers ignore nothing: drop None values TOML cannot hold.
     return _toml.dumps(_drop_none(data))
+
+
+def _timeout(own: Any, default: float) -> float:
+    """The task's own timeout when it sets a usable one, else the export default."""
+    if isinstance(own, (int, float)) and not isinstance(own, bool) and own > 0:
+        return float(own)
+    return float(default)
 
 
 def _drop_none(value: Any) -> Any:
@@ -256,4 +274,8 @@ def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | N
         raise ConfigError("exists and is not a directory", path=out) from None
     except OSError as exc:
         raise ConfigError(f"cannot create the output directory: {exc.strerror or exc}", path=out) from None
+    if opts.wheel is None and not opts.package_spec:
+        with tempfile.TemporaryDirectory(prefix="redlinebench-export-") as tmp:
+            wheel = _wheel.build_wheel(Path(tmp))
+            return [export_task(task, out, replace(opts, wheel=wheel)) for task in tasks]
     return [export_task(task, out, opts) for task in tasks]

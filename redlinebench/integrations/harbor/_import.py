@@ -257,12 +257,7 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
         for name in ("redline.docx", "annotated_view.md"):
             if (verifier / name).is_file():
                 shutil.copyfile(verifier / name, tmp / name)
-        agent_result = trial.result.get("agent_result") if isinstance(trial.result.get("agent_result"), Mapping) else {}
-        metrics = {
-            "source": "harbor", "agent": trial.agent, "started_at": trial.result.get("started_at"),
-            "finished_at": trial.result.get("finished_at"), "exception": trial.exception,
-            **{k: v for k, v in agent_result.items() if k.startswith("n_") or k.startswith("cost")},
-        }
+        metrics = trial_metrics(trial, number, errored=grade.get("status") == "errored")
         _atomic_write(tmp / "metrics.json", json.dumps(metrics, indent=2) + "\n")
         shutil.copyfile(trial.path / "result.json", tmp / "harbor" / "result.json")
         if (trial.path / "agent").is_dir():
@@ -274,6 +269,82 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     report.imported.append(dest)
+
+
+def _number(value: Any) -> int | float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _when(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def _stamp(value: Any) -> Any:
+    """A Harbor timestamp in the run's ``%Y-%m-%dT%H:%M:%SZ`` form (kept as is if unparseable)."""
+    when = _when(value)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if when else value
+
+
+def _seconds(timing: Any) -> float | None:
+    start, end = (_when(_dig(timing, "started_at")), _when(_dig(timing, "finished_at")))
+    return round((end - start).total_seconds(), 4) if start and end and end >= start else None
+
+
+def trial_metrics(trial: HarborTrial, number: int, *, errored: bool) -> dict[str, Any]:
+    """metrics.json of an imported trial, in the run's schema (``runner.scheduler``: ``tokens_in``,
+    ``tokens_out``, ``cost_usd``, ``status``, ...) so the loaders and the report read it like a
+    local run's. What only Harbor knows (cache tokens, its exception, raw times) is under ``harbor``.
+
+    ``status``: ``limit_reached`` for Harbor's agent timeout, ``errored`` when the trial has no
+    usable grade and Harbor recorded an exception, else ``completed``. ``wall_s`` is the agent's
+    execution time when Harbor records it, else the whole trial's.
+    """
+    from ...runner.scheduler import METRICS_SCHEMA_VERSION
+
+    result = trial.result
+    agent_result = result.get("agent_result") if isinstance(result.get("agent_result"), Mapping) else {}
+    kind = str(_dig(result, "exception_info", "exception_type") or "")
+    if "AgentTimeout" in kind:
+        status, end_reason = "limit_reached", "agent_timeout"
+    elif errored and trial.exception:
+        status, end_reason = "errored", kind or "exception"
+    else:
+        status, end_reason = "completed", "harbor_trial_finished"
+    cost = _number(agent_result.get("cost_usd"))
+    metrics: dict[str, Any] = {
+        "schema_version": METRICS_SCHEMA_VERSION,
+        "task_id": trial.task_id,
+        "model": trial.model,
+        "agent": trial.agent,
+        "trial": number,
+        "status": status,
+        "end_reason": end_reason,
+        "started": _stamp(result.get("started_at")),
+        "finished": _stamp(result.get("finished_at")),
+        "wall_s": _seconds(result.get("agent_execution")) or _seconds(result),
+        "tokens_in": _number(agent_result.get("n_input_tokens")),
+        "tokens_out": _number(agent_result.get("n_output_tokens")),
+        "cost_usd": cost,
+        "cost_known": cost is not None,
+        "source": "harbor",
+    }
+    if status == "errored":
+        metrics["error"] = trial.exception
+    metrics["harbor"] = {
+        "trial_name": trial.name,
+        "n_cache_tokens": _number(agent_result.get("n_cache_tokens")),
+        "exception": trial.exception,
+        "started_at": result.get("started_at"),
+        "finished_at": result.get("finished_at"),
+        "reward": trial.reward,
+    }
+    return metrics
 
 
 def _grade_problem(grade: dict[str, Any], where: Path) -> str | None:
