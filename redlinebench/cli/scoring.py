@@ -325,7 +325,9 @@ def register(main: click.Group) -> None:
                   help="Grade every trial again, not only those without a final grade.json.")
     @click.option("--source", default=None, metavar=SOURCE_METAVAR,
                   help="Task source (default: the one recorded in config.json).")
-    @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
+    @click.option("--judge-api-base", "--api-base", "api_base", default=None, metavar="URL",
+                  help="OpenAI-compatible endpoint for every litellm judge (as `run --judge-api-base`; "
+                       "--api-base is the same).")
     @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
     @click.option("--skip-key-check", is_flag=True,
                   help="Do not require each judge's provider key up front (providers that authenticate another way).")
@@ -407,7 +409,9 @@ def register(main: click.Group) -> None:
     @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 1024),
                   help="Judge calls in flight at once.")
     @click.option("--no-cache", is_flag=True, help="Call the judges even when a cached verdict exists.")
-    @click.option("--api-base", default=None, help="OpenAI-compatible endpoint for every litellm judge.")
+    @click.option("--judge-api-base", "--api-base", "api_base", default=None, metavar="URL",
+                  help="OpenAI-compatible endpoint for every litellm judge (as `run --judge-api-base`; "
+                       "--api-base is the same).")
     @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
     @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
                   help="Write the full report (with every verdict) as JSON here.")

@@ -42,3 +42,14 @@ def test_version_needs_no_installed_distribution(monkeypatch):
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == f"redlinebench, version {__version__}"
+
+
+def test_the_judges_endpoint_option_has_one_name_everywhere():
+    """run, score, judge check and verify all call the judges' endpoint --judge-api-base."""
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    for args in (["run"], ["score"], ["judge", "check"], ["verify"]):
+        out = CliRunner().invoke(main, [*args, "--help"], terminal_width=200).output
+        assert "--judge-api-base" in out, args
