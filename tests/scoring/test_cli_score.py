@@ -75,7 +75,8 @@ def test_score_against_misbehaving_llm_judges(tmp_path, fake_openai, monkeypatch
     fake_openai.set_handler(handler)
     result = CliRunner().invoke(main, ["score", str(run), "--judges", "openai/ja,openai/jb,openai/jc",
                                        "--api-base", fake_openai.url, "--concurrency", "16"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # judging incomplete: the score is not usable yet
+    assert "judging is still incomplete" in result.output
     gs = grades(run)
     statuses = {g["status"] for g in gs}
     assert statuses <= {"judging_incomplete", "gate_failed"} and "judging_incomplete" in statuses
