@@ -192,7 +192,11 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
         if task_id not in tasks:
             unknown.append(f"{model_slug}/{task_id}/{trial}")
             continue
-        metrics = _read_json(tdir / METRICS) if (tdir / METRICS).exists() else None
+        from ..runner.store import read_metrics
+
+        metrics = read_metrics(tdir) or None  # damaged: warned below, the output is still graded
+        if metrics is None and (tdir / METRICS).exists():
+            echo(f"warning: {tdir / METRICS}: unreadable; the trial's output is graded all the same", err=True)
         if (tdir / GRADE).exists() and not rejudge:
             try:
                 old = TrialGrade.read(tdir / GRADE)

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from . import paths
 from .atomic import read_json, write_json
 from .scheduler import Progress, TrialKey
+from .store import read_metrics
 from .spec import RunSpec
 
 
@@ -81,7 +82,7 @@ def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any],
             for k in range(1, spec.trials + 1):
                 tdir = layout.trial_dir(e.label, t.task_id, k)
                 grade = read_json(tdir / paths.GRADE)
-                metrics = read_json(tdir / paths.METRICS) or {}
+                metrics = read_metrics(tdir)
                 if isinstance(grade, dict) and metrics.get("status") != "errored":
                     grades.append(grade)
                     n_files += 1

@@ -22,7 +22,7 @@ from ..errors import RedlineBenchError
 from . import paths
 from .atomic import publish_dir, write_json
 from .spec import Entrant, RunSpec
-from .store import TrialState, clean_partial, discard, sweep_temporaries, trial_state
+from .store import TrialState, clean_partial, discard, read_metrics, sweep_temporaries, trial_state
 
 METRICS_SCHEMA_VERSION = 1
 
@@ -293,9 +293,7 @@ def _judge_cost(tdir: Path) -> float:
 
 
 def _trial_cost(tdir: Path) -> float:
-    from .atomic import read_json
-
-    metrics = read_json(tdir / paths.METRICS) or {}
+    metrics = read_metrics(tdir)
     try:
         return float(metrics.get("cost_usd") or 0.0)
     except (TypeError, ValueError):

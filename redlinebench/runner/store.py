@@ -33,16 +33,23 @@ def trial_state(trial_dir: Path, *, want_grade: bool) -> TrialState:
     """Classify a published trial directory.
 
     A trial whose agent errored (provider down after all retries, unreadable input) counts as
-    TODO so ``--resume`` tries it again; its old directory is removed by :func:`discard`.
+    TODO so ``--resume`` tries it again; its old directory is removed by :func:`discard`. A trial
+    with an output is never TODO, even when its metrics.json was damaged afterwards: the redline
+    (and its grade) are finished work that a re-run would throw away and pay for again.
     """
     metrics = read_json(trial_dir / paths.METRICS)
-    if not isinstance(metrics, dict) or metrics.get("status") == "errored":
-        return TrialState.TODO
-    if not (trial_dir / paths.REDLINE).is_file():
+    has_output = (trial_dir / paths.REDLINE).is_file()
+    if not has_output or (isinstance(metrics, dict) and metrics.get("status") == "errored"):
         return TrialState.TODO
     if want_grade:
         return TrialState.FINISHED if grade_is_final(read_json(trial_dir / paths.GRADE)) else TrialState.NEEDS_GRADE
     return TrialState.FINISHED
+
+
+def read_metrics(trial_dir: Path) -> dict:
+    """A trial's metrics.json as a dict; ``{}`` when it is missing or damaged."""
+    data = read_json(trial_dir / paths.METRICS)
+    return data if isinstance(data, dict) else {}
 
 
 def discard(path: Path) -> None:

@@ -95,6 +95,26 @@ def test_resume_skips_finished_and_redoes_missing_errored_and_partial(tmp_path):
     assert len(cfg["resumed"]) == 1
 
 
+@pytest.mark.parametrize("damage", ["truncated", "a list", "deleted"])
+def test_resume_keeps_a_finished_trial_whose_metrics_file_was_damaged(tmp_path, damage):
+    """Finished work is never thrown away: the redline stays, and the trial is not re-run (or paid for)."""
+    taskset = make_taskset(tmp_path / "data")
+    _run(tmp_path, CountingAgent(label="openai/fake-model"), taskset=taskset)
+    trial = tmp_path / "run" / "trials" / "openai_fake-model" / "redline-s1-t1-g00a" / "1"
+    redline = (trial / "redline.docx").read_bytes()
+    metrics = trial / "metrics.json"
+    if damage == "truncated":
+        metrics.write_text(metrics.read_text()[:20])
+    elif damage == "a list":
+        metrics.write_text("[1]")
+    else:
+        metrics.unlink()
+    again = CountingAgent(label="openai/fake-model")
+    result = _run(tmp_path, again, spec=None, taskset=taskset, resume=True)
+    assert again.calls == [] and result.progress.skipped == 8 and result.progress.failures == 0
+    assert (trial / "redline.docx").read_bytes() == redline
+
+
 def test_existing_run_needs_resume_and_resume_needs_a_run(tmp_path):
     _run(tmp_path, CountingAgent(label="openai/fake-model"))
     with pytest.raises(ConfigError, match="--resume"):
