@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +156,39 @@ def find_trials(run_dir: Path) -> list[tuple[str, str, int, Path]]:
     return out
 
 
+def _final_grade(tdir: Path) -> bool:
+    """Whether ``tdir`` holds a readable grade.json with a final status."""
+    from ..runner.store import grade_is_final
+
+    try:
+        return grade_is_final(_read_json(tdir / GRADE))
+    except ConfigError:
+        return False
+
+
+def _install_grade(staged: Path, tdir: Path) -> None:
+    """Move a staged grade (grade.json, judges/, annotated_view.md) over the trial's old one.
+
+    grade.json goes last, so an interruption leaves the old grade in force, never half of each.
+    """
+    judges_dir = tdir / "judges"
+    if (staged / "judges").is_dir():
+        old = tdir / ".judges.old"
+        shutil.rmtree(old, ignore_errors=True)
+        if judges_dir.exists():
+            os.replace(judges_dir, old)
+        os.replace(staged / "judges", judges_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        shutil.rmtree(judges_dir, ignore_errors=True)  # the new grade asked no judge (gate failed)
+    view = tdir / "annotated_view.md"
+    if (staged / view.name).is_file():
+        os.replace(staged / view.name, view)
+    elif view.exists():
+        view.unlink()
+    os.replace(staged / GRADE, tdir / GRADE)
+
+
 def _unfinished(status: str, tdir: Path, metrics: Any) -> bool:
     """A grade whose judging did not finish: a judge never answered, or grading itself failed on a
     document that exists. (An agent that errored produced nothing to grade: ``run --resume``.)"""
@@ -169,6 +204,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
                     source: str | None, api_base: str | None, timeout: float | None,
                     echo=click.echo, key_check: bool = False) -> dict[str, Any]:
     from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
+    from ..runner.store import grade_is_final
     from ..scoring import GradeFileError, TrialGrade, summarize
     from ..tasks import load_tasks
 
@@ -222,12 +258,26 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
 
     progress = _progress(len(todo))
 
+    kept: list[str] = []
+
     async def one(label: str, task: Any, trial: int, tdir: Path) -> None:
         async with trial_gate:
             output = tdir / REDLINE
+            # A final grade is replaced only by another final one: --rejudge against a judge that
+            # is down must not turn a complete grade into an incomplete one.
+            staged = _final_grade(tdir) and run_dir / ".partial" / "rejudge" / tdir.relative_to(run_dir / "trials")
+            if staged:
+                shutil.rmtree(staged, ignore_errors=True)
+                staged.mkdir(parents=True)
             grade = await grade_trial(task, output if output.exists() else None, judges, model=label, trial=trial,
-                                      cache=cache if cache is not None else False, trial_dir=tdir,
+                                      cache=cache if cache is not None else False, trial_dir=staged or tdir,
                                       limiter=limiter, audit=audit)
+            if staged:
+                if grade_is_final({"status": grade.status}):
+                    _install_grade(staged, tdir)
+                else:
+                    kept.append(f"{label} {task.task_id} trial {trial}")
+                shutil.rmtree(staged, ignore_errors=True)
             counts[grade.status] += 1
             progress.advance(grade.status)
 
@@ -238,6 +288,12 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     outcome = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
     echo(f"graded {len(todo)} trial(s) of {len(trials)} in {run_dir} with {', '.join(j.name for j in judges)}"
          + (f": {outcome}" if outcome else " (nothing left to grade)"), err=True)
+    if kept:
+        echo(f"warning: judging did not finish for {len(kept)} trial(s) that already had a complete grade; "
+             f"their previous grade is kept: {', '.join(kept[:5])}" + (" ..." if len(kept) > 5 else ""), err=True)
+    shutil.rmtree(run_dir / ".partial" / "rejudge", ignore_errors=True)
+    with contextlib.suppress(OSError):  # only when nothing else is staged there
+        (run_dir / ".partial").rmdir()
     files = collect_grade_files([run_dir / "trials"])
     grades, _ = load_grades(files)
     summary = summarize(grades)

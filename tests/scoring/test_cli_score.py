@@ -216,3 +216,35 @@ def test_score_api_base_option_overrides_the_runs_judge_endpoint(tmp_path, fake_
     assert result.exit_code == 0, result.output
     assert sorted(g["status"] for g in grades(run)) == ["gate_failed"] + ["graded"] * n
     assert len(fake_openai.requests) == n
+
+
+def test_rejudge_against_a_judge_that_is_down_keeps_the_complete_grades(tmp_path, fake_openai, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    def all_pass(body):
+        ids = json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])
+        return Reply.json({"verdicts": [{"rubric_id": r, "verdict": "PASS", "justification": "ok"} for r in ids]})
+
+    run, n = make_run(tmp_path, judges="openai/ja")
+    fake_openai.set_handler(all_pass)
+    first = CliRunner().invoke(main, ["score", str(run), "--judge-api-base", fake_openai.url])
+    assert first.exit_code == 0, first.output
+    graded = {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != "metrics_summary.json"
+              and "trials" in p.parts and p.suffix in (".json", ".md")}
+    assert any(p.parent.name == "judges" for p in graded)
+    stamps = {p: p.stat().st_mtime_ns for p in graded if p.name == "grade.json"}
+
+    fake_openai.set_handler(lambda body: Reply.error(503, "down"))
+    redo = CliRunner().invoke(main, ["score", str(run), "--rejudge", "--no-cache", "--judge-api-base", fake_openai.url,
+                                     "--timeout", "2"])
+    assert "their previous grade is kept" in redo.output
+    after = {p: p.read_bytes() for p in graded}
+    assert after == graded  # grade.json, judges/*.json and annotated_view.md untouched
+    assert not (run / ".partial").exists()
+    assert {g["status"] for g in grades(run)} <= {"graded", "gate_failed"}
+
+    fake_openai.set_handler(all_pass)  # back up: the rejudged grades replace the old ones
+    again = CliRunner().invoke(main, ["score", str(run), "--rejudge", "--no-cache", "--judge-api-base", fake_openai.url])
+    assert again.exit_code == 0, again.output
+    assert "previous grade is kept" not in again.output and not (run / ".partial").exists()
+    assert all(p.stat().st_mtime_ns != t for p, t in stamps.items())  # rewritten (same verdicts, same bytes)
