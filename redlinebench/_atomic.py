@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ._text import encodable
+
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
@@ -104,7 +106,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bo
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = False) -> Path:
     """UTF-8 text, atomically (see :func:`atomic_write_bytes`)."""
-    return atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
+    return atomic_write_bytes(path, encodable(text).encode("utf-8"), durable=durable)
 
 
 def atomic_write_json(

@@ -16,6 +16,7 @@ from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, Episode, agent
 from .._retry import backoff
+from .._text import encodable
 from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
 from .limits import AgentLimits
 from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
@@ -294,7 +295,7 @@ def _message(response: Any) -> dict[str, Any]:
     content = getattr(msg, "content", None)
     if isinstance(content, list):  # content parts: keep the text ones
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict)) or None
-    out: dict[str, Any] = {"role": "assistant", "content": content if isinstance(content, str) else None}
+    out: dict[str, Any] = {"role": "assistant", "content": encodable(content) if isinstance(content, str) else None}
     calls = []
     for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
         fn = getattr(call, "function", None)
@@ -302,8 +303,8 @@ def _message(response: Any) -> dict[str, Any]:
         args = getattr(fn, "arguments", None)
         if not isinstance(args, str):
             args = json.dumps(args) if args is not None else "{}"
-        calls.append({"id": getattr(call, "id", None) or f"call_{i}", "type": "function",
-                      "function": {"name": str(name), "arguments": args}})
+        calls.append({"id": encodable(str(getattr(call, "id", None) or f"call_{i}")), "type": "function",
+                      "function": {"name": encodable(str(name)), "arguments": encodable(args)}})
     if calls:
         out["tool_calls"] = calls
     return out

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._text import encodable
 from .redact import Redactor
 
 
@@ -25,7 +26,7 @@ class Transcript:
     def write(self, event: dict[str, Any]) -> None:
         record = {"t": round(time.monotonic() - self._t0, 4), **event}
         line = json.dumps(record, ensure_ascii=False, default=str)
-        self._fh.write(self._redact(line) + "\n")
+        self._fh.write(self._redact(encodable(line)) + "\n")
         self._fh.flush()
 
     def close(self) -> None:

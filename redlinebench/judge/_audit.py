@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._text import encodable
+
 # Things that look like credentials: provider keys, bearer tokens, key=... pairs.
 _SECRET_PATTERNS = [
     re.compile(r"\b(sk|pk|rk|hf|gsk|xai|AIza)[-_A-Za-z0-9]{8,}"),
@@ -67,4 +69,4 @@ class AuditLog:
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(line + "\n")
+                fh.write(encodable(line) + "\n")

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import config
 from .._atomic import atomic_write_json
+from .._text import encodable
 
 
 def cache_key(model: str, messages: list[dict[str, str]], prompt_version: str, *,
@@ -24,7 +25,7 @@ def cache_key(model: str, messages: list[dict[str, str]], prompt_version: str, *
     if endpoint:
         fields["endpoint"] = endpoint.rstrip("/")
     blob = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(encodable(blob).encode("utf-8")).hexdigest()
 
 
 class JudgeCache:

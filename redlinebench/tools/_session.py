@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._text import encodable_obj
 from ..errors import ToolFailure
 from ._functions import TOOL_FUNCTIONS
 from ._schema import check_arguments, function_schema
@@ -160,7 +161,7 @@ class ToolSession:
         if not isinstance(value, Mapping):
             raise ToolFailure("invalid_arguments", f"arguments must be a JSON object, got "
                                                    f"{type(value).__name__}")
-        return dict(value)
+        return encodable_obj(dict(value))  # "\ud800" escapes decode to text no file can hold
 
     # ------------------------------------------------------------------ bookkeeping used by the tools
 

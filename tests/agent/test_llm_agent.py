@@ -311,3 +311,16 @@ async def test_model_latency_is_the_answering_call_not_the_retry_waits(tmp_path,
     ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
     step = next(e for e in _events(tmp_path) if e["type"] == "model")
     assert step["latency_s"] < 0.4 and ep.metrics["model_latency_s"] < 0.4
+
+
+def test_the_transcript_holds_text_with_lone_surrogates_as_valid_utf8(tmp_path):
+    """litellm refuses such replies itself (retried, then errored), but a tool result or an error
+    message can still carry a lone surrogate: the transcript line must still be written."""
+    from redlinebench.agent.transcript import Transcript
+
+    log = Transcript(tmp_path / "transcript.jsonl")
+    log.write({"type": "tool", "name": "propose_edits", "result": {"paragraph_id": "p-0\ud800"},
+               "error": "half an emoji \ud83d"})
+    log.close()
+    text = (tmp_path / "transcript.jsonl").read_bytes().decode("utf-8")  # strict: valid UTF-8
+    assert "p-0\ufffd" in text and "half an emoji \ufffd" in text

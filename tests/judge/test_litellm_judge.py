@@ -249,3 +249,20 @@ async def test_a_conflict_or_other_4xx_is_not_retried(fake_openai):
     fake_openai.enqueue(Reply.error(409, "conflict"), Reply.json(ALL_PASS), model="judge-a")
     result = await make(fake_openai).grade(TASK, VIEW, None)
     assert not result.ok and result.attempts == 1 and len(fake_openai.requests) == 1
+
+
+async def test_an_escaped_lone_surrogate_in_a_justification_is_kept_as_a_valid_answer(fake_openai, tmp_path):
+    """The reply's JSON text escapes \\ud800; decoded, it is text no file can hold. The verdicts
+    still count, and the cache and the audit log are written as valid UTF-8."""
+    for reply in (json.dumps(ALL_PASS).replace('"r1 is PASS"', '"r1 is PASS \\\\ud800"'),  # escaped in the JSON
+                  json.dumps(ALL_PASS).replace('"r1 is PASS"', '"r1 is PASS \ud800"')):  # or raw in the reply
+        fake_openai.enqueue(Reply.text(reply), model="judge-a")
+    for n in range(2):
+        cache, audit = JudgeCache(tmp_path / f"cache{n}"), AuditLog(tmp_path / f"audit{n}.jsonl")
+        result = await make(fake_openai).grade(TASK, VIEW, None, cache=cache, audit=audit)
+        assert result.ok and result.verdicts == {"r1": "PASS", "r2": "PASS", "r3": "FAIL"}, result.error
+        for path in [*tmp_path.joinpath(f"cache{n}").rglob("*.json"), tmp_path / f"audit{n}.jsonl"]:
+            path.read_bytes().decode("utf-8")  # strict
+        assert list(tmp_path.joinpath(f"cache{n}").rglob("*.json"))
+        again = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)  # served from the cache
+        assert again.ok and again.verdicts == result.verdicts

@@ -254,3 +254,18 @@ def test_an_ambiguous_comment_span_asks_for_a_longer_span_not_for_fields_it_lack
     result = session.dispatch("add_comment", {"text": "which one?", "paragraph_id": "p-011", "span": "upport"})
     assert result["error"] == "ambiguous" and "longer span" in result["message"]
     assert "context_before" not in result["message"] and "occurrence" not in result["message"]
+
+
+def test_escaped_lone_surrogates_in_arguments_never_reach_a_result():
+    import json as _json
+
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.tools import ToolSession
+    from tests.docx.util import docx, p
+
+    session = ToolSession(RedlineDocument.open(docx(p("Fees are due.")), name="t.docx"), "Me")
+    result = session.dispatch("propose_edits", '{"edits": [{"op": "replace", "anchor": {"paragraph_id": '
+                                               '"p-0\\ud800", "text": "Fees"}, "new_text": "x", "comment": "c"}], '
+                                               '"\\udc00extra": 1}')
+    _json.dumps(result, ensure_ascii=False).encode("utf-8")  # would raise on a lone surrogate
+    assert "\ufffd" in _json.dumps(result, ensure_ascii=False)
