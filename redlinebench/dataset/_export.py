@@ -15,6 +15,7 @@ from pathlib import Path
 from .._atomic import atomic_replace_dir, atomic_write_text, atomic_write_with
 from ..errors import ConfigError
 from ..tasks import Source, TaskSet, load_tasks
+from ..tasks._files import copy_task_tree
 from ._card import PARQUET_PATTERNS, parquet_path, render_card, render_eval_yaml
 from ._features import SPLIT
 from ._load import load_dataset, quiet_progress
@@ -53,7 +54,7 @@ def export_dataset(
         staging = Path(tempfile.mkdtemp(prefix=".tasks-", dir=out))
         try:
             for task in tasks:
-                shutil.copytree(task.root, staging / task.task_id, symlinks=False)
+                copy_task_tree(task.root, staging / task.task_id)  # never copies a file from outside
             atomic_replace_dir(staging, out / "tasks")
         finally:
             shutil.rmtree(staging, ignore_errors=True)

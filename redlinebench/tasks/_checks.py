@@ -27,17 +27,21 @@ def _file_digest(path: Path) -> str:
     return _digest(path.read_bytes())
 
 
-def check_documents(task: Task, problems: list[Problem]) -> None:
-    """The contract must be a Word document; a golden must add a change to it."""
+def check_documents(task: Task, problems: list[Problem], memo: dict | None = None) -> None:
+    """The contract (and golden) must open in the redline engine; a golden must add a change to it.
+
+    ``memo`` is shared across the tasks of one validation so a document shared by the variants of
+    an input group is opened once.
+    """
     try:
-        before = change_census(task.contract_path)
+        before = change_census(task.contract_path, memo)
     except NotADocx as exc:
         problems.append(Problem(str(task.contract_path), str(exc), None, "error", task.task_id))
         return
     if task.golden_path is None:
         return
     try:
-        after = change_census(task.golden_path)
+        after = change_census(task.golden_path, memo)
     except NotADocx as exc:
         problems.append(Problem(str(task.golden_path), str(exc), None, "error", task.task_id))
         return

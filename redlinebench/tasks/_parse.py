@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._files import escaping_links
 from ._model import (
     CATEGORIES,
     CONTRACT,
@@ -348,6 +349,13 @@ def read_task(task_dir: Path, problems: list[Problem], *, tasks_prefix: str = "t
     report = _Report(problems, name)
     if parse_task_name(name) is None:
         report.error(task_dir, "directory name does not match redline-s<S>-t<T>-g<GG><v>", "name")
+    links = escaping_links(task_dir)
+    if links:
+        # Refused before any file is read: a followed link would put a file from outside the task
+        # (a secret, /dev/zero) into the agent's prompt, an export or a Harbor task.
+        for path, problem in links:
+            report.error(path, problem)
+        return None
 
     toml_path = task_dir / TASK_TOML
     json_path = task_dir / RUBRICS

@@ -176,8 +176,9 @@ def validate_tasks(source: str | Path | Source | None = None) -> ValidationRepor
     """Check every task and the relations between tasks; never stops at the first problem."""
     resolved = resolve_source(source)
     tasks, problems, checked = _read_all(resolved)
+    memo: dict = {}  # documents shared by variants are opened once
     for task in tasks:
-        check_documents(task, problems)
+        check_documents(task, problems, memo)
     check_input_groups(tasks, problems)
     bad = {p.task_id for p in problems if p.severity == "error"}
     return ValidationReport(resolved, TaskSet([t for t in tasks if t.task_id not in bad], resolved), problems, checked)
