@@ -290,3 +290,15 @@ async def test_a_negative_cost_from_the_price_lookup_is_unknown(fake_openai, mon
         fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
         result = await make(fake_openai).grade(TASK, VIEW, None)
         assert result.ok and result.cost_usd is None
+
+
+async def test_a_deeply_nested_or_huge_number_reply_is_unparseable_and_retried(fake_openai):
+    deep = '{"verdicts": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    huge = '{"verdicts": [{"rubric_id": "r1", "verdict": "PASS", "n": ' + "9" * 10_000 + "}]}"
+    fake_openai.enqueue(Reply.text(deep), Reply.text(huge), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 3 and result.verdicts["r1"] == "PASS"
+    fake_openai.enqueue(*[Reply.text(deep)] * 3, model="judge-a")
+    result = await make(fake_openai, max_retries=2).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 3
+    assert "unparseable reply" in result.error and "Traceback" not in result.error
