@@ -580,3 +580,15 @@ def test_a_harbor_import_publishes_with_the_harbor_agent_named(jobs, tmp_path):
     assert "value: 37.5" in text
     assert any("incomplete judging or errored" in p for p in problems)
     assert not any("judge method" in p for p in problems)  # the errored row was never judged: still "llm"
+
+
+def test_a_source_record_that_is_not_an_object_is_a_one_line_error_naming_it(jobs, tmp_path):
+    run = tmp_path / "run"
+    harbor.import_harbor(jobs, run)
+    record = run / "trials" / "openai_gpt-5.5" / "redline-s1-t1-g01a" / "1" / "harbor" / "source.json"
+    record.write_text("[1]")
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run)])
+    assert res.exit_code == 1, res.output
+    assert str(record) in res.output and "not a JSON object" in res.output
+    assert "Traceback" not in res.output and "AttributeError" not in res.output
+    assert len(res.output.strip().splitlines()) == 1

@@ -172,6 +172,9 @@ def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | No
     taken: dict[tuple[str, str], set[int]] = defaultdict(set)
     for src in trials_root.glob("*/*/*/harbor/source.json"):
         info = _load_json_file(src)
+        if not isinstance(info, Mapping):
+            raise HarborError(f"not a JSON object (an earlier import's record of its Harbor trial; "
+                              f"got {type(info).__name__})", path=src)
         known[str(info.get("trial_path"))] = src.parent.parent
     for grade_dir in trials_root.glob("*/*/*"):
         if grade_dir.is_dir() and grade_dir.name.isdigit():
