@@ -592,3 +592,17 @@ def test_a_source_record_that_is_not_an_object_is_a_one_line_error_naming_it(job
     assert str(record) in res.output and "not a JSON object" in res.output
     assert "Traceback" not in res.output and "AttributeError" not in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["..", ".", 12345, "../../etc", "redline-s1-t1-g01a/..", "", "redline-s1-t1-g01"])
+def test_a_task_name_that_is_not_a_task_id_is_refused_naming_the_trial(jobs, tmp_path, name):
+    job = next(jobs.iterdir())
+    bad = _trial(job, "weird__bbb", name, "2026-11-29T10:03:00", grade=_grade("redline-s1-t1-g01a", 1.0), reward=1.0)
+    run = tmp_path / "run"
+    with pytest.raises(RedlineBenchError, match="not a task id") as err:
+        harbor.import_harbor(jobs, run)
+    assert str(bad) in str(err.value)
+    # nothing is written, least of all outside trials/<model>/<task>/
+    assert not run.exists() and not (tmp_path / "trials").exists()
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run)])
+    assert res.exit_code == 1 and "weird__bbb" in res.output and "Traceback" not in res.output

@@ -144,6 +144,19 @@ def find_trials(jobs_dir: Path) -> list[Path]:
     return found
 
 
+def _check_task_ids(trials: list[HarborTrial]) -> None:
+    """Every trial's task name must be a task id: it becomes a directory under ``trials/<model>/``."""
+    from ...tasks import TASK_NAME_RE
+
+    bad = [t for t in trials if not TASK_NAME_RE.match(t.task_id)]
+    if not bad:
+        return
+    lines = [f"{t.path}: task name {t.task_id!r}" for t in bad[:5]]
+    more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
+    raise HarborError(f"{len(bad)} Harbor trial(s) name a task that is not a task id "
+                      f"(redline-s<S>-t<T>-g<GG><v>); nothing was imported: " + "; ".join(lines) + more)
+
+
 def _errored_grade(trial: HarborTrial, reason: str) -> dict[str, Any]:
     return {
         "task_id": trial.task_id, "model": trial.model, "status": "errored", "judge_method": "none",
@@ -164,6 +177,7 @@ def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | No
 
     jobs_dir, run_dir = Path(jobs_dir), Path(run_dir)
     trials = [read_trial(p) for p in find_trials(jobs_dir)]
+    _check_task_ids(trials)
     report = ImportReport()
     trials_root = run_dir / "trials"
 
