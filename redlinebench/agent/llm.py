@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -182,8 +183,15 @@ class LLMAgent:
                     log.write({"type": "error", "step": stats.steps + 1, "error": error})
                     break
                 stats.steps += 1
-                usage = _usage(response)
-                cost = _cost(litellm, response)
+                usage, bad_usage = _usage(response)
+                # A cost priced from counts we could not trust is not a cost: unknown, not negative.
+                cost = None if bad_usage else _cost(litellm, response)
+                if bad_usage and not stats.bad_usage_noted:
+                    stats.bad_usage_noted = True
+                    log.write({"type": "bad_usage", "step": stats.steps, "usage": bad_usage,
+                               "note": "the provider reported token counts that are not non-negative integers; "
+                                       "they were counted as 0 and this call's cost as unknown (noted once "
+                                       "per episode)"})
                 stats.add(usage, cost, latency)
                 message = _message(response)
                 messages.append(message)
@@ -317,11 +325,34 @@ def _finish_reason(response: Any) -> str | None:
         return None
 
 
-def _usage(response: Any) -> tuple[int, int]:
+def _count(value: Any) -> int | None:
+    """A token count as the provider should send it (an int >= 0), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return int(value)
+
+
+def _usage(response: Any) -> tuple[tuple[int, int], dict[str, str] | None]:
+    """(prompt, completion) tokens, each clamped to an int >= 0, and what was wrong if anything was.
+
+    A reply is hostile: a negative, fractional, boolean or non-numeric count is counted as 0, so it
+    can neither show as negative tokens nor pull the totals (and the limits on them) down.
+    """
     usage = getattr(response, "usage", None)
     if usage is None:
-        return 0, 0
-    return int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+        return (0, 0), None
+    counts, bad = [], {}
+    for field in ("prompt_tokens", "completion_tokens"):
+        raw = getattr(usage, field, None)
+        if raw is None:
+            counts.append(0)
+            continue
+        value = _count(raw)
+        if value is None:
+            bad[field] = repr(raw)[:100]
+            value = 0
+        counts.append(value)
+    return (counts[0], counts[1]), (bad or None)
 
 
 def _cost(litellm: Any, response: Any) -> float | None:
@@ -332,13 +363,20 @@ def _cost(litellm: Any, response: Any) -> float | None:
     """
     hidden = getattr(response, "_hidden_params", None)
     if isinstance(hidden, dict) and "response_cost" in hidden:
-        value = hidden["response_cost"]
-        return float(value) if isinstance(value, (int, float)) else None
+        return _valid_cost(hidden["response_cost"])
     try:
         value = litellm.completion_cost(completion_response=response)
     except Exception:
         return None
-    return float(value) if isinstance(value, (int, float)) else None
+    return _valid_cost(value)
+
+
+def _valid_cost(value: Any) -> float | None:
+    """A finite, non-negative dollar amount; anything else (negative, NaN, inf, a bool) is unknown."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) and value >= 0 else None
 
 
 def _estimate_tokens(messages: list[dict]) -> int:
@@ -383,6 +421,7 @@ class _Stats:
         self.tokens_out = 0
         self.cost = 0.0
         self.cost_known = True
+        self.bad_usage_noted = False
         self.latency = 0.0
         self.retries = 0
         self.tool_time = 0.0

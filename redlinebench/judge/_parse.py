@@ -43,7 +43,9 @@ def _load(text: str) -> dict:
             continue
         try:
             obj, _end = decoder.raw_decode(candidate[start:])
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
+            # JSONDecodeError, an integer too long to convert (ValueError), nesting too deep for
+            # the decoder (RecursionError): all just an unparseable candidate
             continue
         if isinstance(obj, dict) and isinstance(obj.get("verdicts"), list):
             return obj
@@ -51,9 +53,21 @@ def _load(text: str) -> dict:
 
 
 def parse_verdicts(text: str | None, rubric_ids: Sequence[str]) -> ParsedVerdicts:
-    """Parse fenced JSON or text from the first ``{``; missing or non-PASS/FAIL verdicts are FAIL."""
+    """Parse fenced JSON or text from the first ``{``; missing or non-PASS/FAIL verdicts are FAIL.
+
+    Raises only :class:`UnparseableReply` (retried by the caller), whatever the reply holds.
+    """
     if not isinstance(text, str) or not text.strip():
         raise UnparseableReply("empty reply")
+    try:
+        return _parse(text, rubric_ids)
+    except UnparseableReply:
+        raise
+    except Exception as exc:  # noqa: BLE001  a hostile reply must not crash judging
+        raise UnparseableReply(f"the reply could not be read ({type(exc).__name__})") from None
+
+
+def _parse(text: str, rubric_ids: Sequence[str]) -> ParsedVerdicts:
     obj = _load(text)
     wanted = [str(r) for r in rubric_ids]
     wanted_set = set(wanted)

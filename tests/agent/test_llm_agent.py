@@ -324,3 +324,57 @@ def test_the_transcript_holds_text_with_lone_surrogates_as_valid_utf8(tmp_path):
     log.close()
     text = (tmp_path / "transcript.jsonl").read_bytes().decode("utf-8")  # strict: valid UTF-8
     assert "p-0\ufffd" in text and "half an emoji \ufffd" in text
+
+
+async def test_negative_token_counts_are_counted_as_zero_and_do_not_defeat_the_limits(tmp_path, srv):
+    # A hostile provider reports -10M tokens each way on the first call: litellm would price that as
+    # -$7.50 and the totals would never reach the limits. Counted as 0, cost unknown, noted once.
+    replies = iter([(-10_000_000, -10_000_000), (-5, -5)])
+    srv.set_handler(lambda body: Reply.tool_calls([("read_document", {})], usage=next(replies, (1000, 100))))
+    agent = LLMAgent("openai/gpt-4o-mini", api_base=srv.url, backend=lambda task, out: FakeTools(),
+                     limits=AgentLimits(max_cost_usd=0.0005, max_tokens=5000, max_steps=20))
+    ep = await agent.run(make_task(tmp_path), tmp_path, trial=1)
+    m = ep.metrics
+    # two bad calls (0 tokens, unknown cost), then $0.00021 and 1100 tokens a call: the cost limit
+    # of 0.0005 is crossed after the third priced call.
+    assert (ep.status, ep.end_reason, m["steps"]) == ("limit_reached", "max_cost", 5)
+    assert (m["tokens_in"], m["tokens_out"]) == (3000, 300)
+    assert m["cost_usd"] == pytest.approx(0.00063) and m["cost_known"] is False
+    ev = _events(tmp_path)
+    bad = [e for e in ev if e["type"] == "bad_usage"]
+    assert len(bad) == 1 and bad[0]["step"] == 1
+    assert bad[0]["usage"] == {"prompt_tokens": "-10000000", "completion_tokens": "-10000000"}
+    models = [e for e in ev if e["type"] == "model"]
+    assert all(e["tokens_in"] >= 0 and e["tokens_out"] >= 0 for e in models)
+    assert all(e["cost_usd"] is None or e["cost_usd"] >= 0 for e in models)
+
+
+async def test_negative_token_counts_do_not_defeat_the_token_limit(tmp_path, srv):
+    replies = iter([(-10_000_000, -10_000_000)])
+    srv.set_handler(lambda body: Reply.tool_calls([("read_document", {})], usage=next(replies, (400, 100))))
+    ep = await _agent(srv, FakeTools(), max_tokens=1200, max_steps=20).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.end_reason, ep.metrics["steps"]) == ("max_tokens", 4)
+    assert (ep.metrics["tokens_in"], ep.metrics["tokens_out"]) == (1200, 300)
+
+
+@pytest.mark.parametrize("prompt, completion", [(-3, 7), (True, 7), (1.5, 7), (float("nan"), 7), ("12", 7),
+                                                (7, float("inf")), (7, -1), (7, False)])
+def test_usage_counts_that_are_not_non_negative_integers_count_as_zero(prompt, completion):
+    from types import SimpleNamespace
+
+    from redlinebench.agent.llm import _usage
+
+    (p, c), bad = _usage(SimpleNamespace(usage=SimpleNamespace(prompt_tokens=prompt, completion_tokens=completion)))
+    assert (p, c) == ((0, 7) if completion == 7 else (7, 0))
+    assert bad is not None and len(bad) == 1
+    assert _usage(SimpleNamespace(usage=SimpleNamespace(prompt_tokens=5, completion_tokens=None))) == ((5, 0), None)
+
+
+@pytest.mark.parametrize("value", [-22.5, float("nan"), float("inf"), True, "0.1"])
+def test_a_negative_or_non_finite_cost_is_unknown(value):
+    from types import SimpleNamespace
+
+    from redlinebench.agent.llm import _cost
+
+    assert _cost(None, SimpleNamespace(_hidden_params={"response_cost": value})) is None
+    assert _cost(None, SimpleNamespace(_hidden_params={"response_cost": 0.25})) == 0.25

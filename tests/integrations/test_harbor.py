@@ -580,3 +580,53 @@ def test_a_harbor_import_publishes_with_the_harbor_agent_named(jobs, tmp_path):
     assert "value: 37.5" in text
     assert any("incomplete judging or errored" in p for p in problems)
     assert not any("judge method" in p for p in problems)  # the errored row was never judged: still "llm"
+
+
+def test_a_source_record_that_is_not_an_object_is_a_one_line_error_naming_it(jobs, tmp_path):
+    run = tmp_path / "run"
+    harbor.import_harbor(jobs, run)
+    record = run / "trials" / "openai_gpt-5.5" / "redline-s1-t1-g01a" / "1" / "harbor" / "source.json"
+    record.write_text("[1]")
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run)])
+    assert res.exit_code == 1, res.output
+    assert str(record) in res.output and "not a JSON object" in res.output
+    assert "Traceback" not in res.output and "AttributeError" not in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["..", ".", 12345, "../../etc", "redline-s1-t1-g01a/..", "", "redline-s1-t1-g01"])
+def test_a_task_name_that_is_not_a_task_id_is_refused_naming_the_trial(jobs, tmp_path, name):
+    job = next(jobs.iterdir())
+    bad = _trial(job, "weird__bbb", name, "2026-11-29T10:03:00", grade=_grade("redline-s1-t1-g01a", 1.0), reward=1.0)
+    run = tmp_path / "run"
+    with pytest.raises(RedlineBenchError, match="not a task id") as err:
+        harbor.import_harbor(jobs, run)
+    assert str(bad) in str(err.value)
+    # nothing is written, least of all outside trials/<model>/<task>/
+    assert not run.exists() and not (tmp_path / "trials").exists()
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run)])
+    assert res.exit_code == 1 and "weird__bbb" in res.output and "Traceback" not in res.output
+
+
+def test_an_unreadable_trial_result_is_an_errored_row_and_the_other_trials_are_imported(jobs, tmp_path):
+    job = next(jobs.iterdir())
+    (job / "redline-s1-t1-g01a__aaa" / "result.json").write_text("{broken")
+    (job / "redline-s1-t2-g01a__ccc" / "result.json").write_text("[1]")  # JSON, but not a trial object
+    run = tmp_path / "run"
+    res = CliRunner().invoke(main, ["import", "harbor", str(jobs), "--run-dir", str(run)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "imported 3 trial(s)" in res.output
+    rows = {json.loads(p.read_text())["harbor"]["trial_name"]: (p.parent, json.loads(p.read_text()))
+            for p in (run / "trials").glob("*/*/*/grade.json")}
+    tdir, broken = rows["redline-s1-t1-g01a__aaa"]
+    assert broken["status"] == "errored" and broken["task_id"] == "redline-s1-t1-g01a"
+    assert "redline-s1-t1-g01a__aaa/result.json: unreadable JSON" in broken["errors"][0]
+    metrics = json.loads((tdir / "metrics.json").read_text())
+    assert (metrics["status"], metrics["end_reason"]) == ("errored", "unreadable_result")
+    assert "unreadable JSON" in metrics["error"]
+    assert "trial result.json is not an object" in rows["redline-s1-t2-g01a__ccc"][1]["errors"][0]
+    assert rows["redline-s1-t1-g01a__zzz"][1]["status"] == "graded"
+    assert (run / "trials" / "openai_gpt-5.5" / "redline-s1-t1-g01a" / "2" / "harbor" / "source.json").is_file()
+    # and a re-import knows the errored rows: nothing is imported twice
+    again = harbor.import_harbor(jobs, run)
+    assert again.imported == [] and len(again.skipped) == 3

@@ -266,3 +266,56 @@ async def test_an_escaped_lone_surrogate_in_a_justification_is_kept_as_a_valid_a
         assert list(tmp_path.joinpath(f"cache{n}").rglob("*.json"))
         again = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)  # served from the cache
         assert again.ok and again.verdicts == result.verdicts
+
+
+async def test_negative_token_counts_from_a_judge_count_zero_and_make_the_cost_unknown(fake_openai, tmp_path):
+    # gpt-5.4-mini is priced (litellm and the fallback table): -10M tokens each way would be priced
+    # as a large negative cost. The counts are taken as 0 and that call's cost as unknown.
+    audit = AuditLog(tmp_path / "judge_audit.jsonl")
+    fake_openai.enqueue(Reply.text("not json", usage=(-10_000_000, -10_000_000)),
+                        Reply.json(ALL_PASS, usage=(1000, 200)), model="gpt-5.4-mini")
+    judge = LiteLLMJudge("openai/gpt-5.4-mini", api_base=fake_openai.url, api_key="sk-test-secret-123456")
+    result = await judge.grade(TASK, VIEW, None, audit=audit, trial=1, model_under_test="m")
+    assert result.ok and result.attempts == 2
+    assert (result.prompt_tokens, result.completion_tokens) == (1000, 200)
+    assert result.cost_usd is None  # unknown, never negative
+    record = json.loads((tmp_path / "judge_audit.jsonl").read_text().splitlines()[0])
+    assert (record["prompt_tokens"], record["completion_tokens"], record["cost_usd"]) == (1000, 200, None)
+    first = record["attempts"][0]
+    assert (first["prompt_tokens"], first["completion_tokens"]) == (0, 0)
+    assert first["bad_usage"] == {"prompt_tokens": "-10000000", "completion_tokens": "-10000000"}
+    assert "bad_usage" not in record["attempts"][1]
+
+
+@pytest.mark.parametrize("prompt, completion", [(-3, 7), (True, 7), (1.5, 7), (float("nan"), 7), ("12", 7),
+                                                (7, float("-inf")), (7, -1), (7, False)])
+def test_judge_usage_counts_that_are_not_non_negative_integers_count_as_zero(prompt, completion):
+    from types import SimpleNamespace
+
+    from redlinebench.judge._litellm_judge import _usage
+
+    (p, c), bad = _usage(SimpleNamespace(usage=SimpleNamespace(prompt_tokens=prompt, completion_tokens=completion)))
+    assert (p, c) == ((0, 7) if completion == 7 else (7, 0)) and len(bad) == 1
+    assert _usage(SimpleNamespace(usage=None)) == ((0, 0), None)
+
+
+async def test_a_negative_cost_from_the_price_lookup_is_unknown(fake_openai, monkeypatch):
+    from redlinebench.judge import _litellm_judge
+
+    for value in (-22.5, float("nan"), float("inf")):
+        monkeypatch.setattr(_litellm_judge, "call_cost", lambda *a, _v=value: _v)
+        fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
+        result = await make(fake_openai).grade(TASK, VIEW, None)
+        assert result.ok and result.cost_usd is None
+
+
+async def test_a_deeply_nested_or_huge_number_reply_is_unparseable_and_retried(fake_openai):
+    deep = '{"verdicts": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    huge = '{"verdicts": [{"rubric_id": "r1", "verdict": "PASS", "n": ' + "9" * 10_000 + "}]}"
+    fake_openai.enqueue(Reply.text(deep), Reply.text(huge), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 3 and result.verdicts["r1"] == "PASS"
+    fake_openai.enqueue(*[Reply.text(deep)] * 3, model="judge-a")
+    result = await make(fake_openai, max_retries=2).grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 3
+    assert "unparseable reply" in result.error and "Traceback" not in result.error

@@ -57,3 +57,30 @@ def test_prompt_carries_every_rule_and_the_task():
                    '["r1", "r2", "r3"]'):
         assert needle in u, needle
     assert PROMPT_VERSION
+
+
+DEEP = '{"verdicts": ' + "[" * 100_000 + "]" * 100_000 + "}"
+HUGE_INT = '{"verdicts": [{"rubric_id": "r1", "verdict": "PASS", "n": ' + "9" * 10_000 + "}]}"
+
+
+@pytest.mark.parametrize("text", [DEEP, "```json\n" + DEEP + "\n```", HUGE_INT, "Here: " + DEEP[:-1]])
+def test_deep_nesting_or_a_huge_integer_is_an_unparseable_reply_not_a_crash(text):
+    with pytest.raises(UnparseableReply):
+        parse_verdicts(text, IDS)
+
+
+def test_a_good_object_after_an_undecodable_fenced_one_is_still_read():
+    good = '{"verdicts": [{"rubric_id": "r1", "verdict": "PASS", "justification": "ok"}]}'
+    p = parse_verdicts("```json\n" + DEEP + "\n```\n```json\n" + good + "\n```", IDS)
+    assert p.verdicts["r1"] == "PASS"
+
+
+def test_any_exception_while_reading_a_reply_is_unparseable(monkeypatch):
+    from redlinebench.judge import _parse
+
+    def boom(value):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(_parse, "normalize_verdict", boom)
+    with pytest.raises(UnparseableReply, match="RecursionError"):
+        parse_verdicts('{"verdicts": [{"rubric_id": "r1", "verdict": "PASS"}]}', IDS)

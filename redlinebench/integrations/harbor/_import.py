@@ -32,6 +32,7 @@ class HarborTrial:
     reward: float | None
     exception: str | None
     grade_problem: str | None = None       # grade.json present but unusable (named in the errored row)
+    result_problem: str | None = None      # result.json present but unreadable (named in the errored row)
 
 
 @dataclass
@@ -93,10 +94,21 @@ def _task_id_of(result: Mapping[str, Any], trial_dir: Path) -> str:
     return str(name).rsplit("/", 1)[-1]
 
 
+def _unreadable_trial(trial_dir: Path, problem: str) -> HarborTrial:
+    """A trial whose result.json cannot be read: kept as an errored row (task from the directory name)."""
+    model, agent = _model_of({}, trial_dir.parent)
+    return HarborTrial(path=trial_dir, name=trial_dir.name, task_id=_task_id_of({}, trial_dir), model=model,
+                       agent=agent, started_at="", result={}, grade=None, reward=None, exception=None,
+                       result_problem=problem)
+
+
 def read_trial(trial_dir: Path) -> HarborTrial:
-    result = _load_json_file(trial_dir / "result.json")
+    try:
+        result = _load_json_file(trial_dir / "result.json")
+    except HarborError as exc:  # one broken result must not block the other trials: an errored row
+        return _unreadable_trial(trial_dir, str(exc))
     if not isinstance(result, Mapping):
-        raise HarborError("trial result.json is not an object", path=trial_dir / "result.json")
+        return _unreadable_trial(trial_dir, f"{trial_dir / 'result.json'}: trial result.json is not an object")
     model, agent = _model_of(result, trial_dir.parent)
     grade_path = trial_dir / "verifier" / "grade.json"
     grade: Any = None
@@ -136,12 +148,41 @@ def find_trials(jobs_dir: Path) -> list[Path]:
             continue
         if result.parent.name == "verifier":
             continue
-        data = _load_json_file(result)
-        if _is_trial_result(data):
+        try:
+            data = _load_json_file(result)
+        except HarborError:
+            pass
+        else:
+            if _is_trial_result(data):
+                found.append(result.parent)
+                continue
+            if isinstance(data, Mapping):
+                continue  # some other JSON object (a job's result.json)
+        # Unreadable, or not an object: a trial's when no other result.json lies below it (a job's
+        # result.json has its trials below); read_trial then makes it an errored row.
+        if not _has_results_below(result.parent):
             found.append(result.parent)
     if not found:
         raise HarborError("no Harbor trials (no */result.json with a task_name) found", path=jobs_dir)
     return found
+
+
+def _has_results_below(directory: Path) -> bool:
+    return any(p.parent != directory and p.parent.name != "verifier" for p in directory.rglob("result.json"))
+
+
+def _check_task_ids(trials: list[HarborTrial]) -> None:
+    """Every trial's task name must be a task id: it becomes a directory under ``trials/<model>/``."""
+    from ...tasks import TASK_NAME_RE
+
+    bad = [t for t in trials if not TASK_NAME_RE.match(t.task_id)]
+    if not bad:
+        return
+    lines = [f"{t.path}: task name {t.task_id!r}" + (f" (from its directory name; {t.result_problem})"
+                                                     if t.result_problem else "") for t in bad[:5]]
+    more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
+    raise HarborError(f"{len(bad)} Harbor trial(s) name a task that is not a task id "
+                      f"(redline-s<S>-t<T>-g<GG><v>); nothing was imported: " + "; ".join(lines) + more)
 
 
 def _errored_grade(trial: HarborTrial, reason: str) -> dict[str, Any]:
@@ -164,6 +205,7 @@ def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | No
 
     jobs_dir, run_dir = Path(jobs_dir), Path(run_dir)
     trials = [read_trial(p) for p in find_trials(jobs_dir)]
+    _check_task_ids(trials)
     report = ImportReport()
     trials_root = run_dir / "trials"
 
@@ -172,6 +214,9 @@ def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | No
     taken: dict[tuple[str, str], set[int]] = defaultdict(set)
     for src in trials_root.glob("*/*/*/harbor/source.json"):
         info = _load_json_file(src)
+        if not isinstance(info, Mapping):
+            raise HarborError(f"not a JSON object (an earlier import's record of its Harbor trial; "
+                              f"got {type(info).__name__})", path=src)
         known[str(info.get("trial_path"))] = src.parent.parent
     for grade_dir in trials_root.glob("*/*/*"):
         if grade_dir.is_dir() and grade_dir.name.isdigit():
@@ -233,8 +278,8 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
     (tmp / "harbor").mkdir(parents=True)
     try:
         grade = None
-        problem = trial.grade_problem
-        if trial.grade is not None:
+        problem = trial.result_problem or trial.grade_problem
+        if trial.grade is not None and trial.result_problem is None:
             grade = dict(trial.grade)
             grade["model"] = trial.model   # the container did not know which model it graded
             grade["trial"] = number
@@ -259,7 +304,10 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
                 shutil.copyfile(verifier / name, tmp / name)
         metrics = trial_metrics(trial, number, errored=grade.get("status") == "errored")
         _atomic_write(tmp / "metrics.json", json.dumps(metrics, indent=2) + "\n")
-        shutil.copyfile(trial.path / "result.json", tmp / "harbor" / "result.json")
+        try:
+            shutil.copyfile(trial.path / "result.json", tmp / "harbor" / "result.json")
+        except OSError:
+            pass  # unreadable (its errored row says why); the rest of the trial is still kept
         if (trial.path / "agent").is_dir():
             _copy_tree(trial.path / "agent", tmp / "harbor" / "agent")
         _atomic_write(tmp / "harbor" / "source.json",
@@ -312,6 +360,8 @@ def trial_metrics(trial: HarborTrial, number: int, *, errored: bool) -> dict[str
     kind = str(_dig(result, "exception_info", "exception_type") or "")
     if "AgentTimeout" in kind:
         status, end_reason = "limit_reached", "agent_timeout"
+    elif errored and trial.result_problem:
+        status, end_reason = "errored", "unreadable_result"
     elif errored and trial.exception:
         status, end_reason = "errored", kind or "exception"
     else:
@@ -335,7 +385,7 @@ def trial_metrics(trial: HarborTrial, number: int, *, errored: bool) -> dict[str
         "source": "harbor",
     }
     if status == "errored":
-        metrics["error"] = trial.exception
+        metrics["error"] = trial.result_problem or trial.exception
     metrics["harbor"] = {
         "trial_name": trial.name,
         "n_cache_tokens": _number(agent_result.get("n_cache_tokens")),
