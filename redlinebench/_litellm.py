@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import math
 from types import ModuleType
+from typing import Any
 
 from . import config as _config  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before import)
 
@@ -20,3 +22,37 @@ def get_litellm() -> ModuleType:
     litellm.suppress_debug_info = True
     litellm.drop_params = True
     return litellm
+
+
+def _count(value: Any) -> int | None:
+    """A token count as a provider should send it (an int >= 0), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return int(value)
+
+
+def reply_usage(response: Any) -> tuple[tuple[int, int], dict[str, str] | None]:
+    """(prompt, completion) tokens of a reply, each an int >= 0, and the raw values that were not.
+
+    A reply is hostile: a negative, fractional, boolean or non-numeric count is counted as 0, so it
+    can neither show as negative tokens nor pull the totals (and the limits on them) down. Used by
+    the agent and the judges alike.
+    """
+    usage = getattr(response, "usage", None)
+    counts, bad = [], {}
+    for field in ("prompt_tokens", "completion_tokens"):
+        raw = getattr(usage, field, None) if usage is not None else None
+        value = 0 if raw is None else _count(raw)
+        if value is None:
+            bad[field] = repr(raw)[:100]
+            value = 0
+        counts.append(value)
+    return (counts[0], counts[1]), (bad or None)
+
+
+def valid_cost(value: Any) -> float | None:
+    """A finite dollar amount >= 0; anything else (negative, NaN, inf, a bool) is an unknown cost."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) and value >= 0 else None

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, Episode, agent
 from .._retry import backoff
+from .._litellm import reply_usage, valid_cost
 from .._text import encodable
 from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
 from .limits import AgentLimits
@@ -183,7 +183,7 @@ class LLMAgent:
                     log.write({"type": "error", "step": stats.steps + 1, "error": error})
                     break
                 stats.steps += 1
-                usage, bad_usage = _usage(response)
+                usage, bad_usage = reply_usage(response)
                 # A cost priced from counts we could not trust is not a cost: unknown, not negative.
                 cost = None if bad_usage else _cost(litellm, response)
                 if bad_usage and not stats.bad_usage_noted:
@@ -325,36 +325,6 @@ def _finish_reason(response: Any) -> str | None:
         return None
 
 
-def _count(value: Any) -> int | None:
-    """A token count as the provider should send it (an int >= 0), else ``None``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return int(value)
-
-
-def _usage(response: Any) -> tuple[tuple[int, int], dict[str, str] | None]:
-    """(prompt, completion) tokens, each clamped to an int >= 0, and what was wrong if anything was.
-
-    A reply is hostile: a negative, fractional, boolean or non-numeric count is counted as 0, so it
-    can neither show as negative tokens nor pull the totals (and the limits on them) down.
-    """
-    usage = getattr(response, "usage", None)
-    if usage is None:
-        return (0, 0), None
-    counts, bad = [], {}
-    for field in ("prompt_tokens", "completion_tokens"):
-        raw = getattr(usage, field, None)
-        if raw is None:
-            counts.append(0)
-            continue
-        value = _count(raw)
-        if value is None:
-            bad[field] = repr(raw)[:100]
-            value = 0
-        counts.append(value)
-    return (counts[0], counts[1]), (bad or None)
-
-
 def _cost(litellm: Any, response: Any) -> float | None:
     """Cost in USD from litellm's price table; ``None`` when the model's price is unknown.
 
@@ -363,20 +333,12 @@ def _cost(litellm: Any, response: Any) -> float | None:
     """
     hidden = getattr(response, "_hidden_params", None)
     if isinstance(hidden, dict) and "response_cost" in hidden:
-        return _valid_cost(hidden["response_cost"])
+        return valid_cost(hidden["response_cost"])
     try:
         value = litellm.completion_cost(completion_response=response)
     except Exception:
         return None
-    return _valid_cost(value)
-
-
-def _valid_cost(value: Any) -> float | None:
-    """A finite, non-negative dollar amount; anything else (negative, NaN, inf, a bool) is unknown."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) and value >= 0 else None
+    return valid_cost(value)
 
 
 def _estimate_tokens(messages: list[dict]) -> int:

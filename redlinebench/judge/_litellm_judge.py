@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import os
 import re
 import time
 from typing import Any
 
-from .._litellm import get_litellm
+from .._litellm import get_litellm, reply_usage, valid_cost
 from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, needs_placeholder_key
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
 from .._retry import retry_delay
@@ -60,39 +59,6 @@ def _auth_failure(exc: BaseException, message: str) -> bool:
     if any(c.__name__ == "AuthenticationError" for c in type(exc).__mro__) or _status(exc) == 401:
         return True
     return bool(_KEY_PROBLEM.search(message))
-
-
-def _count(value: Any) -> int | None:
-    """A token count as a provider should send it (an int >= 0), else ``None``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return int(value)
-
-
-def _usage(response: Any) -> tuple[tuple[int, int], dict[str, str] | None]:
-    """(prompt, completion) tokens of a reply, each an int >= 0, and the raw values that were not.
-
-    A negative, fractional, boolean or non-numeric count is counted as 0: a hostile reply can
-    neither show negative tokens nor lower the totals.
-    """
-    usage = getattr(response, "usage", None)
-    counts, bad = [], {}
-    for field in ("prompt_tokens", "completion_tokens"):
-        raw = getattr(usage, field, None) if usage is not None else None
-        value = 0 if raw is None else _count(raw)
-        if value is None:
-            bad[field] = repr(raw)[:100]
-            value = 0
-        counts.append(value)
-    return (counts[0], counts[1]), (bad or None)
-
-
-def _valid_cost(value: Any) -> float | None:
-    """A finite dollar amount >= 0; anything else (negative, NaN, inf) is an unknown cost."""
-    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) and value >= 0 else None
 
 
 class LiteLLMJudge:
@@ -223,11 +189,11 @@ class LiteLLMJudge:
                         continue
                     break  # a client error that retrying cannot fix
             else:
-                (p_tok, c_tok), bad_usage = _usage(response)
+                (p_tok, c_tok), bad_usage = reply_usage(response)
                 prompt_tokens += p_tok
                 completion_tokens += c_tok
                 # a cost priced from counts we could not trust is unknown, never negative
-                this_cost = None if bad_usage else _valid_cost(call_cost(self.model, response, p_tok, c_tok))
+                this_cost = None if bad_usage else valid_cost(call_cost(self.model, response, p_tok, c_tok))
                 cost = None if cost is None or this_cost is None else cost + this_cost
                 if bad_usage:
                     outcome["bad_usage"] = bad_usage

@@ -362,7 +362,7 @@ async def test_negative_token_counts_do_not_defeat_the_token_limit(tmp_path, srv
 def test_usage_counts_that_are_not_non_negative_integers_count_as_zero(prompt, completion):
     from types import SimpleNamespace
 
-    from redlinebench.agent.llm import _usage
+    from redlinebench._litellm import reply_usage as _usage
 
     (p, c), bad = _usage(SimpleNamespace(usage=SimpleNamespace(prompt_tokens=prompt, completion_tokens=completion)))
     assert (p, c) == ((0, 7) if completion == 7 else (7, 0))

@@ -292,7 +292,7 @@ async def test_negative_token_counts_from_a_judge_count_zero_and_make_the_cost_u
 def test_judge_usage_counts_that_are_not_non_negative_integers_count_as_zero(prompt, completion):
     from types import SimpleNamespace
 
-    from redlinebench.judge._litellm_judge import _usage
+    from redlinebench._litellm import reply_usage as _usage
 
     (p, c), bad = _usage(SimpleNamespace(usage=SimpleNamespace(prompt_tokens=prompt, completion_tokens=completion)))
     assert (p, c) == ((0, 7) if completion == 7 else (7, 0)) and len(bad) == 1
