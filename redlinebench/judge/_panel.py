@@ -117,6 +117,9 @@ def create_judges(spec: str, *, api_base: str | None = None, timeout: float | No
         return _load_yaml(named, overrides)
     judges = [_judge_from_entry(item, f"--judges item {i + 1}", overrides)
               for i, item in enumerate(s for s in spec.split(",") if s.strip())]
+    if not judges:
+        raise ConfigError(f"--judges {spec!r} names no judge; use panel, heuristic, none, a comma list of "
+                          "models or a YAML file")
     names = [j.name for j in judges]
     dupes = sorted(n for n, c in Counter(names).items() if c > 1)
     if dupes:

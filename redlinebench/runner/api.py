@@ -195,8 +195,7 @@ async def arun(
         # what a resume may change (pace, endpoints) is recorded, so the next resume uses it too
         config = {**stored, "spec": {**(stored.get("spec") or {}), **_resume_changes(spec)},
                   "resumed": [*stored.get("resumed", []), config["created"]]}
-    if check_keys:
-        _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()))
+    _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()), check_keys=check_keys)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = hold_lock(run_dir)
@@ -243,9 +242,11 @@ async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], jud
 
 
 def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges: list[Any], *,
-               injected_agents: set[str]) -> None:
-    """Check credentials for the work that is actually left (a finished run resumes without keys)."""
-    from .preflight import check_credentials
+               injected_agents: set[str], check_keys: bool = True) -> None:
+    """Before anything is spent, for the work that is actually left (a finished run resumes
+    without keys): every model and judge string routes to a provider, and (unless
+    ``check_keys`` is off) has its credentials."""
+    from .preflight import check_credentials, check_routable
     from .store import TrialState, trial_state
 
     grading = spec.judges.strip().lower() != "none"
@@ -258,8 +259,14 @@ def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges:
                 if state is TrialState.TODO and e.agent == "llm" and e.label not in injected_agents:
                     models.append(e.model or "")
                 need_grades = need_grades or state is not TrialState.FINISHED
-    check_credentials(models, judges if (grading and need_grades) else [], api_base=spec.api_base,
-                      judge_api_base=spec.judge_api_base)
+    grading_judges = judges if (grading and need_grades) else []
+    if grading and need_grades and not judges:
+        raise ConfigError(f"--judges {spec.judges!r} names no judge, so nothing could be graded; use panel, "
+                          "heuristic, a comma list of models or a YAML file (or none to skip grading)")
+    check_routable([*models, *(getattr(j, "model", None) or "" for j in grading_judges
+                               if getattr(j, "method", "llm") == "llm")])
+    if check_keys:
+        check_credentials(models, grading_judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
 
 
 def prerender_report(layout: paths.RunLayout, key: TrialKey, trial_dir: Path, document: Any = None) -> None:

@@ -12,6 +12,27 @@ from ..agent.credentials import missing_credentials
 from ..errors import ConfigError
 
 
+def check_routable(models: Iterable[str]) -> None:
+    """Raise one ConfigError naming every model string litellm cannot route to a provider.
+
+    A typo ("gpt4o-mini" without a provider, "nonsense_judge") would otherwise surface only at
+    its first call: for a judge, after every agent episode has been paid for.
+    """
+    from .._litellm import get_litellm
+
+    litellm = get_litellm()
+    bad = []
+    for model in dict.fromkeys(m for m in models if m):
+        try:
+            litellm.get_llm_provider(model=model)
+        except Exception:  # noqa: BLE001  litellm's message is long; ours says what to do
+            bad.append(model)
+    if bad:
+        raise ConfigError(f"litellm cannot tell the provider of {', '.join(repr(b) for b in bad)}; write model "
+                          "strings as provider/model (e.g. openai/gpt-5.4-mini, hosted_vllm/NAME for a local "
+                          "OpenAI-compatible server)")
+
+
 def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
                       judge_api_base: str | None) -> None:
     """Raise one ConfigError naming every model without credentials.

@@ -310,3 +310,22 @@ def test_scoring_a_run_made_without_judges_uses_the_default_panel(tree, tmp_path
     assert r.exit_code != 0 and "--judges none" not in r.output and "missing provider credentials" in r.output
     r = CliRunner().invoke(main, ["score", str(run_dir), "--judges", "heuristic"])
     assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("judges, message", [
+    (",,,", "names no judge"),
+    ("nonsense_judge", "litellm cannot tell the provider of 'nonsense_judge'"),
+])
+def test_a_judge_spec_that_cannot_grade_is_refused_before_any_episode(tree, tmp_path, judges, message):
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--agent", "golden", "--source", str(tree), "--judges", judges,
+                                  "--run-dir", str(run_dir), "--no-progress", "--skip-key-check"])
+    assert r.exit_code != 0 and message in r.output and "Traceback" not in r.output
+    assert not (run_dir / "trials").exists()  # nothing was run, nothing was paid for
+
+
+def test_a_model_string_litellm_cannot_route_is_refused_up_front(tree, tmp_path):
+    r = CliRunner().invoke(main, ["run", "--model", "gpt4o_typo", "--source", str(tree), "--judges", "heuristic",
+                                  "--run-dir", str(tmp_path / "r"), "--no-progress", "--skip-key-check"])
+    assert r.exit_code != 0 and "litellm cannot tell the provider of 'gpt4o_typo'" in r.output
+    assert not (tmp_path / "r" / "trials").exists()
