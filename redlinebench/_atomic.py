@@ -90,7 +90,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bo
     Missing parent folders are created unless ``parents=False`` (then they are an ``OSError``).
     """
     target = Path(path)
-    fd, tmp = _temp_sibling(target, parents)
+    try:
+        fd, tmp = _temp_sibling(target, parents)
+    except OSError as exc:  # name the file the caller asked for, not our temporary
+        raise _about(exc, target) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -98,10 +101,20 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bo
                 fh.flush()
                 os.fsync(fh.fileno())
         _publish(tmp, target)
+    except OSError as exc:
+        _discard(tmp)
+        raise _about(exc, target) from None
     except BaseException:
         _discard(tmp)
         raise
     return target
+
+
+def _about(exc: OSError, target: Path) -> OSError:
+    """``exc`` reported against ``target`` (its temporary sibling's name means nothing to a user)."""
+    if exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(target))
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = False) -> Path:

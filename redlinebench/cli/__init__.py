@@ -34,6 +34,14 @@ class _Main(click.Group):
         except RedlineBenchError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except OSError as exc:
+            # A path the user gave cannot be written or read (a file where a folder should be, no
+            # permission, a full disk): their environment, not our bug, so one line naming it.
+            if not exc.filename:
+                raise
+            where = exc.filename if not exc.filename2 else f"{exc.filename} -> {exc.filename2}"
+            click.echo(f"error: {where}: {exc.strerror or exc}", err=True)
+            sys.exit(2)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)

@@ -494,6 +494,10 @@ def register(main: click.Group) -> None:
             from ..runner.preflight import check_credentials
 
             check_credentials([], judges, api_base=None, judge_api_base=api_base)
+        if output is not None:  # before the judges are paid: a report that cannot be written is lost
+            output.parent.mkdir(parents=True, exist_ok=True)
+            if output.is_dir() or not os.access(output.parent, os.W_OK):
+                raise ConfigError("cannot write the report here", path=output)
         tasks = load_tasks(source).tasks
         if task_ids:
             wanted = {t.strip() for t in task_ids.split(",") if t.strip()}

@@ -93,8 +93,9 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
     layout = paths.RunLayout(run_dir)
     stored = read_json(layout.config) if layout.config.exists() else None
     if resume:
-        if stored is None:
-            raise ConfigError("nothing to resume: no readable config.json here", path=run_dir)
+        if not isinstance(stored, dict):
+            raise ConfigError("nothing to resume: no readable config.json here" if stored is None else
+                              "config.json is not a run configuration (not a JSON object)", path=layout.config)
         resumed = RunSpec.from_dict(stored.get("spec") or {}, where=str(layout.config))
         if resumed.source is None:  # the data the run resolved, not whatever this shell would pick now
             resumed = resumed.replace(source=recorded_source(stored))

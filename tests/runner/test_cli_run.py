@@ -329,3 +329,29 @@ def test_a_model_string_litellm_cannot_route_is_refused_up_front(tree, tmp_path)
                                   "--run-dir", str(tmp_path / "r"), "--no-progress", "--skip-key-check"])
     assert r.exit_code != 0 and "litellm cannot tell the provider of 'gpt4o_typo'" in r.output
     assert not (tmp_path / "r" / "trials").exists()
+
+
+def test_unwritable_output_paths_are_one_line_errors_naming_the_path(tmp_path):
+    """A file where a folder should be: the user's path is named, never a temporary's, no traceback."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    grade_dir = tmp_path / "g" / "m" / "redline-s1-t1-g01a" / "1"
+    grade_dir.mkdir(parents=True)
+    from tests.scoring.test_aggregate import fixture
+
+    (grade_dir / "grade.json").write_text(json.dumps(fixture()[0]))
+    for args in (["summarize", str(tmp_path / "g"), "-o", str(blocker / "x.json")],
+                 ["judge", "check", "--judges", "heuristic", "-o", str(blocker / "sub" / "j.json")],
+                 ["dataset", "export", "--source", "embedded", "--out", str(blocker / "sub")]):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2, (args, r.output)
+        assert r.output.startswith(f"error: {blocker}") and ".tmp" not in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("config", ["[]", '"x"'])
+def test_resume_of_a_run_whose_config_is_not_an_object_is_a_one_line_error(tmp_path, config):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "config.json").write_text(config)
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(tmp_path / "r"), "--no-progress"])
+    assert r.exit_code != 0 and "config.json is not a run configuration" in r.output
+    assert "Traceback" not in r.output
