@@ -133,7 +133,20 @@ def _comment_id(value: str | None) -> str | None:
 
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-_AUTHOR = click.option("--author", required=True, help="Tracked-change author, e.g. 'Reviewing Counsel (AgentCo Legal)'.")
+def _checked_author(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """The engine's author rule, checked as an option error (it names --author, not the edits file)."""
+    from ..docx.edits import check_author
+    from ..errors import ToolFailure
+
+    try:
+        check_author(value)
+    except ToolFailure as exc:
+        raise click.BadParameter(str(exc.message)) from None
+    return value
+
+
+_AUTHOR = click.option("--author", required=True, callback=_checked_author,
+                       help="Tracked-change author, e.g. 'Reviewing Counsel (AgentCo Legal)'.")
 _OUT = click.option("-o", "--output", "output", type=click.Path(path_type=Path, dir_okay=False),
                     help="Write here (default: modify FILE in place, atomically).")
 _DATE = click.option("--date", "date", help="Timestamp for new revisions/comments (ISO, UTC), for reproducible output.")

@@ -26,6 +26,8 @@ def _build_spec(opts: dict[str, Any]) -> Any:
     from ..runner import Entrant, RunSpec, TaskFilter
     from ..runner.presets import load_preset
 
+    if opts.get("tasks") is not None and not _csv(opts["tasks"]):
+        raise ConfigError(f"--tasks {opts['tasks']!r} names no task id; leave it out to run every task")
     preset = load_preset(opts["preset"]) if opts.get("preset") else {}
     models = list(opts["model"]) or list(preset.get("models") or [])   # load_preset folds model into models
     agents = list(opts["agent"]) or list(preset.get("agents") or [])

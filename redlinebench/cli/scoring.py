@@ -388,7 +388,7 @@ def register(main: click.Group) -> None:
     @click.option("--judge-api-base", "--api-base", "api_base", default=None, metavar="URL",
                   help="OpenAI-compatible endpoint for every litellm judge (as `run --judge-api-base`; "
                        "--api-base is the same).")
-    @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
+    @click.option("--timeout", default=None, type=click.FloatRange(1), help="Seconds per judge call (default 120).")
     @click.option("--skip-key-check", is_flag=True,
                   help="Do not require each judge's provider key up front (providers that authenticate another way).")
     def score_cmd(run_dir: Path, judges_spec: str | None, concurrency: int, no_cache: bool, rejudge: bool,
@@ -472,7 +472,7 @@ def register(main: click.Group) -> None:
     @click.option("--judge-api-base", "--api-base", "api_base", default=None, metavar="URL",
                   help="OpenAI-compatible endpoint for every litellm judge (as `run --judge-api-base`; "
                        "--api-base is the same).")
-    @click.option("--timeout", default=None, type=float, help="Seconds per judge call (default 120).")
+    @click.option("--timeout", default=None, type=click.FloatRange(1), help="Seconds per judge call (default 120).")
     @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
                   help="Write the full report (with every verdict) as JSON here.")
     @click.option("--skip-key-check", is_flag=True,

@@ -270,3 +270,15 @@ def test_edit_help_shows_a_usable_edit(contract, tmp_path):
     code, out, err = run("edit", contract, edits, "--author", US, "-o", tmp_path / "out.docx")
     assert code == 0, out + err
     assert json.loads(out)["results"][0]["status"] == "ok"
+
+
+@pytest.mark.parametrize("author", ["", "   ", "a\x01b"])
+def test_a_bad_author_is_an_option_error_naming_author(tmp_path, author):
+    from tests.docx.util import docx, p
+
+    f = tmp_path / "a.docx"
+    f.write_bytes(docx(p("Fees.")))
+    edits = tmp_path / "e.json"
+    edits.write_text("[]")
+    r = CliRunner().invoke(main, ["doc", "edit", str(f), str(edits), "--author", author])
+    assert r.exit_code == 2 and "Invalid value for '--author'" in r.output and "internal error" not in r.output

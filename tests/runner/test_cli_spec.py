@@ -47,6 +47,7 @@ def test_local_server_preset_sets_api_base():
     ({"agent": ("llm",)}, "needs --model"),
     ({"agent": ("noop", "noop")}, "listed twice"),
     ({"model": ("openai/x", "openai_x")}, "share a trial directory"),
+    ({"agent": ("golden",), "tasks": " , "}, "names no task id"),
 ])
 def test_bad_combinations_are_user_errors(over, message):
     with pytest.raises(ConfigError, match=message):
