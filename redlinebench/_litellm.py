@@ -16,6 +16,11 @@ os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
 
 
 def get_litellm() -> ModuleType:
+    import warnings
+
+    # A malformed reply (a tool call of the wrong shape) makes litellm's pydantic models warn on the
+    # terminal mid-progress bar; the reply is handled (and logged) as data, so the warning is noise.
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     import litellm
 
     litellm.telemetry = False

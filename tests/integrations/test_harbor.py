@@ -49,10 +49,22 @@ def tree(tmp_path) -> Path:
     return build_tree(tmp_path / "bench", LAYOUT)
 
 
+def _stand_in_wheel(path: Path) -> bytes:
+    """A zip with a redlinebench dist-info: what the export checks a --wheel for."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("redlinebench-0.1.0.dist-info/METADATA", "Name: redlinebench\n")
+    path.write_bytes(buf.getvalue())
+    return buf.getvalue()
+
+
 @pytest.fixture
 def exported(tree, tmp_path) -> Path:
     wheel = tmp_path / "redlinebench-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"PK fake wheel")
+    _stand_in_wheel(wheel)
     out = tmp_path / "harbor"
     res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", str(tree),
                                     "--wheel", str(wheel), "--judges", "heuristic"], catch_exceptions=False)
@@ -79,7 +91,8 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     docker = (task / "environment/Dockerfile").read_text().splitlines()
     assert "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl" in docker
     assert any(line.startswith("RUN pip install --no-cache-dir /tmp/redlinebench-0.1.0") for line in docker)
-    assert (task / "environment/redlinebench-0.1.0-py3-none-any.whl").read_bytes() == b"PK fake wheel"
+    assert (task / "environment/redlinebench-0.1.0-py3-none-any.whl").read_bytes() == \
+        _stand_in_wheel(task.parent.parent / "again.whl")
     # verifier side: test.sh calls verify on a pristine copy of the task
     script = task / "tests/test.sh"
     assert script.stat().st_mode & stat.S_IXUSR
@@ -630,3 +643,19 @@ def test_an_unreadable_trial_result_is_an_errored_row_and_the_other_trials_are_i
     # and a re-import knows the errored rows: nothing is imported twice
     again = harbor.import_harbor(jobs, run)
     assert again.imported == [] and len(again.skipped) == 3
+
+
+@pytest.mark.parametrize("name, data", [("passwd", b"root:x:0:0"), ("x.whl", b"not a zip"),
+                                        ("other-1.0-py3-none-any.whl", None)])
+def test_a_wheel_option_that_is_not_a_redlinebench_wheel_is_refused(tree, tmp_path, name, data):
+    import zipfile
+
+    wheel = tmp_path / name
+    if data is None:
+        with zipfile.ZipFile(wheel, "w") as zf:
+            zf.writestr("other-1.0.dist-info/METADATA", "Name: other\n")
+    else:
+        wheel.write_bytes(data)
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "h"), "--source", str(tree),
+                                    "--wheel", str(wheel), "--judges", "heuristic"])
+    assert res.exit_code != 0 and "not a wheel" in res.output and not (tmp_path / "h").exists()

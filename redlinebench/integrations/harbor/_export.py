@@ -262,11 +262,29 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
     return dest
 
 
+def _is_wheel(path: Path) -> bool:
+    """A redlinebench wheel: pip would otherwise fail inside every task image's build."""
+    import zipfile
+
+    if path.suffix != ".whl" or not zipfile.is_zipfile(path):
+        return False
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return any(n.split("/", 1)[0].startswith("redlinebench-") and n.split("/", 1)[0].endswith(".dist-info")
+                       for n in zf.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | None = None) -> list[Path]:
     """Export every task as a Harbor task directory under ``out`` (a Harbor dataset)."""
     opts = opts or ExportOptions()
-    if opts.wheel is not None and not opts.wheel.is_file():
-        raise ConfigError("wheel not found", path=opts.wheel)
+    if opts.wheel is not None:
+        if not opts.wheel.is_file():
+            raise ConfigError("wheel not found", path=opts.wheel)
+        if not _is_wheel(opts.wheel):
+            raise ConfigError("not a wheel (a .whl zip archive with a redlinebench-*.dist-info/ inside)",
+                              path=opts.wheel)
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
