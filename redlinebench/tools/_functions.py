@@ -47,13 +47,16 @@ class Edit(TypedDict):
 
 
 _PID = re.compile(r"^\[?\s*p-?0*(\d+)\s*\]?$", re.IGNORECASE)
+#: More significant digits than any document has paragraphs: such an id is simply not found
+#: (and ``int()`` refuses over 4,300 digits, which made a hostile id an internal error).
+_MAX_PID_DIGITS = 12
 
 
 def normalize_paragraph_id(session: ToolSession, value: str) -> str:
     """Map "[p-12]", "p-12" or "P-0012" to the document's own id; unknown ids pass through unchanged."""
     value = value.strip()
     match = _PID.match(value)
-    if not match:
+    if not match or len(match.group(1)) > _MAX_PID_DIGITS:
         return value
     return session.paragraph_ids_by_number.get(int(match.group(1)), value)
 

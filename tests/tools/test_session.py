@@ -269,3 +269,18 @@ def test_escaped_lone_surrogates_in_arguments_never_reach_a_result():
                                                '"\\udc00extra": 1}')
     _json.dumps(result, ensure_ascii=False).encode("utf-8")  # would raise on a lone surrogate
     assert "\ufffd" in _json.dumps(result, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("given_id", ["p-" + "1" * 5000, "[P-" + "9" * 4301 + "]", "p-" + "0" * 5000 + "1" * 13])
+def test_a_paragraph_id_with_thousands_of_digits_is_not_found_not_an_internal_error(session, given_id):
+    """int() refuses over 4,300 digits: that ValueError escaped as internal_error."""
+    before = session.doc.to_bytes()
+    (r,) = session.dispatch("propose_edits", {"edits": [_edit(given_id, "Vendor")]})["results"]
+    assert r["status"] == "anchor_failed" and r["error"].startswith("paragraph_not_found"), r
+    assert session.dispatch("add_comment", {"paragraph_id": given_id, "text": "c"})["error"] == "paragraph_not_found"
+    result = session.dispatch("mark_reserved", {"start_id": given_id, "end_id": given_id, "comment": "c"})
+    assert result["error"] == "paragraph_not_found"
+    assert session.stats["errors"] == 2 and session.doc.to_bytes() == before
+    # leading zeros still do not count: p-000…0002 is p-002
+    ok = session.dispatch("propose_edits", {"edits": [_edit("p-" + "0" * 5000 + "2", "promptly", "immediately")]})
+    assert ok["results"][0]["status"] == "ok"
