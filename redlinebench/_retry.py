@@ -3,6 +3,9 @@
 One backoff formula (exponential, capped, jittered so parallel trials do not retry in lockstep),
 and the provider's own ``Retry-After`` when it sends one: a rate-limited API knows better than
 our formula when it will accept the next request, and retrying earlier only burns an attempt.
+SPEC §5.3 caps a wait at 60 s, so a longer ``Retry-After`` is waited as 60 s; a shorter one than
+the backoff (``0``, negative, a date in the past) never makes retries go out back to back: the
+backoff is the floor.
 """
 
 from __future__ import annotations
@@ -14,10 +17,10 @@ from typing import Any
 
 from .config import retry_base_delay
 
+#: SPEC §5.3: "exponential backoff (cap 60 s, jitter)": no wait is longer, whoever asks for it.
 BACKOFF_CAP_S = 60.0
-#: The longest ``Retry-After`` we honour; a larger one is treated as this (a run should not stall
-#: for an hour on one header).
-RETRY_AFTER_CAP_S = 300.0
+#: The longest ``Retry-After`` we honour; a larger one is treated as this. The SPEC's one cap.
+RETRY_AFTER_CAP_S = BACKOFF_CAP_S
 
 
 def backoff(retry: int, *, base: float | None = None, rng: random.Random | None = None) -> float:
@@ -77,9 +80,11 @@ def _clamp(seconds: float) -> float | None:
 
 
 def retry_delay(retry: int, exc: BaseException | None = None) -> float:
-    """The wait before retry ``retry``: the provider's ``Retry-After`` when given, else
-    :func:`backoff`. ``$REDLINEBENCH_RETRY_BASE_DELAY=0`` (tests) disables waiting altogether."""
+    """The wait before retry ``retry``: the provider's ``Retry-After`` when given (at most
+    ``RETRY_AFTER_CAP_S``), never less than :func:`backoff`, which is the wait when there is no
+    hint. ``$REDLINEBENCH_RETRY_BASE_DELAY=0`` (tests) disables waiting altogether."""
     if retry_base_delay() <= 0:
         return 0.0
+    floor = backoff(retry)
     hint = retry_after(exc)
-    return hint if hint is not None else backoff(retry)
+    return floor if hint is None else min(RETRY_AFTER_CAP_S, max(hint, floor))

@@ -55,3 +55,25 @@ def test_backoff_is_exponential_capped_and_jittered():
     delays = [backoff(n, base=1.0, rng=rng) for n in range(1, 10)]
     assert 0.5 <= delays[0] <= 1.0 and 4 <= delays[3] <= 8
     assert all(30 <= d <= 60 for d in delays[6:])
+
+
+def test_a_retry_after_longer_than_the_spec_cap_is_waited_as_60_s(monkeypatch):
+    """SPEC §5.3: exponential backoff, cap 60 s. A provider's header does not lift the cap."""
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "1")
+    assert RETRY_AFTER_CAP_S == 60.0
+    for value in ("3600", "300", "61", "1e999999"):
+        assert retry_after(_exc(**{"Retry-After": value})) == 60.0
+        assert retry_delay(1, _exc(**{"Retry-After": value})) == 60.0
+    assert retry_delay(1, _exc(**{"retry-after-ms": "600000"})) == 60.0
+    assert retry_delay(1, _exc(**{"Retry-After": "45"})) == 45.0  # a hint under the cap is waited as asked
+
+
+@pytest.mark.parametrize("value", ["-5", "0", "0.0", "-1e9", email.utils.formatdate(1_000_000_000, usegmt=True)])
+def test_a_zero_negative_or_past_retry_after_still_waits_the_backoff(monkeypatch, value):
+    """Retries must not go out back to back because a provider said "0" (or nonsense below it)."""
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "1")
+    for retry, floor in ((1, 0.5), (3, 2.0), (8, 30.0)):  # backoff's lower bound: half its step
+        delay = retry_delay(retry, _exc(**{"Retry-After": value}))
+        assert floor <= delay <= 60.0, (retry, delay)
+    assert retry_delay(1, _exc(**{"retry-after-ms": "0"})) >= 0.5
+    assert 2.0 <= retry_delay(3, _exc(**{"Retry-After": "1"})) <= 4.0  # a hint below the backoff: the backoff

@@ -22,18 +22,28 @@ _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}autho
 _KIND_WORD = {"ins": "ins", "del": "del", "move_from": "moved away", "move_to": "moved here"}
 
 
-def _one_line(text: str) -> str:
-    return text.replace("\r", " ").replace("\n", " \u21b5 ").replace("\t", "\t")
+#: Every character Python (and so a line-splitting reader) takes as a line break, except the
+#: ``\r\n`` pair, handled first. A document's text, author names, ids and dates are hostile: a
+#: line break in any of them could start a line of the view (a forged "DOCUMENT>>>" frame in the
+#: judge's prompt, a forged paragraph in the agent's read view).
+_BREAKS = str.maketrans({c: " \u21b5 " for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+
+
+def _one_line(text) -> str:
+    """Free text from the document made safe to interpolate into one line of a view."""
+    if text is None:
+        return ""
+    return str(text).replace("\r\n", "\n").translate(_BREAKS)
 
 
 def _segment_markup(seg) -> str:
     text = _one_line(seg.text)
     if seg.kind == "text":
         return text
-    who = seg.author or "unknown"
+    who = _one_line(seg.author) or "unknown"
     if seg.kind == "del" and seg.inserted_by:
-        who = f"{who}, inserted by {seg.inserted_by}"
-    tag = f"[{seg.revision_id} {_KIND_WORD[seg.kind]}: {who}]"
+        who = f"{who}, inserted by {_one_line(seg.inserted_by)}"
+    tag = f"[{_one_line(seg.revision_id)} {_KIND_WORD[seg.kind]}: {who}]"
     if seg.kind in ("ins", "move_to"):
         return "{++" + text + "++}" + tag
     return "{--" + text + "--}" + tag
@@ -51,14 +61,14 @@ def _flags(para) -> str:
         word = {"para_ins": "paragraph inserted" if whole else "paragraph break after it inserted",
                 "para_del": "paragraph deleted" if whole else "paragraph break after it deleted (joins the next)",
                 "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
-        parts.append(f"{word} by {mark.get('{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author')}")
+        parts.append(f"{word} by {_one_line(mark.get(_W_AUTHOR))}")
     revs = sorted(set(para.revision_ids) | {s.revision_id for s in para.segments if s.revision_id}, key=_rev_key)
     if "format_change" in para.flags:
         parts.append("formatting changed")
     if revs:
-        parts.append("revisions " + ", ".join(revs))
+        parts.append("revisions " + _one_line(", ".join(revs)))
     if para.comment_ids:
-        parts.append("comments " + ", ".join(para.comment_ids))
+        parts.append("comments " + _one_line(", ".join(para.comment_ids)))
     if "spanning_field" in para.flags:
         parts.append("in a field spanning paragraphs (e.g. table of contents): not editable")
     return f"  [flags: {'; '.join(parts)}]" if parts else ""
@@ -80,33 +90,38 @@ def _rev_key(rid: str) -> int:
 
 def read_view(doc) -> str:
     paragraphs = doc.paragraphs
-    lines = [f"# {doc.name}: {len(paragraphs)} paragraphs. Each line is [paragraph id] clause number text.",
+    lines = [f"# {_one_line(doc.name)}: {len(paragraphs)} paragraphs. Each line is [paragraph id] clause number text.",
              "# {++text++}[rev-N ins: author] = pending insertion (part of the current text; anchors may quote it).",
              "# {--text--}[rev-N del: author] = pending deletion (not in the current text; leave it out of anchors).",
              ""]
     for para in paragraphs:
         body = "".join(_segment_markup(s) for s in para.segments)
-        number = f"{para.number} " if para.number else ""
-        lines.append(f"[{para.id}] {number}{body}{_flags(para)}")
+        number = f"{_one_line(para.number)} " if para.number else ""
+        lines.append(f"[{_one_line(para.id)}] {number}{body}{_flags(para)}")
     comments = doc.comments
     revisions = doc.revisions
     lines.append("")
     lines.append(f"## Comments ({len(comments)})")
     for c in comments:
-        lines.append(_comment_line(c, c.author or "unknown", c.date))
+        lines.append(_comment_line(c, _one_line(c.author) or "unknown", c.date))
     if not comments:
         lines.append("(none)")
     lines.append("")
     elsewhere = doc.story_revisions()
     lines.append(f"## Tracked changes ({len(revisions) + len(elsewhere)})")
     for r in revisions:
-        lines.append(f"{r.id} | {r.type} | {r.author or 'unknown'} | {r.paragraph_id} | \"{_clip(_one_line(r.text), 200)}\"")
+        lines.append(_revision_line(r, r.paragraph_id))
     for part, r in elsewhere:  # headers, footers, notes: listed, not editable with the tools
-        where = part.rsplit("/", 1)[-1]
-        lines.append(f"{r.id} | {r.type} | {r.author or 'unknown'} | {where} | \"{_clip(_one_line(r.text), 200)}\"")
+        lines.append(_revision_line(r, part.rsplit("/", 1)[-1]))
     if not revisions and not elsewhere:
         lines.append("(none)")
     return "\n".join(lines) + "\n"
+
+
+def _revision_line(r, where) -> str:
+    """One tracked change as the read view lists it: id | type | author | where | "text"."""
+    bits = [_one_line(r.id), _one_line(r.type), _one_line(r.author) or "unknown", _one_line(where)]
+    return f"{' | '.join(bits)} | \"{_clip(_one_line(r.text), 200)}\""
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -142,7 +157,7 @@ def annotated_view(doc, *, focus_author: str | None = None) -> str:
         role = ""
         if focus_author:
             role = "  <- THIS TURN's edits (the agent under review)" if name == focus_author else "  (prior turn)"
-        lines.append(f"#   {alias} = {name}{role}")
+        lines.append(f"#   {alias} = {_one_line(name)}{role}")
     if not aliases:
         lines.append("#   (no tracked changes)")
     lines.append("")
@@ -153,7 +168,7 @@ def annotated_view(doc, *, focus_author: str | None = None) -> str:
     lines.append(f"## Comments ({len(comments)})")
     for c in comments:
         alias = aliases.get(c.author)
-        who = f"{c.author} [{alias}]" if alias else c.author
+        who = f"{_one_line(c.author)} [{alias}]" if alias else _one_line(c.author)
         if focus_author and c.author == focus_author:
             who += " (this turn)"
         lines.append(_comment_line(c, who))
@@ -164,15 +179,15 @@ def annotated_view(doc, *, focus_author: str | None = None) -> str:
 
 def _comment_line(c, who: str, date: str | None = None) -> str:
     """One comment as both views list it: id | who [| date] [| reply to] [| resolved] | where: text."""
-    bits = [c.id, who]
+    bits = [_one_line(c.id), _one_line(who)]
     if date:
-        bits.append(date)
+        bits.append(_one_line(date))
     if c.parent:
-        bits.append(f"reply to {c.parent}")
+        bits.append(f"reply to {_one_line(c.parent)}")
     if c.resolved:
         bits.append("resolved")
-    where = ", ".join(c.paragraph_ids) or "unanchored"
-    anchor = f' on "{_clip(c.anchor_text)}"' if c.anchor_text else ""
+    where = _one_line(", ".join(c.paragraph_ids)) or "unanchored"
+    anchor = f' on "{_clip(_one_line(c.anchor_text))}"' if c.anchor_text else ""
     return f"{' | '.join(bits)} | {where}{anchor}: {_one_line(c.text)}"
 
 
@@ -204,7 +219,7 @@ def _annotated_line(para, aliases: dict[str, str]) -> str:
     for i, atom in enumerate(walk.atoms):
         if i in marks:
             flush_group()
-            pieces.append("".join(marks.pop(i)))
+            pieces.append(_one_line("".join(marks.pop(i))))
         text = _one_line(atom.text)
         if atom.kind == "text":
             if text:
@@ -223,7 +238,7 @@ def _annotated_line(para, aliases: dict[str, str]) -> str:
     flush_group()
     for i in sorted(marks):
         pieces.append("".join(marks[i]))
-    number = f"{para.number} " if para.number else ""
+    number = f"{_one_line(para.number)} " if para.number else ""
     prefix = suffix = ""
     if para.mark is not None:
         kind, mark = para.mark
@@ -240,7 +255,7 @@ def _annotated_line(para, aliases: dict[str, str]) -> str:
     table = "(table) " if para.in_table else ""
     if para.row:
         table = "(table, row inserted) " if para.row == "ins" else "(table, row deleted) "
-    return f"[{para.id}] {table}{prefix}{number}{''.join(pieces)}{suffix}"
+    return f"[{_one_line(para.id)}] {table}{prefix}{number}{''.join(pieces)}{suffix}"
 
 
 def plain_text(doc, mode: str = "current") -> str:

@@ -61,6 +61,15 @@ def _auth_failure(exc: BaseException, message: str) -> bool:
     return bool(_KEY_PROBLEM.search(message))
 
 
+def _answers_some(hit: dict[str, Any], rubric_ids: list[str]) -> bool:
+    """A cached answer that answered none of the rubrics (written before such a reply counted as
+    unparseable) is no answer: it would make every rubric a FAIL vote. Treated as a miss."""
+    missing = hit.get("missing")
+    if not rubric_ids or not isinstance(missing, list):
+        return True
+    return not set(rubric_ids) <= {str(m) for m in missing}
+
+
 class LiteLLMJudge:
     """A panel member: one litellm model string plus call options."""
 
@@ -130,7 +139,7 @@ class LiteLLMJudge:
 
         if cache is not None:
             hit = cache.get(key)
-            if hit is not None and set(hit["verdicts"]) == set(rubric_ids):
+            if hit is not None and set(hit["verdicts"]) == set(rubric_ids) and _answers_some(hit, rubric_ids):
                 result = JudgeResult(
                     judge=self.name, ok=True, verdicts=dict(hit["verdicts"]),
                     justifications=dict(hit.get("justifications", {})), missing=list(hit.get("missing", [])),

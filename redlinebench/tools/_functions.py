@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
-from ..errors import DocxError, ToolFailure
+from ..errors import DocxError, RedlineBenchError, ToolFailure
 
 if TYPE_CHECKING:
     from ._session import ToolSession
@@ -47,13 +47,16 @@ class Edit(TypedDict):
 
 
 _PID = re.compile(r"^\[?\s*p-?0*(\d+)\s*\]?$", re.IGNORECASE)
+#: More significant digits than any document has paragraphs: such an id is simply not found
+#: (and ``int()`` refuses over 4,300 digits, which made a hostile id an internal error).
+_MAX_PID_DIGITS = 12
 
 
 def normalize_paragraph_id(session: ToolSession, value: str) -> str:
     """Map "[p-12]", "p-12" or "P-0012" to the document's own id; unknown ids pass through unchanged."""
     value = value.strip()
     match = _PID.match(value)
-    if not match:
+    if not match or len(match.group(1)) > _MAX_PID_DIGITS:
         return value
     return session.paragraph_ids_by_number.get(int(match.group(1)), value)
 
@@ -228,17 +231,38 @@ def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
             raise ToolFailure("save_failed", f"the document could not be saved: {exc}") from None
         # The file name only: the model needs no host path, and a runner may move the file later.
         path = session.output_path.name
+    refused = _open_refusal(session.output_path if path else session.doc.to_bytes())
     session.finish(summary)
-    errors = [f for f in findings if getattr(f, "severity", "error") == "error"]
+    errors = [f"{f.code}: {f.message} ({f.part})"
+              for f in findings if getattr(f, "severity", "error") == "error"]
+    if refused:
+        errors.insert(0, f"unopenable: the saved document does not open as a .docx for grading ({refused}); "
+                         "it will score 0")
     return {
         "status": "saved" if path else "finished",
         "path": path,
         "valid": not errors,
-        "validation_errors": [f"{f.code}: {f.message} ({f.part})" for f in errors[:20]],
+        "validation_errors": errors[:20],
         "edits_ok": session.stats["edits_ok"],
         "edits_failed": session.stats["edits_failed"],
         "comments_added": session.stats["comments_added"],
     }
+
+
+def _open_refusal(saved: Any) -> str | None:
+    """Why the grading gate's open (``RedlineDocument.open`` on the saved file: the package's zip,
+    part-size and ratio limits, the paragraph limit) would refuse the document, or None. The
+    document validated in memory can still be refused there: 50 insert_after edits of 2,000 lines
+    make a document.xml over the 25 MB part limit. A normal contract reopens in milliseconds."""
+    from ..docx import RedlineDocument
+
+    try:
+        RedlineDocument.open(saved)
+    except RedlineBenchError as exc:
+        return exc.problem
+    except Exception as exc:  # noqa: BLE001  the gate refuses on any failure to open, so do we
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 TOOL_FUNCTIONS = (read_document, propose_edits, add_comment, mark_reserved, end_session)

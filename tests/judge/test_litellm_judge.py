@@ -319,3 +319,47 @@ async def test_a_deeply_nested_or_huge_number_reply_is_unparseable_and_retried(f
     result = await make(fake_openai, max_retries=2).grade(TASK, VIEW, None)
     assert not result.ok and result.attempts == 3
     assert "unparseable reply" in result.error and "Traceback" not in result.error
+
+
+async def test_a_reply_answering_no_requested_rubric_is_retried_and_never_cached(fake_openai, tmp_path):
+    """``{"verdicts": []}``, only unknown ids, or a quoted format example is no answer: counted as
+    one it would silently make every rubric a FAIL vote from this judge."""
+    cache = JudgeCache(tmp_path / "cache")
+    example = '{"verdicts": [{"rubric_id": "<id>", "verdict": "PASS|FAIL", "justification": "..."}]}'
+    fake_openai.enqueue(Reply.json({"verdicts": []}), Reply.json(verdicts(x1="PASS", x2="PASS")),
+                        Reply.text("Format:\n```json\n" + example + "\n```"), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)
+    assert result.ok and result.attempts == 4 and result.missing == []
+    assert result.verdicts == {"r1": "PASS", "r2": "PASS", "r3": "FAIL"}
+    # a judge that never answers any requested id fails (incomplete judging), and nothing is cached
+    fake_openai.enqueue(*[Reply.json({"verdicts": []})] * 3, model="judge-a")
+    result = await make(fake_openai, max_retries=2).grade(TASK, "another view", None, cache=cache)
+    assert not result.ok and result.attempts == 3 and "none of the requested rubric ids" in result.error
+    fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
+    again = await make(fake_openai).grade(TASK, "another view", None, cache=cache)
+    assert again.ok and not again.cached and again.verdicts["r1"] == "PASS"
+
+
+async def test_a_format_example_then_the_answer_in_one_reply_is_read_by_its_answer(fake_openai):
+    example = '{"verdicts": [{"rubric_id": "<id>", "verdict": "PASS|FAIL", "justification": "..."}]}'
+    fake_openai.enqueue(Reply.text("Format:\n```json\n" + example + "\n```\nAnswer:\n```json\n"
+                                   + json.dumps(ALL_PASS) + "\n```"), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 1 and result.missing == []
+    assert result.verdicts == {"r1": "PASS", "r2": "PASS", "r3": "FAIL"}
+
+
+async def test_a_cached_answer_that_answered_no_rubric_is_not_served(fake_openai, tmp_path):
+    """Entries written before such replies counted as unparseable are a miss, not every rubric FAIL."""
+    from redlinebench.judge import PROMPT_VERSION, cache_key, judge_messages
+
+    cache = JudgeCache(tmp_path / "cache")
+    key = cache_key("openai/judge-a", judge_messages(TASK, VIEW), PROMPT_VERSION, endpoint=fake_openai.url)
+    cache.put(key, {"verdicts": {"r1": "FAIL", "r2": "FAIL", "r3": "FAIL"}, "justifications": {},
+                    "missing": ["r1", "r2", "r3"], "invalid": [], "raw": '{"verdicts": []}'})
+    fake_openai.enqueue(Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)
+    assert result.ok and not result.cached and result.verdicts["r1"] == "PASS"
+    # and the good answer replaced it
+    again = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)
+    assert again.cached and again.verdicts["r1"] == "PASS"

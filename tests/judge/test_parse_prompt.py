@@ -84,3 +84,50 @@ def test_any_exception_while_reading_a_reply_is_unparseable(monkeypatch):
     monkeypatch.setattr(_parse, "normalize_verdict", boom)
     with pytest.raises(UnparseableReply, match="RecursionError"):
         parse_verdicts('{"verdicts": [{"rubric_id": "r1", "verdict": "PASS"}]}', IDS)
+
+
+# -- a reply answering none of the requested ids is no answer --------------------------------------
+
+EXAMPLE = '{"verdicts": [{"rubric_id": "<rubric id>", "verdict": "PASS|FAIL", "justification": "..."}]}'
+REAL = ('{"verdicts": [{"rubric_id": "r1", "verdict": "PASS", "justification": "struck"},'
+        ' {"rubric_id": "r2", "verdict": "PASS", "justification": "inserted"},'
+        ' {"rubric_id": "r3", "verdict": "FAIL", "justification": "not deleted"}]}')
+
+
+@pytest.mark.parametrize("text", [
+    '{"verdicts": []}',
+    "```json\n{\"verdicts\": []}\n```",
+    '{"verdicts": [{"rubric_id": "zz", "verdict": "PASS"}, {"rubric_id": "R1", "verdict": "PASS"}]}',
+    '{"verdicts": [{"verdict": "PASS"}, "r1", ["r2"], {"rubric_id": null, "verdict": "PASS"}]}',
+    "The format is:\n```json\n" + EXAMPLE + "\n```\nI cannot grade this.",
+])
+def test_a_reply_answering_none_of_the_requested_ids_is_unparseable(text):
+    with pytest.raises(UnparseableReply, match="none of the requested rubric ids"):
+        parse_verdicts(text, IDS)
+
+
+def test_a_quoted_format_example_before_the_real_answer_is_not_read_as_the_answer():
+    text = ("You asked for this format:\n```json\n" + EXAMPLE + "\n```\nMy verdicts:\n```json\n" + REAL + "\n```")
+    p = parse_verdicts(text, IDS)
+    assert p.verdicts == {"r1": "PASS", "r2": "PASS", "r3": "FAIL"} and p.missing == []
+    # the same without fences: an example object in prose, then the answer
+    p = parse_verdicts("Format: " + EXAMPLE + "\nAnswer: " + REAL, IDS)
+    assert p.verdicts == {"r1": "PASS", "r2": "PASS", "r3": "FAIL"} and p.missing == []
+
+
+def test_of_several_objects_the_one_covering_the_most_ids_wins_and_ties_go_to_the_last():
+    partial = '{"verdicts": [{"rubric_id": "r1", "verdict": "FAIL"}]}'
+    # the fuller answer wins wherever it stands
+    assert parse_verdicts("```json\n" + REAL + "\n```\n```json\n" + partial + "\n```", IDS).verdicts["r1"] == "PASS"
+    assert parse_verdicts("```json\n" + partial + "\n```\n```json\n" + REAL + "\n```", IDS).verdicts["r1"] == "PASS"
+    # equal coverage: the later object is the answer (a draft, then the corrected answer)
+    draft = '{"verdicts": [{"rubric_id": "r1", "verdict": "PASS"}]}'
+    p = parse_verdicts("```json\n" + draft + "\n```\n```json\n" + partial + "\n```", IDS)
+    assert p.verdicts["r1"] == "FAIL"
+
+
+def test_a_reply_answering_some_ids_still_counts_the_rest_fail():
+    p = parse_verdicts('{"verdicts": [{"rubric_id": "r2", "verdict": "PASS"}, {"rubric_id": "zz", "verdict": "PASS"}]}',
+                       IDS)
+    assert p.verdicts == {"r1": "FAIL", "r2": "PASS", "r3": "FAIL"}
+    assert p.missing == ["r1", "r3"] and p.unknown == ["zz"]

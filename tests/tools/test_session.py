@@ -269,3 +269,69 @@ def test_escaped_lone_surrogates_in_arguments_never_reach_a_result():
                                                '"\\udc00extra": 1}')
     _json.dumps(result, ensure_ascii=False).encode("utf-8")  # would raise on a lone surrogate
     assert "\ufffd" in _json.dumps(result, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("given_id", ["p-" + "1" * 5000, "[P-" + "9" * 4301 + "]", "p-" + "0" * 5000 + "1" * 13])
+def test_a_paragraph_id_with_thousands_of_digits_is_not_found_not_an_internal_error(session, given_id):
+    """int() refuses over 4,300 digits: that ValueError escaped as internal_error."""
+    before = session.doc.to_bytes()
+    (r,) = session.dispatch("propose_edits", {"edits": [_edit(given_id, "Vendor")]})["results"]
+    assert r["status"] == "anchor_failed" and r["error"].startswith("paragraph_not_found"), r
+    assert session.dispatch("add_comment", {"paragraph_id": given_id, "text": "c"})["error"] == "paragraph_not_found"
+    result = session.dispatch("mark_reserved", {"start_id": given_id, "end_id": given_id, "comment": "c"})
+    assert result["error"] == "paragraph_not_found"
+    assert session.stats["errors"] == 2 and session.doc.to_bytes() == before
+    # leading zeros still do not count: p-000…0002 is p-002
+    ok = session.dispatch("propose_edits", {"edits": [_edit("p-" + "0" * 5000 + "2", "promptly", "immediately")]})
+    assert ok["results"][0]["status"] == "ok"
+
+
+def _gate(path):
+    from redlinebench.judge._gate import gate
+
+    return gate(path, US)
+
+
+@pytest.mark.parametrize("limit", ["part_bytes", "paragraphs"])
+def test_end_session_is_not_valid_when_the_grading_gate_would_refuse_the_saved_document(tmp_path, monkeypatch, limit):
+    """The engine's own limits, lowered so a few edits cross them: end_session must agree with
+    the gate's open, not report valid: true for a document that then scores 0."""
+    from redlinebench.docx import document, package
+
+    doc = RedlineDocument.open(PRIOR_CHANGES.data(), name="contract.docx")
+    s = ToolSession(doc, US, output_path=tmp_path / "out.docx", date=DATE)
+    first = doc.paragraphs[0]
+    result = s.dispatch("propose_edits", {"edits": [
+        {"op": "insert_after", "anchor": {"paragraph_id": first.id, "text": first.text},
+         "new_text": "\n".join(["Added clause."] * 40), "comment": "More."}]})
+    assert result["applied"] == 1
+    if limit == "part_bytes":
+        monkeypatch.setattr(package, "MAX_XML_PART_BYTES", len(doc.package.blob(doc.package.main_part)) - 1)
+    else:
+        monkeypatch.setattr(document, "MAX_PARAGRAPHS", 40)
+    result = s.dispatch("end_session", {})
+    assert result["status"] == "saved" and result["valid"] is False, result
+    assert result["validation_errors"][0].startswith("unopenable:")
+    assert ("limit" in result["validation_errors"][0]) and s.finished
+    assert not _gate(tmp_path / "out.docx").passed  # the gate agrees
+
+
+def test_end_session_stays_valid_for_a_normal_document_the_gate_accepts(session, tmp_path):
+    session.dispatch("propose_edits", {"edits": [_edit(session.doc.paragraphs[0].id, "invoice", "receipt")]})
+    result = session.dispatch("end_session", {})
+    assert result["valid"] is True and result["validation_errors"] == []
+    assert _gate(tmp_path / "out.docx").passed
+
+
+@pytest.mark.slow
+def test_end_session_reports_a_document_xml_over_the_25_mb_part_limit(tmp_path):
+    """The real case: 50 insert_after edits of 2,000 lines each (one batch within the tool limits)."""
+    doc = RedlineDocument.open(PRIOR_CHANGES.data(), name="contract.docx")
+    s = ToolSession(doc, US, output_path=tmp_path / "out.docx", date=DATE)
+    first = doc.paragraphs[0]
+    edit = {"op": "insert_after", "anchor": {"paragraph_id": first.id, "text": first.text},
+            "new_text": "\n".join(["x"] * 2000), "comment": "c"}
+    assert s.dispatch("propose_edits", {"edits": [edit] * 50})["applied"] == 50
+    result = s.dispatch("end_session", {})
+    assert result["valid"] is False and "25 MB" in result["validation_errors"][0], result
+    assert not _gate(tmp_path / "out.docx").passed
