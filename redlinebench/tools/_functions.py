@@ -231,7 +231,7 @@ def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
             raise ToolFailure("save_failed", f"the document could not be saved: {exc}") from None
         # The file name only: the model needs no host path, and a runner may move the file later.
         path = session.output_path.name
-    refused = _open_refusal(session.output_path if path else session.doc.to_bytes())
+    refused = _open_refusal(session.output_path if path else session.doc.to_bytes(), session)
     session.finish(summary)
     errors = [f"{f.code}: {f.message} ({f.part})"
               for f in findings if getattr(f, "severity", "error") == "error"]
@@ -249,19 +249,27 @@ def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
     }
 
 
-def _open_refusal(saved: Any) -> str | None:
-    """Why the grading gate's open (``RedlineDocument.open`` on the saved file: the package's zip,
-    part-size and ratio limits, the paragraph limit) would refuse the document, or None. The
-    document validated in memory can still be refused there: 50 insert_after edits of 2,000 lines
-    make a document.xml over the 25 MB part limit. A normal contract reopens in milliseconds."""
-    from ..docx import RedlineDocument
+def _open_refusal(saved: Any, session: ToolSession) -> str | None:
+    """Why the grading gate's open (``RedlineDocument.open``) would refuse the saved document, or None.
+
+    The document validated in memory can still be refused there: 50 insert_after edits of 2,000
+    lines make a document.xml over the 25 MB part limit. The limits such edits can cross are the
+    package's (zip, part size, compression ratio: checked on the saved file, 0.4 ms) and the
+    paragraph count (known from the open session); the XML itself is our own serialisation, so it
+    is not parsed a third time (grading parses it once more anyway).
+    """
+    from ..docx.document import MAX_PARAGRAPHS
+    from ..docx.package import Package
 
     try:
-        RedlineDocument.open(saved)
+        Package.open(saved)
     except RedlineBenchError as exc:
         return exc.problem
     except Exception as exc:  # noqa: BLE001  the gate refuses on any failure to open, so do we
         return f"{type(exc).__name__}: {exc}"
+    n_paragraphs = len(session.doc.paragraph_ids())
+    if n_paragraphs > MAX_PARAGRAPHS:
+        return f"{n_paragraphs} paragraphs (limit {MAX_PARAGRAPHS})"
     return None
 
 
