@@ -341,38 +341,66 @@ def _cost(litellm: Any, response: Any) -> float | None:
     return valid_cost(value)
 
 
+def _message_chars(m: dict) -> int:
+    """Characters one message adds to the prompt estimate (a tool call costs its arguments + 32)."""
+    content = m.get("content")
+    chars = len(content) if isinstance(content, str) else 0
+    for call in m.get("tool_calls") or ():
+        chars += len(call["function"]["arguments"]) + 32
+    return chars
+
+
 def _estimate_tokens(messages: list[dict]) -> int:
-    chars = 0
-    for m in messages:
-        chars += len(m.get("content") or "")
-        for call in m.get("tool_calls") or ():
-            chars += len(call["function"]["arguments"]) + 32
-    return chars // _CHARS_PER_TOKEN
+    return sum(_message_chars(m) for m in messages) // _CHARS_PER_TOKEN
+
+
+def _long(text: Any) -> bool:
+    return isinstance(text, str) and len(text) > _SHORT_KEEP + 200
+
+
+def _shrink_tool(m: dict) -> tuple[dict, dict[str, int]] | None:
+    content = m.get("content")
+    if not _long(content) or content.startswith("[shortened"):
+        return None
+    return ({**m, "content": f"[shortened: an earlier tool output of {len(content)} characters; call "
+                                f"read_document for the current text]\n{content[:_SHORT_KEEP]}..."},
+            {"tool_outputs_shortened": 1})
 
 
 def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | None = None,
              keep_recent: int | None = None) -> dict[str, int]:
-    """Shrink the oldest tool outputs until the prompt fits the budget; returns what was done."""
+    """Shrink the oldest tool outputs until the prompt fits the budget; returns what was done.
+
+    The estimate is kept as a running total: one pass, linear in the history.
+    """
     budget = budget_tokens if budget_tokens is not None else limits.context_tokens
     keep = limits.keep_recent_tool_outputs if keep_recent is None else keep_recent
-    if _estimate_tokens(messages) <= budget:
+    total = sum(_message_chars(m) for m in messages)
+    if total // _CHARS_PER_TOKEN <= budget:
         return {}
     tool_idx = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
-    candidates = tool_idx[:-keep] if keep else tool_idx
+    kept_tools = set(tool_idx[-keep:]) if keep else set()
+    done: dict[str, int] = {}
     n, saved = 0, 0
-    for i in candidates:
-        content = messages[i].get("content") or ""
-        if len(content) <= _SHORT_KEEP + 200 or content.startswith("[shortened"):
-            continue
-        head = content[:_SHORT_KEEP]
-        messages[i] = {**messages[i], "content": (
-            f"[shortened: an earlier tool output of {len(content)} characters; call read_document for the "
-            f"current text]\n{head}...")}
-        n += 1
-        saved += len(content) - len(messages[i]["content"])
-        if _estimate_tokens(messages) <= budget:
+
+    def shrink(i: int, shrinker: Callable[[dict], tuple[dict, dict[str, int]] | None]) -> bool:
+        nonlocal total, n, saved
+        result = shrinker(messages[i])
+        if result is not None:
+            before = _message_chars(messages[i])
+            messages[i], parts = result
+            delta = before - _message_chars(messages[i])
+            total -= delta
+            saved += delta
+            n += 1
+            for key, value in parts.items():
+                done[key] = done.get(key, 0) + value
+        return total // _CHARS_PER_TOKEN <= budget
+
+    for i in tool_idx:
+        if i not in kept_tools and shrink(i, _shrink_tool):
             break
-    return {"messages_shortened": n, "chars_saved": saved} if n else {}
+    return {"messages_shortened": n, "chars_saved": saved, **done} if n else {}
 
 
 class _Stats:

@@ -378,3 +378,32 @@ def test_a_negative_or_non_finite_cost_is_unknown(value):
 
     assert _cost(None, SimpleNamespace(_hidden_params={"response_cost": value})) is None
     assert _cost(None, SimpleNamespace(_hidden_params={"response_cost": 0.25})) == 0.25
+
+
+def test_shortening_a_long_history_is_linear():
+    """5,000 messages to shorten: one pass with a running estimate, not a re-estimate per message.
+
+    Counted, not timed: every message is read a bounded number of times (the quadratic version read
+    each one again for every message it shortened, ~6 million reads here; timings are in the report).
+    """
+    from redlinebench.agent.llm import _estimate_tokens, _shorten
+
+    reads = [0]
+
+    class Counted(dict):
+        def get(self, *args):
+            reads[0] += 1
+            return super().get(*args)
+
+    messages = [Counted(role="system", content="s"), Counted(role="user", content="go")]
+    for i in range(2_500):
+        messages.append(Counted(role="assistant", content=None, tool_calls=[
+            {"id": f"c{i}", "type": "function", "function": {"name": "read_document", "arguments": "{}"}}]))
+        messages.append(Counted(role="tool", tool_call_id=f"c{i}", content="x" * 3_000))
+    info = _shorten(messages, AgentLimits(context_tokens=1_000, keep_recent_tool_outputs=4))
+    assert reads[0] < 20 * len(messages)
+    assert info["tool_outputs_shortened"] == 2_496 and info["messages_shortened"] == 2_496
+    assert info["chars_saved"] == 2_496 * 3_000 - sum(len(m["content"]) for m in messages
+                                                       if m["role"] == "tool" and m["content"][0] == "[")
+    assert all(m["content"] == "x" * 3_000 for m in messages[-8:] if m["role"] == "tool")
+    assert _estimate_tokens(messages) > 1_000  # everything old is as short as it gets
