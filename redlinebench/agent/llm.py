@@ -27,8 +27,10 @@ from .transcript import Transcript
 
 # Sent when set, dropped for the rest of the run if a provider answers 400 naming them.
 _OPTIONAL_PARAMS = ("max_tokens", "seed", "temperature", "tool_choice")
-_CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
+_CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old messages
 _SHORT_KEEP = 600
+_ARGS_KEY = "shortened_arguments"
+_ARGS_MARK = '{"shortened_arguments"'
 
 
 class ToolBackend(Protocol):
@@ -367,11 +369,46 @@ def _shrink_tool(m: dict) -> tuple[dict, dict[str, int]] | None:
             {"tool_outputs_shortened": 1})
 
 
+def _shrink_reply(m: dict) -> tuple[dict, dict[str, int]] | None:
+    """An assistant message with its long text and long tool-call arguments cut to a head.
+
+    Every tool call keeps its id, type and name (the tool messages answering it stay valid); its
+    arguments stay a JSON string, now an object saying it was shortened. History only: the call
+    was already run with the full arguments.
+    """
+    done: dict[str, int] = {}
+    out = dict(m)
+    content = m.get("content")
+    if _long(content) and not content.startswith("[shortened"):
+        out["content"] = (f"[shortened: an earlier reply of {len(content)} characters]\n"
+                          f"{content[:_SHORT_KEEP]}...")
+        done["replies_shortened"] = 1
+    calls = m.get("tool_calls") or []
+    if any(_long(c["function"]["arguments"]) for c in calls):
+        new_calls = []
+        for call in calls:
+            args = call["function"]["arguments"]
+            if _long(args) and not args.startswith(_ARGS_MARK):
+                short = json.dumps({_ARGS_KEY: f"the arguments of this earlier call were {len(args)} "
+                                               f"characters; only their start is kept here",
+                                    "head": args[:_SHORT_KEEP]}, ensure_ascii=False)
+                if len(short) < len(args):
+                    call = {**call, "function": {**call["function"], "arguments": short}}
+                    done["arguments_shortened"] = done.get("arguments_shortened", 0) + 1
+            new_calls.append(call)
+        out["tool_calls"] = new_calls
+    return (out, done) if done else None
+
+
 def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | None = None,
              keep_recent: int | None = None) -> dict[str, int]:
-    """Shrink the oldest tool outputs until the prompt fits the budget; returns what was done.
+    """Shrink old tool outputs, old replies and old tool-call arguments until the prompt fits.
 
-    The estimate is kept as a running total: one pass, linear in the history.
+    Oldest first. The last ``keep`` tool outputs and the replies they answer are left intact;
+    if the prompt still does not fit, long replies and arguments among those recent turns are cut
+    too (a single huge reply would otherwise be re-sent until the provider refuses it), never the
+    recent tool outputs. The estimate is kept as a running total: one pass, linear in the history.
+    Returns what was done (empty when nothing was).
     """
     budget = budget_tokens if budget_tokens is not None else limits.context_tokens
     keep = limits.keep_recent_tool_outputs if keep_recent is None else keep_recent
@@ -380,6 +417,10 @@ def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | 
         return {}
     tool_idx = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
     kept_tools = set(tool_idx[-keep:]) if keep else set()
+    recent = min(kept_tools) if kept_tools else len(messages)
+    # the reply that the oldest kept tool output answers starts the recent turns
+    while recent > 0 and recent < len(messages) and messages[recent].get("role") != "assistant":
+        recent -= 1
     done: dict[str, int] = {}
     n, saved = 0, 0
 
@@ -397,9 +438,19 @@ def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | 
                 done[key] = done.get(key, 0) + value
         return total // _CHARS_PER_TOKEN <= budget
 
-    for i in tool_idx:
-        if i not in kept_tools and shrink(i, _shrink_tool):
+    fits = False
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        if role == "tool" and i not in kept_tools:
+            fits = shrink(i, _shrink_tool)
+        elif role == "assistant" and i < recent:
+            fits = shrink(i, _shrink_reply)
+        if fits:
             break
+    if not fits:
+        for i in range(recent, len(messages)):
+            if messages[i].get("role") == "assistant" and shrink(i, _shrink_reply):
+                break
     return {"messages_shortened": n, "chars_saved": saved, **done} if n else {}
 
 

@@ -380,6 +380,62 @@ def test_a_negative_or_non_finite_cost_is_unknown(value):
     assert _cost(None, SimpleNamespace(_hidden_params={"response_cost": 0.25})) == 0.25
 
 
+def _answered(messages):
+    """Every tool call in the history has exactly one tool message answering it, by id."""
+    asked = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
+    answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    return sorted(asked) == sorted(answered)
+
+
+async def test_one_huge_reply_is_shortened_instead_of_resent_until_the_window_overflows(tmp_path, srv):
+    """A 2 MB reply text and 2 MB of tool-call arguments, once: not re-sent on every later call."""
+    huge_args = json.dumps({"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "Term"},
+                                       "new_text": "w" * 2_000_000, "comment": "c"}]})
+    srv.enqueue(Reply.tool_calls([("propose_edits", huge_args)], content="z" * 2_000_000),
+                *[Reply.tool_calls([("read_document", {})]) for _ in range(3)],
+                Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    for request in srv.requests[1:]:
+        messages = request.body["messages"]
+        assert len(json.dumps(messages)) < 60_000
+        assert _answered(messages)
+        reply = messages[2]
+        assert reply["content"].startswith("[shortened: an earlier reply of 2000000 characters]")
+        (call,) = reply["tool_calls"]
+        assert call["function"]["name"] == "propose_edits" and call["id"] == messages[3]["tool_call_id"]
+        note = json.loads(call["function"]["arguments"])  # still a JSON string, saying what happened
+        assert "shortened_arguments" in note and note["head"] == huge_args[:600]
+    shortened = [e for e in _events(tmp_path) if e["type"] == "shorten"]
+    assert shortened[0]["step"] == 2
+    assert (shortened[0]["replies_shortened"], shortened[0]["arguments_shortened"]) == (1, 1)
+    assert shortened[0]["chars_saved"] > 3_900_000
+    # the transcript keeps what the model really sent
+    model = [e for e in _events(tmp_path) if e["type"] == "model"][0]["message"]
+    assert len(model["content"]) == 2_000_000 and model["tool_calls"][0]["function"]["arguments"] == huge_args
+
+
+async def test_old_replies_and_arguments_shrink_but_the_recent_turns_stay_intact(tmp_path, srv):
+    from redlinebench.agent.llm import _estimate_tokens
+
+    srv.enqueue(*[Reply.tool_calls([("add_comment", {"text": f"{i}" * 20_000, "paragraph_id": "p-001"})],
+                                   content=f"{i}" * 20_000) for i in range(5)],
+                Reply.tool_calls([("end_session", {})]))
+    # 10k tokens a turn: the budget holds the latest turn whole and the older ones shortened
+    ep = await _agent(srv, FakeTools(), context_tokens=16_000, keep_recent_tool_outputs=1).run(
+        make_task(tmp_path), tmp_path, trial=1)
+    assert ep.end_reason == "end_session"
+    last = srv.requests[-1].body["messages"]
+    replies = [m for m in last if m["role"] == "assistant"]
+    assert len(replies) == 5 and _answered(last)
+    assert replies[-1]["content"] == "4" * 20_000  # the most recent turn is whole
+    assert json.loads(replies[-1]["tool_calls"][0]["function"]["arguments"])["text"] == "4" * 20_000
+    assert all(r["content"].startswith("[shortened") for r in replies[:3])
+    assert all("shortened_arguments" in json.loads(r["tool_calls"][0]["function"]["arguments"])
+               for r in replies[:3])
+    assert _estimate_tokens(last) <= 16_000
+
+
 def test_shortening_a_long_history_is_linear():
     """5,000 messages to shorten: one pass with a running estimate, not a re-estimate per message.
 
