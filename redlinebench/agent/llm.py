@@ -204,7 +204,8 @@ class LLMAgent:
                 if not calls:
                     end_reason = "no_tool_calls"
                     break
-                for call in calls:
+                cap = limits.max_tool_calls_per_step
+                for call in calls[:cap]:
                     name = call["function"]["name"]
                     t0, c0 = time.perf_counter(), time.thread_time()
                     result = session.dispatch(name, call["function"]["arguments"])
@@ -213,6 +214,8 @@ class LLMAgent:
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
                     log.write({"type": "tool", "step": stats.steps, "name": name,
                                "arguments": call["function"]["arguments"], "result": result})
+                if len(calls) > cap:
+                    _skip_calls(calls[cap:], cap, messages, log, stats)
                 if session.finished:
                     end_reason = "end_session"
                     break
@@ -291,6 +294,28 @@ class LLMAgent:
                 await asyncio.sleep(delay)
                 continue
             return response, latency
+
+
+def _skip_calls(skipped: list[dict], cap: int, messages: list[dict], log: Transcript, stats: "_Stats") -> None:
+    """Calls past the per-reply cap: not run, each answered with an error the model can read.
+
+    Every tool call must be answered for the next request to be valid, so each gets a short tool
+    message; the transcript gets one event for them all (not one per call).
+    """
+    error = {"error": "too_many_tool_calls",
+             "message": f"too many tool calls in one reply; at most {cap} are run per reply. This call was "
+                        f"not run: send it again in a later reply if it is still needed."}
+    content = json.dumps(error)
+    names: dict[str, int] = {}
+    for call in skipped:
+        messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+        name = call["function"]["name"][:80]
+        names[name] = names.get(name, 0) + 1
+    stats.skipped += len(skipped)
+    stats.tool_errors += len(skipped)
+    top = dict(sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:20])
+    log.write({"type": "tool_calls_skipped", "step": stats.steps, "limit": cap, "count": len(skipped),
+               "first_call_id": skipped[0]["id"], "names": top, "result": error})
 
 
 def _litellm() -> Any:
@@ -469,6 +494,7 @@ class _Stats:
         self.tool_cpu = 0.0
         self.calls: dict[str, int] = {}
         self.tool_errors = 0
+        self.skipped = 0
         self.edits_ok = 0
         self.edits_failed = 0
 
@@ -507,6 +533,7 @@ class _Stats:
             "retries": self.retries,
             "tool_calls": dict(sorted(self.calls.items())),
             "tool_errors": self.tool_errors,
+            "tool_calls_skipped": self.skipped,
             "edits_ok": session_stats.get("edits_ok", self.edits_ok),
             "edits_failed": session_stats.get("edits_failed", self.edits_failed),
             "comments_added": session_stats.get("comments_added"),

@@ -463,3 +463,42 @@ def test_shortening_a_long_history_is_linear():
                                                        if m["role"] == "tool" and m["content"][0] == "[")
     assert all(m["content"] == "x" * 3_000 for m in messages[-8:] if m["role"] == "tool")
     assert _estimate_tokens(messages) > 1_000  # everything old is as short as it gets
+
+
+async def test_calls_past_the_per_reply_cap_are_not_run_and_each_gets_an_error(tmp_path, srv):
+    tools = FakeTools()
+    srv.enqueue(Reply.tool_calls([("read_document", {})] * 300 + [("end_session", {})]),
+                Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, tools, max_tool_calls_per_step=5).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason, ep.metrics["steps"]) == ("completed", "end_session", 2)
+    assert len(tools.calls) == 6  # five reads from the first reply, then the second reply's end_session
+    m = ep.metrics
+    assert m["tool_calls"] == {"end_session": 1, "read_document": 5}
+    assert (m["tool_calls_skipped"], m["tool_errors"]) == (296, 296)
+
+    messages = srv.requests[1].body["messages"]
+    asked = [c["id"] for c in messages[2]["tool_calls"]]
+    answers = [msg for msg in messages if msg["role"] == "tool"]
+    assert len(asked) == 301 and [a["tool_call_id"] for a in answers] == asked
+    refused = json.loads(answers[5]["content"])
+    assert refused["error"] == "too_many_tool_calls"
+    assert refused["message"].startswith("too many tool calls in one reply; at most 5 are run per reply")
+    assert json.loads(answers[-1]["content"]) == refused  # end_session past the cap was not run either
+
+    ev = _events(tmp_path)
+    assert [e["type"] for e in ev].count("tool") == 6
+    (skipped,) = [e for e in ev if e["type"] == "tool_calls_skipped"]
+    assert (skipped["step"], skipped["limit"], skipped["count"]) == (1, 5, 296)
+    assert skipped["names"] == {"read_document": 295, "end_session": 1}
+    assert skipped["first_call_id"] == asked[5]
+
+
+def test_the_tool_call_cap_is_a_validated_limit_recorded_with_the_others():
+    from redlinebench.errors import ConfigError
+
+    assert AgentLimits().max_tool_calls_per_step == 32
+    assert AgentLimits().to_dict()["max_tool_calls_per_step"] == 32
+    assert AgentLimits.from_mapping({"max_tool_calls_per_step": "8"}).max_tool_calls_per_step == 8
+    for bad in (0, -1, "many", None, True):
+        with pytest.raises(ConfigError, match="max_tool_calls_per_step"):
+            AgentLimits.from_mapping({"max_tool_calls_per_step": bad})
