@@ -502,3 +502,30 @@ def test_the_tool_call_cap_is_a_validated_limit_recorded_with_the_others():
     for bad in (0, -1, "many", None, True):
         with pytest.raises(ConfigError, match="max_tool_calls_per_step"):
             AgentLimits.from_mapping({"max_tool_calls_per_step": bad})
+
+
+async def test_metrics_count_every_comment_the_session_added_as_the_grade_does(tmp_path, srv):
+    """Through the real tool session: the comments edits carry count, as in the grade's diagnostics."""
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.scoring._diagnostics import document_diagnostics
+    from tests.fixtures.corpus import PRIOR_CHANGES, US
+
+    contract = tmp_path / "in.docx"
+    contract.write_bytes(PRIOR_CHANGES.data())
+    task = make_task(tmp_path, author=US, contract_path=contract)
+    pids = [p.id for p in RedlineDocument.open(contract).paragraphs]
+    edit = {"op": "replace", "anchor": {"paragraph_id": pids[0], "text": "sixty (60)"},
+            "new_text": "forty-five (45)", "comment": "Shorter payment term."}
+    edit2 = {"op": "replace", "anchor": {"paragraph_id": pids[1], "text": "promptly"},
+             "new_text": "immediately", "comment": "Clearer."}
+    srv.enqueue(Reply.tool_calls([("propose_edits", {"edits": [edit, edit2]}),
+                                  ("add_comment", {"text": "See clause 2.", "paragraph_id": pids[1]})]),
+                Reply.tool_calls([("end_session", {})]))
+    workdir = tmp_path / "trial"
+    workdir.mkdir()
+    agent = LLMAgent(MODEL, api_base=srv.url, limits=AgentLimits(), seed=0)  # the real document tools
+    ep = await agent.run(task, workdir, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    diagnostics = document_diagnostics(RedlineDocument.open(workdir / "redline.docx"), US)
+    assert ep.metrics["comments_added"] == diagnostics["comments_added"] == 3
+    assert (ep.metrics["edits_ok"], ep.metrics["edits_failed"]) == (2, 0)
