@@ -13,6 +13,7 @@ class AgentLimits:
     """Per-trial limits. ``None`` means unlimited for the token and cost budgets."""
 
     max_steps: int = 40                   # model calls per episode
+    max_tool_calls_per_step: int = 32     # tool calls run from one reply; the rest get an error
     max_tokens: int | None = 2_000_000    # prompt + completion tokens over the episode
     max_cost_usd: float | None = 10.0     # known cost over the episode (unknown prices count 0)
     call_timeout_s: float = 300.0         # one model call, including the provider's own queueing
@@ -44,7 +45,8 @@ class AgentLimits:
         return AgentLimits.from_mapping(data)
 
 
-_INTS = {"max_steps", "max_tokens", "max_retries", "max_output_tokens", "context_tokens", "keep_recent_tool_outputs"}
+_INTS = {"max_steps", "max_tool_calls_per_step", "max_tokens", "max_retries", "max_output_tokens", "context_tokens", "keep_recent_tool_outputs"}
+_POSITIVE = {"max_steps", "max_tool_calls_per_step", "call_timeout_s", "context_tokens"}
 _NULLABLE = {"max_tokens", "max_cost_usd", "max_output_tokens", "temperature"}
 
 
@@ -57,6 +59,6 @@ def _coerce(key: str, value: Any, where: str) -> Any:
         number = int(value) if key in _INTS else float(value)
     except (TypeError, ValueError):
         raise ConfigError(f"limit {key!r} must be a number, got {value!r}", path=where) from None
-    if isinstance(value, bool) or number < 0 or (key in {"max_steps", "call_timeout_s", "context_tokens"} and number <= 0):
+    if isinstance(value, bool) or number < 0 or (key in _POSITIVE and number <= 0):
         raise ConfigError(f"limit {key!r} must be positive, got {value!r}", path=where)
     return number

@@ -27,8 +27,10 @@ from .transcript import Transcript
 
 # Sent when set, dropped for the rest of the run if a provider answers 400 naming them.
 _OPTIONAL_PARAMS = ("max_tokens", "seed", "temperature", "tool_choice")
-_CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old tool outputs
+_CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old messages
 _SHORT_KEEP = 600
+_ARGS_KEY = "shortened_arguments"
+_ARGS_MARK = '{"shortened_arguments"'
 
 
 class ToolBackend(Protocol):
@@ -202,7 +204,8 @@ class LLMAgent:
                 if not calls:
                     end_reason = "no_tool_calls"
                     break
-                for call in calls:
+                cap = limits.max_tool_calls_per_step
+                for call in calls[:cap]:
                     name = call["function"]["name"]
                     t0, c0 = time.perf_counter(), time.thread_time()
                     result = session.dispatch(name, call["function"]["arguments"])
@@ -211,6 +214,8 @@ class LLMAgent:
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
                     log.write({"type": "tool", "step": stats.steps, "name": name,
                                "arguments": call["function"]["arguments"], "result": result})
+                if len(calls) > cap:
+                    _skip_calls(calls[cap:], cap, messages, log, stats)
                 if session.finished:
                     end_reason = "end_session"
                     break
@@ -291,6 +296,28 @@ class LLMAgent:
             return response, latency
 
 
+def _skip_calls(skipped: list[dict], cap: int, messages: list[dict], log: Transcript, stats: "_Stats") -> None:
+    """Calls past the per-reply cap: not run, each answered with an error the model can read.
+
+    Every tool call must be answered for the next request to be valid, so each gets a short tool
+    message; the transcript gets one event for them all (not one per call).
+    """
+    error = {"error": "too_many_tool_calls",
+             "message": f"too many tool calls in one reply; at most {cap} are run per reply. This call was "
+                        f"not run: send it again in a later reply if it is still needed."}
+    content = json.dumps(error)
+    names: dict[str, int] = {}
+    for call in skipped:
+        messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+        name = call["function"]["name"][:80]
+        names[name] = names.get(name, 0) + 1
+    stats.skipped += len(skipped)
+    stats.tool_errors += len(skipped)
+    top = dict(sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:20])
+    log.write({"type": "tool_calls_skipped", "step": stats.steps, "limit": cap, "count": len(skipped),
+               "first_call_id": skipped[0]["id"], "names": top, "result": error})
+
+
 def _litellm() -> Any:
     from .._litellm import get_litellm
 
@@ -341,38 +368,115 @@ def _cost(litellm: Any, response: Any) -> float | None:
     return valid_cost(value)
 
 
+def _message_chars(m: dict) -> int:
+    """Characters one message adds to the prompt estimate (a tool call costs its arguments + 32)."""
+    content = m.get("content")
+    chars = len(content) if isinstance(content, str) else 0
+    for call in m.get("tool_calls") or ():
+        chars += len(call["function"]["arguments"]) + 32
+    return chars
+
+
 def _estimate_tokens(messages: list[dict]) -> int:
-    chars = 0
-    for m in messages:
-        chars += len(m.get("content") or "")
-        for call in m.get("tool_calls") or ():
-            chars += len(call["function"]["arguments"]) + 32
-    return chars // _CHARS_PER_TOKEN
+    return sum(_message_chars(m) for m in messages) // _CHARS_PER_TOKEN
+
+
+def _long(text: Any) -> bool:
+    return isinstance(text, str) and len(text) > _SHORT_KEEP + 200
+
+
+def _shrink_tool(m: dict) -> tuple[dict, dict[str, int]] | None:
+    content = m.get("content")
+    if not _long(content) or content.startswith("[shortened"):
+        return None
+    return ({**m, "content": f"[shortened: an earlier tool output of {len(content)} characters; call "
+                                f"read_document for the current text]\n{content[:_SHORT_KEEP]}..."},
+            {"tool_outputs_shortened": 1})
+
+
+def _shrink_reply(m: dict) -> tuple[dict, dict[str, int]] | None:
+    """An assistant message with its long text and long tool-call arguments cut to a head.
+
+    Every tool call keeps its id, type and name (the tool messages answering it stay valid); its
+    arguments stay a JSON string, now an object saying it was shortened. History only: the call
+    was already run with the full arguments.
+    """
+    done: dict[str, int] = {}
+    out = dict(m)
+    content = m.get("content")
+    if _long(content) and not content.startswith("[shortened"):
+        out["content"] = (f"[shortened: an earlier reply of {len(content)} characters]\n"
+                          f"{content[:_SHORT_KEEP]}...")
+        done["replies_shortened"] = 1
+    calls = m.get("tool_calls") or []
+    if any(_long(c["function"]["arguments"]) for c in calls):
+        new_calls = []
+        for call in calls:
+            args = call["function"]["arguments"]
+            if _long(args) and not args.startswith(_ARGS_MARK):
+                short = json.dumps({_ARGS_KEY: f"the arguments of this earlier call were {len(args)} "
+                                               f"characters; only their start is kept here",
+                                    "head": args[:_SHORT_KEEP]}, ensure_ascii=False)
+                if len(short) < len(args):
+                    call = {**call, "function": {**call["function"], "arguments": short}}
+                    done["arguments_shortened"] = done.get("arguments_shortened", 0) + 1
+            new_calls.append(call)
+        out["tool_calls"] = new_calls
+    return (out, done) if done else None
 
 
 def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | None = None,
              keep_recent: int | None = None) -> dict[str, int]:
-    """Shrink the oldest tool outputs until the prompt fits the budget; returns what was done."""
+    """Shrink old tool outputs, old replies and old tool-call arguments until the prompt fits.
+
+    Oldest first. The last ``keep`` tool outputs and the replies they answer are left intact;
+    if the prompt still does not fit, long replies and arguments among those recent turns are cut
+    too (a single huge reply would otherwise be re-sent until the provider refuses it), never the
+    recent tool outputs. The estimate is kept as a running total: one pass, linear in the history.
+    Returns what was done (empty when nothing was).
+    """
     budget = budget_tokens if budget_tokens is not None else limits.context_tokens
     keep = limits.keep_recent_tool_outputs if keep_recent is None else keep_recent
-    if _estimate_tokens(messages) <= budget:
+    total = sum(_message_chars(m) for m in messages)
+    if total // _CHARS_PER_TOKEN <= budget:
         return {}
     tool_idx = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
-    candidates = tool_idx[:-keep] if keep else tool_idx
+    kept_tools = set(tool_idx[-keep:]) if keep else set()
+    recent = min(kept_tools) if kept_tools else len(messages)
+    # the reply that the oldest kept tool output answers starts the recent turns
+    while recent > 0 and recent < len(messages) and messages[recent].get("role") != "assistant":
+        recent -= 1
+    done: dict[str, int] = {}
     n, saved = 0, 0
-    for i in candidates:
-        content = messages[i].get("content") or ""
-        if len(content) <= _SHORT_KEEP + 200 or content.startswith("[shortened"):
-            continue
-        head = content[:_SHORT_KEEP]
-        messages[i] = {**messages[i], "content": (
-            f"[shortened: an earlier tool output of {len(content)} characters; call read_document for the "
-            f"current text]\n{head}...")}
-        n += 1
-        saved += len(content) - len(messages[i]["content"])
-        if _estimate_tokens(messages) <= budget:
+
+    def shrink(i: int, shrinker: Callable[[dict], tuple[dict, dict[str, int]] | None]) -> bool:
+        nonlocal total, n, saved
+        result = shrinker(messages[i])
+        if result is not None:
+            before = _message_chars(messages[i])
+            messages[i], parts = result
+            delta = before - _message_chars(messages[i])
+            total -= delta
+            saved += delta
+            n += 1
+            for key, value in parts.items():
+                done[key] = done.get(key, 0) + value
+        return total // _CHARS_PER_TOKEN <= budget
+
+    fits = False
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        if role == "tool" and i not in kept_tools:
+            fits = shrink(i, _shrink_tool)
+        elif role == "assistant" and i < recent:
+            fits = shrink(i, _shrink_reply)
+        if fits:
             break
-    return {"messages_shortened": n, "chars_saved": saved} if n else {}
+    if not fits:
+        for i in range(recent, len(messages)):
+            if messages[i].get("role") == "assistant" and shrink(i, _shrink_reply):
+                break
+    return {"messages_shortened": n, "chars_saved": saved, **done} if n else {}
 
 
 class _Stats:
@@ -390,6 +494,7 @@ class _Stats:
         self.tool_cpu = 0.0
         self.calls: dict[str, int] = {}
         self.tool_errors = 0
+        self.skipped = 0
         self.edits_ok = 0
         self.edits_failed = 0
 
@@ -428,6 +533,7 @@ class _Stats:
             "retries": self.retries,
             "tool_calls": dict(sorted(self.calls.items())),
             "tool_errors": self.tool_errors,
+            "tool_calls_skipped": self.skipped,
             "edits_ok": session_stats.get("edits_ok", self.edits_ok),
             "edits_failed": session_stats.get("edits_failed", self.edits_failed),
             "comments_added": session_stats.get("comments_added"),

@@ -130,6 +130,9 @@ class ToolSession:
             return ToolFailure("internal_error", f"the tool failed unexpectedly ({type(exc).__name__}: "
                                                  f"{str(exc)[:200]}); the document is unchanged by this "
                                                  f"call only if no result was reported").to_dict()
+        if name == "propose_edits":  # each applied edit carries its own margin comment
+            self._comments += sum(1 for r in result.get("results") or ()
+                                  if isinstance(r, dict) and r.get("comment_id"))
         if self._pid_cache is not None and name in ("propose_edits", "mark_reserved"):
             self._pid_cache = None  # new paragraphs may exist now
         return result

@@ -378,3 +378,154 @@ def test_a_negative_or_non_finite_cost_is_unknown(value):
 
     assert _cost(None, SimpleNamespace(_hidden_params={"response_cost": value})) is None
     assert _cost(None, SimpleNamespace(_hidden_params={"response_cost": 0.25})) == 0.25
+
+
+def _answered(messages):
+    """Every tool call in the history has exactly one tool message answering it, by id."""
+    asked = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
+    answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    return sorted(asked) == sorted(answered)
+
+
+async def test_one_huge_reply_is_shortened_instead_of_resent_until_the_window_overflows(tmp_path, srv):
+    """A 2 MB reply text and 2 MB of tool-call arguments, once: not re-sent on every later call."""
+    huge_args = json.dumps({"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "Term"},
+                                       "new_text": "w" * 2_000_000, "comment": "c"}]})
+    srv.enqueue(Reply.tool_calls([("propose_edits", huge_args)], content="z" * 2_000_000),
+                *[Reply.tool_calls([("read_document", {})]) for _ in range(3)],
+                Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, FakeTools()).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    for request in srv.requests[1:]:
+        messages = request.body["messages"]
+        assert len(json.dumps(messages)) < 60_000
+        assert _answered(messages)
+        reply = messages[2]
+        assert reply["content"].startswith("[shortened: an earlier reply of 2000000 characters]")
+        (call,) = reply["tool_calls"]
+        assert call["function"]["name"] == "propose_edits" and call["id"] == messages[3]["tool_call_id"]
+        note = json.loads(call["function"]["arguments"])  # still a JSON string, saying what happened
+        assert "shortened_arguments" in note and note["head"] == huge_args[:600]
+    shortened = [e for e in _events(tmp_path) if e["type"] == "shorten"]
+    assert shortened[0]["step"] == 2
+    assert (shortened[0]["replies_shortened"], shortened[0]["arguments_shortened"]) == (1, 1)
+    assert shortened[0]["chars_saved"] > 3_900_000
+    # the transcript keeps what the model really sent
+    model = [e for e in _events(tmp_path) if e["type"] == "model"][0]["message"]
+    assert len(model["content"]) == 2_000_000 and model["tool_calls"][0]["function"]["arguments"] == huge_args
+
+
+async def test_old_replies_and_arguments_shrink_but_the_recent_turns_stay_intact(tmp_path, srv):
+    from redlinebench.agent.llm import _estimate_tokens
+
+    srv.enqueue(*[Reply.tool_calls([("add_comment", {"text": f"{i}" * 20_000, "paragraph_id": "p-001"})],
+                                   content=f"{i}" * 20_000) for i in range(5)],
+                Reply.tool_calls([("end_session", {})]))
+    # 10k tokens a turn: the budget holds the latest turn whole and the older ones shortened
+    ep = await _agent(srv, FakeTools(), context_tokens=16_000, keep_recent_tool_outputs=1).run(
+        make_task(tmp_path), tmp_path, trial=1)
+    assert ep.end_reason == "end_session"
+    last = srv.requests[-1].body["messages"]
+    replies = [m for m in last if m["role"] == "assistant"]
+    assert len(replies) == 5 and _answered(last)
+    assert replies[-1]["content"] == "4" * 20_000  # the most recent turn is whole
+    assert json.loads(replies[-1]["tool_calls"][0]["function"]["arguments"])["text"] == "4" * 20_000
+    assert all(r["content"].startswith("[shortened") for r in replies[:3])
+    assert all("shortened_arguments" in json.loads(r["tool_calls"][0]["function"]["arguments"])
+               for r in replies[:3])
+    assert _estimate_tokens(last) <= 16_000
+
+
+def test_shortening_a_long_history_is_linear():
+    """5,000 messages to shorten: one pass with a running estimate, not a re-estimate per message.
+
+    Counted, not timed: every message is read a bounded number of times (the quadratic version read
+    each one again for every message it shortened, ~6 million reads here; timings are in the report).
+    """
+    from redlinebench.agent.llm import _estimate_tokens, _shorten
+
+    reads = [0]
+
+    class Counted(dict):
+        def get(self, *args):
+            reads[0] += 1
+            return super().get(*args)
+
+    messages = [Counted(role="system", content="s"), Counted(role="user", content="go")]
+    for i in range(2_500):
+        messages.append(Counted(role="assistant", content=None, tool_calls=[
+            {"id": f"c{i}", "type": "function", "function": {"name": "read_document", "arguments": "{}"}}]))
+        messages.append(Counted(role="tool", tool_call_id=f"c{i}", content="x" * 3_000))
+    info = _shorten(messages, AgentLimits(context_tokens=1_000, keep_recent_tool_outputs=4))
+    assert reads[0] < 20 * len(messages)
+    assert info["tool_outputs_shortened"] == 2_496 and info["messages_shortened"] == 2_496
+    assert info["chars_saved"] == 2_496 * 3_000 - sum(len(m["content"]) for m in messages
+                                                       if m["role"] == "tool" and m["content"][0] == "[")
+    assert all(m["content"] == "x" * 3_000 for m in messages[-8:] if m["role"] == "tool")
+    assert _estimate_tokens(messages) > 1_000  # everything old is as short as it gets
+
+
+async def test_calls_past_the_per_reply_cap_are_not_run_and_each_gets_an_error(tmp_path, srv):
+    tools = FakeTools()
+    srv.enqueue(Reply.tool_calls([("read_document", {})] * 300 + [("end_session", {})]),
+                Reply.tool_calls([("end_session", {})]))
+    ep = await _agent(srv, tools, max_tool_calls_per_step=5).run(make_task(tmp_path), tmp_path, trial=1)
+    assert (ep.status, ep.end_reason, ep.metrics["steps"]) == ("completed", "end_session", 2)
+    assert len(tools.calls) == 6  # five reads from the first reply, then the second reply's end_session
+    m = ep.metrics
+    assert m["tool_calls"] == {"end_session": 1, "read_document": 5}
+    assert (m["tool_calls_skipped"], m["tool_errors"]) == (296, 296)
+
+    messages = srv.requests[1].body["messages"]
+    asked = [c["id"] for c in messages[2]["tool_calls"]]
+    answers = [msg for msg in messages if msg["role"] == "tool"]
+    assert len(asked) == 301 and [a["tool_call_id"] for a in answers] == asked
+    refused = json.loads(answers[5]["content"])
+    assert refused["error"] == "too_many_tool_calls"
+    assert refused["message"].startswith("too many tool calls in one reply; at most 5 are run per reply")
+    assert json.loads(answers[-1]["content"]) == refused  # end_session past the cap was not run either
+
+    ev = _events(tmp_path)
+    assert [e["type"] for e in ev].count("tool") == 6
+    (skipped,) = [e for e in ev if e["type"] == "tool_calls_skipped"]
+    assert (skipped["step"], skipped["limit"], skipped["count"]) == (1, 5, 296)
+    assert skipped["names"] == {"read_document": 295, "end_session": 1}
+    assert skipped["first_call_id"] == asked[5]
+
+
+def test_the_tool_call_cap_is_a_validated_limit_recorded_with_the_others():
+    from redlinebench.errors import ConfigError
+
+    assert AgentLimits().max_tool_calls_per_step == 32
+    assert AgentLimits().to_dict()["max_tool_calls_per_step"] == 32
+    assert AgentLimits.from_mapping({"max_tool_calls_per_step": "8"}).max_tool_calls_per_step == 8
+    for bad in (0, -1, "many", None, True):
+        with pytest.raises(ConfigError, match="max_tool_calls_per_step"):
+            AgentLimits.from_mapping({"max_tool_calls_per_step": bad})
+
+
+async def test_metrics_count_every_comment_the_session_added_as_the_grade_does(tmp_path, srv):
+    """Through the real tool session: the comments edits carry count, as in the grade's diagnostics."""
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.scoring._diagnostics import document_diagnostics
+    from tests.fixtures.corpus import PRIOR_CHANGES, US
+
+    contract = tmp_path / "in.docx"
+    contract.write_bytes(PRIOR_CHANGES.data())
+    task = make_task(tmp_path, author=US, contract_path=contract)
+    pids = [p.id for p in RedlineDocument.open(contract).paragraphs]
+    edit = {"op": "replace", "anchor": {"paragraph_id": pids[0], "text": "sixty (60)"},
+            "new_text": "forty-five (45)", "comment": "Shorter payment term."}
+    edit2 = {"op": "replace", "anchor": {"paragraph_id": pids[1], "text": "promptly"},
+             "new_text": "immediately", "comment": "Clearer."}
+    srv.enqueue(Reply.tool_calls([("propose_edits", {"edits": [edit, edit2]}),
+                                  ("add_comment", {"text": "See clause 2.", "paragraph_id": pids[1]})]),
+                Reply.tool_calls([("end_session", {})]))
+    workdir = tmp_path / "trial"
+    workdir.mkdir()
+    agent = LLMAgent(MODEL, api_base=srv.url, limits=AgentLimits(), seed=0)  # the real document tools
+    ep = await agent.run(task, workdir, trial=1)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    diagnostics = document_diagnostics(RedlineDocument.open(workdir / "redline.docx"), US)
+    assert ep.metrics["comments_added"] == diagnostics["comments_added"] == 3
+    assert (ep.metrics["edits_ok"], ep.metrics["edits_failed"]) == (2, 0)

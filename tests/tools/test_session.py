@@ -49,6 +49,20 @@ def test_propose_edits_and_stats(session):
     assert stats["calls_by_tool"] == {"propose_edits": 1}
 
 
+def test_comments_added_counts_the_comments_edits_carry_like_the_grade_does(session):
+    from redlinebench.scoring._diagnostics import document_diagnostics
+
+    p1, p2 = session.doc.paragraphs[0].id, session.doc.paragraphs[1].id
+    result = session.dispatch("propose_edits", {"edits": [_edit(p1, "sixty (60)", "forty-five (45)"),
+                                                          _edit(p2, "promptly", "immediately"),
+                                                          _edit(p1, "absent text")]})
+    assert [r["status"] for r in result["results"]] == ["ok", "ok", "anchor_failed"]
+    assert session.dispatch("add_comment", {"text": "See clause 2.", "paragraph_id": p2})["status"] == "ok"
+    assert session.stats["comments_added"] == 3  # two edits' comments and one thread
+    assert document_diagnostics(session.doc, US)["comments_added"] == 3
+    assert session.dispatch("end_session", {})["comments_added"] == 3
+
+
 def test_unknown_paragraph_is_an_edit_result_not_an_error(session):
     result = session.dispatch("propose_edits", {"edits": [_edit("p-999", "Vendor")]})
     (r,) = result["results"]
