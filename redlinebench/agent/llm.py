@@ -205,7 +205,10 @@ class LLMAgent:
                     end_reason = "no_tool_calls"
                     break
                 cap = limits.max_tool_calls_per_step
-                for call in calls[:cap]:
+                skipped = calls[cap:]
+                if skipped:  # the history keeps the calls that run (the transcript has the whole reply)
+                    message["tool_calls"] = calls = calls[:cap]
+                for call in calls:
                     name = call["function"]["name"]
                     t0, c0 = time.perf_counter(), time.thread_time()
                     result = session.dispatch(name, call["function"]["arguments"])
@@ -214,8 +217,8 @@ class LLMAgent:
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
                     log.write({"type": "tool", "step": stats.steps, "name": name,
                                "arguments": call["function"]["arguments"], "result": result})
-                if len(calls) > cap:
-                    _skip_calls(calls[cap:], cap, messages, log, stats)
+                if skipped:
+                    _skip_calls(skipped, cap, messages, log, stats)
                 if session.finished:
                     end_reason = "end_session"
                     break
@@ -297,20 +300,20 @@ class LLMAgent:
 
 
 def _skip_calls(skipped: list[dict], cap: int, messages: list[dict], log: Transcript, stats: "_Stats") -> None:
-    """Calls past the per-reply cap: not run, each answered with an error the model can read.
+    """Calls past the per-reply cap: not run, and told to the model in one message.
 
-    Every tool call must be answered for the next request to be valid, so each gets a short tool
-    message; the transcript gets one event for them all (not one per call).
+    They were dropped from the reply kept in the history, so no tool message has to answer each
+    (20,000 such answers would themselves overflow the context); the transcript gets one event.
     """
-    error = {"error": "too_many_tool_calls",
-             "message": f"too many tool calls in one reply; at most {cap} are run per reply. This call was "
-                        f"not run: send it again in a later reply if it is still needed."}
-    content = json.dumps(error)
     names: dict[str, int] = {}
     for call in skipped:
-        messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
         name = call["function"]["name"][:80]
         names[name] = names.get(name, 0) + 1
+    listing = ", ".join(f"{n} x{c}" for n, c in sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:10])
+    error = {"error": "too_many_tool_calls",
+             "message": f"too many tool calls in one reply: at most {cap} are run per reply, and the other "
+                        f"{len(skipped)} ({listing}) were not run. Send the ones still needed in later replies."}
+    messages.append({"role": "user", "content": json.dumps(error)})
     stats.skipped += len(skipped)
     stats.tool_errors += len(skipped)
     top = dict(sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:20])

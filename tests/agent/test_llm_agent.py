@@ -465,7 +465,7 @@ def test_shortening_a_long_history_is_linear():
     assert _estimate_tokens(messages) > 1_000  # everything old is as short as it gets
 
 
-async def test_calls_past_the_per_reply_cap_are_not_run_and_each_gets_an_error(tmp_path, srv):
+async def test_calls_past_the_per_reply_cap_are_not_run_and_the_model_is_told_once(tmp_path, srv):
     tools = FakeTools()
     srv.enqueue(Reply.tool_calls([("read_document", {})] * 300 + [("end_session", {})]),
                 Reply.tool_calls([("end_session", {})]))
@@ -476,21 +476,24 @@ async def test_calls_past_the_per_reply_cap_are_not_run_and_each_gets_an_error(t
     assert m["tool_calls"] == {"end_session": 1, "read_document": 5}
     assert (m["tool_calls_skipped"], m["tool_errors"]) == (296, 296)
 
+    # The next request stays small and valid: the reply keeps the 5 calls that ran, each answered,
+    # and one message tells the model what was not run.
     messages = srv.requests[1].body["messages"]
     asked = [c["id"] for c in messages[2]["tool_calls"]]
     answers = [msg for msg in messages if msg["role"] == "tool"]
-    assert len(asked) == 301 and [a["tool_call_id"] for a in answers] == asked
-    refused = json.loads(answers[5]["content"])
-    assert refused["error"] == "too_many_tool_calls"
-    assert refused["message"].startswith("too many tool calls in one reply; at most 5 are run per reply")
-    assert json.loads(answers[-1]["content"]) == refused  # end_session past the cap was not run either
+    assert len(asked) == 5 and [a["tool_call_id"] for a in answers] == asked
+    note = json.loads(messages[-1]["content"])
+    assert messages[-1]["role"] == "user" and note["error"] == "too_many_tool_calls"
+    assert note["message"].startswith("too many tool calls in one reply: at most 5 are run per reply, and the "
+                                      "other 296 (read_document x295, end_session x1) were not run")
 
     ev = _events(tmp_path)
     assert [e["type"] for e in ev].count("tool") == 6
+    model_event = next(e for e in ev if e["type"] == "model")
+    assert len(model_event["message"]["tool_calls"]) == 301  # the transcript has the whole reply
     (skipped,) = [e for e in ev if e["type"] == "tool_calls_skipped"]
     assert (skipped["step"], skipped["limit"], skipped["count"]) == (1, 5, 296)
     assert skipped["names"] == {"read_document": 295, "end_session": 1}
-    assert skipped["first_call_id"] == asked[5]
 
 
 def test_the_tool_call_cap_is_a_validated_limit_recorded_with_the_others():
