@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import shutil
@@ -20,6 +19,9 @@ REDLINE = "redline.docx"
 GRADE = "grade.json"
 METRICS = "metrics.json"
 SUMMARY = "metrics_summary.json"
+#: Where ``score --rejudge`` grades trials that already have a final grade, before swapping them in
+#: (a hidden folder: summarize and the run's own staging never read it).
+REJUDGE_STAGING = ".rejudge"
 
 
 def _atomic_json(path: Path, data: Any) -> None:
@@ -56,7 +58,7 @@ def collect_grade_files(dirs: list[Path]) -> list[Path]:
         if not d.is_dir():
             raise ConfigError("no such directory", path=d)
         for top, subdirs, files in os.walk(os.path.realpath(d)):
-            subdirs[:] = [s for s in subdirs if s != ".partial"]
+            subdirs[:] = [s for s in subdirs if not s.startswith(".")]  # staging (.partial, .rejudge), caches
             if GRADE in files:
                 found.add(os.path.join(top, GRADE))
     return [Path(p) for p in sorted(found)]
@@ -74,7 +76,7 @@ def ungraded_episodes(dirs: list[Path]) -> dict[str, int]:
         if not d.is_dir():
             continue
         for top, subdirs, files in os.walk(os.path.realpath(d)):
-            subdirs[:] = [s for s in subdirs if s != ".partial"]
+            subdirs[:] = [s for s in subdirs if not s.startswith(".")]  # staging (.partial, .rejudge), caches
             if "metrics.json" in files and GRADE not in files and top not in seen:
                 seen.add(top)
                 data = _read_json(Path(top) / "metrics.json")
@@ -157,12 +159,14 @@ def find_trials(run_dir: Path) -> list[tuple[str, str, int, Path]]:
 
 
 def _final_grade(tdir: Path) -> bool:
-    """Whether ``tdir`` holds a readable grade.json with a final status."""
+    """Whether ``tdir`` holds a grade.json that reads as a grade and has a final status (a damaged
+    one is never worth keeping over a new grade)."""
     from ..runner.store import grade_is_final
+    from ..scoring import GradeFileError, TrialGrade
 
     try:
-        return grade_is_final(_read_json(tdir / GRADE))
-    except ConfigError:
+        return grade_is_final({"status": TrialGrade.read(tdir / GRADE).status})
+    except (GradeFileError, OSError):
         return False
 
 
@@ -202,7 +206,7 @@ def _unfinished(status: str, tdir: Path, metrics: Any) -> bool:
 
 async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int, use_cache: bool, rejudge: bool,
                     source: str | None, api_base: str | None, timeout: float | None,
-                    echo=click.echo, key_check: bool = False) -> dict[str, Any]:
+                    echo=click.echo, key_check: bool = False, kept_out: list[str] | None = None) -> dict[str, Any]:
     from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
     from ..runner.store import grade_is_final
     from ..scoring import GradeFileError, TrialGrade, summarize
@@ -265,7 +269,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
             output = tdir / REDLINE
             # A final grade is replaced only by another final one: --rejudge against a judge that
             # is down must not turn a complete grade into an incomplete one.
-            staged = _final_grade(tdir) and run_dir / ".partial" / "rejudge" / tdir.relative_to(run_dir / "trials")
+            staged = _final_grade(tdir) and run_dir / REJUDGE_STAGING / tdir.relative_to(run_dir / "trials")
             if staged:
                 shutil.rmtree(staged, ignore_errors=True)
                 staged.mkdir(parents=True)
@@ -291,9 +295,9 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     if kept:
         echo(f"warning: judging did not finish for {len(kept)} trial(s) that already had a complete grade; "
              f"their previous grade is kept: {', '.join(kept[:5])}" + (" ..." if len(kept) > 5 else ""), err=True)
-    shutil.rmtree(run_dir / ".partial" / "rejudge", ignore_errors=True)
-    with contextlib.suppress(OSError):  # only when nothing else is staged there
-        (run_dir / ".partial").rmdir()
+    if kept_out is not None:
+        kept_out.extend(kept)
+    shutil.rmtree(run_dir / REJUDGE_STAGING, ignore_errors=True)
     files = collect_grade_files([run_dir / "trials"])
     grades, _ = load_grades(files)
     summary = summarize(grades)
@@ -406,7 +410,8 @@ def register(main: click.Group) -> None:
 
         lock = hold(run_dir)  # a run still writing trials here would race with this grading
         try:
-            summary = asyncio.run(score_run(run_dir, judges_spec=judges_spec, concurrency=concurrency,
+            kept: list[str] = []
+            summary = asyncio.run(score_run(run_dir, judges_spec=judges_spec, concurrency=concurrency, kept_out=kept,
                                             use_cache=not no_cache, rejudge=rejudge, source=source,
                                             api_base=api_base, timeout=timeout, key_check=not skip_key_check))
         finally:
@@ -424,6 +429,12 @@ def register(main: click.Group) -> None:
             # as `run` does: a script must not take a score with trials left out for a usable one
             click.echo(f"error: judging is still incomplete for {len(unjudged)} trial(s), so they are not in the "
                        f"score; fix the cause and run `redlinebench score {run_dir}` again", err=True)
+            raise SystemExit(1)
+        if kept:
+            # the table still holds those trials' previous grades (maybe by other judges): not the re-grade asked for
+            click.echo(f"error: the re-grade did not finish for {len(kept)} trial(s), whose previous grades are kept "
+                       f"and still in the score; fix the cause and run `redlinebench score {run_dir} --rejudge` "
+                       f"again", err=True)
             raise SystemExit(1)
 
     @main.command("summarize")

@@ -48,12 +48,6 @@ def _val(el, tag: str) -> str | None:
     return None if child is None else child.get(W_VAL)
 
 
-def _outline_level(ppr) -> int | None:
-    """A heading's outline level 0-8; 9 is Word's "body text" and counts as none."""
-    level = _ival(ppr, "w:outlineLvl")
-    return level if level is not None and 0 <= level <= 8 else None
-
-
 def _ival(el, tag: str) -> int | None:
     value = _val(el, tag)
     try:
@@ -124,7 +118,7 @@ class Numbering:
         self.default_pstyle: str | None = None
         self.style_names: dict[str, str] = {}
         self.pstyle_level: dict[str, tuple[str, int]] = {}
-        self.style_outline: set[str] = set()  # styles that give an outline level (headings)
+        self.style_outline: dict[str, int] = {}  # style -> its own w:outlineLvl (0-8 heading, 9 body text)
         self._resolved: dict[tuple, tuple[str, int] | None] = {}
         self._templates: dict[tuple[str, int], list] = {}
         if numbering_root is not None:
@@ -182,8 +176,9 @@ class Numbering:
             if based:
                 self.style_based[sid] = based
             ppr = kids.get(qn("w:pPr"))
-            if ppr is not None and _outline_level(ppr) is not None:
-                self.style_outline.add(sid)
+            level = _ival(ppr, "w:outlineLvl") if ppr is not None else None
+            if level is not None:
+                self.style_outline[sid] = level
             numpr = ppr.find(qn("w:numPr")) if ppr is not None else None
             if numpr is not None:
                 self.style_numpr[sid] = (_val(numpr, "w:numId"), _ival(numpr, "w:ilvl"))
@@ -201,10 +196,10 @@ class Numbering:
         pstyle = ppr.find(_PSTYLE) if ppr is not None else None
         sid = pstyle.get(W_VAL) if pstyle is not None else self.default_pstyle
         seen = set()
-        while sid and sid not in seen:
+        while sid and sid not in seen:  # the nearest style that sets a level decides
             seen.add(sid)
             if sid in self.style_outline:
-                return True
+                return 0 <= self.style_outline[sid] <= 8
             sid = self.style_based.get(sid)
         return False
 

@@ -245,8 +245,8 @@ async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], jud
 def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges: list[Any], *,
                injected_agents: set[str], check_keys: bool = True) -> None:
     """Before anything is spent, for the work that is actually left (a finished run resumes
-    without keys): every model and judge string routes to a provider, and (unless
-    ``check_keys`` is off) has its credentials."""
+    without keys): a judge spec that can grade, and (unless ``check_keys`` is off) every model
+    and judge string routed to a provider, with its credentials."""
     from .preflight import check_credentials, check_routable
     from .store import TrialState, trial_state
 
@@ -264,10 +264,12 @@ def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges:
     if grading and need_grades and not judges:
         raise ConfigError(f"--judges {spec.judges!r} names no judge, so nothing could be graded; use panel, "
                           "heuristic, a comma list of models or a YAML file (or none to skip grading)")
-    check_routable([*models, *(getattr(j, "model", None) or "" for j in grading_judges
-                               if getattr(j, "method", "llm") == "llm")])
-    if check_keys:
-        check_credentials(models, grading_judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
+    if not check_keys:  # the escape hatch for providers litellm reaches another way
+        return
+    check_routable([*((m, spec.api_base) for m in models),
+                    *((j.model, getattr(j, "api_base", None) or spec.judge_api_base) for j in grading_judges
+                      if getattr(j, "method", "llm") == "llm" and getattr(j, "model", None))])
+    check_credentials(models, grading_judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
 
 
 def prerender_report(layout: paths.RunLayout, key: TrialKey, trial_dir: Path, document: Any = None) -> None:

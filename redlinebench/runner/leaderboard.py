@@ -54,8 +54,7 @@ def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
     for row in rows:
         table.add_row(*row.values())
     console.print(table)
-    note = summary.get("grid_note") or ""
-    for e in summary.get("leaderboard", []):
-        note = note or e.get("grid_note") or ""
-    if note:
+    notes = [f"{e.get('model')}: {e['grid_note']}" for e in summary.get("leaderboard", []) if e.get("grid_note")]
+    grid_note = (summary.get("grid") or {}).get("note")
+    for note in notes or ([grid_note] if grid_note else []):  # each model's missing cells, by name
         console.print(note, markup=False, highlight=False)

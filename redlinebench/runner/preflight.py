@@ -12,19 +12,20 @@ from ..agent.credentials import missing_credentials
 from ..errors import ConfigError
 
 
-def check_routable(models: Iterable[str]) -> None:
-    """Raise one ConfigError naming every model string litellm cannot route to a provider.
+def check_routable(models: Iterable[tuple[str, str | None]]) -> None:
+    """Raise one ConfigError naming every (model, endpoint) litellm cannot route to a provider.
 
     A typo ("gpt4o-mini" without a provider, "nonsense_judge") would otherwise surface only at
-    its first call: for a judge, after every agent episode has been paid for.
+    its first call: for a judge, after every agent episode has been paid for. The endpoint is
+    passed as the call will pass it: litellm tells some providers by their URL.
     """
     from .._litellm import get_litellm
 
     litellm = get_litellm()
     bad = []
-    for model in dict.fromkeys(m for m in models if m):
+    for model, api_base in dict.fromkeys((m, b) for m, b in models if m):
         try:
-            litellm.get_llm_provider(model=model)
+            litellm.get_llm_provider(model=model, api_base=api_base)
         except Exception:  # noqa: BLE001  litellm's message is long; ours says what to do
             bad.append(model)
     if bad:

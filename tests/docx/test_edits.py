@@ -290,6 +290,26 @@ def test_text_added_after_a_heading_looks_like_the_clause_it_opens(heading):
     assert xml.count(body_ppr) == 2 and xml.count("Heading1") == heading.count("Heading1")
 
 
+def test_a_style_based_on_a_heading_that_sets_body_text_level_is_not_a_heading():
+    from redlinebench.docx.numbering import Numbering
+    from redlinebench.docx.oxml import parse_xml
+
+    styles = parse_xml(('<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+                        '<w:style w:type="paragraph" w:styleId="Heading1"><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>'
+                        '<w:style w:type="paragraph" w:styleId="Plain"><w:basedOn w:val="Heading1"/>'
+                        '<w:pPr><w:outlineLvl w:val="9"/></w:pPr></w:style>'
+                        '<w:style w:type="paragraph" w:styleId="Sub"><w:basedOn w:val="Heading1"/></w:style>'
+                        '</w:styles>').encode())
+    numbering = Numbering(None, styles)
+
+    def ppr(style):
+        return parse_xml(('<w:pPr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+                          f'<w:pStyle w:val="{style}"/></w:pPr>').encode())
+
+    assert numbering.is_heading(ppr("Heading1")) and numbering.is_heading(ppr("Sub"))
+    assert not numbering.is_heading(ppr("Plain"))
+
+
 def test_after_a_heading_with_no_body_below_the_heading_look_is_kept():
     doc = open_body(p(r_("Confidentiality", "<w:b/>")) + p(r_("Publicity", "<w:b/>")))
     doc.apply_edits([edit("insert_after", "p-001", None, "Assignment")], author=ME, date=WHEN)

@@ -659,3 +659,17 @@ def test_a_wheel_option_that_is_not_a_redlinebench_wheel_is_refused(tree, tmp_pa
     res = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "h"), "--source", str(tree),
                                     "--wheel", str(wheel), "--judges", "heuristic"])
     assert res.exit_code != 0 and "not a wheel" in res.output and not (tmp_path / "h").exists()
+
+
+def test_harbor_export_follows_the_links_the_loader_follows(tree, tmp_path):
+    grounding = tree / "tasks" / "redline-s1-t1-g01a" / "environment" / "app" / "grounding"
+    (grounding / "shared.md").write_text("shared text\n")
+    (grounding / "alias.md").symlink_to("shared.md")  # inside the task: the loader reads it
+    wheel = tmp_path / "redlinebench-0.1.0-py3-none-any.whl"
+    _stand_in_wheel(wheel)
+    out = tmp_path / "h"
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", str(tree),
+                                    "--wheel", str(wheel), "--judges", "heuristic"])
+    assert res.exit_code == 0, res.output
+    copied = out / "redline-s1-t1-g01a" / "environment" / "app" / "grounding" / "alias.md"
+    assert copied.read_text() == "shared text\n" and not copied.is_symlink()

@@ -319,16 +319,26 @@ def test_scoring_a_run_made_without_judges_uses_the_default_panel(tree, tmp_path
 def test_a_judge_spec_that_cannot_grade_is_refused_before_any_episode(tree, tmp_path, judges, message):
     run_dir = tmp_path / "r"
     r = CliRunner().invoke(main, ["run", "--agent", "golden", "--source", str(tree), "--judges", judges,
-                                  "--run-dir", str(run_dir), "--no-progress", "--skip-key-check"])
+                                  "--run-dir", str(run_dir), "--no-progress"])
     assert r.exit_code != 0 and message in r.output and "Traceback" not in r.output
     assert not (run_dir / "trials").exists()  # nothing was run, nothing was paid for
 
 
 def test_a_model_string_litellm_cannot_route_is_refused_up_front(tree, tmp_path):
     r = CliRunner().invoke(main, ["run", "--model", "gpt4o_typo", "--source", str(tree), "--judges", "heuristic",
-                                  "--run-dir", str(tmp_path / "r"), "--no-progress", "--skip-key-check"])
+                                  "--run-dir", str(tmp_path / "r"), "--no-progress"])
     assert r.exit_code != 0 and "litellm cannot tell the provider of 'gpt4o_typo'" in r.output
     assert not (tmp_path / "r" / "trials").exists()
+
+
+def test_the_routing_check_asks_with_the_endpoint_the_call_will_use():
+    """litellm tells some providers by their URL: a bare model name behind a known endpoint routes."""
+    from redlinebench.errors import ConfigError
+    from redlinebench.runner.preflight import check_routable
+
+    check_routable([("llama-3.1-8b-instant", "https://api.groq.com/openai/v1"), ("openai/x", None)])
+    with pytest.raises(ConfigError, match="llama-3.1-8b-instant"):
+        check_routable([("llama-3.1-8b-instant", None)])
 
 
 def test_unwritable_output_paths_are_one_line_errors_naming_the_path(tmp_path):

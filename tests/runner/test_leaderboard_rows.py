@@ -34,3 +34,19 @@ def test_printed_table_pads_every_column_alike_including_the_edges():
         assert len(cells) == 13, line
         assert all(c.startswith(" ") and c.endswith(" ") for c in cells), line
     assert "gate fail ┃" in header and "┃ model" in header
+
+
+def test_every_models_missing_cells_are_named_under_the_table():
+    import io
+
+    from rich.console import Console
+
+    from redlinebench.runner.leaderboard import print_leaderboard
+
+    out = io.StringIO()
+    print_leaderboard({"grid": {"complete": False, "note": "see each entry's grid_note"}, "leaderboard": [
+        {"model": "m1", "overall_turn_weighted": 0.5, "ci": [0.4, 0.6], "grid_note": "missing cells 1-1"},
+        {"model": "m2", "overall_turn_weighted": 0.4, "ci": [0.3, 0.5], "grid_note": "missing cells 3-4"},
+    ]}, Console(file=out, width=160, color_system=None))
+    text = out.getvalue()
+    assert "partial grid" in text and "m1: missing cells 1-1" in text and "m2: missing cells 3-4" in text

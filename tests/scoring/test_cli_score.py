@@ -238,13 +238,14 @@ def test_rejudge_against_a_judge_that_is_down_keeps_the_complete_grades(tmp_path
     redo = CliRunner().invoke(main, ["score", str(run), "--rejudge", "--no-cache", "--judge-api-base", fake_openai.url,
                                      "--timeout", "2"])
     assert "their previous grade is kept" in redo.output
+    assert redo.exit_code == 1 and "the re-grade did not finish for" in redo.output  # not the re-grade asked for
     after = {p: p.read_bytes() for p in graded}
     assert after == graded  # grade.json, judges/*.json and annotated_view.md untouched
-    assert not (run / ".partial").exists()
+    assert not (run / ".partial").exists() and not (run / ".rejudge").exists()
     assert {g["status"] for g in grades(run)} <= {"graded", "gate_failed"}
 
     fake_openai.set_handler(all_pass)  # back up: the rejudged grades replace the old ones
     again = CliRunner().invoke(main, ["score", str(run), "--rejudge", "--no-cache", "--judge-api-base", fake_openai.url])
     assert again.exit_code == 0, again.output
-    assert "previous grade is kept" not in again.output and not (run / ".partial").exists()
+    assert "previous grade is kept" not in again.output and not (run / ".rejudge").exists()
     assert all(p.stat().st_mtime_ns != t for p, t in stamps.items())  # rewritten (same verdicts, same bytes)

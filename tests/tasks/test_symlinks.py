@@ -213,3 +213,32 @@ def test_export_tree_copy_refuses_a_link_added_after_loading(tree: Path, secret:
         export_dataset(tree, out, include_tree=True)
     assert info.value.path == str(link) and OUTSIDE in str(info.value)
     assert not (out / "tasks").exists() and not _leaks(out)
+
+
+def test_a_hugging_face_cache_snapshot_whose_files_link_into_blobs_loads(tmp_path):
+    """`hf download` without --local-dir gives snapshots/<rev>/... whose files link to ../blobs/."""
+    repo = tmp_path / "datasets--org--RedlineBench"
+    snapshot = repo / "snapshots" / "abc123"
+    blobs = repo / "blobs"
+    blobs.mkdir(parents=True)
+    source = config.embedded_benchmark_dir() / "tasks" / TASK
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source)
+        dest = snapshot / "tasks" / TASK / rel
+        if path.is_dir():
+            dest.mkdir(parents=True, exist_ok=True)
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        blob = blobs / f"{abs(hash(str(rel))):x}"
+        blob.write_bytes(path.read_bytes())
+        dest.symlink_to(os.path.relpath(blob, dest.parent))
+    taskset = load_tasks(str(snapshot))
+    assert [t.task_id for t in taskset.tasks] == [TASK]
+    out = tmp_path / "copy"
+    copy_task_tree(snapshot / "tasks" / TASK, out)
+    assert (out / "instruction.md").read_bytes() == (source / "instruction.md").read_bytes()
+    # a link out of the cache repository is still refused
+    (snapshot / "tasks" / TASK / "environment" / "app" / "grounding" / "x.md").symlink_to(tmp_path / "secret")
+    (tmp_path / "secret").write_text("no")
+    with pytest.raises(TaskError, match="outside the task folder"):
+        load_tasks(str(snapshot))

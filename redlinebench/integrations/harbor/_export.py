@@ -208,11 +208,21 @@ def _drop_none(value: Any) -> Any:
 
 
 def _copy_tree(src: Path, dst: Path, *, skip: set[str] = frozenset()) -> None:
+    """Copy a task folder, hidden files and ``skip`` left out; a symlink is followed only where the
+    task loader follows it (inside the task), so both exports ship the same files."""
+    from ...tasks._files import OUTSIDE, link_stays_inside
+
     for path in sorted(src.rglob("*")):
         rel = path.relative_to(src).as_posix()
-        if rel in skip or path.is_symlink() or any(p.startswith(".") for p in Path(rel).parts):
+        if rel in skip or any(p.startswith(".") for p in Path(rel).parts):
             continue
         target = dst / rel
+        if path.is_symlink():
+            if not link_stays_inside(path, src):
+                raise TaskError(OUTSIDE, path=path)
+            if path.is_dir():
+                shutil.copytree(path.resolve(), target, dirs_exist_ok=True)
+                continue
         if path.is_dir():
             target.mkdir(parents=True, exist_ok=True)
         elif path.is_file():
