@@ -79,7 +79,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
 
 def _finish(result: Any, console: Any) -> None:
     """Leaderboard table (rich), then plain lines (click.echo: never wrapped, so paths stay whole)."""
-    from ..runner.leaderboard import print_leaderboard
+    from ..runner.leaderboard import judging_incomplete_lines, print_leaderboard
 
     if result.summary is not None:
         print_leaderboard(result.summary, console)
@@ -100,9 +100,8 @@ def _finish(result: Any, console: Any) -> None:
                    f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
     unjudged = result.judging_incomplete
-    for row in unjudged[:5]:
-        click.echo(f"  judging incomplete: {row.get('model')} {row.get('task_id')} trial {row.get('trial')}: "
-                   f"{row.get('reason')}")
+    for line in judging_incomplete_lines(unjudged):
+        click.echo(line)
     if p.failures:
         # Errored episodes are not scored; a non-zero exit lets scripts and CI notice them.
         click.echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "

@@ -421,10 +421,11 @@ def register(main: click.Group) -> None:
         report = _rewrite_report(run_dir)
         if report is not None:
             click.echo(f"report: {report}")
-        unjudged = [r for r in summary.get("incomplete") or [] if r.get("status") == "judging_incomplete"]
-        for row in unjudged[:5]:
-            click.echo(f"  judging incomplete: {row.get('model')} {row.get('task_id')} trial {row.get('trial')}: "
-                       f"{row.get('reason')}")
+        from ..runner.leaderboard import judging_incomplete, judging_incomplete_lines
+
+        unjudged = judging_incomplete(summary)
+        for line in judging_incomplete_lines(unjudged):
+            click.echo(line)
         if unjudged:
             # as `run` does: a script must not take a score with trials left out for a usable one
             click.echo(f"error: judging is still incomplete for {len(unjudged)} trial(s), so they are not in the "

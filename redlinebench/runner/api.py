@@ -43,8 +43,9 @@ class RunResult:
     @property
     def judging_incomplete(self) -> list[dict[str, Any]]:
         """The summary's rows of trials whose episode finished but whose judging did not."""
-        rows = (self.summary or {}).get("incomplete") or []
-        return [r for r in rows if isinstance(r, dict) and r.get("status") == "judging_incomplete"]
+        from .leaderboard import judging_incomplete
+
+        return judging_incomplete(self.summary)
 
     @property
     def ok(self) -> bool:

@@ -9,6 +9,18 @@ def _pct(value: Any) -> str:
     return "-" if not isinstance(value, (int, float)) else f"{100 * value:.1f}"
 
 
+def judging_incomplete(summary: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The summary's rows of trials whose episode finished but whose judging did not."""
+    rows = (summary or {}).get("incomplete") or []
+    return [r for r in rows if isinstance(r, dict) and r.get("status") == "judging_incomplete"]
+
+
+def judging_incomplete_lines(rows: list[dict[str, Any]], limit: int = 5) -> list[str]:
+    """One line per such trial (the first ``limit``), as ``run`` and ``score`` print them."""
+    return [f"  judging incomplete: {r.get('model')} {r.get('task_id')} trial {r.get('trial')}: {r.get('reason')}"
+            for r in rows[:limit]]
+
+
 def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, str]]:
     """One row per model, scores as 0-100 with one decimal (``redline_overall`` convention)."""
     rows = []
