@@ -30,7 +30,7 @@ _OPTIONAL_PARAMS = ("max_tokens", "seed", "temperature", "tool_choice")
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old messages
 _SHORT_KEEP = 600
 _ARGS_KEY = "shortened_arguments"
-_ARGS_MARK = '{"shortened_arguments"'
+_ARGS_MARK = f'{{"{_ARGS_KEY}"'  # how shortened arguments start (json.dumps puts the key first)
 
 
 class ToolBackend(Protocol):
@@ -309,14 +309,15 @@ def _skip_calls(skipped: list[dict], cap: int, messages: list[dict], log: Transc
     for call in skipped:
         name = call["function"]["name"][:80]
         names[name] = names.get(name, 0) + 1
-    listing = ", ".join(f"{n} x{c}" for n, c in sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:10])
+    ranked = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))
+    listing = ", ".join(f"{n} x{c}" for n, c in ranked[:10])
     error = {"error": "too_many_tool_calls",
              "message": f"too many tool calls in one reply: at most {cap} are run per reply, and the other "
                         f"{len(skipped)} ({listing}) were not run. Send the ones still needed in later replies."}
     messages.append({"role": "user", "content": json.dumps(error)})
     stats.skipped += len(skipped)
     stats.tool_errors += len(skipped)
-    top = dict(sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:20])
+    top = dict(ranked[:20])
     log.write({"type": "tool_calls_skipped", "step": stats.steps, "limit": cap, "count": len(skipped),
                "first_call_id": skipped[0]["id"], "names": top, "result": error})
 

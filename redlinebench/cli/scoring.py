@@ -54,14 +54,20 @@ def collect_grade_files(dirs: list[Path]) -> list[Path]:
     for d in dirs:
         if d.is_file():
             found.add(os.path.realpath(d))
-            continue
-        if not d.is_dir():
+        elif not d.is_dir():
             raise ConfigError("no such directory", path=d)
-        for top, subdirs, files in os.walk(os.path.realpath(d)):
-            subdirs[:] = [s for s in subdirs if not s.startswith(".")]  # staging (.partial, .rejudge), caches
-            if GRADE in files:
-                found.add(os.path.join(top, GRADE))
+    found.update(os.path.join(top, GRADE) for top, files in _walk(dirs) if GRADE in files)
     return [Path(p) for p in sorted(found)]
+
+
+def _walk(dirs: list[Path]):
+    """(folder, file names) below each directory of ``dirs`` by real location, hidden folders
+    (staging: .partial, .rejudge; caches) left out."""
+    for d in dirs:
+        if d.is_dir():
+            for top, subdirs, files in os.walk(os.path.realpath(d)):
+                subdirs[:] = [s for s in subdirs if not s.startswith(".")]
+                yield top, files
 
 
 def ungraded_episodes(dirs: list[Path]) -> dict[str, int]:
@@ -70,19 +76,17 @@ def ungraded_episodes(dirs: list[Path]) -> dict[str, int]:
     summarize reads grades only; an errored or not yet graded trial would otherwise vanish from
     its table without a word (SPEC §5: never silently dropped).
     """
+    from ..runner.store import read_metrics
+
     counts: dict[str, int] = {}
     seen: set[str] = set()
-    for d in dirs:
-        if not d.is_dir():
-            continue
-        for top, subdirs, files in os.walk(os.path.realpath(d)):
-            subdirs[:] = [s for s in subdirs if not s.startswith(".")]  # staging (.partial, .rejudge), caches
-            if "metrics.json" in files and GRADE not in files and top not in seen:
-                seen.add(top)
-                data = _read_json(Path(top) / "metrics.json")
-                model = data.get("model") if isinstance(data, dict) else None
-                if isinstance(model, str) and "task_id" in data:  # a trial's metrics, not some other file
-                    counts[model] = counts.get(model, 0) + 1
+    for top, files in _walk(dirs):
+        if METRICS in files and GRADE not in files and top not in seen:
+            seen.add(top)
+            data = read_metrics(Path(top))
+            model = data.get("model")
+            if isinstance(model, str) and "task_id" in data:  # a trial's metrics, not some other file
+                counts[model] = counts.get(model, 0) + 1
     return counts
 
 
@@ -208,7 +212,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
                     source: str | None, api_base: str | None, timeout: float | None,
                     echo=click.echo, key_check: bool = False, kept_out: list[str] | None = None) -> dict[str, Any]:
     from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
-    from ..runner.store import grade_is_final
+    from ..runner.store import grade_is_final, read_metrics
     from ..scoring import GradeFileError, TrialGrade, summarize
     from ..tasks import load_tasks
 
@@ -232,8 +236,6 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
         if task_id not in tasks:
             unknown.append(f"{model_slug}/{task_id}/{trial}")
             continue
-        from ..runner.store import read_metrics
-
         metrics = read_metrics(tdir) or None  # damaged: warned below, the output is still graded
         if metrics is None and (tdir / METRICS).exists():
             echo(f"warning: {tdir / METRICS}: unreadable; the trial's output is graded all the same", err=True)

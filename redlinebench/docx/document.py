@@ -223,6 +223,18 @@ def mark_revision(p):
 MAX_PARAGRAPHS = 50_000
 
 
+def _format_changes_by_paragraph(root) -> dict[object, list]:
+    """Each paragraph below ``root`` -> its formatting changes (``w:rPrChange``/``w:pPrChange``), in one pass."""
+    out: dict[object, list] = {}
+    for change in root.iter(W_RPRCHANGE, W_PPRCHANGE):
+        node = change.getparent()
+        while node is not None and node.tag != W_P:
+            node = node.getparent()
+        if node is not None:
+            out.setdefault(node, []).append(change)
+    return out
+
+
 class RedlineDocument:
     """One open .docx: read it, redline it with tracked changes, comment on it, save it."""
 
@@ -351,14 +363,7 @@ class RedlineDocument:
         for p, in_table in iter_block_paragraphs(self._body):
             pid = self._pids.get(p) or self._register(p)
             pending.append((p, pid, in_table))
-        fmt_changes: dict[object, list] = {}
-        for change in self._body.iter(W_RPRCHANGE, W_PPRCHANGE):
-            host = change.getparent()
-            node = host
-            while node is not None and node.tag != W_P:
-                node = node.getparent()
-            if node is not None:
-                fmt_changes.setdefault(node, []).append(change)
+        fmt_changes = _format_changes_by_paragraph(self._body)
         seen_rows: set = set()
         field_depth = 0   # complex-field nesting carried across paragraph marks (a TOC spans many)
         has_fields = next(self._body.iter(W_FLDCHAR_TAG), None) is not None
@@ -589,13 +594,7 @@ class RedlineDocument:
         """
         out: list[tuple[str, Revision]] = []
         for part, root in self.story_parts()[1:]:
-            fmt_changes: dict[object, list] = {}
-            for change in root.iter(W_RPRCHANGE, W_PPRCHANGE):
-                node = change.getparent()
-                while node is not None and node.tag != W_P:
-                    node = node.getparent()
-                if node is not None:
-                    fmt_changes.setdefault(node, []).append(change)
+            fmt_changes = _format_changes_by_paragraph(root)
             for p in root.iter(W_P):
                 walk = walk_paragraph(p)
                 marks = mark_revisions(p)

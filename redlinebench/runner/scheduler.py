@@ -27,6 +27,15 @@ from .store import TrialState, clean_partial, discard, read_metrics, sweep_tempo
 METRICS_SCHEMA_VERSION = 1
 
 
+def metrics_record(*, task_id: str, model: str, agent: str, trial: int, status: str, end_reason: str,
+                   started: Any, finished: Any, wall_s: float | None) -> dict[str, Any]:
+    """The head of a trial's metrics.json, the same for a local episode and an imported one
+    (the loaders and the report read both alike); the episode's own figures follow it."""
+    return {"schema_version": METRICS_SCHEMA_VERSION, "task_id": task_id, "model": model, "agent": agent,
+            "trial": trial, "status": status, "end_reason": end_reason, "started": started,
+            "finished": finished, "wall_s": wall_s}
+
+
 @dataclass(frozen=True)
 class TrialKey:
     entrant: Entrant
@@ -316,19 +325,12 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> di
         episode = Episode("errored", "input_error", {}, error=str(exc))
     except Exception:  # a bug in one trial is recorded with its traceback; the run goes on
         episode = Episode("errored", "exception", {}, error=traceback.format_exc(limit=12))
-    metrics: dict[str, Any] = {
-        "schema_version": METRICS_SCHEMA_VERSION,
-        "task_id": task.task_id,
-        "model": key.label,
-        "agent": key.entrant.agent,
-        "trial": key.trial,
-        "status": episode.status,
-        "end_reason": episode.end_reason,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "wall_s": round(time.perf_counter() - t0, 4),
-        **episode.metrics,
-    }
+    metrics = {**metrics_record(task_id=task.task_id, model=key.label, agent=key.entrant.agent, trial=key.trial,
+                                status=episode.status, end_reason=episode.end_reason,
+                                started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+                                finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                wall_s=round(time.perf_counter() - t0, 4)),
+               **episode.metrics}
     if episode.error:
         metrics["error"] = redact(episode.error)
     if episode.status != "errored" and not (staging / paths.REDLINE).is_file():

@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..docx import RedlineDocument
+from ..docx.document import RT_COMMENTS
 from ..docx.package import MAX_TOTAL_BYTES
 from ..errors import DocxError
 
@@ -27,7 +28,6 @@ _CHANGE_TAGS = {f"{{{_W}}}{t}": t for t in ("ins", "del", "moveFrom", "moveTo")}
 _TEXT_TAGS = {f"{{{_W}}}t", f"{{{_W}}}delText", f"{{{_W}}}instrText"}
 _COMMENT = f"{{{_W}}}comment"
 _AUTHOR = f"{{{_W}}}author"
-_RT_COMMENTS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
 
 Census = Counter[tuple[str, str, str]]
 
@@ -63,7 +63,7 @@ def _census(doc: RedlineDocument) -> Census:
     for element in package.xml(package.main_part).iter(*_CHANGE_TAGS):
         text = "".join(t.text or "" for t in element.iter(*_TEXT_TAGS))
         census[(_CHANGE_TAGS[element.tag], element.get(_AUTHOR) or "", text)] += 1
-    comments = doc.part_for(_RT_COMMENTS) or "word/comments.xml"
+    comments = doc.part_for(RT_COMMENTS) or "word/comments.xml"
     if package.has(comments):
         for element in package.xml(comments).iter(_COMMENT):
             text = "".join(t.text or "" for t in element.iter(f"{{{_W}}}t"))

@@ -110,7 +110,7 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
     applied = iter(session.doc.apply_edits(prepared, author=session.author, date=session.date) if prepared else [])
     results = [slot if slot is not None else next(applied) for slot in slots]
     ok = sum(1 for r in results if r.get("status") == "ok")
-    session.record_edits(ok, len(results) - ok)
+    session.record_edits(ok, len(results) - ok, comments=sum(1 for r in results if r.get("comment_id")))
     return {"results": results, "applied": ok, "failed": len(results) - ok}
 
 

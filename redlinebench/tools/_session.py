@@ -130,9 +130,6 @@ class ToolSession:
             return ToolFailure("internal_error", f"the tool failed unexpectedly ({type(exc).__name__}: "
                                                  f"{str(exc)[:200]}); the document is unchanged by this "
                                                  f"call only if no result was reported").to_dict()
-        if name == "propose_edits":  # each applied edit carries its own margin comment
-            self._comments += sum(1 for r in result.get("results") or ()
-                                  if isinstance(r, dict) and r.get("comment_id"))
         if self._pid_cache is not None and name in ("propose_edits", "mark_reserved"):
             self._pid_cache = None  # new paragraphs may exist now
         return result
@@ -179,9 +176,11 @@ class ToolSession:
             self._pid_cache = cache
         return self._pid_cache
 
-    def record_edits(self, ok: int, failed: int) -> None:
+    def record_edits(self, ok: int, failed: int, comments: int = 0) -> None:
+        """A batch's outcome; ``comments``: the margin comments its applied edits carry."""
         self._edits_ok += ok
         self._edits_failed += failed
+        self._comments += comments
         self._pid_cache = None
 
     def record_comment(self) -> None:

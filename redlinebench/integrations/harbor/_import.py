@@ -353,7 +353,7 @@ def trial_metrics(trial: HarborTrial, number: int, *, errored: bool) -> dict[str
     usable grade and Harbor recorded an exception, else ``completed``. ``wall_s`` is the agent's
     execution time when Harbor records it, else the whole trial's.
     """
-    from ...runner.scheduler import METRICS_SCHEMA_VERSION
+    from ...runner.scheduler import metrics_record
 
     result = trial.result
     agent_result = result.get("agent_result") if isinstance(result.get("agent_result"), Mapping) else {}
@@ -368,16 +368,10 @@ def trial_metrics(trial: HarborTrial, number: int, *, errored: bool) -> dict[str
         status, end_reason = "completed", "harbor_trial_finished"
     cost = _number(agent_result.get("cost_usd"))
     metrics: dict[str, Any] = {
-        "schema_version": METRICS_SCHEMA_VERSION,
-        "task_id": trial.task_id,
-        "model": trial.model,
-        "agent": trial.agent,
-        "trial": number,
-        "status": status,
-        "end_reason": end_reason,
-        "started": _stamp(result.get("started_at")),
-        "finished": _stamp(result.get("finished_at")),
-        "wall_s": _seconds(result.get("agent_execution")) or _seconds(result),
+        **metrics_record(task_id=trial.task_id, model=trial.model, agent=trial.agent, trial=number, status=status,
+                         end_reason=end_reason, started=_stamp(result.get("started_at")),
+                         finished=_stamp(result.get("finished_at")),
+                         wall_s=_seconds(result.get("agent_execution")) or _seconds(result)),
         "tokens_in": _number(agent_result.get("n_input_tokens")),
         "tokens_out": _number(agent_result.get("n_output_tokens")),
         "cost_usd": cost,
