@@ -227,10 +227,12 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     if not judges:
         raise ConfigError("--judges none grades nothing; pick panel, heuristic, a model list or a YAML file")
     src = source or _config_source(cfg)
-    taskset = load_tasks(src)
+    trials = find_trials(run_dir)
+    graded_tasks = {task_id for _, task_id, _, _ in trials}
+    # a broken task this run never ran does not stop grading the ones it did
+    taskset = load_tasks(src, unused=lambda name: name not in graded_tasks)
     tasks = {t.task_id: t for t in taskset.tasks}
     labels = _model_labels(cfg)
-    trials = find_trials(run_dir)
     todo, unknown = [], []
     for model_slug, task_id, trial, tdir in trials:
         if task_id not in tasks:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -61,7 +62,11 @@ def load_selected_tasks(spec: RunSpec, taskset: Any | None = None) -> tuple[Any,
     if taskset is None:
         from ..tasks import load_tasks
 
-        taskset = load_tasks(spec.source)
+        taskset = load_tasks(spec.source, unused=spec.filter.excludes_name)
+        if taskset.left_out:
+            print(f"warning: {len(taskset.left_out)} broken task(s) outside the selection left out: "
+                  f"{', '.join(taskset.left_out)} (`redlinebench tasks validate` lists their problems)",
+                  file=sys.stderr, flush=True)
     tasks = [t for t in taskset.tasks if spec.filter.matches(t)]
     if spec.filter.task_ids:
         known = {t.task_id for t in taskset.tasks}

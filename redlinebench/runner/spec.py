@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from ..agent.limits import AgentLimits
 from ..errors import ConfigError
+from ..tasks import parse_task_name
 
 BASELINES = ("noop", "accept-all", "golden")
 AGENTS = ("llm", *BASELINES)
@@ -57,6 +58,21 @@ class TaskFilter:
         if self.side is not None:
             parts.append(f"side {self.side.upper()}")
         return ", ".join(parts) or "no filter"
+
+    def excludes_name(self, name: str) -> bool:
+        """True when a task directory of this name is surely not selected, read from its name alone.
+
+        A broken task has no metadata to filter on; its name still carries scenario and turn (the
+        side is not in it, so a side filter excludes nothing by name).
+        """
+        if self.task_ids:
+            return name not in self.task_ids
+        parsed = parse_task_name(name)
+        if parsed is None:
+            return False
+        scenario, turn = parsed[0], parsed[1]
+        return ((self.scenario is not None and scenario != self.scenario)
+                or (self.turn is not None and turn != self.turn))
 
     def matches(self, task: Any) -> bool:
         if self.task_ids and task.task_id not in self.task_ids:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +26,11 @@ def _as_set(value: Any, cast) -> set | None:
 class TaskSet:
     """An ordered collection of tasks from one source. Filtering returns a new ``TaskSet``."""
 
-    def __init__(self, tasks: Sequence[Task], source: Source) -> None:
+    def __init__(self, tasks: Sequence[Task], source: Source, left_out: Sequence[str] = ()) -> None:
         self.tasks: list[Task] = list(tasks)
         self.source = source
+        #: broken task directories the loader was told the caller will not use (see ``load_tasks``)
+        self.left_out: tuple[str, ...] = tuple(left_out)
         self._by_id = {t.task_id: t for t in self.tasks}
         self._fingerprint: str | None = None
 
@@ -157,19 +159,28 @@ def _read_all(source: Source) -> tuple[list[Task], list[Problem], int]:
     return tasks, problems, len(dirs)
 
 
-def load_tasks(source: str | Path | Source | None = None) -> TaskSet:
+def load_tasks(source: str | Path | Source | None = None, *,
+               unused: Callable[[str], bool] | None = None) -> TaskSet:
     """Load every task of a tree (see ``resolve_source``); a ``TaskError`` on the first bad file.
 
     The error names the file and field and counts the rest; ``validate_tasks`` lists them all.
+    ``unused(task_dir_name)`` says which tasks the caller will surely not use (a run of a subset):
+    their problems do not stop the load, they are left out and named in ``TaskSet.left_out``, so
+    one broken task in a 140-task tree does not block running the others.
     """
     resolved = resolve_source(source)
     tasks, problems, _ = _read_all(resolved)
     errors = [p for p in problems if p.severity == "error"]
+    left_out: list[str] = []
+    if unused is not None:
+        left_out = sorted({p.task_id for p in errors if p.task_id is not None and unused(p.task_id)})
+        errors = [p for p in errors if p.task_id not in left_out]
+        tasks = [t for t in tasks if t.task_id not in left_out]
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''}; run `redlinebench tasks validate`)" if len(errors) > 1 else ""
         raise TaskError(first.message + more, path=first.path, field=first.field)
-    return TaskSet(tasks, resolved)
+    return TaskSet(tasks, resolved, left_out)
 
 
 def validate_tasks(source: str | Path | Source | None = None) -> ValidationReport:

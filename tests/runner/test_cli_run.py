@@ -366,3 +366,26 @@ def test_resume_of_a_run_whose_config_is_not_an_object_is_a_one_line_error(tmp_p
     r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(tmp_path / "r"), "--no-progress"])
     assert r.exit_code != 0 and "config.json is not a run configuration" in r.output
     assert "Traceback" not in r.output
+
+
+def test_a_broken_task_outside_the_selection_does_not_block_running_or_scoring_the_rest(tree, tmp_path):
+    import shutil
+
+    src = tmp_path / "tree"
+    shutil.copytree(tree, src)
+    broken = src / "tasks" / "redline-s1-t1-g01a"
+    (broken / "task.toml").write_text("[metadata\nnot toml")
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--agent", "golden", "--source", str(src), "--judges", "heuristic",
+                                  "--run-dir", str(run_dir), "--no-progress", "--turn", "2"])
+    assert r.exit_code == 0, r.output
+    assert "1 broken task(s) outside the selection left out: redline-s1-t1-g01a" in r.output
+    assert [p.parent.name for p in (run_dir / "trials" / "golden").glob("*/*")] == ["redline-s1-t2-g02a"]
+    # Scoring the run again needs only the tasks it ran.
+    r = CliRunner().invoke(main, ["score", str(run_dir), "--judges", "heuristic", "--rejudge"])
+    assert r.exit_code == 0, r.output
+    # Selecting the broken task, by id or by a filter its name falls under, still stops with its problem.
+    for selection in (["--tasks", "redline-s1-t1-g01a"], ["--turn", "1"], ["--side", "B"]):
+        r = CliRunner().invoke(main, ["run", "--agent", "golden", "--source", str(src), "--judges", "none",
+                                      "--run-dir", str(tmp_path / "x"), "--no-progress", *selection])
+        assert r.exit_code == 1 and "task.toml: malformed TOML" in r.output, (selection, r.output)
