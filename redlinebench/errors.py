@@ -67,6 +67,22 @@ class ToolFailure(Exception):
         return {"error": self.code, "message": self.message, **self.details}
 
 
+def shown(value: object, limit: int = 60) -> str:
+    """``repr`` of a value a model or file sent, clipped: an error must not echo a 5,000-digit id
+    (or a whole hostile argument) back into the model's context or a log."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def echoed(value: object, limit: int = 60) -> object:
+    """A field a tool result echoes back (an op, a paragraph id): as sent when short, else ``shown``."""
+    if value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str) and len(value) <= limit):
+        return value
+    return shown(value, limit)
+
+
 __all__ = [
     "RedlineBenchError",
     "DocxError",
@@ -75,4 +91,6 @@ __all__ = [
     "JudgeError",
     "HubError",
     "ToolFailure",
+    "echoed",
+    "shown",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..errors import ToolFailure
+from ..errors import ToolFailure, shown
 from .anchor import AnchorError, locate, sanitize
 from .oxml import NSMAP, make_element, nsdecls, qn
 from .oxml.parser import fragment
@@ -470,7 +470,7 @@ def _parse_cid(value) -> int:
         m = re.fullmatch(r"\s*(?:cmt-)?(\d+)\s*", value)
         if m:
             return int(m.group(1))
-    raise ToolFailure("comment_not_found", f"reply_to must be a comment id such as \"cmt-3\", got {value!r}")
+    raise ToolFailure("comment_not_found", f"reply_to must be a comment id such as \"cmt-3\", got {shown(value)}")
 
 
 def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None, span: str | None = None,
@@ -490,7 +490,7 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
         raise ToolFailure("paragraph_not_found", "paragraph_id is required for a new comment thread")
     p = doc.element_for(paragraph_id)
     if p is None:
-        raise ToolFailure("paragraph_not_found", f"no paragraph {paragraph_id!r}; use the [p-NNN] ids "
+        raise ToolFailure("paragraph_not_found", f"no paragraph {shown(paragraph_id)}; use the [p-NNN] ids "
                           "from read_document")
     if span is not None and (not isinstance(span, str) or not span.strip()):
         span = None

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from lxml import etree
 
-from ..errors import ToolFailure
+from ..errors import ToolFailure, echoed, shown
 from .anchor import AnchorError, locate, normalize, sanitize, tokenize
 from .document import format_date, mark_revision, mark_revisions
 from .oxml import make_element, qn
@@ -579,7 +579,7 @@ def _validate_edit(edit) -> tuple[str, dict, str | None, str | None]:
         raise ValueError("each edit must be an object with op, anchor, new_text and comment")
     op = edit.get("op")
     if op not in OPS:
-        raise ValueError(f"op must be one of {', '.join(OPS)}, got {op!r}")
+        raise ValueError(f"op must be one of {', '.join(OPS)}, got {shown(op)}")
     anchor = edit.get("anchor")
     if not isinstance(anchor, Mapping):
         raise ValueError("anchor must be an object with paragraph_id and text")
@@ -794,8 +794,8 @@ def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | 
         except Exception as exc:  # noqa: BLE001 - a bad edit is a status, never an exception
             op = edit.get("op") if isinstance(edit, Mapping) else None
             anchor = edit.get("anchor") if isinstance(edit, Mapping) else None
-            results.append({"op": op, "status": "runtime_error",
-                            "paragraph_id": anchor.get("paragraph_id") if isinstance(anchor, Mapping) else None,
+            results.append({"op": echoed(op), "status": "runtime_error",
+                            "paragraph_id": echoed(anchor.get("paragraph_id") if isinstance(anchor, Mapping) else None),
                             "error": f"internal: {type(exc).__name__}: {exc}"})
     return results
 
@@ -804,7 +804,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
     op = edit.get("op") if isinstance(edit, Mapping) else None
     anchor = edit.get("anchor") if isinstance(edit, Mapping) else None
     pid = anchor.get("paragraph_id") if isinstance(anchor, Mapping) else None
-    result: dict = {"op": op, "status": "ok", "paragraph_id": pid}
+    result: dict = {"op": echoed(op), "status": "ok", "paragraph_id": echoed(pid)}
     try:
         op, anchor, new_text, comment = _validate_edit(edit)
     except ValueError as exc:
@@ -812,7 +812,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
         return result
     p = doc.element_for(pid)
     if p is None:
-        result.update(status="anchor_failed", error=f"paragraph_not_found: no paragraph {pid!r}; use the "
+        result.update(status="anchor_failed", error=f"paragraph_not_found: no paragraph {shown(pid)}; use the "
                       "[p-NNN] ids from read_document")
         if anchor.get("text"):
             result["candidates"] = _elsewhere(doc, anchor["text"], "")
@@ -950,7 +950,7 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     index = {para.id: i for i, para in enumerate(doc.paragraphs)}
     for pid in (start_id, end_id):
         if not isinstance(pid, str) or pid not in index:
-            raise ToolFailure("paragraph_not_found", f"no paragraph {pid!r}; use the [p-NNN] ids from read_document")
+            raise ToolFailure("paragraph_not_found", f"no paragraph {shown(pid)}; use the [p-NNN] ids from read_document")
     a, b = index[start_id], index[end_id]
     if a > b:
         raise ToolFailure("invalid_range", f"{start_id} comes after {end_id}; give the range in document order")

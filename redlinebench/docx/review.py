@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import ToolFailure
+from ..errors import ToolFailure, shown
 from .oxml import qn
 from .runs import (
     W_AUTHOR,
@@ -52,7 +52,7 @@ def _parse_revision_id(value) -> int:
         m = re.fullmatch(r"\s*(?:rev-)?(\d+)\s*", value)
         if m:
             return int(m.group(1))
-    raise ToolFailure("revision_not_found", f"revision id must look like \"rev-12\", got {value!r}")
+    raise ToolFailure("revision_not_found", f"revision id must look like \"rev-12\", got {shown(value)}")
 
 
 def _attached(el, root) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
-from ..errors import DocxError, RedlineBenchError, ToolFailure
+from ..errors import DocxError, RedlineBenchError, ToolFailure, echoed
 
 if TYPE_CHECKING:
     from ._session import ToolSession
@@ -104,8 +104,8 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
             prepared.append(_prepare_edit(session, edit, f"arguments.edits[{index}]"))
             slots.append(None)
         except ToolFailure as failure:
-            slots.append({"op": edit.get("op"), "status": "runtime_error",
-                          "paragraph_id": (edit.get("anchor") or {}).get("paragraph_id"),
+            slots.append({"op": echoed(edit.get("op")), "status": "runtime_error",
+                          "paragraph_id": echoed((edit.get("anchor") or {}).get("paragraph_id")),
                           "error": f"{failure.code}: {failure.message}"})
     applied = iter(session.doc.apply_edits(prepared, author=session.author, date=session.date) if prepared else [])
     results = [slot if slot is not None else next(applied) for slot in slots]

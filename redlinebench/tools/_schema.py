@@ -17,7 +17,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints
 
-from ..errors import ToolFailure
+from ..errors import ToolFailure, echoed, shown
 
 __all__ = ["function_schema", "check_arguments", "docstring_args"]
 
@@ -171,7 +171,7 @@ def check_arguments(schema: Mapping[str, Any], value: Any, path: str = "argument
                           path=path)
     if "enum" in schema and value not in schema["enum"]:
         allowed = ", ".join(repr(v) for v in schema["enum"])
-        raise ToolFailure("invalid_arguments", f"{path} must be one of {allowed}, got {value!r}", path=path)
+        raise ToolFailure("invalid_arguments", f"{path} must be one of {allowed}, got {shown(value)}", path=path)
     if expected == "integer" and "minimum" in schema and value < schema["minimum"]:
         raise ToolFailure("invalid_arguments", f"{path} must be at least {schema['minimum']}", path=path)
     if expected == "array":
@@ -186,8 +186,8 @@ def check_arguments(schema: Mapping[str, Any], value: Any, path: str = "argument
             if key not in props:
                 if schema.get("additionalProperties", True) is False:
                     known = f"known: {', '.join(props)}" if props else "it takes no arguments"
-                    raise ToolFailure("invalid_arguments", f"{path} has unknown field {key!r} ({known})",
-                                      path=f"{path}.{key}")
+                    raise ToolFailure("invalid_arguments", f"{path} has unknown field {shown(key)} ({known})",
+                                      path=f"{path}.{echoed(key)}")
                 continue
             if item is None and optional_null and key not in schema.get("required", []):
                 continue

@@ -295,6 +295,11 @@ def test_a_paragraph_id_with_thousands_of_digits_is_not_found_not_an_internal_er
     result = session.dispatch("mark_reserved", {"start_id": given_id, "end_id": given_id, "comment": "c"})
     assert result["error"] == "paragraph_not_found"
     assert session.stats["errors"] == 2 and session.doc.to_bytes() == before
+    # nothing echoes the whole id back into the model's context
+    import json
+
+    for reply in (r, session.dispatch("add_comment", {"paragraph_id": given_id, "text": "c"}), result):
+        assert len(json.dumps(reply)) < 1000, reply  # was over 5,000: the id twice
     # leading zeros still do not count: p-000…0002 is p-002
     ok = session.dispatch("propose_edits", {"edits": [_edit("p-" + "0" * 5000 + "2", "promptly", "immediately")]})
     assert ok["results"][0]["status"] == "ok"
@@ -349,3 +354,21 @@ def test_end_session_reports_a_document_xml_over_the_25_mb_part_limit(tmp_path):
     result = s.dispatch("end_session", {})
     assert result["valid"] is False and "25 MB" in result["validation_errors"][0], result
     assert not _gate(tmp_path / "out.docx").passed
+
+
+def test_hostile_ops_and_field_names_are_not_echoed_whole():
+    import json as _json
+
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.tools import ToolSession
+    from tests.docx.util import docx, p
+
+    session = ToolSession(RedlineDocument.open(docx(p("Fees are due.")), name="t.docx"), "Me")
+    big = "x" * 20000
+    out = session.dispatch("propose_edits", {"edits": [{"op": big, "anchor": {"paragraph_id": "p-001", "text": "F"},
+                                                        "comment": "c"}]})
+    assert len(_json.dumps(out)) < 1000 and "(20002 characters)" in _json.dumps(out), out
+    out = session.dispatch("add_comment", {"paragraph_id": "p-001", "text": "c", big: 1})
+    assert out["error"] == "invalid_arguments" and len(_json.dumps(out)) < 1000, out
+    out = session.dispatch("add_comment", {"reply_to": big, "text": "c"})
+    assert len(_json.dumps(out)) < 1000, out
