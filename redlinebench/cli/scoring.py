@@ -56,18 +56,25 @@ def collect_grade_files(dirs: list[Path]) -> list[Path]:
             found.add(os.path.realpath(d))
         elif not d.is_dir():
             raise ConfigError("no such directory", path=d)
-    found.update(os.path.join(top, GRADE) for top, files in _walk(dirs) if GRADE in files)
+    found.update(os.path.realpath(os.path.join(top, GRADE)) for top, files in _walk(dirs) if GRADE in files)
     return [Path(p) for p in sorted(found)]
 
 
 def _walk(dirs: list[Path]):
     """(folder, file names) below each directory of ``dirs`` by real location, hidden folders
-    (staging: .partial, .rejudge; caches) left out."""
+    (staging: .partial, .rejudge; caches) left out. Symlinked folders are followed (each real
+    folder once, so a link loop ends)."""
+    seen: set[str] = set()
     for d in dirs:
         if d.is_dir():
-            for top, subdirs, files in os.walk(os.path.realpath(d)):
+            for top, subdirs, files in os.walk(os.path.realpath(d), followlinks=True):
+                real = os.path.realpath(top)
+                if real in seen:
+                    subdirs[:] = []
+                    continue
+                seen.add(real)
                 subdirs[:] = [s for s in subdirs if not s.startswith(".")]
-                yield top, files
+                yield real, files
 
 
 def ungraded_episodes(dirs: list[Path]) -> dict[str, int]:

@@ -72,3 +72,17 @@ def test_trials_with_an_episode_but_no_grade_are_named_not_dropped_silently(tmp_
         "openai/down: 2 trial(s) have an episode but no grade.json (errored, or not graded yet: "
         "`redlinebench score RUN_DIR`), so they are not in this summary"]
     assert "openai/down: 2 trial(s)" in result.output
+
+
+def test_grades_below_a_symlinked_folder_are_read_once_and_a_link_loop_ends(tmp_path):
+    """SPEC §6: every grade.json below the directories given, a symlinked run folder included."""
+    grades = fixture()
+    write_grades(tmp_path / "store" / "run1", grades[:4])
+    write_grades(tmp_path / "given" / "run2", grades[4:])
+    (tmp_path / "given" / "run1").symlink_to(tmp_path / "store" / "run1", target_is_directory=True)
+    (tmp_path / "given" / "run2" / "loop").symlink_to(tmp_path / "given", target_is_directory=True)
+    for dirs in ([tmp_path / "given"], [tmp_path / "given", tmp_path / "store"]):
+        result = CliRunner().invoke(main, ["summarize", *map(str, dirs), "--json"])
+        assert result.exit_code == 0, result.output
+        entry = json.loads(result.output)["leaderboard"][0]
+        assert entry["overall_turn_weighted"] == 0.2698 and entry["n_trials"] == 6
