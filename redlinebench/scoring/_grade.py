@@ -279,7 +279,8 @@ class TrialGrade:
 
 
 def _num(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A reward part or count as recorded; anything but a finite number (junk, NaN, infinity) reads as 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return 0
     return value
 
@@ -316,8 +317,9 @@ def _rubric_verdict(index: int, raw: Any, fail) -> RubricVerdict:
         if rid is None:
             raise fail(f"score.per_rubric[{index}]: missing rubric_id")
     weight = raw.get("weight")
-    if weight.__class__ is not int and (isinstance(weight, bool) or not isinstance(weight, (int, float))):
-        raise fail(f"score.per_rubric[{index}].weight: must be a number, got {weight!r}")
+    if weight.__class__ is not int and (isinstance(weight, bool) or not isinstance(weight, (int, float))
+                                        or not math.isfinite(weight)):
+        raise fail(f"score.per_rubric[{index}].weight: must be a finite number, got {weight!r}")
     votes = raw.get("votes")
     verdict = raw.get("verdict")
     return RubricVerdict(

@@ -176,6 +176,11 @@ def test_missing_weighted_is_computed_by_the_reward_function():
     (lambda d: d.update(side="C"), "side"),
     (lambda d: d.update(gate={"passed": "yes"}), "gate"),
     (lambda d: d["score"].update(per_rubric=[{"rubric_id": "a", "weight": "heavy"}]), "weight"),
+    # a NaN weight would turn by_category into NaN and the summary into invalid JSON
+    (lambda d: d["score"].update(per_rubric=[{"rubric_id": "a", "verdict": "PASS", "weight": float("nan")}]),
+     "weight: must be a finite number"),
+    (lambda d: d["score"].update(per_rubric=[{"rubric_id": "a", "verdict": "PASS", "weight": float("inf")}]),
+     "weight: must be a finite number"),
     (lambda d: d.update(schema_version=99), "schema_version"),
 ])
 def test_bad_grades_name_the_problem(mutate, message):
@@ -183,6 +188,14 @@ def test_bad_grades_name_the_problem(mutate, message):
     mutate(g)
     with pytest.raises(GradeFileError, match=re.escape(message)):
         summarize([g])
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_reward_parts_read_as_zero_not_a_traceback(bad):
+    g = grade("redline-s1-t1-g01a", 1, 0.5, n_pass=bad, n_total=bad, earned_weight=bad, total_weight=bad)
+    tg = TrialGrade.from_dict(json.loads(json.dumps(g)))
+    assert (tg.n_pass, tg.n_total, tg.earned_weight, tg.total_weight) == (0, 0, 0, 0)
+    assert entry(summarize([g]))["overall_turn_weighted"] == 0.5
 
 
 def test_grade_file_roundtrip_and_errors(tmp_path):
