@@ -154,7 +154,7 @@ class TrialGrade:
     def read(cls, path: str | Path) -> TrialGrade:
         path = Path(path)
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = path.read_text(encoding="utf-8-sig")  # a byte-order mark (PowerShell, Notepad) is not content
         except OSError as exc:
             raise GradeFileError(f"cannot read grade file: {exc.strerror or exc}", path=path) from None
         except UnicodeDecodeError:

@@ -209,6 +209,9 @@ def test_grade_file_roundtrip_and_errors(tmp_path):
         TrialGrade.read(tmp_path / "bad.json")
     with pytest.raises(GradeFileError, match="cannot read"):
         TrialGrade.read(tmp_path / "missing.json")
+    # a grade written by a tool that starts UTF-8 with a byte-order mark (PowerShell, Notepad) reads the same
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert TrialGrade.read(tmp_path / "bom.json").to_dict() == g.to_dict()
 
 
 @settings(max_examples=25, deadline=None)
