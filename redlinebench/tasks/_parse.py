@@ -40,6 +40,7 @@ from ._model import (
 )
 
 _GROUP_RE = re.compile(r"^s(\d+)-t(\d+)-g(\d+)$")
+_DIGITS_RE = re.compile(r"[0-9]{1,9}")
 _SIDE_RE = re.compile(r"^(?:side\s*)?([AB])$", re.I)  # "A", "b", "Side A"
 
 #: Metadata keys this package understands; ``turn`` is accepted as an alias of ``level``.
@@ -127,7 +128,8 @@ def _as_int(value: Any) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and _DIGITS_RE.fullmatch(value.strip()):
+        # ASCII digits only: str.isdigit() also passes "¹" (which int() rejects) and "١".
         return int(value.strip())
     return None
 

@@ -1,0 +1,41 @@
+"""Hostile task trees in the real layout: each problem is one line naming file and field, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from redlinebench.cli import main
+from redlinebench.errors import TaskError
+from redlinebench.tasks import load_tasks, validate_tasks
+from tests.tasks.treefactory import edit_json
+
+TASK = "redline-s1-t3-g01a"
+
+
+def _task(tree: Path) -> Path:
+    return tree / "tasks" / TASK
+
+
+def _validate_cli(tree: Path) -> str:
+    """``tasks validate`` output; asserts it failed cleanly (exit 1, no exception escaped)."""
+    result = CliRunner().invoke(main, ["tasks", "validate", "--source", str(tree)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    return result.output
+
+
+@pytest.mark.parametrize("value", ["¹", "²", "١", "３"])
+def test_non_ascii_digits_are_refused_not_a_traceback(tree: Path, value: str) -> None:
+    """str.isdigit() is true for superscripts (int() then raises) and other scripts' digits."""
+    path = _task(tree) / "tests/rubrics.json"
+    edit_json(path, lambda d: d.update(level=value))
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert (info.value.path, info.value.field) == (str(path), "level")
+    assert "must be a positive integer" in str(info.value)
+    assert f"{TASK}/tests/rubrics.json: level: must be a positive integer" in _validate_cli(tree)
