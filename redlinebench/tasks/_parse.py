@@ -104,6 +104,8 @@ def _load_toml(path: Path, report: _Report) -> dict[str, Any] | None:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         report.error(path, f"malformed TOML: {exc}")
+    except ValueError as exc:  # an integer beyond Python's int-string digit limit
+        report.error(path, f"malformed TOML: {_first_line(exc)}")
     return None
 
 
@@ -117,7 +119,14 @@ def _load_json(path: Path, report: _Report) -> Any:
         report.error(path, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     except RecursionError:
         report.error(path, "malformed JSON: nested too deeply")
+    except ValueError as exc:  # an integer beyond Python's int-string digit limit
+        report.error(path, f"malformed JSON: {_first_line(exc)}")
     return None
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].split(";")[0] if text else type(exc).__name__
 
 
 # -- metadata ------------------------------------------------------------------------------

@@ -39,3 +39,20 @@ def test_non_ascii_digits_are_refused_not_a_traceback(tree: Path, value: str) ->
     assert (info.value.path, info.value.field) == (str(path), "level")
     assert "must be a positive integer" in str(info.value)
     assert f"{TASK}/tests/rubrics.json: level: must be a positive integer" in _validate_cli(tree)
+
+
+@pytest.mark.parametrize("rel", ["tests/rubrics.json", "task.toml"])
+def test_integer_beyond_the_digit_limit_is_malformed_not_a_traceback(tree: Path, rel: str) -> None:
+    """json and tomllib raise a plain ValueError (not their decode error) for a 5000-digit integer."""
+    path = _task(tree) / rel
+    huge = "1" + "0" * 5000
+    if rel.endswith(".json"):
+        edit_json(path, lambda d: d.update(rubrics="PLACEHOLDER"))
+        path.write_text(path.read_text().replace('"PLACEHOLDER"', f'[{{"id": "x", "criteria": "c", "weight": {huge}}}]'))
+    else:
+        path.write_text(path.read_text() + f"\n[extra]\nbig = {huge}\n")
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert info.value.path == str(path)
+    assert "Exceeds the limit (4300 digits)" in str(info.value) and str(info.value).count("\n") == 0
+    assert f"{TASK}/{rel}: malformed" in _validate_cli(tree)
