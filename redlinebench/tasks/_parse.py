@@ -12,7 +12,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ._files import escaping_links
 from ._model import (
@@ -114,14 +114,40 @@ def _load_json(path: Path, report: _Report) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         report.error(path, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     except RecursionError:
         report.error(path, "malformed JSON: nested too deeply")
     except ValueError as exc:  # an integer beyond Python's int-string digit limit
         report.error(path, f"malformed JSON: {_first_line(exc)}")
+    else:
+        # JSON may spell a lone UTF-16 surrogate ("\\ud83d"); such a string is not Unicode text and
+        # breaks every later writer (terminal, parquet), so it is refused here, field by field.
+        try:
+            for field, char in _surrogates(data, ""):
+                report.error(path, f"contains an unpaired surrogate \\u{ord(char):04x} (not valid Unicode text)", field)
+        except RecursionError:
+            report.error(path, "malformed JSON: nested too deeply")
+        return data
     return None
+
+
+def _surrogates(value: Any, where: str) -> Iterator[tuple[str, str]]:
+    """(field, first bad character) for each string (key or value) holding a lone surrogate."""
+    if isinstance(value, str):
+        bad = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:
+            yield where or "(top level)", bad
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            name = str(key).encode("utf-8", "backslashreplace").decode("utf-8")
+            inner = f"{where}.{name}" if where else name
+            yield from _surrogates(key, inner)
+            yield from _surrogates(item, inner)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _surrogates(item, f"{where}[{index}]")
 
 
 def _first_line(exc: Exception) -> str:

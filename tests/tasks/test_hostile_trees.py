@@ -56,3 +56,19 @@ def test_integer_beyond_the_digit_limit_is_malformed_not_a_traceback(tree: Path,
     assert info.value.path == str(path)
     assert "Exceeds the limit (4300 digits)" in str(info.value) and str(info.value).count("\n") == 0
     assert f"{TASK}/{rel}: malformed" in _validate_cli(tree)
+
+
+def test_lone_surrogate_in_rubrics_json_is_refused_by_the_loader(tree: Path, tmp_path: Path) -> None:
+    """JSON can spell "\\ud83d" alone; it passed the loader and crashed `tasks show` and the export."""
+    path = _task(tree) / "tests/rubrics.json"
+    edit_json(path, lambda d: d["rubrics"][0].update(criteria="PLACEHOLDER"))
+    path.write_text(path.read_text().replace("PLACEHOLDER", "Accepts \\ud83d the cap"))
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert (info.value.path, info.value.field) == (str(path), "rubrics[0].criteria")
+    assert "unpaired surrogate \\ud83d" in str(info.value)
+    output = _validate_cli(tree)
+    assert f"{TASK}/tests/rubrics.json: rubrics[0].criteria: contains an unpaired surrogate" in output
+    result = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(tmp_path / "out")])
+    assert result.exit_code != 0 and not isinstance(result.exception, (UnicodeError, ValueError)), repr(result.exception)
+    assert "rubrics[0].criteria" in result.output
