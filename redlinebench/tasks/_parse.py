@@ -354,7 +354,10 @@ def _read_grounding(task_dir: Path, report: _Report) -> dict[str, str]:
         return {}
     texts: dict[str, str] = {}
     for file in sorted(folder.rglob("*")):
-        if file.is_file() and file.suffix.lower() in GROUNDING_SUFFIXES:
+        hidden = any(part.startswith(".") for part in file.relative_to(folder).parts)
+        # Hidden files are not task content (macOS ._x.md, .ipynb_checkpoints/) and the fingerprint
+        # skips them too, so reading them would also let a cached dataset go stale.
+        if not hidden and file.is_file() and file.suffix.lower() in GROUNDING_SUFFIXES:
             text = _text(file, report)
             if text is not None:
                 texts[file.relative_to(folder).as_posix()] = text

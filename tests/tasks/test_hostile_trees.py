@@ -72,3 +72,17 @@ def test_lone_surrogate_in_rubrics_json_is_refused_by_the_loader(tree: Path, tmp
     result = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(tmp_path / "out")])
     assert result.exit_code != 0 and not isinstance(result.exception, (UnicodeError, ValueError)), repr(result.exception)
     assert "rubrics[0].criteria" in result.output
+
+
+def test_hidden_files_in_grounding_are_not_grounding(tree: Path) -> None:
+    """A macOS AppleDouble file (binary, named ._x.md) failed the task; a Jupyter checkpoint copy
+    became grounding text, made variants of one input group differ, and escaped the fingerprint."""
+    grounding = _task(tree) / "environment/app/grounding"
+    (grounding / "._playbook.md").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        \xff\xfe")
+    (grounding / ".ipynb_checkpoints").mkdir()
+    (grounding / ".ipynb_checkpoints/playbook-checkpoint.md").write_text("# draft\n", encoding="utf-8")
+    (grounding / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    report = validate_tasks(tree)
+    assert report.ok, [str(p) for p in report.errors]
+    assert report.warnings == []
+    assert set(report.tasks.get(TASK).grounding) == {"playbook.md", "commercial_context.md"}
