@@ -8,6 +8,7 @@ the field, and the caller decides whether to raise (``load_tasks``) or list them
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -353,7 +354,15 @@ def _read_grounding(task_dir: Path, report: _Report) -> dict[str, str]:
         report.warn(folder, "no grounding directory (playbook and commercial context)")
         return {}
     texts: dict[str, str] = {}
-    for file in sorted(folder.rglob("*")):
+    found: list[Path] = []
+
+    def unreadable(exc: OSError) -> None:  # rglob would skip such a folder without a word
+        report.error(Path(exc.filename or folder), f"cannot read ({exc.strerror or exc})")
+
+    before = report.errors
+    for current, _, names in os.walk(folder, onerror=unreadable):
+        found += [Path(current, name) for name in names]
+    for file in sorted(found):
         hidden = any(part.startswith(".") for part in file.relative_to(folder).parts)
         # Hidden files are not task content (macOS ._x.md, .ipynb_checkpoints/) and the fingerprint
         # skips them too, so reading them would also let a cached dataset go stale.
@@ -361,7 +370,7 @@ def _read_grounding(task_dir: Path, report: _Report) -> dict[str, str]:
             text = _text(file, report)
             if text is not None:
                 texts[file.relative_to(folder).as_posix()] = text
-    if not texts:
+    if not texts and report.errors == before:
         report.warn(folder, "no .md or .txt grounding text")
     return texts
 
@@ -385,6 +394,17 @@ def _check_header(instruction: str, path: Path, meta: dict[str, Any], report: _R
 
 def read_task(task_dir: Path, problems: list[Problem], *, tasks_prefix: str = "tasks") -> Task | None:
     """Parse and check one task directory; append every problem found; ``None`` on any error."""
+    try:
+        return _read_task(task_dir, problems, tasks_prefix)
+    except OSError as exc:
+        # e.g. a folder without read/search permission: Path.is_file() raises on EACCES, and one such
+        # folder must neither stop the other tasks' checks nor escape load_tasks as a raw OSError.
+        problems.append(Problem(str(exc.filename or task_dir), f"cannot read ({exc.strerror or exc})", None,
+                                "error", task_dir.name))
+        return None
+
+
+def _read_task(task_dir: Path, problems: list[Problem], tasks_prefix: str) -> Task | None:
     name = task_dir.name
     report = _Report(problems, name)
     if parse_task_name(name) is None:

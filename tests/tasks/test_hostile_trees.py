@@ -86,3 +86,53 @@ def test_hidden_files_in_grounding_are_not_grounding(tree: Path) -> None:
     assert report.ok, [str(p) for p in report.errors]
     assert report.warnings == []
     assert set(report.tasks.get(TASK).grounding) == {"playbook.md", "commercial_context.md"}
+
+
+def _validate_without_read_permission(tree: Path, *locked: Path) -> dict:
+    """``tasks validate --json`` in a process that obeys file permissions (root is made to drop
+    CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH), with ``locked`` folders chmod 000."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "redlinebench", "tasks", "validate", "--json", "--source", str(tree)]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: permissions cannot be enforced")
+        caps = "-dac_override,-dac_read_search"
+        command = [setpriv, "--bounding-set", caps, "--inh-caps", caps, *command]
+    for folder in locked:
+        folder.chmod(0)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2],
+                                env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=120)
+    finally:
+        for folder in locked:
+            folder.chmod(0o755)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
+    return json.loads(result.stdout)
+
+
+def test_folder_without_permission_is_one_problem_and_the_other_tasks_are_checked(tree: Path) -> None:
+    """Path.is_file() raises PermissionError for a file in a folder without search permission:
+    validate stopped at it (one bare line, no other task checked) and load_tasks raised OSError."""
+    tests_dir = _task(tree) / "tests"
+    other = tree / "tasks/redline-s2-t1-g01a/tests/rubrics.json"
+    edit_json(other, lambda d: d["rubrics"][0].update(weight=99))
+    report = _validate_without_read_permission(tree, tests_dir)
+    problems = {(p["path"], p["field"], p["message"]) for p in report["problems"] if p["severity"] == "error"}
+    assert (str(tests_dir / "rubrics.json"), None, "cannot read (Permission denied)") in problems
+    assert (str(other), "rubrics[0].weight", "99 is outside [-10, 10]") in problems
+    assert report["checked"] == 14 and report["valid"] == 12
+
+
+def test_grounding_folder_without_permission_is_an_error_not_no_grounding(tree: Path) -> None:
+    grounding = _task(tree) / "environment/app/grounding"
+    report = _validate_without_read_permission(tree, grounding)
+    mine = [p for p in report["problems"] if p["task_id"] == TASK]
+    assert [(p["severity"], p["path"], p["message"]) for p in mine] == [
+        ("error", str(grounding), "cannot read (Permission denied)")
+    ]
