@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 #: ``redline-s{S}-t{T}-g{GG}{v}`` (SPEC §2).
-TASK_NAME_RE = re.compile(r"^redline-s(\d+)-t(\d+)-g(\d+)([a-z])$")
+TASK_NAME_RE = re.compile(r"^redline-s(\d+)-t(\d+)-g(\d+)([a-z])\Z", re.ASCII)  # ASCII: \d is 0-9 only
 
 #: Rubric categories, spelled exactly as in the real set (SPEC §2), in the order of their share.
 CATEGORIES: tuple[str, ...] = (

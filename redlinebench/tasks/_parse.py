@@ -40,7 +40,7 @@ from ._model import (
     parse_task_name,
 )
 
-_GROUP_RE = re.compile(r"^s(\d+)-t(\d+)-g(\d+)$")
+_GROUP_RE = re.compile(r"^s(\d+)-t(\d+)-g(\d+)\Z", re.ASCII)
 _DIGITS_RE = re.compile(r"[0-9]{1,9}")
 _SIDE_RE = re.compile(r"^(?:side\s*)?([AB])$", re.I)  # "A", "b", "Side A"
 

@@ -136,3 +136,23 @@ def test_grounding_folder_without_permission_is_an_error_not_no_grounding(tree: 
     assert [(p["severity"], p["path"], p["message"]) for p in mine] == [
         ("error", str(grounding), "cannot read (Permission denied)")
     ]
+
+
+@pytest.mark.parametrize("name", ["redline-s１-t3-g01a", "redline-s1-t٣-g01a", "redline-s1-t3-g01a\n"])
+def test_task_names_with_other_digits_or_a_trailing_newline_are_not_task_names(tree: Path, name: str) -> None:
+    """Python's \\d matches any script's decimal digits and $ matches before a final newline, so
+    'redline-s１-t3-g01a' loaded as scenario 1 turn 3 beside the real one."""
+    renamed = tree / "tasks" / name
+    _task(tree).rename(renamed)
+    report = validate_tasks(tree)
+    assert report.checked == 14
+    assert [(p.path, p.field) for p in report.errors if p.field == "name"] == [(str(renamed), "name")]
+    assert name not in report.tasks
+
+
+def test_input_group_with_other_digits_disagrees_with_the_name(tree: Path) -> None:
+    path = _task(tree) / "tests/rubrics.json"
+    edit_json(path, lambda d: d.update(input_group="s1-t3-g０1"))
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert (info.value.path, info.value.field) == (str(path), "input_group")
