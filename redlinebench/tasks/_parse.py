@@ -115,7 +115,8 @@ def _load_json(path: Path, report: _Report) -> Any:
     if text is None:
         return None
     try:
-        data = json.loads(text)
+        duplicates: dict[int, tuple[dict, tuple[str, ...]]] = {}
+        data = json.loads(text, object_pairs_hook=_pairs_hook(duplicates))
     except json.JSONDecodeError as exc:
         report.error(path, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     except RecursionError:
@@ -124,31 +125,55 @@ def _load_json(path: Path, report: _Report) -> Any:
         report.error(path, f"malformed JSON: {_first_line(exc)}")
     else:
         # JSON may spell a lone UTF-16 surrogate ("\\ud83d"); such a string is not Unicode text and
-        # breaks every later writer (terminal, parquet), so it is refused here, field by field.
+        # breaks every later writer (terminal, parquet), so it is refused here, field by field; so is
+        # a key stated twice in one object, which json.loads would resolve silently (last one wins).
         try:
-            for field, char in _surrogates(data, ""):
-                report.error(path, f"contains an unpaired surrogate \\u{ord(char):04x} (not valid Unicode text)", field)
+            for field, message in _json_problems(data, "", duplicates):
+                report.error(path, message, field)
         except RecursionError:
             report.error(path, "malformed JSON: nested too deeply")
         return data
     return None
 
 
-def _surrogates(value: Any, where: str) -> Iterator[tuple[str, str]]:
-    """(field, first bad character) for each string (key or value) holding a lone surrogate."""
+def _pairs_hook(duplicates: dict[int, tuple[dict, tuple[str, ...]]]):
+    """A json ``object_pairs_hook`` that builds plain dicts and notes, by ``id``, the keys an object
+    stated more than once (json.loads would keep the last one silently). The object is kept in the
+    note so its ``id`` cannot be reused by another object while the notes are read."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            seen: set[str] = set()
+            duplicates[id(obj)] = (obj, tuple(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k))))
+        return obj
+
+    return hook
+
+
+def _json_problems(value: Any, where: str, duplicates: dict[int, tuple[dict, tuple[str, ...]]]
+                   ) -> Iterator[tuple[str, str]]:
+    """(field, message) for each key stated twice in one object and each string (key or value)
+    holding a lone surrogate."""
     if isinstance(value, str):
         bad = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
         if bad is not None:
-            yield where or "(top level)", bad
+            yield where or "(top level)", f"contains an unpaired surrogate \\u{ord(bad):04x} (not valid Unicode text)"
     elif isinstance(value, dict):
+        for key in duplicates.get(id(value), (None, ()))[1]:
+            yield _field(where, key), "stated more than once in one object (only the last would count)"
         for key, item in value.items():
-            name = str(key).encode("utf-8", "backslashreplace").decode("utf-8")
-            inner = f"{where}.{name}" if where else name
-            yield from _surrogates(key, inner)
-            yield from _surrogates(item, inner)
+            inner = _field(where, key)
+            yield from _json_problems(key, inner, duplicates)
+            yield from _json_problems(item, inner, duplicates)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _surrogates(item, f"{where}[{index}]")
+            yield from _json_problems(item, f"{where}[{index}]", duplicates)
+
+
+def _field(where: str, key: str) -> str:
+    name = key.encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"{where}.{name}" if where else name
 
 
 def _first_line(exc: Exception) -> str:

@@ -156,3 +156,17 @@ def test_input_group_with_other_digits_disagrees_with_the_name(tree: Path) -> No
     with pytest.raises(TaskError) as info:
         load_tasks(tree)
     assert (info.value.path, info.value.field) == (str(path), "input_group")
+
+
+def test_a_key_stated_twice_in_rubrics_json_is_named_not_resolved_silently(tree: Path) -> None:
+    """json.loads keeps the last of two equal keys: a rubric with "weight": 11, "weight": 5 loaded as 5."""
+    path = _task(tree) / "tests/rubrics.json"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace('"side": "A",', '"side": "B", "side": "A",', 1)
+    text = text.replace('"weight": ', '"weight": 11, "weight": ', 1)
+    path.write_text(text, encoding="utf-8")
+    report = validate_tasks(tree)
+    assert [(p.path, p.field, p.message) for p in report.errors] == [
+        (str(path), "side", "stated more than once in one object (only the last would count)"),
+        (str(path), "rubrics[0].weight", "stated more than once in one object (only the last would count)"),
+    ]
