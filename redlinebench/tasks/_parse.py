@@ -85,7 +85,9 @@ def read_text(path: Path) -> str:
 def _text(path: Path, report: _Report, *, required: bool = True) -> str | None:
     """The file's text, or ``None`` with the reason reported (missing, unreadable, not UTF-8)."""
     if not path.is_file():
-        if required:
+        if path.exists():
+            report.error(path, "is a directory, not a file" if path.is_dir() else "is not a regular file")
+        elif required:
             report.error(path, "file is missing")
         return None
     try:
@@ -506,12 +508,16 @@ def _read_task(task_dir: Path, problems: list[Problem], tasks_prefix: str) -> Ta
     instruction = instruction or ""
 
     contract = task_dir / CONTRACT
-    if not contract.is_file():
+    if contract.is_dir():
+        report.error(contract, "is a directory, not a file (the document the agent redlines)")
+    elif not contract.is_file():
         report.error(contract, "file is missing (the document the agent redlines)")
     elif contract.stat().st_size == 0:
         report.error(contract, "file is empty")
     golden = task_dir / GOLDEN
     golden_path = golden if golden.is_file() else None
+    if golden_path is None and golden.exists():  # absent is an accept-only task; a folder is a broken one
+        report.error(golden, "is a directory, not a file" if golden.is_dir() else "is not a regular file")
     for optional in (DOCKERFILE, TEST_SH):
         if not (task_dir / optional).is_file():
             report.warn(task_dir / optional, "file is missing (Harbor needs it to run the task)")

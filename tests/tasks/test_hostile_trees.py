@@ -170,3 +170,16 @@ def test_a_key_stated_twice_in_rubrics_json_is_named_not_resolved_silently(tree:
         (str(path), "side", "stated more than once in one object (only the last would count)"),
         (str(path), "rubrics[0].weight", "stated more than once in one object (only the last would count)"),
     ]
+
+
+@pytest.mark.parametrize("rel", ["tests/rubrics.json", "instruction.md", "environment/app/contract.docx",
+                                 "tests/attorney_redlines.docx"])
+def test_a_directory_where_a_file_belongs_is_named_as_such(tree: Path, rel: str) -> None:
+    """It was reported as 'file is missing' (misleading), and a golden that is a folder silently made
+    the task an accept-only task without a golden."""
+    path = _task(tree) / rel
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert info.value.path == str(path) and "is a directory, not a file" in str(info.value)
