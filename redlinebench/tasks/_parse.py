@@ -33,6 +33,7 @@ from ._model import (
     WEIGHT_MAX,
     WEIGHT_MIN,
     Problem,
+    clip,
     Rubric,
     Task,
     default_author,
@@ -70,10 +71,10 @@ class _Report:
 
     def error(self, path: Path, message: str, field: str | None = None) -> None:
         self.errors += 1
-        self.problems.append(Problem(str(path), message, field, "error", self.task_id))
+        self.problems.append(Problem(str(path), clip(message), field, "error", self.task_id))
 
     def warn(self, path: Path, message: str, field: str | None = None) -> None:
-        self.problems.append(Problem(str(path), message, field, "warning", self.task_id))
+        self.problems.append(Problem(str(path), clip(message), field, "warning", self.task_id))
 
 
 def read_text(path: Path) -> str:

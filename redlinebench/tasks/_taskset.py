@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import TaskError
 from ._checks import check_documents, check_input_groups
 from ._fingerprint import fingerprint_dirs
-from ._model import Problem, Task
+from ._model import Problem, Task, clip, printable
 from ._parse import read_task
 from ._source import Source, resolve_source, task_dirs
 
@@ -179,7 +179,9 @@ def load_tasks(source: str | Path | Source | None = None, *,
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''}; run `redlinebench tasks validate`)" if len(errors) > 1 else ""
-        raise TaskError(first.message + more, path=first.path, field=first.field)
+        # one line, whatever the tree holds (a newline in a folder name, a 100 kB value)
+        raise TaskError(printable(clip(first.message)) + more, path=printable(first.path),
+                        field=printable(first.field) if first.field else None)
     return TaskSet(tasks, resolved, left_out)
 
 

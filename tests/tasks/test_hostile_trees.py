@@ -183,3 +183,24 @@ def test_a_directory_where_a_file_belongs_is_named_as_such(tree: Path, rel: str)
     with pytest.raises(TaskError) as info:
         load_tasks(tree)
     assert info.value.path == str(path) and "is a directory, not a file" in str(info.value)
+
+
+def test_every_problem_is_one_bounded_line_whatever_the_tree_holds(tree: Path) -> None:
+    """A 100 000-character side was echoed whole (a 100 kB line), and a newline in a folder name or
+    a JSON key split one problem over two lines."""
+    path = _task(tree) / "tests/rubrics.json"
+    edit_json(path, lambda d: d.update(side="A" * 100_000) or d["rubrics"][1].update(weight=[1] * 10_000))
+    path.write_text(path.read_text(encoding="utf-8").replace('"counterparty"', '"bad\\nkey": 1, "bad\\nkey": 2, '
+                                                              '"counterparty"', 1), encoding="utf-8")
+    (tree / "tasks/redline-s1-t4-g01a").rename(tree / "tasks/redline-s1-t4-g01a\nevil")
+    output = _validate_cli(tree)
+    lines = output.strip().splitlines()
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert len(errors) == 4 and len(lines) == 5, output
+    assert all(len(line) < 500 for line in lines), [len(line) for line in lines]
+    assert "tasks/redline-s1-t4-g01a\\nevil: name: directory name does not match" in output
+    assert f"{TASK}/tests/rubrics.json: bad\\nkey: stated more than once" in output
+    assert f"{TASK}/tests/rubrics.json: side: must be \"A\" or \"B\", got 'AAAA" in output
+    with pytest.raises(TaskError) as info:
+        load_tasks(tree)
+    assert "\n" not in str(info.value) and len(str(info.value)) < 600
