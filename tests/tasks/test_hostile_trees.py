@@ -204,3 +204,26 @@ def test_every_problem_is_one_bounded_line_whatever_the_tree_holds(tree: Path) -
     with pytest.raises(TaskError) as info:
         load_tasks(tree)
     assert "\n" not in str(info.value) and len(str(info.value)) < 600
+
+
+def test_one_task_or_input_group_under_two_spellings_is_refused(tree: Path) -> None:
+    """g1 and g01 name the same group: 'redline-s1-t3-g1a' beside 'redline-s1-t3-g01a' loaded as a
+    second task of the same cell, and 'redline-s1-t3-g1b' as a separate input group."""
+    import shutil
+
+    for name in ("redline-s1-t3-g1a", "redline-s1-t3-g1b"):
+        copy = tree / "tasks" / name
+        shutil.copytree(_task(tree), copy)
+        for rel in ("task.toml", "tests/rubrics.json"):
+            path = copy / rel
+            text = path.read_text(encoding="utf-8").replace(TASK, name).replace("s1-t3-g01", "s1-t3-g1")
+            path.write_text(text.replace('variant = "a"', f'variant = "{name[-1]}"')
+                            .replace('"variant": "a"', f'"variant": "{name[-1]}"'), encoding="utf-8")
+    report = validate_tasks(tree)
+    named = {(p.task_id, p.field) for p in report.errors}
+    assert named == {("redline-s1-t3-g1a", "name"), ("redline-s1-t3-g1b", "name")}, [str(p) for p in report.errors]
+    messages = {p.task_id: p.message for p in report.errors}
+    assert messages["redline-s1-t3-g1a"].startswith("the same task as redline-s1-t3-g01a")
+    assert "input group spelled s1-t3-g1 here but s1-t3-g01" in messages["redline-s1-t3-g1b"]
+    with pytest.raises(TaskError):
+        load_tasks(tree)
