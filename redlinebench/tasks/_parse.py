@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from ._files import escaping_links
+from ._files import escaping_links, folder_link_escapes
 from ._model import (
     CATEGORIES,
     CONTRACT,
@@ -437,6 +437,10 @@ def _read_task(task_dir: Path, problems: list[Problem], tasks_prefix: str) -> Ta
     report = _Report(problems, name)
     if parse_task_name(name) is None:
         report.error(task_dir, "directory name does not match redline-s<S>-t<T>-g<GG><v>", "name")
+    outside = folder_link_escapes(task_dir)
+    if outside:
+        report.error(task_dir, outside)
+        return None
     links = escaping_links(task_dir)
     if links:
         # Refused before any file is read: a followed link would put a file from outside the task

@@ -227,3 +227,21 @@ def test_one_task_or_input_group_under_two_spellings_is_refused(tree: Path) -> N
     assert "input group spelled s1-t3-g1 here but s1-t3-g01" in messages["redline-s1-t3-g1b"]
     with pytest.raises(TaskError):
         load_tasks(tree)
+
+
+def test_a_task_folder_that_is_a_link_out_of_the_tree_is_one_problem(tree: Path, tmp_path: Path) -> None:
+    """tasks/<name> -> /etc walked all of /etc (one 'outside' problem per link found there), and a
+    link to a task folder elsewhere on the machine loaded it as part of this tree."""
+    import shutil
+
+    elsewhere = tmp_path / "elsewhere" / "redline-s1-t2-g01a"
+    elsewhere.parent.mkdir()
+    shutil.move(tree / "tasks/redline-s1-t2-g01a", elsewhere)
+    (tree / "tasks/redline-s1-t2-g01a").symlink_to(elsewhere, target_is_directory=True)
+    shutil.move(_task(tree), tmp_path / "gone")
+    _task(tree).symlink_to("/etc", target_is_directory=True)
+    report = validate_tasks(tree)
+    assert [(p.path, p.field) for p in report.errors] == [
+        (str(tree / "tasks/redline-s1-t2-g01a"), None), (str(_task(tree)), None)]
+    assert all("the task folder is a symlink pointing outside the task tree" in p.message for p in report.errors)
+    assert len(report.tasks) == 12
