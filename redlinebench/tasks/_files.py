@@ -69,6 +69,17 @@ def escaping_links(task_dir: Path) -> list[tuple[Path, str]]:
     return found
 
 
+def folder_link_escapes(task_dir: Path) -> str | None:
+    """The problem when the task folder itself is a symlink out of the folder that lists it (a
+    ``tasks/redline-...`` link to ``/etc`` would make every file there part of the task)."""
+    if not task_dir.is_symlink():
+        return None
+    target = os.path.realpath(task_dir)
+    if _inside(target, os.path.realpath(task_dir.parent)):
+        return None
+    return f"the task folder is a symlink pointing outside the task tree (to {target})"
+
+
 def link_stays_inside(link: Path, task_dir: Path) -> bool:
     """Whether the symlink ``link`` (somewhere below ``task_dir``) may be followed: the one rule,
     for every copier of a task folder."""

@@ -25,7 +25,7 @@ from .. import config
 from .._atomic import atomic_write_json
 
 #: Bumped whenever parsing changes what a tree turns into, so cached datasets are rebuilt.
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 _RACY_NS = 2_000_000_000
 _MEMO_FILE = "file-digests.json"
 _MAX_ENTRIES = 50_000

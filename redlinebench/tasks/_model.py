@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 #: ``redline-s{S}-t{T}-g{GG}{v}`` (SPEC §2).
-TASK_NAME_RE = re.compile(r"^redline-s(\d+)-t(\d+)-g(\d+)([a-z])$")
+TASK_NAME_RE = re.compile(r"^redline-s(\d+)-t(\d+)-g(\d+)([a-z])\Z", re.ASCII)  # ASCII: \d is 0-9 only
 
 #: Rubric categories, spelled exactly as in the real set (SPEC §2), in the order of their share.
 CATEGORIES: tuple[str, ...] = (
@@ -171,6 +171,22 @@ class Task:
         }
 
 
+def printable(text: str) -> str:
+    """``text`` fit for one line of a report: control and other unprintable characters (a newline
+    or a right-to-left override in a file name or a JSON key) are shown escaped."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def clip(text: str, limit: int = 400) -> str:
+    """``text`` cut in the middle when longer than ``limit`` (a hostile value quoted in a message)."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 2 // 3, limit // 6  # with the marker, at most ``limit``: clipping twice changes nothing
+    return f"{text[:head]} [... {len(text) - head - tail} characters ...] {text[-tail:]}"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a task tree, named by file and field so a user can fix it."""
@@ -182,8 +198,7 @@ class Problem:
     task_id: str | None = None
 
     def __str__(self) -> str:
-        where = f"{self.path}: {self.field}" if self.field else self.path
-        return f"{where}: {self.message}"
+        return self.display()
 
     def display(self, root: Path | None = None) -> str:
         """Like ``str`` but with the path shown relative to ``root`` when it lies below it."""
@@ -194,7 +209,7 @@ class Problem:
             except ValueError:
                 pass
         where = f"{path}: {self.field}" if self.field else path
-        return f"{where}: {self.message}"
+        return printable(f"{where}: {clip(self.message)}")
 
     def to_dict(self) -> dict[str, Any]:
         return {

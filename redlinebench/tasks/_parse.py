@@ -8,13 +8,14 @@ the field, and the caller decides whether to raise (``load_tasks``) or list them
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-from ._files import escaping_links
+from ._files import escaping_links, folder_link_escapes
 from ._model import (
     CATEGORIES,
     CONTRACT,
@@ -34,12 +35,14 @@ from ._model import (
     Problem,
     Rubric,
     Task,
+    clip,
     default_author,
     input_group_of,
     parse_task_name,
 )
 
-_GROUP_RE = re.compile(r"^s(\d+)-t(\d+)-g(\d+)$")
+_GROUP_RE = re.compile(r"^s(\d+)-t(\d+)-g(\d+)\Z", re.ASCII)
+_DIGITS_RE = re.compile(r"[0-9]{1,9}")
 _SIDE_RE = re.compile(r"^(?:side\s*)?([AB])$", re.I)  # "A", "b", "Side A"
 
 #: Metadata keys this package understands; ``turn`` is accepted as an alias of ``level``.
@@ -68,10 +71,10 @@ class _Report:
 
     def error(self, path: Path, message: str, field: str | None = None) -> None:
         self.errors += 1
-        self.problems.append(Problem(str(path), message, field, "error", self.task_id))
+        self.problems.append(Problem(str(path), clip(message), field, "error", self.task_id))
 
     def warn(self, path: Path, message: str, field: str | None = None) -> None:
-        self.problems.append(Problem(str(path), message, field, "warning", self.task_id))
+        self.problems.append(Problem(str(path), clip(message), field, "warning", self.task_id))
 
 
 def read_text(path: Path) -> str:
@@ -83,7 +86,9 @@ def read_text(path: Path) -> str:
 def _text(path: Path, report: _Report, *, required: bool = True) -> str | None:
     """The file's text, or ``None`` with the reason reported (missing, unreadable, not UTF-8)."""
     if not path.is_file():
-        if required:
+        if path.exists():
+            report.error(path, "is a directory, not a file" if path.is_dir() else "is not a regular file")
+        elif required:
             report.error(path, "file is missing")
         return None
     try:
@@ -103,6 +108,8 @@ def _load_toml(path: Path, report: _Report) -> dict[str, Any] | None:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         report.error(path, f"malformed TOML: {exc}")
+    except ValueError as exc:  # an integer beyond Python's int-string digit limit
+        report.error(path, f"malformed TOML: {_first_line(exc)}")
     return None
 
 
@@ -111,12 +118,70 @@ def _load_json(path: Path, report: _Report) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        duplicates: dict[int, tuple[dict, tuple[str, ...]]] = {}
+        data = json.loads(text, object_pairs_hook=_pairs_hook(duplicates))
     except json.JSONDecodeError as exc:
         report.error(path, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     except RecursionError:
         report.error(path, "malformed JSON: nested too deeply")
+    except ValueError as exc:  # an integer beyond Python's int-string digit limit
+        report.error(path, f"malformed JSON: {_first_line(exc)}")
+    else:
+        # JSON may spell a lone UTF-16 surrogate ("\\ud83d"); such a string is not Unicode text and
+        # breaks every later writer (terminal, parquet), so it is refused here, field by field; so is
+        # a key stated twice in one object, which json.loads would resolve silently (last one wins).
+        try:
+            for field, message in _json_problems(data, "", duplicates):
+                report.error(path, message, field)
+        except RecursionError:
+            report.error(path, "malformed JSON: nested too deeply")
+        return data
     return None
+
+
+def _pairs_hook(duplicates: dict[int, tuple[dict, tuple[str, ...]]]):
+    """A json ``object_pairs_hook`` that builds plain dicts and notes, by ``id``, the keys an object
+    stated more than once (json.loads would keep the last one silently). The object is kept in the
+    note so its ``id`` cannot be reused by another object while the notes are read."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            seen: set[str] = set()
+            duplicates[id(obj)] = (obj, tuple(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k))))
+        return obj
+
+    return hook
+
+
+def _json_problems(value: Any, where: str, duplicates: dict[int, tuple[dict, tuple[str, ...]]]
+                   ) -> Iterator[tuple[str, str]]:
+    """(field, message) for each key stated twice in one object and each string (key or value)
+    holding a lone surrogate."""
+    if isinstance(value, str):
+        bad = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:
+            yield where or "(top level)", f"contains an unpaired surrogate \\u{ord(bad):04x} (not valid Unicode text)"
+    elif isinstance(value, dict):
+        for key in duplicates.get(id(value), (None, ()))[1]:
+            yield _field(where, key), "stated more than once in one object (only the last would count)"
+        for key, item in value.items():
+            inner = _field(where, key)
+            yield from _json_problems(key, inner, duplicates)
+            yield from _json_problems(item, inner, duplicates)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _json_problems(item, f"{where}[{index}]", duplicates)
+
+
+def _field(where: str, key: str) -> str:
+    name = key.encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"{where}.{name}" if where else name
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].split(";")[0] if text else type(exc).__name__
 
 
 # -- metadata ------------------------------------------------------------------------------
@@ -127,7 +192,8 @@ def _as_int(value: Any) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and _DIGITS_RE.fullmatch(value.strip()):
+        # ASCII digits only: str.isdigit() also passes "¹" (which int() rejects) and "١".
         return int(value.strip())
     return None
 
@@ -316,12 +382,23 @@ def _read_grounding(task_dir: Path, report: _Report) -> dict[str, str]:
         report.warn(folder, "no grounding directory (playbook and commercial context)")
         return {}
     texts: dict[str, str] = {}
-    for file in sorted(folder.rglob("*")):
-        if file.is_file() and file.suffix.lower() in GROUNDING_SUFFIXES:
+    found: list[Path] = []
+
+    def unreadable(exc: OSError) -> None:  # rglob would skip such a folder without a word
+        report.error(Path(exc.filename or folder), f"cannot read ({exc.strerror or exc})")
+
+    before = report.errors
+    for current, _, names in os.walk(folder, onerror=unreadable):
+        found += [Path(current, name) for name in names]
+    for file in sorted(found):
+        hidden = any(part.startswith(".") for part in file.relative_to(folder).parts)
+        # Hidden files are not task content (macOS ._x.md, .ipynb_checkpoints/) and the fingerprint
+        # skips them too, so reading them would also let a cached dataset go stale.
+        if not hidden and file.is_file() and file.suffix.lower() in GROUNDING_SUFFIXES:
             text = _text(file, report)
             if text is not None:
                 texts[file.relative_to(folder).as_posix()] = text
-    if not texts:
+    if not texts and report.errors == before:
         report.warn(folder, "no .md or .txt grounding text")
     return texts
 
@@ -345,10 +422,25 @@ def _check_header(instruction: str, path: Path, meta: dict[str, Any], report: _R
 
 def read_task(task_dir: Path, problems: list[Problem], *, tasks_prefix: str = "tasks") -> Task | None:
     """Parse and check one task directory; append every problem found; ``None`` on any error."""
+    try:
+        return _read_task(task_dir, problems, tasks_prefix)
+    except OSError as exc:
+        # e.g. a folder without read/search permission: Path.is_file() raises on EACCES, and one such
+        # folder must neither stop the other tasks' checks nor escape load_tasks as a raw OSError.
+        problems.append(Problem(str(exc.filename or task_dir), f"cannot read ({exc.strerror or exc})", None,
+                                "error", task_dir.name))
+        return None
+
+
+def _read_task(task_dir: Path, problems: list[Problem], tasks_prefix: str) -> Task | None:
     name = task_dir.name
     report = _Report(problems, name)
     if parse_task_name(name) is None:
         report.error(task_dir, "directory name does not match redline-s<S>-t<T>-g<GG><v>", "name")
+    outside = folder_link_escapes(task_dir)
+    if outside:
+        report.error(task_dir, outside)
+        return None
     links = escaping_links(task_dir)
     if links:
         # Refused before any file is read: a followed link would put a file from outside the task
@@ -421,12 +513,16 @@ def read_task(task_dir: Path, problems: list[Problem], *, tasks_prefix: str = "t
     instruction = instruction or ""
 
     contract = task_dir / CONTRACT
-    if not contract.is_file():
+    if contract.is_dir():
+        report.error(contract, "is a directory, not a file (the document the agent redlines)")
+    elif not contract.is_file():
         report.error(contract, "file is missing (the document the agent redlines)")
     elif contract.stat().st_size == 0:
         report.error(contract, "file is empty")
     golden = task_dir / GOLDEN
     golden_path = golden if golden.is_file() else None
+    if golden_path is None and golden.exists():  # absent is an accept-only task; a folder is a broken one
+        report.error(golden, "is a directory, not a file" if golden.is_dir() else "is not a regular file")
     for optional in (DOCKERFILE, TEST_SH):
         if not (task_dir / optional).is_file():
             report.warn(task_dir / optional, "file is missing (Harbor needs it to run the task)")

@@ -80,7 +80,7 @@ def _order_key(path: Path) -> tuple:
     if match is None:
         return (1, path.name)
     s, t, g, v = match.groups()
-    return (0, int(s), int(t), int(g), v)
+    return (0, int(s), int(t), int(g), v, path.name)  # the name breaks ties (g1a / g01a): a stable order
 
 
 def _locate(directory: Path) -> tuple[Path, Path]:

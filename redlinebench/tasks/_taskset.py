@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import TaskError
 from ._checks import check_documents, check_input_groups
 from ._fingerprint import fingerprint_dirs
-from ._model import Problem, Task
+from ._model import Problem, Task, clip, parse_task_name, printable
 from ._parse import read_task
 from ._source import Source, resolve_source, task_dirs
 
@@ -156,7 +156,34 @@ def _read_all(source: Source) -> tuple[list[Task], list[Problem], int]:
     if not dirs:
         raise TaskError("no task directories found", path=source.tasks_dir)
     tasks = [t for t in (read_task(d, problems) for d in dirs) if t is not None]
-    return tasks, problems, len(dirs)
+    return _refuse_respelled(tasks, problems), problems, len(dirs)
+
+
+def _refuse_respelled(tasks: list[Task], problems: list[Problem]) -> list[Task]:
+    """Numbers in a task name may be zero-padded or not (g1 = g01), but only one way per tree:
+    ``redline-s1-t1-g1a`` beside ``redline-s1-t1-g01a`` is one task twice (counted twice in its
+    cell), and ``g1b`` beside ``g01a`` splits one input group in two (its variants never compared)."""
+    first_task: dict[tuple, Task] = {}
+    first_group: dict[tuple, Task] = {}
+    kept: list[Task] = []
+    for task in tasks:
+        scenario, turn, group, variant = parse_task_name(task.task_id) or (None, None, None, None)
+        if scenario is None:
+            kept.append(task)
+            continue
+        twin = first_task.setdefault((scenario, turn, group, variant), task)
+        other = first_group.setdefault((scenario, turn, group), task)
+        if twin is not task:
+            message = f"the same task as {twin.task_id} (scenario {scenario}, turn {turn}, group {group}, " \
+                      f"variant {variant}) under another spelling"
+        elif other.input_group != task.input_group:
+            message = f"input group spelled {task.input_group} here but {other.input_group} by {other.task_id}: " \
+                      "name both the same way"
+        else:
+            kept.append(task)
+            continue
+        problems.append(Problem(str(task.root), message, "name", "error", task.task_id))
+    return kept
 
 
 def load_tasks(source: str | Path | Source | None = None, *,
@@ -179,7 +206,9 @@ def load_tasks(source: str | Path | Source | None = None, *,
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''}; run `redlinebench tasks validate`)" if len(errors) > 1 else ""
-        raise TaskError(first.message + more, path=first.path, field=first.field)
+        # one line, whatever the tree holds (a newline in a folder name, a 100 kB value)
+        raise TaskError(printable(clip(first.message)) + more, path=printable(first.path),
+                        field=printable(first.field) if first.field else None)
     return TaskSet(tasks, resolved, left_out)
 
 
