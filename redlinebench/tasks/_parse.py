@@ -256,10 +256,12 @@ def _merge_metadata(
     json_meta: dict[str, Any],
     report: _Report,
 ) -> dict[str, Any]:
-    """rubrics.json wins; the directory name and both files must agree on every key they state.
+    """rubrics.json wins (SPEC §2); a value that contradicts the directory name is an error.
 
     A value that contradicts the name is reported against the file that states it (and not
-    again as a disagreement between the two files).
+    again as a disagreement between the two files). The two files disagreeing on another key is
+    a warning: SPEC has rubrics.json's value used, and a tree in the wild that words a label
+    differently in each file must still load (``tasks validate --strict`` refuses it).
     """
     merged = {**toml_meta, **json_meta}
     parsed = parse_task_name(name)
@@ -288,7 +290,8 @@ def _merge_metadata(
         if key in flagged or key not in toml_meta or key not in json_meta:
             continue
         if not _same(key, json_meta[key], toml_meta[key]):
-            report.error(json_path, f"{json_meta[key]!r} disagrees with {toml_meta[key]!r} in {toml_path.name}", key)
+            report.warn(json_path, f"{json_meta[key]!r} disagrees with {toml_meta[key]!r} in {toml_path.name}; "
+                        "this value (rubrics.json) is used", key)
     if from_name:
         # The name's spelling of the group is canonical (s1-t1-g1 and s1-t1-g01 are one group).
         merged["input_group"] = from_name["input_group"]

@@ -77,8 +77,8 @@ PER_TASK_CASES = [
      "environment/app/contract.docx", None, "file is missing"),
     ("redline-s3-t1-g01a", _meta("redline-s3-t1-g01a", "level", 2),
      "tests/rubrics.json", "level", "2 disagrees with the directory name 'redline-s3-t1-g01a' (which says 1)"),
-    ("redline-s3-t2-g01a", _meta("redline-s3-t2-g01a", "represented_party", "AgentCo", "task.toml"),
-     "tests/rubrics.json", "represented_party", "'GiantCo' disagrees with 'AgentCo' in task.toml"),
+    ("redline-s3-t2-g01a", _meta("redline-s3-t2-g01a", "variant", "z", "task.toml"),
+     "task.toml", "variant", "'z' disagrees with the directory name 'redline-s3-t2-g01a' (which says 'a')"),
     ("redline-s3-t3-g01a", _set_rubric("redline-s3-t3-g01a", 3, weight="5"),
      "tests/rubrics.json", "rubrics[3].weight", "must be an integer, got '5'"),
     ("redline-s3-t4-g01a", _set_rubric("redline-s3-t4-g01a", 1, id="redline-s3-t4-g01a-r01"),
@@ -277,3 +277,18 @@ def test_turn_and_level_disagreeing(tree: Path) -> None:
         load_tasks(tree)
     assert (info.value.path, info.value.field) == (str(path), "turn")
     assert "turn = 2 disagrees with level = 3" in str(info.value)
+
+
+def test_the_two_files_disagreeing_is_a_warning_and_rubrics_json_wins(tree: Path) -> None:
+    """SPEC §2: metadata is read from either file, preferring rubrics.json when both exist."""
+    task = "redline-s3-t2-g01a"
+    _meta(task, "represented_party", "AgentCo", "task.toml")(tree)
+    loaded = load_tasks(tree).get(task)
+    assert loaded.represented_party == "GiantCo"
+    report = validate_tasks(tree)
+    assert report.ok and task in report.tasks
+    (warning,) = [p for p in report.warnings if p.task_id == task]
+    assert warning.field == "represented_party" and warning.path == str(tree / "tasks" / task / "tests/rubrics.json")
+    assert "'GiantCo' disagrees with 'AgentCo' in task.toml; this value (rubrics.json) is used" in warning.message
+    strict = CliRunner().invoke(main, ["tasks", "validate", "--source", str(tree), "--strict"])
+    assert strict.exit_code == 1 and "warning: " in strict.output
