@@ -8,7 +8,9 @@ enters (model replies, tool arguments, judge replies) and again where it is writ
 
 from __future__ import annotations
 
+import math
 import re
+from datetime import date, datetime, time
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -28,4 +30,19 @@ def encodable_obj(value: Any) -> Any:
         return {encodable_obj(k): encodable_obj(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [encodable_obj(v) for v in value]
+    return value
+
+
+def json_safe(value: Any) -> Any:
+    """A task's metadata as strict JSON can hold it: TOML dates and times become ISO strings,
+    non-finite floats (TOML ``nan``/``inf``, JSON input's ``NaN``) their TOML spelling, since
+    ``NaN``/``Infinity`` in an output is not JSON (``JSON.parse`` and the Hub viewer reject it)."""
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
     return value

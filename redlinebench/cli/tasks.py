@@ -26,7 +26,9 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Machine-read
 
 
 def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))  # TOML dates -> ISO text
+    from .._text import json_safe
+
+    click.echo(json.dumps(json_safe(data), indent=2, ensure_ascii=False, default=str))  # strict JSON
 
 
 def _task_summary(task) -> dict[str, Any]:

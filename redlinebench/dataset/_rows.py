@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import math
-from datetime import date, datetime, time
 from typing import Any
 
+from .._text import json_safe
 from ..tasks import Task
 from ..tasks._model import CONTRACT, GOLDEN, RUBRICS
 
@@ -41,23 +40,8 @@ def index_row(task: Task) -> dict[str, Any]:
     }
 
 
-def _jsonable(value: Any) -> Any:
-    """TOML dates and times become ISO strings so any metadata survives ``json.dumps``; so do
-    non-finite floats (TOML ``nan``/``inf``, JSON input's ``NaN``), spelled as TOML spells them,
-    since ``NaN``/``Infinity`` in the output would not be JSON (JSON.parse and the viewer reject it)."""
-    if isinstance(value, (datetime, date, time)):
-        return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
 def _dumps(value: Any) -> str:
-    return json.dumps(_jsonable(value), sort_keys=True, ensure_ascii=False, allow_nan=False)
+    return json.dumps(json_safe(value), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 
 def full_row(task: Task) -> dict[str, Any]:

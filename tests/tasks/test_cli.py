@@ -95,7 +95,13 @@ def test_where_explains(tree: Path) -> None:
 
 def test_show_json_with_toml_dates_in_extra_metadata(tree: Path) -> None:
     toml = tree / "tasks/redline-s1-t1-g01a/task.toml"
-    toml.write_text(toml.read_text().replace("[metadata]\n", "[metadata]\nreviewed = 2026-03-01\n"))
+    toml.write_text(toml.read_text().replace("[metadata]\n", "[metadata]\nreviewed = 2026-03-01\nodds = [nan, -inf]\n"))
     result = run("tasks", "show", "redline-s1-t1-g01a", "--source", str(tree), "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["extra"] == {"reviewed": "2026-03-01"}
+
+    def strict(token: str):
+        raise ValueError(f"{token} is not JSON")
+
+    # strict JSON (no NaN/Infinity tokens, which JSON.parse and jq refuse)
+    assert json.loads(result.output, parse_constant=strict)["extra"] == {"reviewed": "2026-03-01",
+                                                                          "odds": ["nan", "-inf"]}
