@@ -74,6 +74,12 @@ def format_date(date: datetime | str | None) -> str:
     return date.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# Tracked changes the tools name "rev-N" by their w:id (run wrappers, paragraph marks, property changes).
+_REVISION_TAGS = tuple(qn(f"w:{t}") for t in (
+    "ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange", "tblPrChange", "trPrChange", "tcPrChange",
+    "sectPrChange", "tblGridChange", "tblPrExChange", "numberingChange"))
+
+
 class IdAllocator:
     """One counter above every ``w:id`` in every story part (revisions, comments, bookmarks)."""
 
@@ -251,6 +257,7 @@ class RedlineDocument:
                             "long contract has a few thousand)", path=self.name)
         self._body = body
         self._ids = IdAllocator(self._story_roots())
+        self._rekey_clashing_revisions()
         self._pids: dict[object, str] = {}
         self._els: dict[str, object] = {}
         self._next_pid = 1
@@ -315,6 +322,26 @@ class RedlineDocument:
             if rel.reltype in STORY_RELTYPES[:4] and not rel.external and self._pkg.has(rel.target):
                 out.append((rel.target, self._pkg.xml(rel.target)))
         return out
+
+    def _rekey_clashing_revisions(self) -> None:
+        """Give a fresh id to a tracked change whose ``w:id`` an earlier one already uses.
+
+        LibreOffice numbers property changes (``w:rPrChange``...) with a counter of their own, so a
+        format change and an insertion can both be ``w:id="0"``; ``rev-0`` must name one change."""
+        seen: set[str] = set()
+        for part, root in self.story_parts():
+            changed = False
+            for el in root.iter(*_REVISION_TAGS):
+                rid = el.get(W_ID)
+                if rid is None:
+                    continue
+                if rid in seen:
+                    el.set(W_ID, str(self._ids.next()))
+                    changed = True
+                else:
+                    seen.add(rid)
+            if changed:
+                self._pkg.mark_dirty(part)
 
     def _story_roots(self):
         roots = [self._root]
