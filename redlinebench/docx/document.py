@@ -147,6 +147,20 @@ class _Index:
         self.revisions = revisions
 
 
+def _wrapped(container, tag: str):
+    """Children of ``container`` with ``tag`` in document order, also inside content controls and
+    custom XML (Word wraps rows and cells in ``w:sdt`` / ``w:customXml``)."""
+    for child in container:
+        if child.tag == tag:
+            yield child
+        elif child.tag == W_SDT:
+            content = child.find(W_SDTCONTENT)
+            if content is not None:
+                yield from _wrapped(content, tag)
+        elif child.tag == W_CUSTOMXML:
+            yield from _wrapped(child, tag)
+
+
 def iter_block_paragraphs(container, in_table: bool = False):
     """(w:p, in_table) for every paragraph of a block container, tables included, in order."""
     for child in container:
@@ -154,14 +168,9 @@ def iter_block_paragraphs(container, in_table: bool = False):
         if tag == W_P:
             yield child, in_table
         elif tag == W_TBL:
-            for tr in child.iterfind(W_TR):
-                for tc in tr.iterfind(W_TC):
+            for tr in _wrapped(child, W_TR):
+                for tc in _wrapped(tr, W_TC):
                     yield from iter_block_paragraphs(tc, True)
-                for sdt in tr.iterfind(W_SDT):
-                    content = sdt.find(W_SDTCONTENT)
-                    if content is not None:
-                        for tc in content.iterfind(W_TC):
-                            yield from iter_block_paragraphs(tc, True)
         elif tag == W_SDT:
             content = child.find(W_SDTCONTENT)
             if content is not None:

@@ -36,3 +36,48 @@ def test_accepting_one_revision_of_a_clashing_pair_leaves_the_other():
     out = RedlineDocument.open(doc.to_bytes())
     assert [(r.id, r.type) for r in out.revisions] == [(fmt.id, "format")]
     assert [f for f in out.validate() if f.code == "revision-id-duplicate"] == []
+
+
+# ---------------------------------------------------------------------------- 2. rows and cells in content controls
+# Word wraps table rows in w:sdt (repeating sections) and cells in w:sdt or w:customXml; their
+# paragraphs were missing from the read view, and a cell in a w:sdt came after the plain cells.
+def _tc(text: str) -> str:
+    return f'<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr>{p(text)}</w:tc>'
+
+
+WRAPPED_TABLE = (
+    p("Before.")
+    + '<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/>'
+      '<w:gridCol w:w="2000"/></w:tblGrid>'
+    + '<w:sdt><w:sdtPr><w:id w:val="11"/></w:sdtPr><w:sdtContent><w:tr>' + _tc("Row in sdt") + _tc("second cell")
+    + '</w:tr></w:sdtContent></w:sdt>'
+    + '<w:tr><w:sdt><w:sdtPr><w:id w:val="12"/></w:sdtPr><w:sdtContent>' + _tc("Cell in sdt")
+    + '</w:sdtContent></w:sdt>' + _tc("plain cell") + '</w:tr>'
+    + '<w:customXml w:element="row"><w:tr><w:customXml w:element="cell">' + _tc("Row in customXml")
+    + '</w:customXml>' + _tc("last cell") + '</w:tr></w:customXml>'
+    + '</w:tbl>' + p("After."))
+WRAPPED_TEXT = ["Before.", "Row in sdt", "second cell", "Cell in sdt", "plain cell", "Row in customXml",
+                "last cell", "After."]
+
+
+def test_rows_and_cells_inside_content_controls_are_read_in_order():
+    doc = RedlineDocument.open(docx(WRAPPED_TABLE), name="word.docx")
+    assert [text for _, text in doc.paragraph_texts()] == WRAPPED_TEXT
+    assert doc.text("accepted").split("\n") == WRAPPED_TEXT
+
+
+def test_a_cell_inside_a_wrapped_row_is_editable():
+    doc = RedlineDocument.open(docx(WRAPPED_TABLE), name="word.docx")
+    ids = {text: pid for pid, text in doc.paragraph_texts()}
+    res = doc.apply_edits([
+        {"op": "replace", "anchor": {"paragraph_id": ids["second cell"], "text": "second"}, "new_text": "2nd",
+         "comment": "Shorter."},
+        {"op": "delete", "anchor": {"paragraph_id": ids["Row in customXml"], "text": " in customXml"},
+         "comment": "Drop."}], author=ME, date=WHEN)
+    assert [r["status"] for r in res] == ["ok", "ok"]
+    out = RedlineDocument.open(doc.to_bytes())
+    assert [f for f in out.validate() if f.severity == "error"] == []
+    expected = list(WRAPPED_TEXT)
+    expected[2], expected[5] = "2nd cell", "Row"
+    assert out.text("accepted").split("\n") == expected
+    assert out.text("original").split("\n") == WRAPPED_TEXT
