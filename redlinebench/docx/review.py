@@ -202,7 +202,12 @@ def resolve(doc, action: str, *, author: str | None = None, revision_id=None) ->
             if goes and tr is not None and tr.tag == W_TR:
                 tbl = tr.getparent()
                 remove(tr)
-                if tbl is not None and tbl.find(W_TR) is None:
+                # a row wrapped in a content control or custom XML: drop the emptied wrappers too
+                while tbl is not None and tbl.tag != W_TBL and tbl.find(".//" + W_TR) is None:
+                    holder = tbl.getparent()
+                    remove(tbl)
+                    tbl = holder
+                if tbl is not None and tbl.tag == W_TBL and tbl.find(".//" + W_TR) is None:
                     remove(tbl)
         for mark in marks:
             changed += 1

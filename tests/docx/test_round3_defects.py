@@ -81,3 +81,27 @@ def test_a_cell_inside_a_wrapped_row_is_editable():
     expected[2], expected[5] = "2nd cell", "Row"
     assert out.text("accepted").split("\n") == expected
     assert out.text("original").split("\n") == WRAPPED_TEXT
+
+
+def _deleted_wrapped_row(text: str, rid: int) -> str:
+    return (f'<w:sdt><w:sdtPr><w:id w:val="{rid}"/></w:sdtPr><w:sdtContent><w:tr><w:trPr><w:del w:id="{rid}" {O}/>'
+            f'</w:trPr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr><w:p><w:pPr><w:rPr>'
+            f'<w:del w:id="{rid + 1}" {O}/></w:rPr></w:pPr><w:del w:id="{rid + 2}" {O}><w:r><w:delText>{text}'
+            f'</w:delText></w:r></w:del></w:p></w:tc></w:tr></w:sdtContent></w:sdt>')
+
+
+def test_accepting_a_deleted_row_inside_a_content_control_leaves_no_empty_control_or_rowless_table():
+    grid = ('<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/>'
+            '</w:tblGrid>')
+    only = grid + _deleted_wrapped_row("Gone row", 10) + '</w:tbl>'
+    some = grid + f'<w:tr>{_tc("Kept row")}</w:tr>' + _deleted_wrapped_row("Gone row", 20) + '</w:tbl>'
+    for table, left in ((only, ["A.", "B."]), (some, ["A.", "Kept row", "B."])):
+        doc = RedlineDocument.open(docx(p("A.") + table + p("B.")), name="rows.docx")
+        doc.accept(author="Other")
+        out = RedlineDocument.open(doc.to_bytes())
+        assert out.text().split("\n") == left
+        body = out.body
+        W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+        assert body.find(f".//{W}sdt") is None, "an emptied row content control was left behind"
+        for tbl in body.iter(f"{W}tbl"):
+            assert tbl.find(f".//{W}tr") is not None, "a table without rows"
