@@ -861,7 +861,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 if match.lead_ws or match.trail_ws:
                     # the quoted edge whitespace is not in the span: take one separator along
                     start, end = _tidy_deletion(raw, start, end)
-                ctx.touched = delete_range(ctx, p, start, end)
+                ctx.touched = replace_range(ctx, p, start, end, "")
             else:
                 ctx.touched = replace_range(ctx, p, match.start, match.end, new_text)
         elif op == "delete":
@@ -870,7 +870,9 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
             whole = not raw[:start].strip() and not raw[end:].strip()
             if whole:
                 start, end = 0, len(raw)   # the whole paragraph goes: its stray spaces and tabs too
-            ctx.touched = delete_range(ctx, p, start, end)
+            # replace_range, not delete_range: part of a field widens to the whole field, and the
+            # part of its result outside the anchor must come back as text
+            ctx.touched = replace_range(ctx, p, start, end, "")
             if whole:
                 delete_paragraph_mark(ctx, p)
         else:  # insert_after

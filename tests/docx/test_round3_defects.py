@@ -105,3 +105,30 @@ def test_accepting_a_deleted_row_inside_a_content_control_leaves_no_empty_contro
         assert body.find(f".//{W}sdt") is None, "an emptied row content control was left behind"
         for tbl in body.iter(f"{W}tbl"):
             assert tbl.find(f".//{W}tr") is not None, "a table without rows"
+
+
+# ---------------------------------------------------------------------------- 3. part of a field deleted
+# A field is atomic, so an anchor on part of its result widens to the whole field. replace carried
+# the untouched part of the result into the new text; delete struck the whole field, so deleting
+# "2026" from a DATE field "1 January 2026" also removed "1 January".
+FIELD_PARA = p(r_("Dated "), '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve">'
+               ' DATE \\@ "d MMMM yyyy" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+               '<w:r><w:t>1 January 2026</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>', r_(" at London."))
+
+
+def test_deleting_part_of_a_field_result_changes_exactly_that_text():
+    for op, anchor, new, accepted in (
+            ("delete", "2026", None, "Dated 1 January at London."),
+            ("delete", "1 January", None, "Dated 2026 at London."),
+            ("replace", "2026", "", "Dated 1 January at London."),
+            ("delete", "Dated 1 January 2026", None, "at London.")):
+        doc = RedlineDocument.open(docx(FIELD_PARA), name="field.docx")
+        edit = {"op": op, "anchor": {"paragraph_id": "p-001", "text": anchor}, "comment": "No date."}
+        if new is not None:
+            edit["new_text"] = new
+        res = doc.apply_edits([edit], author=ME, date=WHEN)
+        assert res[0]["status"] == "ok", res
+        out = RedlineDocument.open(doc.to_bytes())
+        assert [f for f in out.validate() if f.severity == "error"] == []
+        assert " ".join(out.text("accepted").split()) == accepted, (op, anchor)
+        assert out.text("original") == "Dated 1 January 2026 at London."
