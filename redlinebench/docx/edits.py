@@ -1136,6 +1136,8 @@ def _covered_rows(paras) -> list:
 def _delete_row(ctx: EditContext, row) -> None:
     """Mark ``row`` deleted (``w:trPr/w:del``): accept removes it (and an emptied table)."""
     trpr = row.find(W_TRPR)
+    if trpr is not None and trpr.find(W_DEL) is not None:
+        return   # already deleted (by another author): the schema allows one w:del per row
     if trpr is None:
         trpr = make_element("w:trPr")
         prex = row.find(W_TBLPREX)

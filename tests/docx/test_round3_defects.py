@@ -132,3 +132,27 @@ def test_deleting_part_of_a_field_result_changes_exactly_that_text():
         assert [f for f in out.validate() if f.severity == "error"] == []
         assert " ".join(out.text("accepted").split()) == accepted, (op, anchor)
         assert out.text("original") == "Dated 1 January 2026 at London."
+
+
+# ---------------------------------------------------------------------------- 4. reserving a row another author deleted
+# mark_reserved over a table row the other side had already deleted added a second w:del to its
+# w:trPr (the schema allows one; openxml-audit: "Unexpected element 'del'").
+def test_reserving_over_a_row_already_deleted_by_another_author_adds_no_second_row_deletion():
+    grid = ('<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/>'
+            '</w:tblGrid>')
+    gone = (f'<w:tr><w:trPr><w:del w:id="30" {O}/></w:trPr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr>'
+            f'<w:p><w:del w:id="31" {O}><w:r><w:delText>Old row</w:delText></w:r></w:del></w:p></w:tc></w:tr>')
+    body = p("1. Fees.") + grid + f'<w:tr>{_tc("Kept row")}</w:tr>' + gone + f'<w:tr>{_tc("Last row")}</w:tr></w:tbl>' \
+        + p("2. Term.")
+    doc = RedlineDocument.open(docx(body), name="rows.docx")
+    ids = [para.id for para in doc.paragraphs]
+    res = doc.mark_reserved(start_id=ids[1], end_id=ids[4], comment="Not needed.", author=ME, date=WHEN)
+    assert res["status"] == "ok"
+    out = RedlineDocument.open(doc.to_bytes())
+    W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+    for trpr in out.body.iter(f"{W}trPr"):
+        assert len(trpr.findall(f"{W}del")) <= 1
+    assert [f for f in out.validate() if f.severity == "error"] == []
+    assert out.text("original").split("\n") == ["1. Fees.", "Kept row", "Old row", "Last row", "2. Term."]
+    out.accept()
+    assert out.text().split("\n") == ["1. Fees.", "2. Reserved."]
