@@ -966,7 +966,11 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     numbering = doc.numbering
     rows = _covered_rows(paras)
     in_rows = {id(p) for row in rows for p in row.iter(W_P)}
-    heads = [para for para in paras if id(para.element) not in in_rows]
+    # a paragraph whose mark is already deleted (or moved away) is no clause of the current text:
+    # it never reads "Reserved.", or it would join the next clause on accept
+    gone = {id(para.element) for para in paras
+            if any(m.tag in (W_DEL, W_MOVEFROM) for m in mark_revisions(para.element))}
+    heads = [para for para in paras if id(para.element) not in in_rows and id(para.element) not in gone]
     first = numbering.resolve(heads[0].element.find(W_PPR)) if heads else None
     snapshots = [(para.element, para.element.getparent(), copy.deepcopy(para.element)) for para in paras
                  if id(para.element) not in in_rows]
@@ -989,8 +993,8 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
                 touched.extend(delete_range(ctx, p, 0, len(raw)))
                 continue
             level = numbering.resolve(p.find(W_PPR))
-            keep = para is heads[0] or (first is not None and level is not None and level[0] == first[0]
-                                        and level[1] <= first[1])
+            keep = id(p) not in gone and (para is heads[0] or (first is not None and level is not None
+                                                               and level[0] == first[0] and level[1] <= first[1]))
             prefix = 0
             if keep and level is None:
                 typed = _LEADING_NUMBER.match(raw)

@@ -156,3 +156,34 @@ def test_reserving_over_a_row_already_deleted_by_another_author_adds_no_second_r
     assert out.text("original").split("\n") == ["1. Fees.", "Kept row", "Old row", "Last row", "2. Term."]
     out.accept()
     assert out.text().split("\n") == ["1. Fees.", "2. Reserved."]
+
+
+# ---------------------------------------------------------------------------- 5. reserving over a paragraph another author deleted
+# A paragraph whose mark the other side deleted is not a clause of the current text, but
+# mark_reserved wrote "Reserved." into it; on accept it joined the next clause ("Reserved.Reserved.").
+NUMBERING = ('<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+             '<w:lvlText w:val="%1."/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>')
+NUM = '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>'
+GONE = p(f'<w:del w:id="12" {O}><w:r><w:delText>Deleted clause.</w:delText></w:r></w:del>',
+         ppr=NUM + f'<w:rPr><w:del w:id="13" {O}/></w:rPr>')
+CLAUSES = p("Fees.", ppr=NUM) + GONE + p("Audit.", ppr=NUM) + p("Term.", ppr=NUM)
+
+
+def test_reserving_over_a_paragraph_the_other_side_deleted_keeps_one_reserved_per_clause():
+    import pytest as _pytest
+
+    from redlinebench.errors import ToolFailure
+
+    doc = RedlineDocument.open(docx(CLAUSES, numbering=NUMBERING), name="clauses.docx")
+    ids = [para.id for para in doc.paragraphs]
+    assert [para.number for para in doc.paragraphs] == ["1", None, "2", "3"]
+    doc.mark_reserved(start_id=ids[0], end_id=ids[2], comment="Not needed.", author=ME, date=WHEN)
+    out = RedlineDocument.open(doc.to_bytes())
+    assert [f for f in out.validate() if f.severity == "error"] == []
+    assert out.text("original").split("\n") == ["Fees.", "Deleted clause.", "Audit.", "Term."]
+    out.accept()
+    assert out.text().split("\n") == ["Reserved.", "Reserved.", "Term."]
+    alone = RedlineDocument.open(docx(CLAUSES, numbering=NUMBERING), name="clauses.docx")
+    with _pytest.raises(ToolFailure):
+        alone.mark_reserved(start_id=ids[1], end_id=ids[1], comment="Not needed.", author=ME, date=WHEN)
+    assert alone.text("original").split("\n") == ["Fees.", "Deleted clause.", "Audit.", "Term."]
