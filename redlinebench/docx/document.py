@@ -267,6 +267,7 @@ class RedlineDocument:
         self._body = body
         self._ids = IdAllocator(self._story_roots())
         self._rekey_clashing_revisions()
+        self._schema_form_property_changes()
         self._pids: dict[object, str] = {}
         self._els: dict[str, object] = {}
         self._next_pid = 1
@@ -349,6 +350,27 @@ class RedlineDocument:
                     changed = True
                 else:
                     seen.add(rid)
+            if changed:
+                self._pkg.mark_dirty(part)
+
+    def _schema_form_property_changes(self) -> None:
+        """Put LibreOffice's property changes in schema form: ``w:pPrChange`` last in ``w:pPr``, and
+        each ``w:pPrChange`` / ``w:rPrChange`` holding its (old) ``w:pPr`` / ``w:rPr``.
+
+        LibreOffice 7.4 writes an empty ``w:pPrChange`` before ``w:pPr/w:rPr`` and an empty
+        ``w:rPrChange``; left alone, every output would fail validation (Word enforces the order)."""
+        ppr_change, rpr_change = qn("w:pPrChange"), qn("w:rPrChange")
+        for part, root in self.story_parts():
+            changed = False
+            for change in root.iter(ppr_change, rpr_change):
+                inner = qn("w:pPr") if change.tag == ppr_change else qn("w:rPr")
+                if first_child(change, inner) is None:
+                    change.insert(0, etree.Element(inner))
+                    changed = True
+                host = change.getparent()
+                if change.tag == ppr_change and host is not None and change.getnext() is not None:
+                    host.append(change)
+                    changed = True
             if changed:
                 self._pkg.mark_dirty(part)
 

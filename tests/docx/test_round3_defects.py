@@ -187,3 +187,32 @@ def test_reserving_over_a_paragraph_the_other_side_deleted_keeps_one_reserved_pe
     with _pytest.raises(ToolFailure):
         alone.mark_reserved(start_id=ids[1], end_id=ids[1], comment="Not needed.", author=ME, date=WHEN)
     assert alone.text("original").split("\n") == ["Fees.", "Deleted clause.", "Audit.", "Term."]
+
+
+# ---------------------------------------------------------------------------- 6. LibreOffice's property changes
+# LibreOffice 7.4 writes a paragraph format change as an empty w:pPrChange *before* w:pPr/w:rPr
+# (schema: last, holding the old w:pPr) and a run format change as an empty w:rPrChange (schema:
+# holds the old w:rPr). doc validate rejected every output of such a file (ppr-order) and
+# openxml-audit flagged both; the engine now writes them in schema form.
+LO_PPR = (p(r_("Centered by Other.")).replace(
+    "<w:p>", f'<w:p><w:pPr><w:jc w:val="center"/><w:pPrChange w:id="5" {O}></w:pPrChange><w:rPr></w:rPr></w:pPr>', 1)
+    + p(f'<w:r><w:rPr><w:u w:val="single"/><w:rPrChange w:id="6" {O}/></w:rPr><w:t>Underlined</w:t></w:r>',
+        r_(" by Other.")))
+
+
+def test_libreoffice_property_changes_are_saved_in_schema_form():
+    from tests.docx.util import read_part
+
+    doc = RedlineDocument.open(docx(LO_PPR), name="lo.docx")
+    res = doc.apply_edits([{"op": "replace", "anchor": {"paragraph_id": "p-002", "text": "Other"},
+                            "new_text": "the other side", "comment": "Clearer."}], author=ME, date=WHEN)
+    assert res[0]["status"] == "ok"
+    data = doc.to_bytes()
+    out = RedlineDocument.open(data)
+    assert [str(f) for f in out.validate() if f.severity == "error"] == []
+    xml = read_part(data, "word/document.xml")
+    assert "<w:rPr/></w:pPr>" not in xml and f'<w:pPrChange w:id="5" {O}><w:pPr/></w:pPrChange></w:pPr>' in xml
+    assert f'<w:rPrChange w:id="6" {O}><w:rPr/></w:rPrChange>' in xml
+    out.reject()
+    assert out.text() == "Centered by Other.\nUnderlined by Other."
+    assert "w:jc" not in read_part(out.to_bytes(), "word/document.xml")
