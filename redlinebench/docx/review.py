@@ -40,6 +40,7 @@ PR_CHANGES = {qn(t) for t in ("w:rPrChange", "w:pPrChange", "w:tblPrChange", "w:
 WRAPPERS = (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)
 MOVE_RANGES = {qn(t) for t in ("w:moveFromRangeStart", "w:moveFromRangeEnd", "w:moveToRangeStart",
                                 "w:moveToRangeEnd")}
+_COMMENT_MARKERS = {qn("w:commentRangeStart"), qn("w:commentRangeEnd")}
 KEEP_MARKERS = {qn(t) for t in ("w:commentRangeStart", "w:commentRangeEnd", "w:bookmarkStart", "w:bookmarkEnd",
                                  "w:permStart", "w:permEnd")}
 _SURVIVING_PPR = {W_RPR, W_SECTPR, W_PPRCHANGE}
@@ -79,8 +80,41 @@ def remove(el) -> None:
     parent = el.getparent()
     if parent is None:
         return
+    if el.tag in (W_TR, W_TBL) and el.find(".//" + W_CREF) is not None:
+        _rehome_comments(el)
     lift_markers(el, runs=el.tag not in (W_TR, W_TBL, W_P))
     parent.remove(el)
+
+
+def _rehome_comments(el) -> None:
+    """A row or table is going: its comment anchors (ranges and reference runs, which cannot stand
+    in a table) move to the nearest paragraph outside it, so no comment is left unanchored."""
+    root = el.getroottree().getroot()
+    inside = set(el.iter(W_P))
+    before = after = None
+    passed = False
+    for p in root.iter(W_P):   # document order: the paragraphs inside ``el`` come in one stretch
+        if p in inside:
+            passed = True
+        elif passed:
+            after = p
+            break
+        else:
+            before = p
+    moving = [d for d in el.iterdescendants() if d.tag in _COMMENT_MARKERS
+              or (d.tag == W_R and d.find(W_CREF) is not None)]
+    target = before if before is not None else after
+    if target is None:
+        return
+    if target is before:
+        for d in moving:
+            target.append(d)
+    else:
+        ppr = target.find(W_PPR)
+        index = 0 if ppr is None else target.index(ppr) + 1
+        for d in moving:
+            target.insert(index, d)
+            index += 1
 
 
 def unwrap(el) -> None:

@@ -216,3 +216,26 @@ def test_libreoffice_property_changes_are_saved_in_schema_form():
     out.reject()
     assert out.text() == "Centered by Other.\nUnderlined by Other."
     assert "w:jc" not in read_part(out.to_bytes(), "word/document.xml")
+
+
+# ---------------------------------------------------------------------------- 7. rejecting their row removes our comment's anchor
+# Our edit (with its comment) inside a table row the other side inserted: rejecting their row
+# removed the row with our comment reference in it; the comment was left unanchored, which Word
+# drops and doc validate rejects.
+def test_rejecting_their_inserted_row_keeps_our_comments_anchored():
+    grid = ('<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/>'
+            '</w:tblGrid>')
+    new_row = (f'<w:tr><w:trPr><w:ins w:id="20" {O}/></w:trPr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/>'
+               f'</w:tcPr>{p(ins(r_("New row text"), rid=21))}</w:tc></w:tr>')
+    for rows in (f'<w:tr>{_tc("Kept row")}</w:tr>' + new_row, new_row):
+        doc = RedlineDocument.open(docx(p("Before.") + grid + rows + '</w:tbl>' + p("After.")), name="rows.docx")
+        pid = next(pid for pid, text in doc.paragraph_texts() if text == "New row text")
+        res = doc.apply_edits([{"op": "replace", "anchor": {"paragraph_id": pid, "text": "New"}, "new_text": "Added",
+                                "comment": "Our wording."}], author=ME, date=WHEN)
+        assert res[0]["status"] == "ok"
+        out = RedlineDocument.open(doc.to_bytes())
+        out.reject(author="Other")
+        assert "New row text" not in out.text("accepted") and "Added" not in out.text("accepted")
+        again = RedlineDocument.open(out.to_bytes())
+        assert [str(f) for f in again.validate() if f.severity == "error"] == []
+        assert len(again.comments) == 1
