@@ -40,6 +40,7 @@ PR_CHANGES = {qn(t) for t in ("w:rPrChange", "w:pPrChange", "w:tblPrChange", "w:
 WRAPPERS = (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)
 MOVE_RANGES = {qn(t) for t in ("w:moveFromRangeStart", "w:moveFromRangeEnd", "w:moveToRangeStart",
                                 "w:moveToRangeEnd")}
+W_FLDSIMPLE = qn("w:fldSimple")
 _COMMENT_MARKERS = {qn("w:commentRangeStart"), qn("w:commentRangeEnd")}
 KEEP_MARKERS = {qn(t) for t in ("w:commentRangeStart", "w:commentRangeEnd", "w:bookmarkStart", "w:bookmarkEnd",
                                  "w:permStart", "w:permEnd")}
@@ -281,3 +282,7 @@ def _drop_empty_wrappers(root) -> None:
     for el in list(root.iter(*WRAPPERS)):
         if not _is_mark(el) and not _is_row(el) and len(el) == 0 and el.getparent() is not None:
             el.getparent().remove(el)
+    # a simple field whose result was deleted is gone (left empty, Word would recompute it)
+    for el in list(root.iter(W_FLDSIMPLE)):
+        if el.find(".//" + W_R) is None and el.getparent() is not None:
+            unwrap(el)   # any comment or bookmark markers it held stay

@@ -239,3 +239,40 @@ def test_rejecting_their_inserted_row_keeps_our_comments_anchored():
         again = RedlineDocument.open(out.to_bytes())
         assert [str(f) for f in again.validate() if f.severity == "error"] == []
         assert len(again.comments) == 1
+
+
+# ---------------------------------------------------------------------------- 8. revisions inside w:fldSimple
+# A tracked change inside a simple field (w:fldSimple/w:del, where Word and we put it) was not
+# seen: deleting "7" from "Page 7" reported ok, but the accepted text still read "Page 7", another
+# author's insertion inside a w:fldSimple showed as plain text, and accepting left an empty field
+# that Word recomputes.
+SIMPLE = p(r_("Page "), '<w:fldSimple w:instr=" PAGE "><w:r><w:t>7</w:t></w:r></w:fldSimple>', r_(" of the annex."))
+
+
+def test_deleting_a_simple_field_is_seen_and_accepting_removes_the_field():
+    doc = RedlineDocument.open(docx(SIMPLE), name="simple.docx")
+    res = doc.apply_edits([{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "7"}, "comment": "No page."}],
+                          author=ME, date=WHEN)
+    assert res[0]["status"] == "ok"
+    data = doc.to_bytes()
+    out = RedlineDocument.open(data)
+    assert " ".join(out.text("accepted").split()) == "Page of the annex."
+    assert out.text("original") == "Page 7 of the annex."
+    accepted = RedlineDocument.open(data)
+    accepted.accept()
+    from tests.docx.util import read_part
+
+    assert "fldSimple" not in read_part(accepted.to_bytes(), "word/document.xml")
+    assert " ".join(accepted.text().split()) == "Page of the annex."
+    rejected = RedlineDocument.open(data)
+    rejected.reject()
+    assert rejected.text() == "Page 7 of the annex."
+
+
+def test_their_insertion_inside_a_simple_field_is_an_insertion():
+    body = p(r_("Price: "), f'<w:fldSimple w:instr=" MERGEFIELD Price ">{ins(r_("100"), rid=60)}</w:fldSimple>',
+             r_(" euros."))
+    doc = RedlineDocument.open(docx(body), name="simple.docx")
+    assert [r.id for r in doc.revisions] == ["rev-60"]
+    assert doc.text("accepted") == "Price: 100 euros."
+    assert doc.text("original") == "Price:  euros."
