@@ -163,11 +163,48 @@ def _isolate(p, start: int, end: int, fresh_id=None):
     return inside
 
 
+def _complex_fields_in(p, start: int, end: int) -> None:
+    """Rewrite each ``w:fldSimple`` in [start, end) as the equivalent complex field (begin,
+    instruction, separate, its result runs, end), as Word does before deleting one: a deletion
+    inside a ``w:fldSimple`` would leave the field itself, and Word recomputes its result."""
+    for atom in walk_paragraph(p).atoms:
+        if not (atom.visible and atom.atomic and atom.runs and start <= atom.start and atom.end <= end):
+            continue
+        for anc in atom.runs[0].iterancestors():
+            if anc is p:
+                break
+            if anc.tag == W_FLDSIMPLE:
+                _simple_to_complex(anc)
+                break
+
+
+def _simple_to_complex(fld) -> None:
+    def char_run(kind: str):
+        run = make_element("w:r")
+        char = make_element("w:fldChar")
+        char.set(qn("w:fldCharType"), kind)
+        run.append(char)
+        return run
+
+    instr = make_element("w:r")
+    text = make_element("w:instrText")
+    text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    text.text = fld.get(qn("w:instr")) or ""
+    instr.append(text)
+    parent = fld.getparent()
+    index = parent.index(fld)
+    for node in [char_run("begin"), instr, char_run("separate"), *list(fld), char_run("end")]:
+        parent.insert(index, node)
+        index += 1
+    parent.remove(fld)
+
+
 def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
     """Track-delete the current text [start, end) of ``p``; returns the ``w:del`` elements."""
     if start >= end:
         return []
     start, end = _expand(p, start, end)
+    _complex_fields_in(p, start, end)
     inside = _isolate(p, start, end, ctx.doc.ids.next)
     runs = list(dict.fromkeys(run for atom in inside for run in atom.all_runs))
     groups: list[list] = []

@@ -244,8 +244,9 @@ def test_rejecting_their_inserted_row_keeps_our_comments_anchored():
 # ---------------------------------------------------------------------------- 8. revisions inside w:fldSimple
 # A tracked change inside a simple field (w:fldSimple/w:del, where Word and we put it) was not
 # seen: deleting "7" from "Page 7" reported ok, but the accepted text still read "Page 7", another
-# author's insertion inside a w:fldSimple showed as plain text, and accepting left an empty field
-# that Word recomputes.
+# author's insertion inside a w:fldSimple showed as plain text. And a w:del inside a w:fldSimple
+# leaves the field itself, which Word recomputes: a simple field is deleted as Word deletes one,
+# rewritten as the equivalent complex field inside w:del.
 SIMPLE = p(r_("Page "), '<w:fldSimple w:instr=" PAGE "><w:r><w:t>7</w:t></w:r></w:fldSimple>', r_(" of the annex."))
 
 
@@ -255,14 +256,16 @@ def test_deleting_a_simple_field_is_seen_and_accepting_removes_the_field():
                           author=ME, date=WHEN)
     assert res[0]["status"] == "ok"
     data = doc.to_bytes()
+    from tests.docx.util import read_part
+
+    xml = read_part(data, "word/document.xml")   # deleted as Word does: as a complex field
+    assert "fldSimple" not in xml and '<w:delInstrText xml:space="preserve"> PAGE </w:delInstrText>' in xml
     out = RedlineDocument.open(data)
     assert " ".join(out.text("accepted").split()) == "Page of the annex."
     assert out.text("original") == "Page 7 of the annex."
     accepted = RedlineDocument.open(data)
     accepted.accept()
-    from tests.docx.util import read_part
-
-    assert "fldSimple" not in read_part(accepted.to_bytes(), "word/document.xml")
+    assert "fldChar" not in read_part(accepted.to_bytes(), "word/document.xml")
     assert " ".join(accepted.text().split()) == "Page of the annex."
     rejected = RedlineDocument.open(data)
     rejected.reject()
