@@ -174,7 +174,9 @@ def _complex_fields_in(p, start: int, end: int) -> None:
             if anc is p:
                 break
             if anc.tag == W_FLDSIMPLE:
-                _simple_to_complex(anc)
+                # one holding tracked changes stays: the complex field would take them as its own
+                if next(anc.iter(W_INS, W_DEL, W_MOVEFROM, W_MOVETO), None) is None:
+                    _simple_to_complex(anc)
                 break
 
 

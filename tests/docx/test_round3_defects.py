@@ -279,3 +279,16 @@ def test_their_insertion_inside_a_simple_field_is_an_insertion():
     assert [r.id for r in doc.revisions] == ["rev-60"]
     assert doc.text("accepted") == "Price: 100 euros."
     assert doc.text("original") == "Price:  euros."
+
+
+def test_deleting_a_simple_field_holding_their_insertion_keeps_their_insertion_rejectable():
+    body = p(r_("Price: "), f'<w:fldSimple w:instr=" MERGEFIELD Price ">{ins(r_("100"), rid=60)}</w:fldSimple>',
+             r_(" euros."))
+    doc = RedlineDocument.open(docx(body), name="simple.docx")
+    res = doc.apply_edits([{"op": "delete", "anchor": {"paragraph_id": "p-001", "text": "100"}, "comment": "No."}],
+                          author=ME, date=WHEN)
+    assert res[0]["status"] == "ok"
+    out = RedlineDocument.open(doc.to_bytes())
+    assert [f for f in out.validate() if f.severity == "error"] == []
+    assert " ".join(out.text("accepted").split()) == "Price: euros."
+    assert out.text("original") == "Price:  euros."
