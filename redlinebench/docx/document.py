@@ -74,6 +74,12 @@ def format_date(date: datetime | str | None) -> str:
     return date.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# Tracked changes the tools name "rev-N" by their w:id (run wrappers, paragraph marks, property changes).
+_REVISION_TAGS = tuple(qn(f"w:{t}") for t in (
+    "ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange", "tblPrChange", "trPrChange", "tcPrChange",
+    "sectPrChange", "tblGridChange", "tblPrExChange", "numberingChange"))
+
+
 class IdAllocator:
     """One counter above every ``w:id`` in every story part (revisions, comments, bookmarks)."""
 
@@ -141,6 +147,20 @@ class _Index:
         self.revisions = revisions
 
 
+def _wrapped(container, tag: str):
+    """Children of ``container`` with ``tag`` in document order, also inside content controls and
+    custom XML (Word wraps rows and cells in ``w:sdt`` / ``w:customXml``)."""
+    for child in container:
+        if child.tag == tag:
+            yield child
+        elif child.tag == W_SDT:
+            content = child.find(W_SDTCONTENT)
+            if content is not None:
+                yield from _wrapped(content, tag)
+        elif child.tag == W_CUSTOMXML:
+            yield from _wrapped(child, tag)
+
+
 def iter_block_paragraphs(container, in_table: bool = False):
     """(w:p, in_table) for every paragraph of a block container, tables included, in order."""
     for child in container:
@@ -148,14 +168,9 @@ def iter_block_paragraphs(container, in_table: bool = False):
         if tag == W_P:
             yield child, in_table
         elif tag == W_TBL:
-            for tr in child.iterfind(W_TR):
-                for tc in tr.iterfind(W_TC):
+            for tr in _wrapped(child, W_TR):
+                for tc in _wrapped(tr, W_TC):
                     yield from iter_block_paragraphs(tc, True)
-                for sdt in tr.iterfind(W_SDT):
-                    content = sdt.find(W_SDTCONTENT)
-                    if content is not None:
-                        for tc in content.iterfind(W_TC):
-                            yield from iter_block_paragraphs(tc, True)
         elif tag == W_SDT:
             content = child.find(W_SDTCONTENT)
             if content is not None:
@@ -251,6 +266,8 @@ class RedlineDocument:
                             "long contract has a few thousand)", path=self.name)
         self._body = body
         self._ids = IdAllocator(self._story_roots())
+        self._rekey_clashing_revisions()
+        self._schema_form_property_changes()
         self._pids: dict[object, str] = {}
         self._els: dict[str, object] = {}
         self._next_pid = 1
@@ -315,6 +332,47 @@ class RedlineDocument:
             if rel.reltype in STORY_RELTYPES[:4] and not rel.external and self._pkg.has(rel.target):
                 out.append((rel.target, self._pkg.xml(rel.target)))
         return out
+
+    def _rekey_clashing_revisions(self) -> None:
+        """Give a fresh id to a tracked change whose ``w:id`` an earlier one already uses.
+
+        LibreOffice numbers property changes (``w:rPrChange``...) with a counter of their own, so a
+        format change and an insertion can both be ``w:id="0"``; ``rev-0`` must name one change."""
+        seen: set[str] = set()
+        for part, root in self.story_parts():
+            changed = False
+            for el in root.iter(*_REVISION_TAGS):
+                rid = el.get(W_ID)
+                if rid is None:
+                    continue
+                if rid in seen:
+                    el.set(W_ID, str(self._ids.next()))
+                    changed = True
+                else:
+                    seen.add(rid)
+            if changed:
+                self._pkg.mark_dirty(part)
+
+    def _schema_form_property_changes(self) -> None:
+        """Put LibreOffice's property changes in schema form: ``w:pPrChange`` last in ``w:pPr``, and
+        each ``w:pPrChange`` / ``w:rPrChange`` holding its (old) ``w:pPr`` / ``w:rPr``.
+
+        LibreOffice 7.4 writes an empty ``w:pPrChange`` before ``w:pPr/w:rPr`` and an empty
+        ``w:rPrChange``; left alone, every output would fail validation (Word enforces the order)."""
+        ppr_change, rpr_change = qn("w:pPrChange"), qn("w:rPrChange")
+        for part, root in self.story_parts():
+            changed = False
+            for change in root.iter(ppr_change, rpr_change):
+                inner = qn("w:pPr") if change.tag == ppr_change else qn("w:rPr")
+                if first_child(change, inner) is None:
+                    change.insert(0, etree.Element(inner))
+                    changed = True
+                host = change.getparent()
+                if change.tag == ppr_change and host is not None and change.getnext() is not None:
+                    host.append(change)
+                    changed = True
+            if changed:
+                self._pkg.mark_dirty(part)
 
     def _story_roots(self):
         roots = [self._root]

@@ -163,11 +163,50 @@ def _isolate(p, start: int, end: int, fresh_id=None):
     return inside
 
 
+def _complex_fields_in(p, start: int, end: int) -> None:
+    """Rewrite each ``w:fldSimple`` in [start, end) as the equivalent complex field (begin,
+    instruction, separate, its result runs, end), as Word does before deleting one: a deletion
+    inside a ``w:fldSimple`` would leave the field itself, and Word recomputes its result."""
+    for atom in walk_paragraph(p).atoms:
+        if not (atom.visible and atom.atomic and atom.runs and start <= atom.start and atom.end <= end):
+            continue
+        for anc in atom.runs[0].iterancestors():
+            if anc is p:
+                break
+            if anc.tag == W_FLDSIMPLE:
+                # one holding tracked changes stays: the complex field would take them as its own
+                if next(anc.iter(W_INS, W_DEL, W_MOVEFROM, W_MOVETO), None) is None:
+                    _simple_to_complex(anc)
+                break
+
+
+def _simple_to_complex(fld) -> None:
+    def char_run(kind: str):
+        run = make_element("w:r")
+        char = make_element("w:fldChar")
+        char.set(qn("w:fldCharType"), kind)
+        run.append(char)
+        return run
+
+    instr = make_element("w:r")
+    text = make_element("w:instrText")
+    text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    text.text = fld.get(qn("w:instr")) or ""
+    instr.append(text)
+    parent = fld.getparent()
+    index = parent.index(fld)
+    for node in [char_run("begin"), instr, char_run("separate"), *list(fld), char_run("end")]:
+        parent.insert(index, node)
+        index += 1
+    parent.remove(fld)
+
+
 def delete_range(ctx: EditContext, p, start: int, end: int) -> list:
     """Track-delete the current text [start, end) of ``p``; returns the ``w:del`` elements."""
     if start >= end:
         return []
     start, end = _expand(p, start, end)
+    _complex_fields_in(p, start, end)
     inside = _isolate(p, start, end, ctx.doc.ids.next)
     runs = list(dict.fromkeys(run for atom in inside for run in atom.all_runs))
     groups: list[list] = []
@@ -861,7 +900,7 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                 if match.lead_ws or match.trail_ws:
                     # the quoted edge whitespace is not in the span: take one separator along
                     start, end = _tidy_deletion(raw, start, end)
-                ctx.touched = delete_range(ctx, p, start, end)
+                ctx.touched = replace_range(ctx, p, start, end, "")
             else:
                 ctx.touched = replace_range(ctx, p, match.start, match.end, new_text)
         elif op == "delete":
@@ -870,7 +909,9 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
             whole = not raw[:start].strip() and not raw[end:].strip()
             if whole:
                 start, end = 0, len(raw)   # the whole paragraph goes: its stray spaces and tabs too
-            ctx.touched = delete_range(ctx, p, start, end)
+            # replace_range, not delete_range: part of a field widens to the whole field, and the
+            # part of its result outside the anchor must come back as text
+            ctx.touched = replace_range(ctx, p, start, end, "")
             if whole:
                 delete_paragraph_mark(ctx, p)
         else:  # insert_after
@@ -964,7 +1005,11 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     numbering = doc.numbering
     rows = _covered_rows(paras)
     in_rows = {id(p) for row in rows for p in row.iter(W_P)}
-    heads = [para for para in paras if id(para.element) not in in_rows]
+    # a paragraph whose mark is already deleted (or moved away) is no clause of the current text:
+    # it never reads "Reserved.", or it would join the next clause on accept
+    gone = {id(para.element) for para in paras
+            if any(m.tag in (W_DEL, W_MOVEFROM) for m in mark_revisions(para.element))}
+    heads = [para for para in paras if id(para.element) not in in_rows and id(para.element) not in gone]
     first = numbering.resolve(heads[0].element.find(W_PPR)) if heads else None
     snapshots = [(para.element, para.element.getparent(), copy.deepcopy(para.element)) for para in paras
                  if id(para.element) not in in_rows]
@@ -987,8 +1032,8 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
                 touched.extend(delete_range(ctx, p, 0, len(raw)))
                 continue
             level = numbering.resolve(p.find(W_PPR))
-            keep = para is heads[0] or (first is not None and level is not None and level[0] == first[0]
-                                        and level[1] <= first[1])
+            keep = id(p) not in gone and (para is heads[0] or (first is not None and level is not None
+                                                               and level[0] == first[0] and level[1] <= first[1]))
             prefix = 0
             if keep and level is None:
                 typed = _LEADING_NUMBER.match(raw)
@@ -1134,6 +1179,8 @@ def _covered_rows(paras) -> list:
 def _delete_row(ctx: EditContext, row) -> None:
     """Mark ``row`` deleted (``w:trPr/w:del``): accept removes it (and an emptied table)."""
     trpr = row.find(W_TRPR)
+    if trpr is not None and trpr.find(W_DEL) is not None:
+        return   # already deleted (by another author): the schema allows one w:del per row
     if trpr is None:
         trpr = make_element("w:trPr")
         prex = row.find(W_TBLPREX)

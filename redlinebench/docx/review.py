@@ -40,6 +40,8 @@ PR_CHANGES = {qn(t) for t in ("w:rPrChange", "w:pPrChange", "w:tblPrChange", "w:
 WRAPPERS = (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)
 MOVE_RANGES = {qn(t) for t in ("w:moveFromRangeStart", "w:moveFromRangeEnd", "w:moveToRangeStart",
                                 "w:moveToRangeEnd")}
+W_FLDSIMPLE = qn("w:fldSimple")
+_COMMENT_MARKERS = {qn("w:commentRangeStart"), qn("w:commentRangeEnd")}
 KEEP_MARKERS = {qn(t) for t in ("w:commentRangeStart", "w:commentRangeEnd", "w:bookmarkStart", "w:bookmarkEnd",
                                  "w:permStart", "w:permEnd")}
 _SURVIVING_PPR = {W_RPR, W_SECTPR, W_PPRCHANGE}
@@ -79,8 +81,41 @@ def remove(el) -> None:
     parent = el.getparent()
     if parent is None:
         return
+    if el.tag in (W_TR, W_TBL) and el.find(".//" + W_CREF) is not None:
+        _rehome_comments(el)
     lift_markers(el, runs=el.tag not in (W_TR, W_TBL, W_P))
     parent.remove(el)
+
+
+def _rehome_comments(el) -> None:
+    """A row or table is going: its comment anchors (ranges and reference runs, which cannot stand
+    in a table) move to the nearest paragraph outside it, so no comment is left unanchored."""
+    root = el.getroottree().getroot()
+    inside = set(el.iter(W_P))
+    before = after = None
+    passed = False
+    for p in root.iter(W_P):   # document order: the paragraphs inside ``el`` come in one stretch
+        if p in inside:
+            passed = True
+        elif passed:
+            after = p
+            break
+        else:
+            before = p
+    moving = [d for d in el.iterdescendants() if d.tag in _COMMENT_MARKERS
+              or (d.tag == W_R and d.find(W_CREF) is not None)]
+    target = before if before is not None else after
+    if target is None:
+        return
+    if target is before:
+        for d in moving:
+            target.append(d)
+    else:
+        ppr = target.find(W_PPR)
+        index = 0 if ppr is None else target.index(ppr) + 1
+        for d in moving:
+            target.insert(index, d)
+            index += 1
 
 
 def unwrap(el) -> None:
@@ -202,7 +237,12 @@ def resolve(doc, action: str, *, author: str | None = None, revision_id=None) ->
             if goes and tr is not None and tr.tag == W_TR:
                 tbl = tr.getparent()
                 remove(tr)
-                if tbl is not None and tbl.find(W_TR) is None:
+                # a row wrapped in a content control or custom XML: drop the emptied wrappers too
+                while tbl is not None and tbl.tag != W_TBL and tbl.find(".//" + W_TR) is None:
+                    holder = tbl.getparent()
+                    remove(tbl)
+                    tbl = holder
+                if tbl is not None and tbl.tag == W_TBL and tbl.find(".//" + W_TR) is None:
                     remove(tbl)
         for mark in marks:
             changed += 1
@@ -242,3 +282,7 @@ def _drop_empty_wrappers(root) -> None:
     for el in list(root.iter(*WRAPPERS)):
         if not _is_mark(el) and not _is_row(el) and len(el) == 0 and el.getparent() is not None:
             el.getparent().remove(el)
+    # a simple field whose result was deleted is gone (left empty, Word would recompute it)
+    for el in list(root.iter(W_FLDSIMPLE)):
+        if el.find(".//" + W_R) is None and el.getparent() is not None:
+            unwrap(el)   # any comment or bookmark markers it held stay

@@ -258,6 +258,12 @@ def walk_paragraph(p) -> Walk:
                 fld.remove(f)
                 if atom.runs:
                     atom.run = atom.runs[0]
+                    # a tracked change inside the field (w:fldSimple/w:del|w:ins around its runs) is
+                    # the field's: take it from the wrappers between the first run and the field
+                    inner = [a for a in atom.run.iterancestors() if a is not child and a in child.iterdescendants()]
+                    inner = [a for a in reversed(inner) if a.tag in REVISION_WRAPPERS]
+                    if inner:
+                        atom.kind, atom.rev, atom.outer = _context(stack + inner)
                 else:
                     atoms.remove(atom)
             elif tag == W_CRS:
