@@ -109,8 +109,9 @@ def plan_trials(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], *, gra
             state.skipped += 1
             state.cost_usd += _trial_cost(tdir) + _judge_cost(tdir)
         else:
-            if st is TrialState.NEEDS_GRADE:
+            if st is TrialState.NEEDS_GRADE:  # its episode is paid for and not run again
                 sweep_temporaries(tdir)
+                state.cost_usd += _trial_cost(tdir)
             todo.append((key, st))
     return Plan(state, todo)
 

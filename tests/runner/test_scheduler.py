@@ -310,3 +310,20 @@ def test_a_run_result_says_in_words_what_keeps_it_incomplete(tmp_path):
     again = run(None, tmp_path / "run", resume=True, progress=False, agents={up.label: up}, taskset=taskset,
                 check_keys=False)
     assert again.ok and again.problems == []
+
+
+def test_resumed_run_counts_the_agent_cost_of_trials_it_only_grades(tmp_path):
+    """Killed after the episodes were published but before they were graded: the resumed run
+    grades them without re-running the agents, and its cost still includes what the agents spent."""
+    spec = _spec(trials=1)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    agent = CountingAgent(label="openai/fake-model", cost=0.5)
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={agent.label: agent}))
+
+    async def grader(key, tdir):
+        (tdir / "grade.json").write_text(json.dumps({"status": "graded", "usage": {"cost_usd": 0.25}}))
+
+    again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
+    assert len(agent.calls) == 4  # no episode was run twice
+    assert again.cost_usd == pytest.approx(4 * (0.5 + 0.25)) and again.judge_cost_usd == pytest.approx(1.0)
