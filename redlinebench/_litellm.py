@@ -21,6 +21,10 @@ def get_litellm() -> ModuleType:
     # A malformed reply (a tool call of the wrong shape) makes litellm's pydantic models warn on the
     # terminal mid-progress bar; the reply is handled (and logged) as data, so the warning is noise.
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
+    # A call cancelled (Ctrl-C, a worker stopping) while litellm's executor step runs leaves the
+    # provider coroutine that step returned unawaited; Python then prints a multi-line warning.
+    warnings.filterwarnings("ignore", message=r"coroutine '\w+\.acompletion' was never awaited",
+                            category=RuntimeWarning)
     import litellm
 
     litellm.telemetry = False
