@@ -42,7 +42,9 @@ def is_retryable(exc: BaseException) -> bool:
 
 
 def describe(exc: BaseException, *, timeout_s: float | None = None) -> str:
-    """``Name (status): message`` for logs and metrics, never an empty message.
+    """``Name (status): message`` on one line for logs and metrics, never an empty message.
+
+    A traceback a provider library put in its message is left out (its head names the problem).
 
     A timeout without a message (``asyncio.wait_for``'s own) says how long it waited, from
     ``timeout_s`` or the ``timeout_s`` that :func:`call_with_retries` attaches to it; any other
@@ -50,7 +52,8 @@ def describe(exc: BaseException, *, timeout_s: float | None = None) -> str:
     """
     status = status_of(exc)
     name = type(exc).__name__ + (f" ({status})" if status else "")
-    message = str(exc).strip()
+    message = str(exc).split("Traceback (most recent call last):")[0]  # litellm embeds its own
+    message = " ".join(line.strip() for line in message.splitlines() if line.strip())  # one line
     if not message:
         limit = timeout_s if timeout_s is not None else getattr(exc, "timeout_s", None)
         if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and isinstance(limit, (int, float)):

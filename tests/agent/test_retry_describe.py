@@ -30,3 +30,12 @@ async def test_the_backstop_timeout_is_described_with_its_limit():
                                 on_retry=lambda attempt, exc, delay: retried.append(describe(exc)))
     assert retried == ["TimeoutError: no reply within 0.05 s"]
     assert describe(info.value) == "TimeoutError: no reply within 0.05 s"
+
+
+def test_a_traceback_inside_a_provider_message_is_cut_to_one_line():
+    # litellm wraps a reply it cannot convert (e.g. total_tokens: "x") with the traceback in the text
+    exc = RuntimeError("litellm.InternalServerError: OpenAIException - Invalid response object Traceback "
+                       "(most recent call last):\n  File \"/venv/litellm/utils.py\", line 12, in convert\n"
+                       "    raise Exception(\n\nException: Invalid response object\n\nreceived_args={'a': 1}")
+    assert describe(exc) == "RuntimeError: litellm.InternalServerError: OpenAIException - Invalid response object"
+    assert describe(ValueError("first line\n  second line")) == "ValueError: first line second line"
