@@ -186,13 +186,15 @@ class LLMAgent:
                     break
                 stats.steps += 1
                 usage, bad_usage = reply_usage(response)
+                if bad_usage is None and usage == (0, 0):  # no usage sent: a prompt is never 0 tokens
+                    bad_usage = {"prompt_tokens": "missing", "completion_tokens": "missing"}
                 # A cost priced from counts we could not trust is not a cost: unknown, not negative.
                 cost = None if bad_usage else _cost(litellm, response)
                 if bad_usage and not stats.bad_usage_noted:
                     stats.bad_usage_noted = True
                     log.write({"type": "bad_usage", "step": stats.steps, "usage": bad_usage,
-                               "note": "the provider reported token counts that are not non-negative integers; "
-                                       "they were counted as 0 and this call's cost as unknown (noted once "
+                               "note": "the provider reported no token counts, or counts that are not non-negative "
+                                       "integers; they were counted as 0 and this call's cost as unknown (noted once "
                                        "per episode)"})
                 stats.add(usage, cost, latency)
                 message = _message(response)

@@ -532,3 +532,26 @@ async def test_metrics_count_every_comment_the_session_added_as_the_grade_does(t
     diagnostics = document_diagnostics(RedlineDocument.open(workdir / "redline.docx"), US)
     assert ep.metrics["comments_added"] == diagnostics["comments_added"] == 3
     assert (ep.metrics["edits_ok"], ep.metrics["edits_failed"]) == (2, 0)
+
+
+async def test_a_reply_without_usage_makes_the_cost_unknown_not_zero(tmp_path, srv):
+    # Some proxies send no "usage": litellm then reads 0 tokens and prices the call at $0.00,
+    # which would report a known total that leaves the call out (and blind the cost limit).
+    from tests.fakes.openai_server import completion_body
+
+    def handler(body):
+        if sum(m["role"] == "assistant" for m in body["messages"]) == 0:
+            reply = completion_body(body, Reply.tool_calls([("read_document", {})]))
+            del reply["usage"]
+            return Reply.garbage(json.dumps(reply).encode())
+        return Reply.tool_calls([("end_session", {})], usage=(1000, 100))
+
+    srv.set_handler(handler)
+    agent = LLMAgent("openai/gpt-4o-mini", api_base=srv.url, backend=lambda task, out: FakeTools())
+    ep = await agent.run(make_task(tmp_path), tmp_path, trial=1)
+    m = ep.metrics
+    assert (m["steps"], m["tokens_in"], m["tokens_out"]) == (2, 1000, 100)
+    assert m["cost_known"] is False
+    bad = [e for e in _events(tmp_path) if e["type"] == "bad_usage"]
+    assert len(bad) == 1 and bad[0]["step"] == 1
+    assert [e["cost_usd"] for e in _events(tmp_path) if e["type"] == "model"][0] is None
