@@ -133,6 +133,10 @@ class RunSpec:
             raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
         if self.workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {self.workers}")
+        for option, url in (("--api-base", self.api_base), ("--judge-api-base", self.judge_api_base)):
+            if url is not None and not re.match(r"https?://[^/\s]", url, re.IGNORECASE):
+                raise ConfigError(f"{option} must be an http:// or https:// URL (e.g. http://localhost:8000/v1), "
+                                  f"got {url!r}")
         if not re.fullmatch(r"[A-Za-z0-9._-]+", self.run_id):
             raise ConfigError(f"run id {self.run_id!r} may only contain letters, digits, '.', '_' and '-'")
 

@@ -131,3 +131,13 @@ def test_help_is_complete():
                 "--concurrency", "--judges", "--run-dir", "--resume", "--dry-run", "--api-base", "--preset"):
         assert opt in r.output
     assert "demo" in CliRunner().invoke(main, ["--help"]).output
+
+
+@pytest.mark.parametrize("field", ["api_base", "judge_api_base"])
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "notaurl", "ftp://host/v1", "http://"])
+def test_an_endpoint_that_is_not_an_http_url_is_refused_before_any_call(field, url):
+    # Without a scheme litellm posts to a relative path: every episode retried for a minute and then
+    # failed with "InternalServerError (500): ... /notaurl/chat/completions".
+    with pytest.raises(ConfigError, match=r"must be an http:// or https:// URL"):
+        spec(model=("openai/a",), **{field: url})
+    assert spec(model=("openai/a",), **{field: "http://127.0.0.1:8000/v1"})
