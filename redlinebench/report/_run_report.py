@@ -245,7 +245,8 @@ def _callouts(run: RunData) -> Markup:
     if other:
         out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
-                                    t.status.replace("_", " ")) for t in other]), class_="callout bad"))
+                                    t.status.replace("_", " "), f" ({_error(t, 300)})" if t.status == "errored" else "")
+                             for t in other]), class_="callout bad"))
     problems = list(run.problems) + [p for t in run.trials for p in t.problems]
     if problems:
         out.append(el("div", el("b", f"{len(problems)} problem(s) reading the run directory"),
@@ -265,6 +266,12 @@ def _charts(run: RunData, colours: ModelColours, scen: Mapping[str, str]) -> Mar
               dimension_charts(entries, colours, scen),  # type: ignore[arg-type]
               el("h3", "Scenario × turn") if heat else None, el("div", *heat, class_="grid2") if heat else None,
               id="charts")
+
+
+def _error(t: TrialRecord, limit: int | None = None) -> str:
+    """Why an errored trial failed; cut to *limit* characters for lists (provider errors can run to pages)."""
+    err = str((t.grade or {}).get("error") or (t.metrics or {}).get("error") or "no error message recorded")
+    return err if limit is None or len(err) <= limit else err[:limit] + "…"
 
 
 def _trial_id(t: TrialRecord) -> str:
@@ -573,8 +580,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         callouts.append(el("div", el("b", "Judge errors"), el("ul", *[el("li", f, class_="mono small") for f in failures]),
                         class_="callout"))
     if t.status == "errored":
-        err = (t.grade or {}).get("error") or (t.metrics or {}).get("error") or "no error message recorded"
-        callouts.append(el("div", el("b", "Trial errored"), str(err), class_="callout bad"))
+        callouts.append(el("div", el("b", "Trial errored"), _error(t), class_="callout bad"))
     if t.problems:
         callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
                         class_="callout bad"))

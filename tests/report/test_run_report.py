@@ -172,6 +172,8 @@ def test_errored_agent_trials_are_listed_with_their_error(run_dir):
     tree = parse(write_run_report(run_dir))
     summary = [c.text_content() for c in tree.xpath("//section[@id='summary']//div[contains(@class,'callout')]")]
     assert any("errored or not graded" in c and "redline-s3-t4-g01a" in c for c in summary)
+    # the summary says why, as it does for gate failures: a reader should not have to open every trial
+    assert any("errored or not graded" in c and f"AuthenticationError: 401 {HOSTILE}" in c for c in summary)
     trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s3-t4-g01a', '1')}']")[0].text_content()
     assert "Trial errored" in trial and f"AuthenticationError: 401 {HOSTILE}" in trial and "produced no redline.docx" in trial
 
