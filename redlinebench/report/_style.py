@@ -67,6 +67,7 @@ table.sortable th[aria-sort=descending]::after{content:" ▼";font-size:10px}
 details.task{border:1px solid var(--line);border-radius:6px;margin:10px 0;background:#fff}
 details.task>summary{padding:10px 14px;cursor:pointer;display:flex;gap:12px;align-items:baseline;flex-wrap:wrap;list-style-position:outside}
 details.task>summary .tid{font-family:var(--mono);font-weight:600}
+details.task>summary>*{min-width:0;overflow-wrap:anywhere}
 details.task[open]>summary{border-bottom:1px solid var(--line);background:var(--paper)}
 details.task .inner{padding:6px 16px 16px}
 details.trial{border-top:1px solid var(--line);margin-top:12px;padding-top:4px}
@@ -77,6 +78,7 @@ details.sub>summary{cursor:pointer;font-weight:600;color:var(--accent)}
 .meta b{color:var(--ink);font-weight:600}
 table.rubrics td.crit{min-width:280px;max-width:520px}
 table.rubrics .just{color:#333;font-size:12.5px;margin-top:3px}
+table.rubrics .just,table.rubrics td.crit,table.rubrics .jn{overflow-wrap:anywhere}
 table.rubrics .vote{display:block;margin:2px 0;font-size:12.5px}
 table.rubrics .vote .jn{font-family:var(--mono);font-size:11.5px;color:var(--muted)}
 table.rubrics tr.r-pass td:first-child{box-shadow:inset 4px 0 var(--good)}

@@ -285,3 +285,33 @@ async def test_page_script_inflates_every_kind_of_deflate_block(chromium, tmp_pa
     for name, (body, _) in cases.items():
         assert out[name] == body, name
     assert out["corrupt"].startswith("This block could not be unpacked")
+
+
+LONG = "x" * 400
+
+
+async def test_long_unbroken_names_and_justifications_do_not_widen_the_page(chromium, tmp_path, bench):
+    """A model name or a judge's justification with no break opportunity wraps inside its box: the page does not
+    scroll sideways, and the rubric table does not hide its Judges column behind a sideways scroll."""
+    import json
+
+    from .runfixture import PLAN, build_run
+
+    model = "openai/" + "verylongmodelname" * 12
+    run = build_run(tmp_path / "runs", bench=bench, plan={model: {"redline-s1-t1-g01a": PLAN[MODELS[0]]["redline-s1-t1-g01a"]}})
+    for path in run.glob("trials/*/*/*/judges/*.json"):
+        data = json.loads(path.read_text())
+        if data.get("justifications"):
+            data["justifications"] = {k: v + " " + LONG for k, v in data["justifications"].items()}
+            path.write_text(json.dumps(data))
+    page = write_run_report(run)
+    rubric_js = """new Promise(res => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+        setTimeout(() => res([...document.querySelectorAll('table.rubrics')]
+            .map(t => [t.parentElement.scrollWidth, t.parentElement.clientWidth])), 800); })"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, width=1280, height=800, full_page=False,
+                                    evaluate={"opened": NARROW_JS, "rubrics": rubric_js})
+    assert result.errors == []
+    scroll_width, inner_width, _clipped = result.values["opened"]
+    assert scroll_width <= inner_width, result.values["opened"]
+    assert result.values["rubrics"] and all(s <= c for s, c in result.values["rubrics"]), result.values["rubrics"]
