@@ -221,7 +221,8 @@ def _callouts(run: RunData) -> Markup:
                       "published RedlineBench results and must not be published.", class_="callout info"))
     if run.summary_note:
         out.append(el("div", el("b", "Summary"), run.summary_note, class_="callout"))
-    notes = [f"{e.get('model')}: {e['grid_note']}" for e in run.leaderboard if isinstance(e.get("grid_note"), str)]
+    notes: list = [join([el("bdi", str(e.get("model"))), f": {e['grid_note']}"]) for e in run.leaderboard
+                   if isinstance(e.get("grid_note"), str)]
     warnings = (run.summary or {}).get("warnings")
     notes += [str(w) for w in warnings] if isinstance(warnings, list) else []
     if notes:
@@ -230,7 +231,7 @@ def _callouts(run: RunData) -> Markup:
     gate = [t for t in run.trials if t.status == "gate_failed"]
     if gate:
         out.append(el("div", el("b", f"{len(gate)} trial(s) failed the validity gate (scored 0, counted in the averages)"),
-                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
                                     t.gate.get("reason") or "no reason recorded") for t in gate]),
                       class_="callout bad"))
     inc = [t for t in run.trials if t.judging_incomplete]
@@ -238,13 +239,13 @@ def _callouts(run: RunData) -> Markup:
         out.append(el("div", el("b", f"{len(inc)} trial(s) with incomplete judging"),
                       "A judge failed after all retries, so these trials have no final panel verdict. They are listed, "
                       "not averaged in; `redlinebench score` on this run (or `run --resume`) asks the failed judges again.",
-                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}",
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}",
                                     f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "") for t in inc]),
                       class_="callout"))
     other = [t for t in run.trials if t.status in {"errored", "not_graded"}]
     if other:
         out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
-                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
                                     t.status.replace("_", " "), f" ({_error(t, 300)})" if t.status == "errored" else "")
                              for t in other]), class_="callout bad"))
     problems = list(run.problems) + [p for t in run.trials for p in t.problems]
@@ -363,7 +364,7 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_f
         for model in dict.fromkeys(t.model for t in trials):
             # the same trials the scorer averages: graded and gate failures, not provisional ones
             vals = [t.reward for t in trials if t.model == model and t.status in ("graded", "gate_failed")]
-            rewards.append(el("span", f"{model}: ", el("b", score100(mean(vals))), class_="small",
+            rewards.append(el("span", el("bdi", model), ": ", el("b", score100(mean(vals))), class_="small",
                               title=f"mean reward over {len(vals)} scored trial(s)"))
         facts = [("Scenario", f"{first.scenario or '—'}" + (f" · {task.scenario_label}" if getattr(task, "scenario_label", None) else "")),
                  ("Turn", first.turn or "—"), ("Side", SIDE_NAMES.get(first.side or "", first.side or "—"))]
@@ -609,7 +610,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     else:
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
-              el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
+              el("summary", el("bdi", t.model), " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
               _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 
@@ -617,7 +618,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
 def _redline_options(t: TrialRecord, author: str | None) -> dict[str, Any]:
     """How a trial's redline is rendered on the page: also the key of its cached rendering."""
     return {"dom": _trial_id(t) + "-doc", "focus_author": str(author) if author else None,
-            "label": f"{t.model} · trial {t.trial}"}
+            "label": f"\u2068{t.model}\u2069 · trial {t.trial}"}  # isolated: a right-to-left name keeps its place
 
 
 def prerender_trial(trial_dir: Path, *, run_dir: Path, model: str, trial: int, task: Any,

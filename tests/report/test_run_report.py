@@ -233,3 +233,26 @@ def test_unscored_run_still_shows_every_trial_and_redline(tmp_path, bench):
         ["— redline_overall"] * 3
     assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
     assert "not graded" in body and "No rubric verdicts recorded for this trial." in body
+
+
+def test_a_right_to_left_model_name_does_not_reorder_the_text_around_it(tmp_path, bench):
+    """Where a model name runs on with other text (the failure lists, a task's scores, a trial's summary, the grid
+    notes), it is isolated (<bdi>, or U+2068..U+2069): unisolated, an Arabic name pulls the ' · trial 1' or ': 4 of 12'
+    after it into its right-to-left run and the line reads scrambled."""
+    from .runfixture import PLAN, build_run
+
+    model = "local/نموذج-عربي"
+    run = build_run(tmp_path / "runs", bench=bench, plan={model: PLAN[MODELS[1]]})
+    tree = parse(write_run_report(run))
+    mixed = []
+    for node in tree.iter():
+        if not isinstance(node.tag, str) or node.tag == "bdi" or node.xpath("ancestor::*[local-name()='svg']"):
+            continue
+        own = node.text or ""
+        if model in own and own.strip() != model and f"\u2068{model}\u2069" not in own:
+            mixed.append((node.tag, node.get("class"), own[:80]))
+        tail = node.tail or ""
+        if model in tail and f"\u2068{model}\u2069" not in tail and node.getparent().text_content().strip() != model:
+            mixed.append((node.getparent().tag, node.getparent().get("class"), node.tail[:80]))
+    assert mixed == [], "\n".join(map(str, mixed))
+    assert len(tree.xpath(f"//bdi[.='{model}']")) >= 3
