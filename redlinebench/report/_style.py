@@ -128,6 +128,7 @@ a.rl-ref{font:600 10.5px var(--sans);vertical-align:super;text-decoration:none;b
 .rl-doc:has(.rl-mode-final:checked) .rl-p.rl-changed,.rl-doc:has(.rl-mode-orig:checked) .rl-p.rl-changed{border-left-color:transparent}
 .packed{padding:10px}
 .rl-doc:has(.rl-mode-changes:checked) .rl-p:not(.rl-changed):not(:has(.rl-thread)){display:none}
+.rl-doc:has(.rl-mode-final:checked) .rl-p.rl-alldel:not(:has(.rl-thread)),.rl-doc:has(.rl-mode-orig:checked) .rl-p.rl-allins:not(:has(.rl-thread)){display:none}
 .files{margin:2px 0 8px;color:var(--muted)}
 .rl-missing{border:1px dashed var(--line);border-radius:6px;padding:14px;color:var(--muted);background:var(--paper)}
 .rl-error{border-color:#efc1c1;background:#fdf1f1;color:#6d1b1f}

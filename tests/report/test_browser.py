@@ -315,3 +315,32 @@ async def test_long_unbroken_names_and_justifications_do_not_widen_the_page(chro
     scroll_width, inner_width, _clipped = result.values["opened"]
     assert scroll_width <= inner_width, result.values["opened"]
     assert result.values["rubrics"] and all(s <= c for s, c in result.values["rubrics"]), result.values["rubrics"]
+
+
+async def test_final_and_original_views_drop_wholly_inserted_or_deleted_paragraphs(chromium, tmp_path):
+    """As Word's "No Markup" / "Original" views: a paragraph that is all insertion is gone from the original and one
+    that is all deletion is gone from the final text, not left behind as a numbered blank line."""
+    from redlinebench.report._redline import AuthorColours, render_document
+
+    from .docxfixture import Doc, Para, standin
+    from .runfixture import ME
+
+    doc = Doc([Para([("text", "Definitions", None)], level=0),
+               Para([("text", "Kept clause.", None)], level=1),
+               Para([("ins", "A whole new clause.", ME)], level=1),
+               Para([("del", "A whole struck clause.", ME)], level=1),
+               Para([("text", "Last clause.", None)], level=1)])
+    body = render_document(standin(doc), colours=AuthorColours(), dom="d", focus_author=ME, label="L")
+    path = tmp_path / "modes.html"
+    path.write_text(render_page(title="modes", subtitle=[], nav=[], body=body), encoding="utf-8")
+    js = """(() => { const rows = () => [...document.querySelectorAll('.rl-p')].filter(p => p.offsetParent !== null)
+            .map(p => [p.querySelector('.rl-num').textContent, p.querySelector('.rl-text').innerText.trim()]);
+        const out = {all: rows()}; document.querySelector('input.rl-mode-final').click(); out.final = rows();
+        document.querySelector('input.rl-mode-orig').click(); out.orig = rows(); return out; })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(path, evaluate={"rows": js}, full_page=False)
+    assert result.errors == []
+    rows = result.values["rows"]
+    assert len(rows["all"]) == 5
+    assert [t for _n, t in rows["final"]] == ["Definitions", "Kept clause.", "A whole new clause.", "Last clause."]
+    assert [t for _n, t in rows["orig"]] == ["Definitions", "Kept clause.", "A whole struck clause.", "Last clause."]
