@@ -129,6 +129,14 @@ def _category_heatmap(entries: Sequence[Entry]) -> Markup | None:
                                                                            "category (0-100)", class_="muted small")), svg)
 
 
+def _n_incomplete(e: Entry) -> int:
+    """Trials not averaged in (judging incomplete, errored, not graded): the scorer's n_incomplete when it has one."""
+    n = e.summary.get("n_incomplete")
+    if is_number(n):
+        return int(n)
+    return sum(1 for t in e.trials if t.judging_incomplete or t.status in {"errored", "not_graded"})
+
+
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,
                  link_from: Path | None = None) -> Markup:
     head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
@@ -153,7 +161,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                        num_cell(s.get("best_at_k_turn_weighted"), score100(s.get("best_at_k_turn_weighted"))),
                        num_cell(side.get("A"), score100(side.get("A"))), num_cell(side.get("B"), score100(side.get("B"))),
                        num_cell(s.get("n_trials", len(e.trials))),
-                       num_cell(s.get("n_gate_failures")), num_cell(sum(1 for t in e.trials if t.judging_incomplete)),
+                       num_cell(s.get("n_gate_failures")), num_cell(_n_incomplete(e)),
                        num_cell(e.cost_per_trial, money(e.cost_per_trial)),
                        num_cell(tokens, count(tokens)),
                        num_cell(latency, seconds(latency))))

@@ -57,6 +57,7 @@ CARD_HELP = {
     "input groups": "distinct input contracts; their rubric variants and trials are averaged first",
     "gate failures": "outputs with no tracked change or comment by the task author: reward 0",
     "judging incomplete": "trials whose judge panel did not finish: listed, not averaged",
+    "errored": "trials whose agent run failed (provider or agent error) or that were never graded: listed, not averaged",
     "coverage": "scenario x turn cells with at least one scored task (the real benchmark has 12)",
 }
 
@@ -182,6 +183,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
             ("input groups", plain(e.get("n_input_groups"))),
             ("gate failures", plain(e.get("n_gate_failures", sum(t.status == "gate_failed" for t in trials)))),
             ("judging incomplete", str(incomplete)),
+            ("errored", str(sum(1 for t in trials if t.status in {"errored", "not_graded"}))),
             ("agent cost", money_total([t.cost for t in trials])),
             ("judge cost", money_total([t.judge_cost for t in trials])),
         ]

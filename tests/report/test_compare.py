@@ -82,3 +82,28 @@ def test_links_to_run_reports_and_category_profile(run_dir, run_b, tmp_path):
 def test_the_same_run_given_twice_is_compared_once(run_dir, tmp_path):
     tree = parse(write_comparison([run_dir, run_dir / "." , run_dir], tmp_path / "c.html"))
     assert len(tree.xpath("//section[@id='leaderboard']//tbody/tr")) == 3
+
+
+def test_errored_trials_count_as_incomplete_as_in_metrics_summary(run_dir, tmp_path):
+    """An errored trial is not averaged in, like a judging-incomplete one; the scorer counts both in n_incomplete and
+    the comparison's Incomplete column must say the same, not 0 (the errored trial was otherwise invisible there)."""
+    import json
+
+    from .runfixture import slug
+
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "error": "RateLimitError"}))
+    path = run_dir / "metrics_summary.json"
+    summary = json.loads(path.read_text())
+    for e in summary["leaderboard"]:  # as the runner writes it: the errored trial is one of the unscored ones
+        if e["model"] == MODELS[1]:
+            e["n_incomplete"] += 1
+    path.write_text(json.dumps(summary))
+    tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
+    head = [th.text_content() for th in tree.xpath("//section[@id='leaderboard']//thead/tr/th")]
+    col = head.index("Incomplete") + 1
+    got = {r.xpath("./td[2]/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
+           for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
+    assert got == {e["model"]: str(e["n_incomplete"]) for e in summary["leaderboard"]}
+    assert got[MODELS[1]] == "1" and got[MODELS[0]] == "1"

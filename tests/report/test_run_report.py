@@ -256,3 +256,16 @@ def test_a_right_to_left_model_name_does_not_reorder_the_text_around_it(tmp_path
             mixed.append((node.getparent().tag, node.getparent().get("class"), node.tail[:80]))
     assert mixed == [], "\n".join(map(str, mixed))
     assert len(tree.xpath(f"//bdi[.='{model}']")) >= 3
+
+
+def test_cards_count_errored_trials(run_dir):
+    """The card of a model with an errored trial says so: 'trials' counts only scored ones, so without it the
+    failure is visible only in the callout."""
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "error": "RateLimitError"}))
+    tree = parse(write_run_report(run_dir))
+    cards = {c.xpath(".//div[@class='model']")[0].text_content():
+             dict(zip([d.text_content() for d in c.xpath(".//dt")], [d.text_content() for d in c.xpath(".//dd")]))
+             for c in tree.xpath("//div[@class='card']")}
+    assert cards[MODELS[1]]["errored"] == "1" and cards[MODELS[0]]["errored"] == "0"
