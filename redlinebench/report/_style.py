@@ -15,7 +15,7 @@ header.top h1{margin:0 0 4px;font:600 24px/1.25 var(--serif);letter-spacing:.1px
 header.top .sub{opacity:.9;font-size:13.5px}
 header.top .sub span+span::before{content:" · "}
 nav.toc{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid var(--line);padding:8px 32px;font-size:13.5px}
-nav.toc a{margin-right:18px;text-decoration:none;font-weight:500}
+nav.toc a{display:inline-block;white-space:nowrap;margin-right:18px;text-decoration:none;font-weight:500}
 main{max-width:1400px;margin:0 auto;padding:8px 32px 64px}
 section{margin:34px 0}
 h2{font:600 20px/1.3 var(--serif);border-bottom:2px solid var(--ink);padding-bottom:4px;margin:0 0 14px}
@@ -90,7 +90,7 @@ table.rubrics tr.r-fail td:first-child{box-shadow:inset 4px 0 var(--bad)}
 .rl-label{font-weight:600;min-width:0;overflow-wrap:anywhere}
 .rl-modes{font-size:12.5px}
 .rl-modes input{position:absolute;opacity:0;width:1px;height:1px}
-.rl-modes label{padding:2px 9px;border:1px solid var(--line);border-radius:12px;margin-left:4px;cursor:pointer;background:#fff}
+.rl-modes label{display:inline-block;white-space:nowrap;margin-top:2px;padding:2px 9px;border:1px solid var(--line);border-radius:12px;margin-left:4px;cursor:pointer;background:#fff}
 .rl-modes input:checked+label{background:var(--accent);border-color:var(--accent);color:#fff}
 .rl-modes input:focus-visible+label{outline:2px solid var(--accent);outline-offset:1px}
 .rl-legend{list-style:none;margin:0;padding:6px 12px;font-size:12.5px;border-bottom:1px solid var(--line);display:flex;flex-wrap:wrap;gap:4px 18px}

@@ -344,3 +344,18 @@ async def test_final_and_original_views_drop_wholly_inserted_or_deleted_paragrap
     assert len(rows["all"]) == 5
     assert [t for _n, t in rows["final"]] == ["Definitions", "Kept clause.", "A whole new clause.", "Last clause."]
     assert [t for _n, t in rows["orig"]] == ["Definitions", "Kept clause.", "A whole struck clause.", "Last clause."]
+
+
+async def test_view_mode_buttons_do_not_break_inside_on_a_phone(chromium, run_dir):
+    """At 390px the four view buttons (and the section links) wrap between buttons; a label such as "Final (accept
+    all)" split over two lines read as two broken pills, "Task details" as two links."""
+    page = write_run_report(run_dir)
+    js = """new Promise(res => { const d = document.querySelector('details.trial'); d.closest('details.task').open = true;
+        d.open = true; setTimeout(() => res([...document.querySelectorAll('.rl-modes label')].filter(l => l.offsetParent)
+            .concat([...document.querySelectorAll('nav.toc a')])
+            .map(l => [l.textContent, l.getClientRects().length])), 300); })"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, width=390, height=800, full_page=False, evaluate={"labels": js})
+    assert result.errors == []
+    labels = result.values["labels"]
+    assert labels and [text for text, lines in labels if lines != 1] == []
