@@ -129,6 +129,11 @@ def _category_heatmap(entries: Sequence[Entry]) -> Markup | None:
                                                                            "category (0-100)", class_="muted small")), svg)
 
 
+def _names(names: Sequence[str]) -> Markup:
+    """A comma list of model labels, each isolated so a right-to-left name keeps the commas in place."""
+    return join([join([", " if i else "", el("bdi", n)]) for i, n in enumerate(names)])
+
+
 def _n_incomplete(e: Entry) -> int:
     """Trials not averaged in (judging incomplete, errored, not graded): the scorer's n_incomplete when it has one."""
     n = e.summary.get("n_incomplete")
@@ -152,7 +157,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
         latency = mean([t.latency for t in e.trials])
         rows.append(el("tr",
                        num_cell(rank),
-                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), e.model,
+                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), el("bdi", e.model),
                           el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown",
                              join([" · ", link]) if (link := _report_link(e.run, link_from)) else None,
                              class_="small muted mono")),
@@ -185,12 +190,12 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                and sum(1 for v in e.summary["by_scenario_turn"].values() if is_number(v)) not in (0, 12)]
     if partial:
         warnings.append(el("div", el("b", "Partial grid"), "These entries do not cover all 12 scenario × turn cells, so their "
-                                                           "headline averages fewer cells: ", ", ".join(partial), class_="callout"))
+                                                           "headline averages fewer cells: ", _names(partial), class_="callout"))
     scored = [(e.label, e.summary) for e in entries if e.summary]
     forest = leaderboard_forest(scored, colours) if scored else None
     unscored = [e.label for e in entries if not e.summary]
     if unscored:
-        warnings.append(el("div", el("b", "Not scored"), "No summary for: ", ", ".join(unscored), class_="callout bad"))
+        warnings.append(el("div", el("b", "Not scored"), "No summary for: ", _names(unscored), class_="callout bad"))
     return el("section", el("h2", "Leaderboard"),
               el("p", "Models ranked by redline_overall (0-100, mean of scenario × turn cell means) with 95% bootstrap "
                       "confidence intervals. Overlapping intervals mean the ranking between those models is not settled.",

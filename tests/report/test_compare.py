@@ -12,7 +12,7 @@ def test_leaderboard_orders_models_and_disambiguates_repeated_labels(run_dir, ru
     out = write_comparison([run_dir, run_b], tmp_path / "compare.html")
     tree = parse(out)
     rows = tree.xpath("//section[@id='leaderboard']//tbody/tr")
-    got = [(r.xpath("./td[2]/text()")[0], r.xpath("./td[3]")[0].text_content()) for r in rows]
+    got = [(r.xpath("./td[2]/bdi/text()")[0], r.xpath("./td[3]")[0].text_content()) for r in rows]
     # gemini (run-b, first trials): (0.8 + 0.8333 + 0.8 + 1.0) / 4 = 0.8583; gpt-5.5 in run-b: one cell, 0.8
     assert got == [("google/gemini-3.5-flash", "85.8"), (MODELS[0], "84.8"), (MODELS[0], "80.0"),
                    (MODELS[1], "42.5"), (f"evil/{HOSTILE}", "0.0")]
@@ -103,7 +103,27 @@ def test_errored_trials_count_as_incomplete_as_in_metrics_summary(run_dir, tmp_p
     tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
     head = [th.text_content() for th in tree.xpath("//section[@id='leaderboard']//thead/tr/th")]
     col = head.index("Incomplete") + 1
-    got = {r.xpath("./td[2]/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
+    got = {r.xpath("./td[2]/bdi/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
            for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
     assert got == {e["model"]: str(e["n_incomplete"]) for e in summary["leaderboard"]}
     assert got[MODELS[1]] == "1" and got[MODELS[0]] == "1"
+
+
+def test_a_right_to_left_model_name_is_isolated_in_running_text(tmp_path, bench):
+    """As in the run report: where a model name runs on with other text it sits in a <bdi>, so an Arabic name does
+    not pull the comma or the words after it into its right-to-left run."""
+    from .runfixture import PLAN, build_run
+
+    model = "local/نموذج-عربي"
+    run = build_run(tmp_path / "runs", bench=bench, plan={model: PLAN[MODELS[1]], MODELS[0]: PLAN[MODELS[0]]})
+    tree = parse(write_comparison([run], tmp_path / "c.html"))
+    mixed = []
+    for node in tree.iter():
+        if not isinstance(node.tag, str) or node.tag == "bdi" or node.xpath("ancestor::*[local-name()='svg']"):
+            continue
+        own, tail = node.text or "", node.tail or ""
+        if model in own and own.strip() != model:
+            mixed.append((node.tag, node.get("class"), own[:80]))
+        if model in tail and node.getparent().text_content().strip() != model:
+            mixed.append((node.getparent().tag, node.getparent().get("class"), tail[:80]))
+    assert mixed == [], "\n".join(map(str, mixed))
