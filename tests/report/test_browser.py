@@ -359,3 +359,25 @@ async def test_view_mode_buttons_do_not_break_inside_on_a_phone(chromium, run_di
     assert result.errors == []
     labels = result.values["labels"]
     assert labels and [text for text, lines in labels if lines != 1] == []
+
+
+async def test_sorting_keeps_rows_without_a_value_last_both_ways(chromium, run_dir):
+    """Sorting by Reward (or cost, tokens) puts an errored trial's '—' after the numbers in either direction:
+    sorted high to low it used to head the table, above the best trial."""
+    import json
+
+    from .runfixture import slug
+
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "error": "RateLimitError"}))
+    page = write_run_report(run_dir)
+    js = """(() => { const t = document.querySelector('#tasks table'); const th = [...t.tHead.rows[0].cells]
+        .find(c => c.textContent === 'Reward'); const i = th.cellIndex; const out = [];
+        for (const _ of [0, 1]) { th.click(); out.push([...t.tBodies[0].rows].map(r => r.cells[i].textContent.trim())); }
+        return out; })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, evaluate={"sorted": js}, full_page=False)
+    assert result.errors == []
+    for column in result.values["sorted"]:
+        assert column[-1] == "—" and "—" not in column[:-1], column
