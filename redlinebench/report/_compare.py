@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import quote
 
 from ..scoring import rubric_satisfied
 from ._components import (
@@ -104,7 +105,7 @@ def _report_link(run: RunData, link_from: Path | None) -> Markup | None:
         href = os.path.relpath(page.resolve(), Path(link_from).resolve())
     except ValueError:  # another drive (Windows)
         return None
-    return el("a", "run report", href=Path(href).as_posix())
+    return el("a", "run report", href=quote(Path(href).as_posix()))  # a folder may be named "run #2"
 
 
 SHORT_CATEGORIES = {"Commercial Context": "Commercial", "Legal correctness": "Legal", "Negotiation Quality": "Negotiation",

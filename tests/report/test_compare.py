@@ -127,3 +127,19 @@ def test_a_right_to_left_model_name_is_isolated_in_running_text(tmp_path, bench)
         if model in tail and node.getparent().text_content().strip() != model:
             mixed.append((node.getparent().tag, node.getparent().get("class"), tail[:80]))
     assert mixed == [], "\n".join(map(str, mixed))
+
+
+def test_link_to_a_run_report_in_a_folder_with_url_characters(run_dir, tmp_path):
+    """A run folder named with '#', '?', '%' or a space is linked percent-encoded, as the run report links its
+    trial files: unencoded, '#' cut the link short and the browser opened a folder that does not exist."""
+    from urllib.parse import unquote
+
+    from redlinebench.report import write_run_report
+
+    odd = run_dir.rename(run_dir.with_name("run #2? 100% done"))
+    write_run_report(odd)
+    tree = parse(write_comparison([odd], tmp_path / "c.html"))
+    hrefs = [a.get("href") for a in tree.xpath("//a[.='run report']")]
+    assert len(hrefs) == len(MODELS)
+    for href in hrefs:
+        assert not any(c in href for c in "#? ") and (tmp_path / unquote(href)).resolve() == (odd / "report.html").resolve()
