@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import quote
 
 from ..scoring import rubric_satisfied
 from ._components import (
@@ -104,7 +105,7 @@ def _report_link(run: RunData, link_from: Path | None) -> Markup | None:
         href = os.path.relpath(page.resolve(), Path(link_from).resolve())
     except ValueError:  # another drive (Windows)
         return None
-    return el("a", "run report", href=Path(href).as_posix())
+    return el("a", "run report", href=quote(Path(href).as_posix()))  # a folder may be named "run #2"
 
 
 SHORT_CATEGORIES = {"Commercial Context": "Commercial", "Legal correctness": "Legal", "Negotiation Quality": "Negotiation",
@@ -129,6 +130,19 @@ def _category_heatmap(entries: Sequence[Entry]) -> Markup | None:
                                                                            "category (0-100)", class_="muted small")), svg)
 
 
+def _names(names: Sequence[str]) -> Markup:
+    """A comma list of model labels, each isolated so a right-to-left name keeps the commas in place."""
+    return join([join([", " if i else "", el("bdi", n)]) for i, n in enumerate(names)])
+
+
+def _n_incomplete(e: Entry) -> int:
+    """Trials not averaged in (judging incomplete, errored, not graded): the scorer's n_incomplete when it has one."""
+    n = e.summary.get("n_incomplete")
+    if is_number(n):
+        return int(n)
+    return sum(1 for t in e.trials if t.judging_incomplete or t.status in {"errored", "not_graded"})
+
+
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,
                  link_from: Path | None = None) -> Markup:
     head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
@@ -144,7 +158,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
         latency = mean([t.latency for t in e.trials])
         rows.append(el("tr",
                        num_cell(rank),
-                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), e.model,
+                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), el("bdi", e.model),
                           el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown",
                              join([" · ", link]) if (link := _report_link(e.run, link_from)) else None,
                              class_="small muted mono")),
@@ -153,7 +167,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                        num_cell(s.get("best_at_k_turn_weighted"), score100(s.get("best_at_k_turn_weighted"))),
                        num_cell(side.get("A"), score100(side.get("A"))), num_cell(side.get("B"), score100(side.get("B"))),
                        num_cell(s.get("n_trials", len(e.trials))),
-                       num_cell(s.get("n_gate_failures")), num_cell(sum(1 for t in e.trials if t.judging_incomplete)),
+                       num_cell(s.get("n_gate_failures")), num_cell(_n_incomplete(e)),
                        num_cell(e.cost_per_trial, money(e.cost_per_trial)),
                        num_cell(tokens, count(tokens)),
                        num_cell(latency, seconds(latency))))
@@ -177,12 +191,12 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                and sum(1 for v in e.summary["by_scenario_turn"].values() if is_number(v)) not in (0, 12)]
     if partial:
         warnings.append(el("div", el("b", "Partial grid"), "These entries do not cover all 12 scenario × turn cells, so their "
-                                                           "headline averages fewer cells: ", ", ".join(partial), class_="callout"))
+                                                           "headline averages fewer cells: ", _names(partial), class_="callout"))
     scored = [(e.label, e.summary) for e in entries if e.summary]
     forest = leaderboard_forest(scored, colours) if scored else None
     unscored = [e.label for e in entries if not e.summary]
     if unscored:
-        warnings.append(el("div", el("b", "Not scored"), "No summary for: ", ", ".join(unscored), class_="callout bad"))
+        warnings.append(el("div", el("b", "Not scored"), "No summary for: ", _names(unscored), class_="callout bad"))
     return el("section", el("h2", "Leaderboard"),
               el("p", "Models ranked by redline_overall (0-100, mean of scenario × turn cell means) with 95% bootstrap "
                       "confidence intervals. Overlapping intervals mean the ranking between those models is not settled.",

@@ -32,8 +32,8 @@ def ramp(value: float) -> str:
 
 
 def ink_on(value: float) -> str:
-    """Text colour readable on ``ramp(value)``."""
-    return "#FFFFFF" if value >= 0.62 else "#1B1B1B"
+    """Text colour readable on ``ramp(value)``: white from where it beats the dark ink (about 4.2:1 either side)."""
+    return "#FFFFFF" if value >= 0.8 else "#1B1B1B"
 
 
 class ColourMap:

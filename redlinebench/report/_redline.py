@@ -319,6 +319,12 @@ def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label
             classes.append("rl-h")
         if "para_deleted" in flags:
             classes.append("rl-pdel")
+        # all of its text inserted (or deleted): the paragraph is not there in the original (or the final) view
+        kinds_with_text = {str(_get(s, "kind", "text")) for s in segs if str(_get(s, "text", "") or "").strip()}
+        if kinds_with_text and kinds_with_text <= {"ins", "move_to"}:
+            classes.append("rl-allins")
+        elif kinds_with_text and kinds_with_text <= {"del", "move_from"}:
+            classes.append("rl-alldel")
         number = _get(p, "number")
         margin = join(_comment_card(t, n, colours, dom) for n, t in anchored)
         rows.append(_row(str(number) if number else "", text if segs else Markup("&#8203;"), refs, margin,

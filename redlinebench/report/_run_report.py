@@ -57,6 +57,7 @@ CARD_HELP = {
     "input groups": "distinct input contracts; their rubric variants and trials are averaged first",
     "gate failures": "outputs with no tracked change or comment by the task author: reward 0",
     "judging incomplete": "trials whose judge panel did not finish: listed, not averaged",
+    "errored": "trials whose agent run failed (provider or agent error) or that were never graded: listed, not averaged",
     "coverage": "scenario x turn cells with at least one scored task (the real benchmark has 12)",
 }
 
@@ -182,6 +183,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
             ("input groups", plain(e.get("n_input_groups"))),
             ("gate failures", plain(e.get("n_gate_failures", sum(t.status == "gate_failed" for t in trials)))),
             ("judging incomplete", str(incomplete)),
+            ("errored", str(sum(1 for t in trials if t.status in {"errored", "not_graded"}))),
             ("agent cost", money_total([t.cost for t in trials])),
             ("judge cost", money_total([t.judge_cost for t in trials])),
         ]
@@ -221,7 +223,8 @@ def _callouts(run: RunData) -> Markup:
                       "published RedlineBench results and must not be published.", class_="callout info"))
     if run.summary_note:
         out.append(el("div", el("b", "Summary"), run.summary_note, class_="callout"))
-    notes = [f"{e.get('model')}: {e['grid_note']}" for e in run.leaderboard if isinstance(e.get("grid_note"), str)]
+    notes: list = [join([el("bdi", str(e.get("model"))), f": {e['grid_note']}"]) for e in run.leaderboard
+                   if isinstance(e.get("grid_note"), str)]
     warnings = (run.summary or {}).get("warnings")
     notes += [str(w) for w in warnings] if isinstance(warnings, list) else []
     if notes:
@@ -230,7 +233,7 @@ def _callouts(run: RunData) -> Markup:
     gate = [t for t in run.trials if t.status == "gate_failed"]
     if gate:
         out.append(el("div", el("b", f"{len(gate)} trial(s) failed the validity gate (scored 0, counted in the averages)"),
-                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
                                     t.gate.get("reason") or "no reason recorded") for t in gate]),
                       class_="callout bad"))
     inc = [t for t in run.trials if t.judging_incomplete]
@@ -238,14 +241,15 @@ def _callouts(run: RunData) -> Markup:
         out.append(el("div", el("b", f"{len(inc)} trial(s) with incomplete judging"),
                       "A judge failed after all retries, so these trials have no final panel verdict. They are listed, "
                       "not averaged in; `redlinebench score` on this run (or `run --resume`) asks the failed judges again.",
-                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}",
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}",
                                     f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "") for t in inc]),
                       class_="callout"))
     other = [t for t in run.trials if t.status in {"errored", "not_graded"}]
     if other:
         out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
-                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), f" · {t.model} · trial {t.trial}: ",
-                                    t.status.replace("_", " ")) for t in other]), class_="callout bad"))
+                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
+                                    t.status.replace("_", " "), f" ({_error(t, 300)})" if t.status == "errored" else "")
+                             for t in other]), class_="callout bad"))
     problems = list(run.problems) + [p for t in run.trials for p in t.problems]
     if problems:
         out.append(el("div", el("b", f"{len(problems)} problem(s) reading the run directory"),
@@ -265,6 +269,12 @@ def _charts(run: RunData, colours: ModelColours, scen: Mapping[str, str]) -> Mar
               dimension_charts(entries, colours, scen),  # type: ignore[arg-type]
               el("h3", "Scenario × turn") if heat else None, el("div", *heat, class_="grid2") if heat else None,
               id="charts")
+
+
+def _error(t: TrialRecord, limit: int | None = None) -> str:
+    """Why an errored trial failed; cut to *limit* characters for lists (provider errors can run to pages)."""
+    err = str((t.grade or {}).get("error") or (t.metrics or {}).get("error") or "no error message recorded")
+    return err if limit is None or len(err) <= limit else err[:limit] + "…"
 
 
 def _trial_id(t: TrialRecord) -> str:
@@ -356,7 +366,7 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_f
         for model in dict.fromkeys(t.model for t in trials):
             # the same trials the scorer averages: graded and gate failures, not provisional ones
             vals = [t.reward for t in trials if t.model == model and t.status in ("graded", "gate_failed")]
-            rewards.append(el("span", f"{model}: ", el("b", score100(mean(vals))), class_="small",
+            rewards.append(el("span", el("bdi", model), ": ", el("b", score100(mean(vals))), class_="small",
                               title=f"mean reward over {len(vals)} scored trial(s)"))
         facts = [("Scenario", f"{first.scenario or '—'}" + (f" · {task.scenario_label}" if getattr(task, "scenario_label", None) else "")),
                  ("Turn", first.turn or "—"), ("Side", SIDE_NAMES.get(first.side or "", first.side or "—"))]
@@ -573,8 +583,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         callouts.append(el("div", el("b", "Judge errors"), el("ul", *[el("li", f, class_="mono small") for f in failures]),
                         class_="callout"))
     if t.status == "errored":
-        err = (t.grade or {}).get("error") or (t.metrics or {}).get("error") or "no error message recorded"
-        callouts.append(el("div", el("b", "Trial errored"), str(err), class_="callout bad"))
+        callouts.append(el("div", el("b", "Trial errored"), _error(t), class_="callout bad"))
     if t.problems:
         callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
                         class_="callout bad"))
@@ -603,7 +612,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     else:
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
-              el("summary", t.model, " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
+              el("summary", el("bdi", t.model), " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
               _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 
@@ -611,7 +620,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
 def _redline_options(t: TrialRecord, author: str | None) -> dict[str, Any]:
     """How a trial's redline is rendered on the page: also the key of its cached rendering."""
     return {"dom": _trial_id(t) + "-doc", "focus_author": str(author) if author else None,
-            "label": f"{t.model} · trial {t.trial}"}
+            "label": f"\u2068{t.model}\u2069 · trial {t.trial}"}  # isolated: a right-to-left name keeps its place
 
 
 def prerender_trial(trial_dir: Path, *, run_dir: Path, model: str, trial: int, task: Any,

@@ -15,7 +15,7 @@ header.top h1{margin:0 0 4px;font:600 24px/1.25 var(--serif);letter-spacing:.1px
 header.top .sub{opacity:.9;font-size:13.5px}
 header.top .sub span+span::before{content:" · "}
 nav.toc{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid var(--line);padding:8px 32px;font-size:13.5px}
-nav.toc a{margin-right:18px;text-decoration:none;font-weight:500}
+nav.toc a{display:inline-block;white-space:nowrap;margin-right:18px;text-decoration:none;font-weight:500}
 main{max-width:1400px;margin:0 auto;padding:8px 32px 64px}
 section{margin:34px 0}
 h2{font:600 20px/1.3 var(--serif);border-bottom:2px solid var(--ink);padding-bottom:4px;margin:0 0 14px}
@@ -67,6 +67,7 @@ table.sortable th[aria-sort=descending]::after{content:" ▼";font-size:10px}
 details.task{border:1px solid var(--line);border-radius:6px;margin:10px 0;background:#fff}
 details.task>summary{padding:10px 14px;cursor:pointer;display:flex;gap:12px;align-items:baseline;flex-wrap:wrap;list-style-position:outside}
 details.task>summary .tid{font-family:var(--mono);font-weight:600}
+details.task>summary>*{min-width:0;overflow-wrap:anywhere}
 details.task[open]>summary{border-bottom:1px solid var(--line);background:var(--paper)}
 details.task .inner{padding:6px 16px 16px}
 details.trial{border-top:1px solid var(--line);margin-top:12px;padding-top:4px}
@@ -77,6 +78,7 @@ details.sub>summary{cursor:pointer;font-weight:600;color:var(--accent)}
 .meta b{color:var(--ink);font-weight:600}
 table.rubrics td.crit{min-width:280px;max-width:520px}
 table.rubrics .just{color:#333;font-size:12.5px;margin-top:3px}
+table.rubrics .just,table.rubrics td.crit,table.rubrics .jn{overflow-wrap:anywhere}
 table.rubrics .vote{display:block;margin:2px 0;font-size:12.5px}
 table.rubrics .vote .jn{font-family:var(--mono);font-size:11.5px;color:var(--muted)}
 table.rubrics tr.r-pass td:first-child{box-shadow:inset 4px 0 var(--good)}
@@ -88,7 +90,7 @@ table.rubrics tr.r-fail td:first-child{box-shadow:inset 4px 0 var(--bad)}
 .rl-label{font-weight:600;min-width:0;overflow-wrap:anywhere}
 .rl-modes{font-size:12.5px}
 .rl-modes input{position:absolute;opacity:0;width:1px;height:1px}
-.rl-modes label{padding:2px 9px;border:1px solid var(--line);border-radius:12px;margin-left:4px;cursor:pointer;background:#fff}
+.rl-modes label{display:inline-block;white-space:nowrap;margin-top:2px;padding:2px 9px;border:1px solid var(--line);border-radius:12px;margin-left:4px;cursor:pointer;background:#fff}
 .rl-modes input:checked+label{background:var(--accent);border-color:var(--accent);color:#fff}
 .rl-modes input:focus-visible+label{outline:2px solid var(--accent);outline-offset:1px}
 .rl-legend{list-style:none;margin:0;padding:6px 12px;font-size:12.5px;border-bottom:1px solid var(--line);display:flex;flex-wrap:wrap;gap:4px 18px}
@@ -126,6 +128,7 @@ a.rl-ref{font:600 10.5px var(--sans);vertical-align:super;text-decoration:none;b
 .rl-doc:has(.rl-mode-final:checked) .rl-p.rl-changed,.rl-doc:has(.rl-mode-orig:checked) .rl-p.rl-changed{border-left-color:transparent}
 .packed{padding:10px}
 .rl-doc:has(.rl-mode-changes:checked) .rl-p:not(.rl-changed):not(:has(.rl-thread)){display:none}
+.rl-doc:has(.rl-mode-final:checked) .rl-p.rl-alldel:not(:has(.rl-thread)),.rl-doc:has(.rl-mode-orig:checked) .rl-p.rl-allins:not(:has(.rl-thread)){display:none}
 .files{margin:2px 0 8px;color:var(--muted)}
 .rl-missing{border:1px dashed var(--line);border-radius:6px;padding:14px;color:var(--muted);background:var(--paper)}
 .rl-error{border-color:#efc1c1;background:#fdf1f1;color:#6d1b1f}
@@ -180,13 +183,16 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
 # (a small inflate, no DecompressionStream) because browsers print right after beforeprint returns.
 SCRIPT = r"""
 (function(){
-function key(td){var v=td.getAttribute('data-v');if(v!==null&&v!==''){var f=parseFloat(v);if(!isNaN(f))return f;}return (td.textContent||'').trim().toLowerCase();}
+// an empty cell or a dash (no value) sorts last in both directions
+function key(td){var v=td.getAttribute('data-v');if(v!==null&&v!==''){var f=parseFloat(v);if(!isNaN(f))return f;}
+ var s=(td.textContent||'').trim().toLowerCase();return s===''||s==='\u2014'?null:s;}
 document.querySelectorAll('table.sortable').forEach(function(t){
  var ths=t.tHead?t.tHead.rows[0].cells:[];
  Array.prototype.forEach.call(ths,function(th,i){th.tabIndex=0;
   function go(){var b=t.tBodies[0];if(!b)return;var asc=th.getAttribute('aria-sort')!=='ascending';
    Array.prototype.forEach.call(ths,function(h){h.removeAttribute('aria-sort');});th.setAttribute('aria-sort',asc?'ascending':'descending');
    var rows=Array.prototype.slice.call(b.rows);rows.sort(function(a,c){var x=key(a.cells[i]),y=key(c.cells[i]);
+    if(x===null||y===null)return x===y?0:x===null?1:-1;
     if(typeof x!==typeof y){x=String(x);y=String(y);}return (x<y?-1:x>y?1:0)*(asc?1:-1);});
    rows.forEach(function(r){b.appendChild(r);});}
   th.addEventListener('click',go);th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();go();}});});});

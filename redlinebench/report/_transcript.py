@@ -89,8 +89,8 @@ def render_transcript(events: list[dict[str, Any]]) -> Markup:
         body: list[object] = []
         if kind == "start":
             tools = e.get("tools")
-            body.append(f"started{' · ' + str(e.get('model')) if e.get('model') else ''}"
-                        f"{' · agent ' + str(e.get('agent')) if e.get('agent') else ''}")
+            body.append(join(["started", *([" · ", el("bdi", str(e.get("model")))] if e.get("model") else []),
+                              f"{' · agent ' + str(e.get('agent')) if e.get('agent') else ''}"]))
             if isinstance(tools, list):
                 body.append(el("span", " · tools: " + ", ".join(str(t) for t in tools), class_="small muted"))
         elif kind == "model":

@@ -285,3 +285,99 @@ async def test_page_script_inflates_every_kind_of_deflate_block(chromium, tmp_pa
     for name, (body, _) in cases.items():
         assert out[name] == body, name
     assert out["corrupt"].startswith("This block could not be unpacked")
+
+
+LONG = "x" * 400
+
+
+async def test_long_unbroken_names_and_justifications_do_not_widen_the_page(chromium, tmp_path, bench):
+    """A model name or a judge's justification with no break opportunity wraps inside its box: the page does not
+    scroll sideways, and the rubric table does not hide its Judges column behind a sideways scroll."""
+    import json
+
+    from .runfixture import PLAN, build_run
+
+    model = "openai/" + "verylongmodelname" * 12
+    run = build_run(tmp_path / "runs", bench=bench, plan={model: {"redline-s1-t1-g01a": PLAN[MODELS[0]]["redline-s1-t1-g01a"]}})
+    for path in run.glob("trials/*/*/*/judges/*.json"):
+        data = json.loads(path.read_text())
+        if data.get("justifications"):
+            data["justifications"] = {k: v + " " + LONG for k, v in data["justifications"].items()}
+            path.write_text(json.dumps(data))
+    page = write_run_report(run)
+    rubric_js = """new Promise(res => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+        setTimeout(() => res([...document.querySelectorAll('table.rubrics')]
+            .map(t => [t.parentElement.scrollWidth, t.parentElement.clientWidth])), 800); })"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, width=1280, height=800, full_page=False,
+                                    evaluate={"opened": NARROW_JS, "rubrics": rubric_js})
+    assert result.errors == []
+    scroll_width, inner_width, _clipped = result.values["opened"]
+    assert scroll_width <= inner_width, result.values["opened"]
+    assert result.values["rubrics"] and all(s <= c for s, c in result.values["rubrics"]), result.values["rubrics"]
+
+
+async def test_final_and_original_views_drop_wholly_inserted_or_deleted_paragraphs(chromium, tmp_path):
+    """As Word's "No Markup" / "Original" views: a paragraph that is all insertion is gone from the original and one
+    that is all deletion is gone from the final text, not left behind as a numbered blank line."""
+    from redlinebench.report._redline import AuthorColours, render_document
+
+    from .docxfixture import Doc, Para, standin
+    from .runfixture import ME
+
+    doc = Doc([Para([("text", "Definitions", None)], level=0),
+               Para([("text", "Kept clause.", None)], level=1),
+               Para([("ins", "A whole new clause.", ME)], level=1),
+               Para([("del", "A whole struck clause.", ME)], level=1),
+               Para([("text", "Last clause.", None)], level=1)])
+    body = render_document(standin(doc), colours=AuthorColours(), dom="d", focus_author=ME, label="L")
+    path = tmp_path / "modes.html"
+    path.write_text(render_page(title="modes", subtitle=[], nav=[], body=body), encoding="utf-8")
+    js = """(() => { const rows = () => [...document.querySelectorAll('.rl-p')].filter(p => p.offsetParent !== null)
+            .map(p => [p.querySelector('.rl-num').textContent, p.querySelector('.rl-text').innerText.trim()]);
+        const out = {all: rows()}; document.querySelector('input.rl-mode-final').click(); out.final = rows();
+        document.querySelector('input.rl-mode-orig').click(); out.orig = rows(); return out; })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(path, evaluate={"rows": js}, full_page=False)
+    assert result.errors == []
+    rows = result.values["rows"]
+    assert len(rows["all"]) == 5
+    assert [t for _n, t in rows["final"]] == ["Definitions", "Kept clause.", "A whole new clause.", "Last clause."]
+    assert [t for _n, t in rows["orig"]] == ["Definitions", "Kept clause.", "A whole struck clause.", "Last clause."]
+
+
+async def test_view_mode_buttons_do_not_break_inside_on_a_phone(chromium, run_dir):
+    """At 390px the four view buttons (and the section links) wrap between buttons; a label such as "Final (accept
+    all)" split over two lines read as two broken pills, "Task details" as two links."""
+    page = write_run_report(run_dir)
+    js = """new Promise(res => { const d = document.querySelector('details.trial'); d.closest('details.task').open = true;
+        d.open = true; setTimeout(() => res([...document.querySelectorAll('.rl-modes label')].filter(l => l.offsetParent)
+            .concat([...document.querySelectorAll('nav.toc a')])
+            .map(l => [l.textContent, l.getClientRects().length])), 300); })"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, width=390, height=800, full_page=False, evaluate={"labels": js})
+    assert result.errors == []
+    labels = result.values["labels"]
+    assert labels and [text for text, lines in labels if lines != 1] == []
+
+
+async def test_sorting_keeps_rows_without_a_value_last_both_ways(chromium, run_dir):
+    """Sorting by Reward (or cost, tokens) puts an errored trial's '—' after the numbers in either direction:
+    sorted high to low it used to head the table, above the best trial."""
+    import json
+
+    from .runfixture import slug
+
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "error": "RateLimitError"}))
+    page = write_run_report(run_dir)
+    js = """(() => { const t = document.querySelector('#tasks table'); const th = [...t.tHead.rows[0].cells]
+        .find(c => c.textContent === 'Reward'); const i = th.cellIndex; const out = [];
+        for (const _ of [0, 1]) { th.click(); out.push([...t.tBodies[0].rows].map(r => r.cells[i].textContent.trim())); }
+        return out; })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(page, evaluate={"sorted": js}, full_page=False)
+    assert result.errors == []
+    for column in result.values["sorted"]:
+        assert column[-1] == "—" and "—" not in column[:-1], column

@@ -12,7 +12,7 @@ def test_leaderboard_orders_models_and_disambiguates_repeated_labels(run_dir, ru
     out = write_comparison([run_dir, run_b], tmp_path / "compare.html")
     tree = parse(out)
     rows = tree.xpath("//section[@id='leaderboard']//tbody/tr")
-    got = [(r.xpath("./td[2]/text()")[0], r.xpath("./td[3]")[0].text_content()) for r in rows]
+    got = [(r.xpath("./td[2]/bdi/text()")[0], r.xpath("./td[3]")[0].text_content()) for r in rows]
     # gemini (run-b, first trials): (0.8 + 0.8333 + 0.8 + 1.0) / 4 = 0.8583; gpt-5.5 in run-b: one cell, 0.8
     assert got == [("google/gemini-3.5-flash", "85.8"), (MODELS[0], "84.8"), (MODELS[0], "80.0"),
                    (MODELS[1], "42.5"), (f"evil/{HOSTILE}", "0.0")]
@@ -82,3 +82,64 @@ def test_links_to_run_reports_and_category_profile(run_dir, run_b, tmp_path):
 def test_the_same_run_given_twice_is_compared_once(run_dir, tmp_path):
     tree = parse(write_comparison([run_dir, run_dir / "." , run_dir], tmp_path / "c.html"))
     assert len(tree.xpath("//section[@id='leaderboard']//tbody/tr")) == 3
+
+
+def test_errored_trials_count_as_incomplete_as_in_metrics_summary(run_dir, tmp_path):
+    """An errored trial is not averaged in, like a judging-incomplete one; the scorer counts both in n_incomplete and
+    the comparison's Incomplete column must say the same, not 0 (the errored trial was otherwise invisible there)."""
+    import json
+
+    from .runfixture import slug
+
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "error": "RateLimitError"}))
+    path = run_dir / "metrics_summary.json"
+    summary = json.loads(path.read_text())
+    for e in summary["leaderboard"]:  # as the runner writes it: the errored trial is one of the unscored ones
+        if e["model"] == MODELS[1]:
+            e["n_incomplete"] += 1
+    path.write_text(json.dumps(summary))
+    tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
+    head = [th.text_content() for th in tree.xpath("//section[@id='leaderboard']//thead/tr/th")]
+    col = head.index("Incomplete") + 1
+    got = {r.xpath("./td[2]/bdi/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
+           for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
+    assert got == {e["model"]: str(e["n_incomplete"]) for e in summary["leaderboard"]}
+    assert got[MODELS[1]] == "1" and got[MODELS[0]] == "1"
+
+
+def test_a_right_to_left_model_name_is_isolated_in_running_text(tmp_path, bench):
+    """As in the run report: where a model name runs on with other text it sits in a <bdi>, so an Arabic name does
+    not pull the comma or the words after it into its right-to-left run."""
+    from .runfixture import PLAN, build_run
+
+    model = "local/نموذج-عربي"
+    run = build_run(tmp_path / "runs", bench=bench, plan={model: PLAN[MODELS[1]], MODELS[0]: PLAN[MODELS[0]]})
+    tree = parse(write_comparison([run], tmp_path / "c.html"))
+    mixed = []
+    for node in tree.iter():
+        if not isinstance(node.tag, str) or node.tag == "bdi" or node.xpath("ancestor::*[local-name()='svg']"):
+            continue
+        own, tail = node.text or "", node.tail or ""
+        if model in own and own.strip() != model:
+            mixed.append((node.tag, node.get("class"), own[:80]))
+        if model in tail and node.getparent().text_content().strip() != model:
+            mixed.append((node.getparent().tag, node.getparent().get("class"), tail[:80]))
+    assert mixed == [], "\n".join(map(str, mixed))
+
+
+def test_link_to_a_run_report_in_a_folder_with_url_characters(run_dir, tmp_path):
+    """A run folder named with '#', '?', '%' or a space is linked percent-encoded, as the run report links its
+    trial files: unencoded, '#' cut the link short and the browser opened a folder that does not exist."""
+    from urllib.parse import unquote
+
+    from redlinebench.report import write_run_report
+
+    odd = run_dir.rename(run_dir.with_name("run #2? 100% done"))
+    write_run_report(odd)
+    tree = parse(write_comparison([odd], tmp_path / "c.html"))
+    hrefs = [a.get("href") for a in tree.xpath("//a[.='run report']")]
+    assert len(hrefs) == len(MODELS)
+    for href in hrefs:
+        assert not any(c in href for c in "#? ") and (tmp_path / unquote(href)).resolve() == (odd / "report.html").resolve()

@@ -172,6 +172,8 @@ def test_errored_agent_trials_are_listed_with_their_error(run_dir):
     tree = parse(write_run_report(run_dir))
     summary = [c.text_content() for c in tree.xpath("//section[@id='summary']//div[contains(@class,'callout')]")]
     assert any("errored or not graded" in c and "redline-s3-t4-g01a" in c for c in summary)
+    # the summary says why, as it does for gate failures: a reader should not have to open every trial
+    assert any("errored or not graded" in c and f"AuthenticationError: 401 {HOSTILE}" in c for c in summary)
     trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[1]), 'redline-s3-t4-g01a', '1')}']")[0].text_content()
     assert "Trial errored" in trial and f"AuthenticationError: 401 {HOSTILE}" in trial and "produced no redline.docx" in trial
 
@@ -231,3 +233,39 @@ def test_unscored_run_still_shows_every_trial_and_redline(tmp_path, bench):
         ["— redline_overall"] * 3
     assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
     assert "not graded" in body and "No rubric verdicts recorded for this trial." in body
+
+
+def test_a_right_to_left_model_name_does_not_reorder_the_text_around_it(tmp_path, bench):
+    """Where a model name runs on with other text (the failure lists, a task's scores, a trial's summary, the grid
+    notes), it is isolated (<bdi>, or U+2068..U+2069): unisolated, an Arabic name pulls the ' · trial 1' or ': 4 of 12'
+    after it into its right-to-left run and the line reads scrambled."""
+    from .runfixture import PLAN, build_run
+
+    model = "local/نموذج-عربي"
+    run = build_run(tmp_path / "runs", bench=bench, plan={model: PLAN[MODELS[1]]})
+    tree = parse(write_run_report(run))
+    mixed = []
+    for node in tree.iter():
+        if not isinstance(node.tag, str) or node.tag == "bdi" or node.xpath("ancestor::*[local-name()='svg']"):
+            continue
+        own = node.text or ""
+        if model in own and own.strip() != model and f"\u2068{model}\u2069" not in own:
+            mixed.append((node.tag, node.get("class"), own[:80]))
+        tail = node.tail or ""
+        if model in tail and f"\u2068{model}\u2069" not in tail and node.getparent().text_content().strip() != model:
+            mixed.append((node.getparent().tag, node.getparent().get("class"), node.tail[:80]))
+    assert mixed == [], "\n".join(map(str, mixed))
+    assert len(tree.xpath(f"//bdi[.='{model}']")) >= 3
+
+
+def test_cards_count_errored_trials(run_dir):
+    """The card of a model with an errored trial says so: 'trials' counts only scored ones, so without it the
+    failure is visible only in the callout."""
+    tdir = run_dir / "trials" / slug(MODELS[1]) / "redline-s3-t4-g01a" / "1"
+    (tdir / "grade.json").unlink()
+    (tdir / "metrics.json").write_text(json.dumps({"model": MODELS[1], "status": "errored", "error": "RateLimitError"}))
+    tree = parse(write_run_report(run_dir))
+    cards = {c.xpath(".//div[@class='model']")[0].text_content():
+             dict(zip([d.text_content() for d in c.xpath(".//dt")], [d.text_content() for d in c.xpath(".//dd")]))
+             for c in tree.xpath("//div[@class='card']")}
+    assert cards[MODELS[1]]["errored"] == "1" and cards[MODELS[0]]["errored"] == "0"
