@@ -25,6 +25,9 @@ from .redact import redact
 from .retry import call_with_retries, describe, is_provider_error
 from .transcript import Transcript
 
+#: The ``tool_calls`` key of metrics.json for calls naming no tool of the five (misspelt, empty, made up).
+UNKNOWN_TOOL = "(unknown tool)"
+
 # Sent when set, dropped for the rest of the run if a provider answers 400 naming them.
 _OPTIONAL_PARAMS = ("max_tokens", "seed", "temperature", "tool_choice")
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old messages
@@ -514,7 +517,11 @@ class _Stats:
         self.latency += latency
 
     def tool(self, name: str, result: dict, seconds: float, cpu_seconds: float) -> None:
-        self.calls[name] = self.calls.get(name, 0) + 1
+        from ..tools import TOOL_NAMES
+
+        # a name the model made up counts under one key: metrics.json stays bounded and readable
+        key = name if name in TOOL_NAMES else UNKNOWN_TOOL
+        self.calls[key] = self.calls.get(key, 0) + 1
         self.tool_time += seconds
         self.tool_cpu += cpu_seconds
         if isinstance(result, dict) and "error" in result:

@@ -86,14 +86,17 @@ async def test_malformed_arguments_go_back_to_the_model_as_a_tool_error(tmp_path
     tools = FakeTools()
     srv.enqueue(Reply.tool_calls([("propose_edits", '{"edits": [ oops')]),
                 Reply.tool_calls([("no_such_tool", {})]),
+                Reply.tool_calls([("x" * 5000, {})]),
                 Reply.tool_calls([("end_session", {})]))
     ep = await _agent(srv, tools).run(make_task(tmp_path), tmp_path, trial=1)
     assert ep.end_reason == "end_session"
+    # made-up names count under one key, not one key each (metrics.json stays bounded)
+    assert ep.metrics["tool_calls"] == {"(unknown tool)": 2, "end_session": 1, "propose_edits": 1}
     second = srv.requests[1].body["messages"][-1]
     assert second["role"] == "tool" and json.loads(second["content"])["error"] == "invalid_arguments"
     third = srv.requests[2].body["messages"][-1]
     assert json.loads(third["content"])["error"] == "unknown_tool"
-    assert ep.metrics["tool_errors"] == 2
+    assert ep.metrics["tool_errors"] == 3
 
 
 async def test_step_limit_stops_and_saves(tmp_path, srv):
