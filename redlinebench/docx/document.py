@@ -22,6 +22,7 @@ from ..errors import DocxError
 from .numbering import Counter, Numbering
 from .oxml import qn
 from .package import RT_BASE, Package, atomic_write
+from .review import PR_CHANGES, WRAPPERS
 from .runs import (
     REVISION_WRAPPERS,
     VISIBLE,
@@ -75,9 +76,7 @@ def format_date(date: datetime | str | None) -> str:
 
 
 # Tracked changes the tools name "rev-N" by their w:id (run wrappers, paragraph marks, property changes).
-_REVISION_TAGS = tuple(qn(f"w:{t}") for t in (
-    "ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange", "tblPrChange", "trPrChange", "tcPrChange",
-    "sectPrChange", "tblGridChange", "tblPrExChange", "numberingChange"))
+_REVISION_TAGS = (*WRAPPERS, *PR_CHANGES)
 
 
 class IdAllocator:
@@ -266,8 +265,7 @@ class RedlineDocument:
                             "long contract has a few thousand)", path=self.name)
         self._body = body
         self._ids = IdAllocator(self._story_roots())
-        self._rekey_clashing_revisions()
-        self._schema_form_property_changes()
+        self._normalise_revisions()
         self._pids: dict[object, str] = {}
         self._els: dict[str, object] = {}
         self._next_pid = 1
@@ -333,43 +331,34 @@ class RedlineDocument:
                 out.append((rel.target, self._pkg.xml(rel.target)))
         return out
 
-    def _rekey_clashing_revisions(self) -> None:
-        """Give a fresh id to a tracked change whose ``w:id`` an earlier one already uses.
+    def _normalise_revisions(self) -> None:
+        """One pass over every story's tracked changes, fixing what LibreOffice writes:
 
-        LibreOffice numbers property changes (``w:rPrChange``...) with a counter of their own, so a
-        format change and an insertion can both be ``w:id="0"``; ``rev-0`` must name one change."""
+        * a ``w:id`` an earlier change already uses gets a fresh one: LibreOffice numbers property
+          changes (``w:rPrChange``...) with a counter of their own, so a format change and an
+          insertion can both be ``w:id="0"``; ``rev-0`` must name one change;
+        * ``w:pPrChange`` / ``w:rPrChange`` are put in schema form (``w:pPrChange`` last in
+          ``w:pPr``, each holding its old ``w:pPr`` / ``w:rPr``): LibreOffice 7.4 writes them empty,
+          ``w:pPrChange`` before ``w:pPr/w:rPr``, and every output would fail validation."""
         seen: set[str] = set()
         for part, root in self.story_parts():
             changed = False
-            for el in root.iter(*_REVISION_TAGS):
+            for el in list(root.iter(*_REVISION_TAGS)):   # a list: moving an element must not revisit it
                 rid = el.get(W_ID)
-                if rid is None:
-                    continue
-                if rid in seen:
+                if rid is not None and rid in seen:
                     el.set(W_ID, str(self._ids.next()))
                     changed = True
-                else:
+                elif rid is not None:
                     seen.add(rid)
-            if changed:
-                self._pkg.mark_dirty(part)
-
-    def _schema_form_property_changes(self) -> None:
-        """Put LibreOffice's property changes in schema form: ``w:pPrChange`` last in ``w:pPr``, and
-        each ``w:pPrChange`` / ``w:rPrChange`` holding its (old) ``w:pPr`` / ``w:rPr``.
-
-        LibreOffice 7.4 writes an empty ``w:pPrChange`` before ``w:pPr/w:rPr`` and an empty
-        ``w:rPrChange``; left alone, every output would fail validation (Word enforces the order)."""
-        ppr_change, rpr_change = qn("w:pPrChange"), qn("w:rPrChange")
-        for part, root in self.story_parts():
-            changed = False
-            for change in root.iter(ppr_change, rpr_change):
-                inner = qn("w:pPr") if change.tag == ppr_change else qn("w:rPr")
-                if first_child(change, inner) is None:
-                    change.insert(0, etree.Element(inner))
+                if el.tag not in (W_PPRCHANGE, W_RPRCHANGE):
+                    continue
+                inner = W_PPR if el.tag == W_PPRCHANGE else W_RPR
+                if first_child(el, inner) is None:
+                    el.insert(0, etree.Element(inner))
                     changed = True
-                host = change.getparent()
-                if change.tag == ppr_change and host is not None and change.getnext() is not None:
-                    host.append(change)
+                host = el.getparent()
+                if el.tag == W_PPRCHANGE and host is not None and el.getnext() is not None:
+                    host.append(el)
                     changed = True
             if changed:
                 self._pkg.mark_dirty(part)

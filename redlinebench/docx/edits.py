@@ -184,7 +184,7 @@ def _simple_to_complex(fld) -> None:
     def char_run(kind: str):
         run = make_element("w:r")
         char = make_element("w:fldChar")
-        char.set(qn("w:fldCharType"), kind)
+        char.set(_FLDCHARTYPE, kind)
         run.append(char)
         return run
 

@@ -15,8 +15,11 @@ from ..errors import ToolFailure, shown
 from .oxml import qn
 from .runs import (
     W_AUTHOR,
+    W_CRE,
     W_CREF,
+    W_CRS,
     W_DEL,
+    W_FLDSIMPLE,
     W_ID,
     W_INS,
     W_MOVEFROM,
@@ -40,8 +43,7 @@ PR_CHANGES = {qn(t) for t in ("w:rPrChange", "w:pPrChange", "w:tblPrChange", "w:
 WRAPPERS = (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)
 MOVE_RANGES = {qn(t) for t in ("w:moveFromRangeStart", "w:moveFromRangeEnd", "w:moveToRangeStart",
                                 "w:moveToRangeEnd")}
-W_FLDSIMPLE = qn("w:fldSimple")
-_COMMENT_MARKERS = {qn("w:commentRangeStart"), qn("w:commentRangeEnd")}
+_COMMENT_MARKERS = {W_CRS, W_CRE}
 KEEP_MARKERS = {qn(t) for t in ("w:commentRangeStart", "w:commentRangeEnd", "w:bookmarkStart", "w:bookmarkEnd",
                                  "w:permStart", "w:permEnd")}
 _SURVIVING_PPR = {W_RPR, W_SECTPR, W_PPRCHANGE}
