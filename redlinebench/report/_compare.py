@@ -140,7 +140,7 @@ def _n_incomplete(e: Entry) -> int:
     n = e.summary.get("n_incomplete")
     if is_number(n):
         return int(n)
-    return sum(1 for t in e.trials if t.judging_incomplete or t.status in {"errored", "not_graded"})
+    return sum(1 for t in e.trials if t.judging_incomplete or t.errored)
 
 
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,

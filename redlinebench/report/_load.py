@@ -174,6 +174,11 @@ class TrialRecord:
     def judging_incomplete(self) -> bool:
         return self.status == "judging_incomplete" or bool(self.missing_judges)
 
+    @property
+    def errored(self) -> bool:
+        """No output to grade: the agent run failed, or the trial was never graded."""
+        return self.status in {"errored", "not_graded"}
+
     # -- run metrics (metrics.json written by the runner)
     def metric(self, *names: str) -> float | None:
         m = self.metrics or {}

@@ -183,7 +183,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
             ("input groups", plain(e.get("n_input_groups"))),
             ("gate failures", plain(e.get("n_gate_failures", sum(t.status == "gate_failed" for t in trials)))),
             ("judging incomplete", str(incomplete)),
-            ("errored", str(sum(1 for t in trials if t.status in {"errored", "not_graded"}))),
+            ("errored", str(sum(1 for t in trials if t.errored))),
             ("agent cost", money_total([t.cost for t in trials])),
             ("judge cost", money_total([t.judge_cost for t in trials])),
         ]
@@ -244,7 +244,7 @@ def _callouts(run: RunData) -> Markup:
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}",
                                     f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "") for t in inc]),
                       class_="callout"))
-    other = [t for t in run.trials if t.status in {"errored", "not_graded"}]
+    other = [t for t in run.trials if t.errored]
     if other:
         out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
