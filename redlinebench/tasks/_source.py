@@ -41,6 +41,10 @@ class Source:
         if self.tasks_dir is None:
             object.__setattr__(self, "tasks_dir", self.path / "tasks")
 
+    def __repr__(self) -> str:
+        rev = f", revision={self.revision[:12]!r}" if self.revision else ""
+        return f"Source({self.kind!r}, {str(self.path)!r}{rev})"
+
     def describe(self) -> str:
         rev = f" @ {self.revision}" if self.revision else ""
         return f"{self.kind}: {self.path}{rev} ({self.reason})"
