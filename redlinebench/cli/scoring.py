@@ -140,10 +140,13 @@ def _run_config(run_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _config_source(cfg: dict[str, Any]) -> str | None:
-    data = cfg.get("data") or {}
-    spec = cfg.get("spec") or {}
-    return data.get("path") or spec.get("source") or cfg.get("source")
+def _config_source(cfg: dict[str, Any], run_dir: Path) -> str | None:
+    """The run's task source as ``load_tasks`` takes it (config.json records folders relative to the run)."""
+    from ..runner.api import recorded_source
+
+    source = recorded_source(cfg, run_dir)
+    spec_source = (cfg.get("spec") or {}).get("source")
+    return source or (spec_source if isinstance(spec_source, str) else None)
 
 
 def _model_labels(cfg: dict[str, Any]) -> dict[str, str]:
@@ -227,13 +230,17 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     recorded = (cfg.get("judges") or {}).get("spec") or (cfg.get("spec") or {}).get("judges")
     if isinstance(recorded, str) and recorded.strip().lower() == "none":
         recorded = None  # the run skipped grading; scoring it now means the default panel
+    if isinstance(recorded, str):
+        from ..runner.api import stored_path
+
+        recorded = stored_path(recorded, run_dir)  # a panel file recorded relative to the run
     spec = judges_spec or recorded or "panel"
     # The judges' endpoint, never the model's (spec.api_base is where the agents were served).
     api_base = api_base or (cfg.get("spec") or {}).get("judge_api_base")
     judges = create_judges(spec, api_base=api_base, timeout=timeout)
     if not judges:
         raise ConfigError("--judges none grades nothing; pick panel, heuristic, a model list or a YAML file")
-    src = source or _config_source(cfg)
+    src = source or _config_source(cfg, run_dir)
     trials = find_trials(run_dir)
     graded_tasks = {task_id for _, task_id, _, _ in trials}
     # a broken task this run never ran does not stop grading the ones it did
