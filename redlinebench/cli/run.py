@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
+from ._options import SCENARIO, SIDE, TURN
 from .tasks import SOURCE_METAVAR
 
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
@@ -236,9 +237,9 @@ def register(main: click.Group) -> None:
                        "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
                        "./benchmark/, the Hub snapshot, the embedded set (see `redlinebench tasks where`).")
     @click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to run (default: all).")
-    @click.option("--scenario", type=click.IntRange(1, 99), help="Only this scenario (1-3).")
-    @click.option("--turn", type=click.IntRange(1, 99), help="Only this turn (1-4).")
-    @click.option("--side", type=click.Choice(["A", "B", "a", "b"]), help="Only tasks of this side.")
+    @click.option("--scenario", type=SCENARIO, help="Only this scenario (the public set has 1-3).")
+    @click.option("--turn", type=TURN, help="Only this turn (the public set has 1-4).")
+    @click.option("--side", type=SIDE, help="Only tasks of this side: A (vendor) or B (customer), either case.")
     @click.option("--trials", "-k", type=click.IntRange(1, 1000), default=None, help="Trials per task [1].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=None,
                   help="Trials running at once [4].")
