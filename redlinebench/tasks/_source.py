@@ -145,6 +145,15 @@ def _snapshot_complete(folder: Path, revision: str) -> bool:
     return marker.get("revision") == revision and (folder / "tasks").is_dir()
 
 
+def no_widget_warning() -> None:
+    """Keep tqdm's "IProgress not found" warning (Jupyter without ipywidgets) out of notebooks: it is
+    raised when ``huggingface_hub`` or ``datasets`` first import ``tqdm.auto``, and every progress bar
+    of ours is off or plain text anyway. Call before importing either."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message="IProgress not found")
+
+
 def download_hub_snapshot(revision: str | None = None, *, offline: bool | None = None) -> Path:
     """Fetch (or reuse) the pinned snapshot as real files; raises ``HubError`` when impossible.
 
@@ -158,6 +167,7 @@ def download_hub_snapshot(revision: str | None = None, *, offline: bool | None =
     offline = config.hub_offline() if offline is None else offline
     if offline:
         raise HubError(f"HF_HUB_OFFLINE is set and no complete snapshot is cached at {folder}")
+    no_widget_warning()
     try:
         import httpx2
         from huggingface_hub import HfApi, snapshot_download
@@ -262,11 +272,23 @@ def resolve_source(source: str | Path | None = None) -> Source:
     source = _embedded(tuple(skipped), reason="no local tree and no Hub snapshot")
     if not config.hub_offline():
         # HF_HUB_OFFLINE chose this; an unreachable Hub did not, and scores on the synthetic set
-        # are not comparable with the real benchmark's: say so rather than fall back silently.
-        log.warning("warning: using the embedded synthetic task set, not %s (%s); ask for source 'hub' to "
-                    "require the real set, or set HF_HUB_OFFLINE=1 to choose the synthetic one",
-                    config.HUB_DATASET_ID, problem)
+        # are not comparable with the real benchmark's: say so, once per process (a notebook loads
+        # the tasks several times), rather than fall back silently.
+        _hub_notice(problem)
     return source
+
+
+_HUB_NOTICE_GIVEN = False
+
+
+def _hub_notice(problem: Exception) -> None:
+    global _HUB_NOTICE_GIVEN
+    if _HUB_NOTICE_GIVEN:
+        log.info("not using the Hub snapshot: %s", problem)
+        return
+    _HUB_NOTICE_GIVEN = True
+    log.warning("warning: using the embedded synthetic task set, not %s (%s); source 'hub' requires the "
+                "real set, HF_HUB_OFFLINE=1 picks this one quietly", config.HUB_DATASET_ID, problem)
 
 
 def _from_hub(root: Path, revision: str, reason: str, skipped: tuple[str, ...]) -> Source:
