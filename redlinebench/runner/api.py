@@ -27,6 +27,14 @@ class RunResult:
     report: Path | None
     config: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        # a notebook cell ending in `result` shows this, not the whole summary and progress
+        p = self.progress
+        board = ", ".join(f"{e.get('model')} {e.get('redline_overall', '-')}"
+                          for e in (self.summary or {}).get("leaderboard", [])[:5])
+        return (f"RunResult({self.spec.run_id!r}, {p.total} trials, {p.failures} failed, ok={self.ok}"
+                + (f", redline_overall: {board}" if board else "") + ")")
+
     @property
     def problems(self) -> list[str]:
         """What keeps this run's score from being complete, in words (empty when nothing does):
