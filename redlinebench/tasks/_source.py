@@ -287,8 +287,10 @@ def _hub_notice(problem: Exception) -> None:
         log.info("not using the Hub snapshot: %s", problem)
         return
     _HUB_NOTICE_GIVEN = True
+    reason = " ".join(str(problem).split())
+    reason = reason if len(reason) <= 120 else reason[:119] + "…"  # huggingface_hub's own texts run long
     log.warning("warning: using the embedded synthetic task set, not %s (%s); source 'hub' requires the "
-                "real set, HF_HUB_OFFLINE=1 picks this one quietly", config.HUB_DATASET_ID, problem)
+                "real set, HF_HUB_OFFLINE=1 picks this one quietly", config.HUB_DATASET_ID, reason)
 
 
 def _from_hub(root: Path, revision: str, reason: str, skipped: tuple[str, ...]) -> Source:
