@@ -34,11 +34,14 @@ def versions() -> dict[str, Any]:
 def source_location(source: Any, run_dir: str | Path | None) -> str | None:
     """Where a resolved source lies, as a run records it: nothing for the shipped set (``kind``
     embedded says it all, on any machine), else the folder relative to the run directory (see
-    :func:`.paths.portable`). Without a run directory the path is kept as it is."""
+    :func:`.paths.portable`). Without a run directory the path is kept as it is (callers that
+    write no run folder decide for themselves)."""
     kind, path = getattr(source, "kind", None), getattr(source, "path", None)
-    if kind == "embedded" or not path:
+    if not path:
         return None
-    return portable(path, run_dir) if run_dir is not None else str(path)
+    if run_dir is None:
+        return str(path)
+    return None if kind == "embedded" else portable(path, run_dir)
 
 
 def data_record(taskset: Any, tasks: list[Any], run_dir: str | Path | None = None) -> dict[str, Any]:
