@@ -29,8 +29,6 @@ class Transaction:
     def __init__(self, doc) -> None:
         self._doc = doc
         self._body = doc.body
-        pkg = doc.package
-        self._pkg_state = pkg.begin_transaction()
         self._ids_next = doc.ids._next
         self._id_seq = doc._id_seq
         self._pids = dict(doc._pids)
@@ -46,6 +44,7 @@ class Transaction:
         self._sentinel = None
         self._guarded = False
         self._open = True
+        self._pkg_state = doc.package.begin_transaction()   # last: nothing above can leave it open
 
     # ------------------------------------------------------------------ guarding the body
     def _top(self, el):
@@ -73,28 +72,32 @@ class Transaction:
             hi = position[id(self._sentinel)] - 1 if self._sentinel is not None else len(children) - 1
         else:
             lo, hi = first, first - 1
-        before = children[min(first, lo): lo]
-        after = children[hi + 1: max(last, hi) + 1]
-        self._copies[:0] = [self._remember(block) for block in before]
-        self._copies.extend(self._remember(block) for block in after)
+        # everything is built aside and stored at the end: a guard that fails half-way leaves
+        # the transaction as it was (its rollback must not rebind ids to copies never put back)
+        pairs: list[tuple] = []
+        before = [self._remember(block, pairs) for block in children[min(first, lo): lo]]
+        after = [self._remember(block, pairs) for block in children[hi + 1: max(last, hi) + 1]]
         lo, hi = min(first, lo), max(last, hi)
-        self._prev = children[lo - 1] if lo > 0 else None
-        self._sentinel = children[hi + 1] if hi + 1 < len(children) else None
-        self._guarded = True
+        prev = children[lo - 1] if lo > 0 else None
+        sentinel = children[hi + 1] if hi + 1 < len(children) else None
+        self._copies = before + self._copies + after
+        self._pairs += pairs
+        self._prev, self._sentinel, self._guarded = prev, sentinel, True
 
-    def _remember(self, block):
+    @staticmethod
+    def _remember(block, pairs: list):
         clone = copy.deepcopy(block)
         if block.tag == W_P:
-            self._pairs.append((block, clone))
+            pairs.append((block, clone))
         else:
-            self._pairs.extend(zip(block.iter(W_P), clone.iter(W_P)))
+            pairs.extend(zip(block.iter(W_P), clone.iter(W_P)))
         return clone
 
     # ------------------------------------------------------------------ ending
     def commit(self) -> None:
-        if self._open:
-            self._open = False
+        if self._open:   # closed only once the package has let go: a failure here still rolls back
             self._doc.package.end_transaction(self._pkg_state, rollback=False)
+            self._open = False
 
     def rollback(self) -> None:
         if not self._open:
