@@ -235,6 +235,14 @@ def mark_revision(p):
 #: Paragraphs a document may have: each is indexed on open and shown by read_document, so an element
 #: bomb that fits the byte limits (a million tiny paragraphs) is refused instead of eating gigabytes.
 MAX_PARAGRAPHS = 50_000
+#: Limits on what each story part (body, headers, footers, notes, comments) may hold. Every tool
+#: call walks the body and the read view shows all of it, so cost grows with these; they keep any
+#: accepted file under 500 MB peak and every tool call under 2 s on a 2-core machine
+#: (``benchmarks/hostile.py``), and sit far above real contracts (600 paragraphs: ~10,000
+#: elements, ~80,000 characters, a few dozen runs in the longest paragraph).
+MAX_PART_ELEMENTS = 300_000
+MAX_RUNS_PER_PARAGRAPH = 5_000
+MAX_TEXT_CHARS = 2_000_000
 
 
 def _format_changes_by_paragraph(root) -> dict[object, list]:
@@ -249,6 +257,23 @@ def _format_changes_by_paragraph(root) -> dict[object, list]:
     return out
 
 
+def _check_limits(name: str, part: str, root) -> None:
+    """Refuse a story part beyond the cost limits, naming the limit (XPath counts run in C: cheap)."""
+    elements = int(root.xpath("count(//*)"))
+    if elements > MAX_PART_ELEMENTS:
+        raise DocxError(f"{part} has {elements} XML elements (limit {MAX_PART_ELEMENTS}; a long contract "
+                        "has a few tens of thousands)", path=name)
+    heavy = root.xpath("(//w:p[count(.//w:r) > $n])[1]", namespaces=_W_NS, n=MAX_RUNS_PER_PARAGRAPH)
+    if heavy:
+        runs = int(heavy[0].xpath("count(.//w:r)", namespaces=_W_NS))
+        where = int(heavy[0].xpath("count(preceding::w:p)", namespaces=_W_NS)) + 1
+        raise DocxError(f"{part}: paragraph {where} has {runs} runs (limit {MAX_RUNS_PER_PARAGRAPH} runs per "
+                        "paragraph)", path=name)
+    chars = int(root.xpath("string-length(string(/*))"))
+    if chars > MAX_TEXT_CHARS:
+        raise DocxError(f"{part} holds {chars} characters of text (limit {MAX_TEXT_CHARS})", path=name)
+
+
 class RedlineDocument:
     """One open .docx: read it, redline it with tracked changes, comment on it, save it."""
 
@@ -259,11 +284,13 @@ class RedlineDocument:
         body = self._root.find(W_BODY)
         if body is None:
             raise DocxError(f"{package.main_part} has no w:body", path=self.name)
-        n_paragraphs = sum(1 for _ in body.iter(W_P))
+        n_paragraphs = int(body.xpath("count(.//w:p)", namespaces=_W_NS))
         if n_paragraphs > MAX_PARAGRAPHS:  # every tool call indexes and may show them all
             raise DocxError(f"{package.main_part} has {n_paragraphs} paragraphs (limit {MAX_PARAGRAPHS}; a "
                             "long contract has a few thousand)", path=self.name)
         self._body = body
+        for part, root in self.story_parts(comments=True):
+            _check_limits(self.name, part, root)
         self._ids = IdAllocator(self._story_roots())
         self._normalise_revisions()
         self._pids: dict[object, str] = {}
@@ -323,11 +350,13 @@ class RedlineDocument:
     def ids(self) -> IdAllocator:
         return self._ids
 
-    def story_parts(self):
-        """(part name, root) of the main document and every header, footer and note part."""
+    def story_parts(self, *, comments: bool = False):
+        """(part name, root) of the main document and every header, footer and note part (and
+        the comments part with ``comments=True``)."""
         out = [(self._pkg.main_part, self._root)]
+        kinds = STORY_RELTYPES if comments else STORY_RELTYPES[:4]
         for rel in self._pkg.rels(self._pkg.main_part):
-            if rel.reltype in STORY_RELTYPES[:4] and not rel.external and self._pkg.has(rel.target):
+            if rel.reltype in kinds and not rel.external and self._pkg.has(rel.target):
                 out.append((rel.target, self._pkg.xml(rel.target)))
         return out
 

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from lxml import etree
 
-from ..errors import ToolFailure, echoed, internal_error, shown
+from ..errors import ToolFailure, bounded_id, echoed, internal_error, shown
 from .anchor import AnchorError, locate, normalize, sanitize, tokenize
 from .document import format_date, mark_revision, mark_revisions
 from .oxml import make_element, qn
@@ -630,8 +630,8 @@ def _validate_edit(edit) -> tuple[str, dict, str | None, str | None]:
         if anchor.get(key) is not None and not isinstance(anchor.get(key), str):
             raise ValueError(f"anchor.{key} must be a string")
     occ = anchor.get("occurrence")
-    if occ is not None and (isinstance(occ, bool) or not isinstance(occ, int) or occ < 1):
-        raise ValueError("anchor.occurrence must be a positive integer (1-based)")
+    if occ is not None and (not isinstance(occ, int) or bounded_id(occ) is None or occ < 1):
+        raise ValueError(f"anchor.occurrence must be a positive integer (1-based), got {shown(occ)}")
     new_text = edit.get("new_text")
     if new_text is not None and not isinstance(new_text, str):
         raise ValueError("new_text must be a string")

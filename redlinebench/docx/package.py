@@ -27,6 +27,10 @@ MAX_ENTRY_BYTES = 50 * 1024 * 1024
 #: XML parts are parsed into trees about ten times their size, and indexed paragraph by paragraph:
 #: a contract's document.xml is a few MB, so 25 MB leaves room while refusing element bombs early.
 MAX_XML_PART_BYTES = 25 * 1024 * 1024
+#: Markup (``<`` characters) over every XML part together, counted before anything is parsed: an
+#: element costs libxml2 over 100 bytes, so 25 MB of ``<a/>`` would be 700 MB of tree. Two
+#: million bounds the trees near 250 MB; a 600-paragraph contract has about 40,000.
+MAX_XML_MARKUP = 2_000_000
 #: Every entry inflated, counted together (and the file itself): the package is held in memory
 #: as bytes, parsed trees and a saved copy, so this bounds the peak well under 500 MB. A real
 #: contract is well under 5 MB, images included.
@@ -74,6 +78,10 @@ class Package:
         self._txn: dict[str, OxmlElement] | None = None
         if "[Content_Types].xml" not in blobs:
             raise _fail(name, "missing [Content_Types].xml: not an Office Open XML package")
+        markup = sum(blob.count(b"<") for part, blob in blobs.items() if part.lower().endswith((".xml", ".rels")))
+        if markup > MAX_XML_MARKUP:   # before any parse
+            raise _fail(name, f"the XML parts hold {markup} tags (limit {MAX_XML_MARKUP} over all "
+                              "parts; a long contract has a few tens of thousands)")
         self.content_types: OxmlElement = self.xml("[Content_Types].xml")
         self.main_part = self._find_main_part()
         self._check_main_content_type()
