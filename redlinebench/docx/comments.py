@@ -500,6 +500,15 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
     return comment_id
 
 
+def _refuse_growth(doc, p, where: str, text: str) -> None:
+    from .document import editable
+
+    refusal = editable(doc, p, text=len(text))
+    if refusal is not None:
+        code, message = refusal.split(": ", 1)
+        raise ToolFailure(code, f"{where}: {message}")
+
+
 def _new_thread(doc, txn, author, text, stamp, paragraph_id, span) -> str:
     if not isinstance(paragraph_id, str):
         raise ToolFailure("paragraph_not_found", "paragraph_id is required for a new comment thread")
@@ -507,6 +516,7 @@ def _new_thread(doc, txn, author, text, stamp, paragraph_id, span) -> str:
     if p is None:
         raise ToolFailure("paragraph_not_found", f"no paragraph {shown(paragraph_id)}; use the [p-NNN] ids "
                           "from read_document")
+    _refuse_growth(doc, p, paragraph_id, text)
     txn.guard(p)
     if span is not None and (not isinstance(span, str) or not span.strip()):
         span = None
@@ -557,7 +567,12 @@ def _reply(doc, txn, author, text, stamp, reply_to, paragraph_id) -> str:
         if fallback is None:
             raise ToolFailure("comment_not_anchored", f"{root_id} has no anchor in the document body; "
                               "give a valid paragraph_id to anchor the reply")
-    txn.guard(root_start, root_ref, ends.get(str(root_number)), fallback)
+    anchors = [el for el in (root_start, root_ref, ends.get(str(root_number)), fallback) if el is not None]
+    for el in anchors:
+        holder = next((a for a in el.iterancestors(W_P)), el if el.tag == W_P else None)
+        if holder is not None:
+            _refuse_growth(doc, holder, root_id, text if el is anchors[0] else "")
+    txn.guard(*anchors)
     root_el = _comment_element(doc, root_number) if root_number != target else comment_el
     root_para_id = _last_para_id(root_el) if root_el is not None else None
     if root_para_id is None and root_el is not None:

@@ -240,9 +240,24 @@ MAX_PARAGRAPHS = 50_000
 #: accepted file under 500 MB peak and every tool call under 2 s on a 2-core machine
 #: (``benchmarks/hostile.py``), and sit far above real contracts (600 paragraphs: ~10,000
 #: elements, ~80,000 characters, a few dozen runs in the longest paragraph).
-MAX_PART_ELEMENTS = 300_000
-MAX_RUNS_PER_PARAGRAPH = 5_000
+MAX_PART_ELEMENTS = 120_000
+MAX_RUNS_PER_PARAGRAPH = 20_000
 MAX_TEXT_CHARS = 2_000_000
+#: A paragraph is edited (or reserved, or a span of it commented) only up to this many runs: one
+#: edit adds at most a few thousand (a 4,000-character new_text of tabs) and a comment one, so our
+#: own output stays under the open limit above and reopens for grading.
+MAX_EDITABLE_RUNS = 2_500
+
+
+def editable(doc, p, *, text: int = 0) -> str | None:
+    """Why paragraph ``p`` may not be changed by an operation adding ``text`` characters (its own
+    and its comment's), or None: too fragmented, or the output would pass the size limits."""
+    runs = int(p.xpath("count(.//w:r)", namespaces=_W_NS))
+    if runs > MAX_EDITABLE_RUNS:
+        return (f"paragraph_too_complex: the paragraph has {runs} runs (limit {MAX_EDITABLE_RUNS} for a change); "
+                "leave it as it is")
+    # worst case: every run of the paragraph wrapped (deletion), three elements per new character
+    return doc.check_growth(100 + 2 * runs + 3 * text, 100 + text)
 
 
 def _format_changes_by_paragraph(root) -> dict[object, list]:
@@ -257,9 +272,14 @@ def _format_changes_by_paragraph(root) -> dict[object, list]:
     return out
 
 
-def _check_limits(name: str, part: str, root) -> None:
-    """Refuse a story part beyond the cost limits, naming the limit (XPath counts run in C: cheap)."""
-    elements = int(root.xpath("count(//*)"))
+def _part_size(root) -> tuple[int, int]:
+    """(elements, characters of text) of one part: XPath counts run in C, so this is cheap."""
+    return int(root.xpath("count(//*)")), int(root.xpath("string-length(string(/*))"))
+
+
+def _check_limits(name: str, part: str, root) -> tuple[int, int]:
+    """Refuse a story part beyond the cost limits, naming the limit; returns its headroom."""
+    elements, chars = _part_size(root)
     if elements > MAX_PART_ELEMENTS:
         raise DocxError(f"{part} has {elements} XML elements (limit {MAX_PART_ELEMENTS}; a long contract "
                         "has a few tens of thousands)", path=name)
@@ -269,9 +289,9 @@ def _check_limits(name: str, part: str, root) -> None:
         where = int(heavy[0].xpath("count(preceding::w:p)", namespaces=_W_NS)) + 1
         raise DocxError(f"{part}: paragraph {where} has {runs} runs (limit {MAX_RUNS_PER_PARAGRAPH} runs per "
                         "paragraph)", path=name)
-    chars = int(root.xpath("string-length(string(/*))"))
     if chars > MAX_TEXT_CHARS:
         raise DocxError(f"{part} holds {chars} characters of text (limit {MAX_TEXT_CHARS})", path=name)
+    return MAX_PART_ELEMENTS - elements, MAX_TEXT_CHARS - chars
 
 
 class RedlineDocument:
@@ -289,8 +309,7 @@ class RedlineDocument:
             raise DocxError(f"{package.main_part} has {n_paragraphs} paragraphs (limit {MAX_PARAGRAPHS}; a "
                             "long contract has a few thousand)", path=self.name)
         self._body = body
-        for part, root in self.story_parts(comments=True):
-            _check_limits(self.name, part, root)
+        self._headroom = self._measure(check=True)
         self._ids = IdAllocator(self._story_roots())
         self._normalise_revisions()
         self._pids: dict[object, str] = {}
@@ -359,6 +378,35 @@ class RedlineDocument:
             if rel.reltype in kinds and not rel.external and self._pkg.has(rel.target):
                 out.append((rel.target, self._pkg.xml(rel.target)))
         return out
+
+    def _measure(self, *, check: bool = False) -> tuple[int, int]:
+        """(elements, characters) that the fullest story part (body, headers, notes, comments) may
+        still take before it would pass the open limits; with ``check``, refuse a part over them."""
+        room = [MAX_PART_ELEMENTS, MAX_TEXT_CHARS]
+        for part, root in self.story_parts(comments=True):
+            if check:
+                elements, chars = _check_limits(self.name, part, root)
+            else:
+                used = _part_size(root)
+                elements, chars = MAX_PART_ELEMENTS - used[0], MAX_TEXT_CHARS - used[1]
+            room = [min(room[0], elements), min(room[1], chars)]
+        return room[0], room[1]
+
+    def check_growth(self, elements: int, chars: int) -> str | None:
+        """Before an operation that adds at most ``elements`` elements and ``chars`` characters to a
+        story part: why it would make the output too large to reopen for grading, or None.
+
+        A running budget, recounted only when an operation might exhaust it, so documents far
+        below the limits (every real one) never pay for a count."""
+        room_elements, room_chars = self._headroom
+        if room_elements < elements or room_chars < chars:
+            room_elements, room_chars = self._measure()
+            if room_elements < elements or room_chars < chars:
+                self._headroom = (room_elements, room_chars)
+                return ("document_too_large: this change would take the document past the size limits of "
+                        f"{MAX_PART_ELEMENTS} elements or {MAX_TEXT_CHARS} characters in one part; nothing was changed")
+        self._headroom = (room_elements - elements, room_chars - chars)
+        return None
 
     def _normalise_revisions(self) -> None:
         """One pass over every story's tracked changes, fixing what LibreOffice writes:

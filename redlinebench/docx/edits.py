@@ -18,7 +18,7 @@ from lxml import etree
 
 from ..errors import ToolFailure, bounded_id, echoed, internal_error, shown
 from .anchor import AnchorError, locate, normalize, sanitize, tokenize
-from .document import format_date, mark_revision, mark_revisions
+from .document import editable, format_date, mark_revision, mark_revisions
 from .oxml import make_element, qn
 from .transaction import Transaction
 from .runs import (
@@ -857,6 +857,10 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
         if anchor.get("text"):
             result["candidates"] = _elsewhere(doc, anchor["text"], "")
         return result
+    too_complex = editable(doc, p, text=len(edit.get("new_text") or "") + len(edit.get("comment") or ""))
+    if too_complex is not None:
+        result.update(status="anchor_failed", error=f"{too_complex} ({pid})")
+        return result
     text = anchor.get("text") or ""
     raw = walk_paragraph(p).current
     match = None
@@ -996,6 +1000,10 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     paras = doc.paragraphs[a: b + 1]
     _refuse_struck(paras, author)
     for para in paras:
+        too_complex = editable(doc, para.element, text=len(comment) if para is paras[0] else len(RESERVED))
+        if too_complex is not None:
+            code, message = too_complex.split(": ", 1)
+            raise ToolFailure(code, f"{para.id}: {message}")
         if field_locks(para.element, len(walk_paragraph(para.element).current)):
             raise ToolFailure("inside_field", f"{para.id} is part of a field that spans several paragraphs "
                               "(e.g. a table of contents); reserve whole clauses outside it")

@@ -28,9 +28,10 @@ MAX_ENTRY_BYTES = 50 * 1024 * 1024
 #: a contract's document.xml is a few MB, so 25 MB leaves room while refusing element bombs early.
 MAX_XML_PART_BYTES = 25 * 1024 * 1024
 #: Markup (``<`` characters) over every XML part together, counted before anything is parsed: an
-#: element costs libxml2 over 100 bytes, so 25 MB of ``<a/>`` would be 700 MB of tree. Two
-#: million bounds the trees near 250 MB; a 600-paragraph contract has about 40,000.
-MAX_XML_MARKUP = 2_000_000
+#: element costs libxml2 over 100 bytes, so 25 MB of ``<a/>`` would be 700 MB of tree, and every
+#: part is parsed at open. One million bounds the trees near 120 MB and the parse near a second;
+#: a 600-paragraph contract has about 25,000.
+MAX_XML_MARKUP = 1_000_000
 #: Every entry inflated, counted together (and the file itself): the package is held in memory
 #: as bytes, parsed trees and a saved copy, so this bounds the peak well under 500 MB. A real
 #: contract is well under 5 MB, images included.
