@@ -142,6 +142,7 @@ def _ensure_root_ns(doc, part: str):
     missing = [p for p in _ROOT_PREFIXES if root.nsmap.get(p) != NSMAP[p]]
     if not missing:
         return root
+    doc.package.will_change(part)   # the children move to a new root: keep the old one whole
     nsmap = dict(root.nsmap)
     for prefix in _ROOT_PREFIXES:
         nsmap.setdefault(prefix, NSMAP[prefix])
@@ -579,6 +580,7 @@ def _reply(doc, txn, author, text, stamp, reply_to, paragraph_id) -> str:
         # an old comment without paraIds: give its last paragraph one so the thread can key on it
         paras = root_el.findall(qn("w:p"))
         if paras:
+            doc.package.will_change(doc.part_for(RT_COMMENTS))   # an existing comment changes
             taken = _existing_para_ids(doc)
             root_para_id = _new_hex(doc, "paraId", PARA_ID_LIMIT, taken)
             paras[-1].set(W14_PARAID, root_para_id)

@@ -249,10 +249,16 @@ MAX_TEXT_CHARS = 2_000_000
 MAX_EDITABLE_RUNS = 2_500
 
 
+_COUNT_RUNS = etree.XPath("count(.//w:r)", namespaces=_W_NS)
+_COUNT_ELEMENTS = etree.XPath("count(//*)")
+_TEXT_LENGTH = etree.XPath("string-length(string(/*))")
+_COUNT_ALL_RUNS = etree.XPath("count(//w:r)", namespaces=_W_NS)
+
+
 def editable(doc, p, *, text: int = 0) -> str | None:
     """Why paragraph ``p`` may not be changed by an operation adding ``text`` characters (its own
     and its comment's), or None: too fragmented, or the output would pass the size limits."""
-    runs = int(p.xpath("count(.//w:r)", namespaces=_W_NS))
+    runs = int(_COUNT_RUNS(p))
     if runs > MAX_EDITABLE_RUNS:
         return (f"paragraph_too_complex: the paragraph has {runs} runs (limit {MAX_EDITABLE_RUNS} for a change); "
                 "leave it as it is")
@@ -274,7 +280,7 @@ def _format_changes_by_paragraph(root) -> dict[object, list]:
 
 def _part_size(root) -> tuple[int, int]:
     """(elements, characters of text) of one part: XPath counts run in C, so this is cheap."""
-    return int(root.xpath("count(//*)")), int(root.xpath("string-length(string(/*))"))
+    return int(_COUNT_ELEMENTS(root)), int(_TEXT_LENGTH(root))
 
 
 def _check_limits(name: str, part: str, root) -> tuple[int, int]:
@@ -283,7 +289,9 @@ def _check_limits(name: str, part: str, root) -> tuple[int, int]:
     if elements > MAX_PART_ELEMENTS:
         raise DocxError(f"{part} has {elements} XML elements (limit {MAX_PART_ELEMENTS}; a long contract "
                         "has a few tens of thousands)", path=name)
-    heavy = root.xpath("(//w:p[count(.//w:r) > $n])[1]", namespaces=_W_NS, n=MAX_RUNS_PER_PARAGRAPH)
+    # the per-paragraph query is only needed when the part has more runs than one paragraph may
+    heavy = (root.xpath("(//w:p[count(.//w:r) > $n])[1]", namespaces=_W_NS, n=MAX_RUNS_PER_PARAGRAPH)
+             if _COUNT_ALL_RUNS(root) > MAX_RUNS_PER_PARAGRAPH else None)
     if heavy:
         runs = int(heavy[0].xpath("count(.//w:r)", namespaces=_W_NS))
         where = int(heavy[0].xpath("count(preceding::w:p)", namespaces=_W_NS)) + 1

@@ -29,9 +29,9 @@ MAX_ENTRY_BYTES = 50 * 1024 * 1024
 MAX_XML_PART_BYTES = 25 * 1024 * 1024
 #: Markup (``<`` characters) over every XML part together, counted before anything is parsed: an
 #: element costs libxml2 over 100 bytes, so 25 MB of ``<a/>`` would be 700 MB of tree, and every
-#: part is parsed at open. One million bounds the trees near 120 MB and the parse near a second;
-#: a 600-paragraph contract has about 25,000.
-MAX_XML_MARKUP = 1_000_000
+#: part is parsed at open (then validated, saved and reopened for grading). 300,000 keeps all of
+#: that under 500 MB and 2 s per call; a 600-paragraph contract has about 25,000.
+MAX_XML_MARKUP = 300_000
 #: Every entry inflated, counted together (and the file itself): the package is held in memory
 #: as bytes, parsed trees and a saved copy, so this bounds the peak well under 500 MB. A real
 #: contract is well under 5 MB, images included.
@@ -88,6 +88,16 @@ class Package:
         self._check_main_content_type()
         self._parse_all()
         self._check_relationships()
+        self._drop_unread_trees()
+
+    def _drop_unread_trees(self) -> None:
+        """Free the trees of parts the engine never reads (custom XML, document properties, themes):
+        they were parsed only to be checked, and are written back as the bytes they came in."""
+        keep = {"[Content_Types].xml", self.main_part}
+        keep.update(rel.target for rel in self.rels(self.main_part) if rel.reltype in PART_ROOTS)
+        for part in list(self._xml):
+            if part not in keep and not part.lower().endswith(".rels") and part not in self._dirty:
+                del self._xml[part]
 
     def _parse_all(self) -> None:
         """Parse every XML part now, with the hardened parser: a malformed or DTD-carrying part
@@ -187,11 +197,12 @@ class Package:
         return self._blobs[part]
 
     def serialized_tree(self, part: str) -> OxmlElement | None:
-        """The tree ``blob(part)`` is serialised from (a dirty part), else None.
+        """The tree ``blob(part)`` holds: the one it is serialised from (a dirty part) or the one
+        parsed from it at open (a clean part, unchanged since), else None (not kept).
 
-        Lets the validator check an edited part without parsing its fresh bytes back.
+        Lets the validator check the package without parsing every part a second time.
         """
-        return self._xml[part] if part in self._dirty else None
+        return self._xml.get(part)
 
     def xml(self, part: str) -> OxmlElement:
         """The parsed tree of ``part`` (parsed once, with the hardened parser)."""
@@ -207,18 +218,33 @@ class Package:
                 raise _fail(self.name, f"{part}: {exc}") from None
             self._xml[part] = root
         if self._txn is not None and part not in self._txn and part != self.main_part:
-            self._txn[part] = copy.deepcopy(root)   # copy on first access within an operation
+            # within an operation the first access records the part's length: the engine only
+            # appends to parts other than the body (comments, people, styles, rels), so a rollback
+            # cuts the new children off; a change to existing content calls will_change first
+            self._txn[part] = (root, len(root))
+        return root
+
+    def will_change(self, part: str) -> OxmlElement:
+        """The tree of ``part``, copied first when an operation is open: call before changing
+        (not just appending to) its existing content, or replacing its root."""
+        root = self.xml(part)
+        if self._txn is not None and part != self.main_part:
+            entry = self._txn[part]
+            if len(entry) == 2:   # only its length so far: copy it as it was before the operation
+                clone = copy.deepcopy(root)
+                del clone[entry[1]:]
+                self._txn[part] = (clone,)
         return root
 
     # ---------------------------------------------------------------- transactions
     def begin_transaction(self) -> tuple:
-        """Remember the registry before an operation; parts are copied on first access after this.
+        """Remember the registry before an operation (see :meth:`xml` and :meth:`will_change`).
 
-        The main part is not copied (the document guards the body blocks it changes).
+        The main part is not tracked here (the document guards the body blocks it changes).
         """
         if self._txn is not None:
             raise RuntimeError("nested package transaction")
-        self._txn = {"[Content_Types].xml": copy.deepcopy(self.content_types)}
+        self._txn = {"[Content_Types].xml": (copy.deepcopy(self.content_types),)}
         return (list(self._order), dict(self._blobs), dict(self._xml), set(self._dirty), dict(self._rels_cache))
 
     def end_transaction(self, state: tuple, *, rollback: bool) -> None:
@@ -227,9 +253,15 @@ class Package:
         if not rollback or saved is None:
             return
         order, blobs, trees, dirty, rels_cache = state
-        for part, clone in saved.items():
-            if part in trees:
-                trees[part] = clone
+        for part, entry in saved.items():
+            if part not in trees:
+                continue   # parsed (or added) during the operation: dropped with the new registry
+            if len(entry) == 2:
+                root, length = entry
+                del root[length:]
+                trees[part] = root
+            else:
+                trees[part] = entry[0]
         self._order, self._blobs, self._xml, self._dirty, self._rels_cache = order, blobs, trees, dirty, rels_cache
         self.content_types = trees["[Content_Types].xml"]
 

@@ -4,9 +4,10 @@ leaves every part byte for byte as it was, whatever step fails.
 Copying the whole main part for every operation would cost milliseconds per edit, so the body is
 guarded by *blocks*: the top-level body children an operation will touch (the paragraph or table
 holding each target, plus the next block, which a paragraph join rewrites) are deep-copied before
-it starts and put back on failure, together with anything inserted between them. Every other part
-is copied on first access during the operation (:meth:`Package.xml`), which for a contract is a
-few hundred elements of comment parts and styles. The document's own counters (revision ids,
+it starts and put back on failure, together with anything inserted between them. Other parts are
+only ever appended to (comments, people, styles, relationships): the package records each one's
+length on first access and cuts the new children off on failure; the rare change to existing
+content (:meth:`Package.will_change`) copies the part first. The document's own counters (revision ids,
 paragraph ids, the deterministic id stream) are restored too, so a failed operation followed by a
 good one gives the same bytes as the good one alone.
 """
@@ -58,28 +59,29 @@ class Transaction:
         tops = [t for t in (self._top(el) for el in elements if el is not None) if t is not None]
         if not tops:
             return
-        children = list(self._body)
-        position = {id(child): i for i, child in enumerate(children)}
-        first = min(position[id(t)] for t in tops)
-        last = max(position[id(t)] for t in tops)
-        while last + 1 < len(children):   # through the next block: a paragraph join rewrites it
+        body = self._body
+        index = [body.index(t) for t in tops]   # C-level scans: no proxy per body child
+        first, last = min(index), max(index)
+        node = body[last].getnext()
+        while node is not None:   # through the next block: a paragraph join rewrites it
             last += 1
-            if children[last].tag in _BLOCKS:
+            if node.tag in _BLOCKS:
                 break
+            node = node.getnext()
         if self._guarded:
             # the guarded run lies strictly between prev and sentinel, which are never changed
-            lo = position[id(self._prev)] + 1 if self._prev is not None else 0
-            hi = position[id(self._sentinel)] - 1 if self._sentinel is not None else len(children) - 1
+            lo = body.index(self._prev) + 1 if self._prev is not None else 0
+            hi = body.index(self._sentinel) - 1 if self._sentinel is not None else len(body) - 1
         else:
             lo, hi = first, first - 1
         # everything is built aside and stored at the end: a guard that fails half-way leaves
         # the transaction as it was (its rollback must not rebind ids to copies never put back)
         pairs: list[tuple] = []
-        before = [self._remember(block, pairs) for block in children[min(first, lo): lo]]
-        after = [self._remember(block, pairs) for block in children[hi + 1: max(last, hi) + 1]]
+        before = [self._remember(body[i], pairs) for i in range(min(first, lo), lo)]
+        after = [self._remember(body[i], pairs) for i in range(hi + 1, max(last, hi) + 1)]
         lo, hi = min(first, lo), max(last, hi)
-        prev = children[lo - 1] if lo > 0 else None
-        sentinel = children[hi + 1] if hi + 1 < len(children) else None
+        prev = body[lo - 1] if lo > 0 else None
+        sentinel = body[hi + 1] if hi + 1 < len(body) else None
         self._copies = before + self._copies + after
         self._pairs += pairs
         self._prev, self._sentinel, self._guarded = prev, sentinel, True
