@@ -73,6 +73,7 @@ ECHO_LIMIT = 60
 #: The longest id the engine will look up (``p-0012``, ``cmt-3``, ``rev-12``, an occurrence): far
 #: more than any document needs, and short enough that parsing one is never costly.
 MAX_ID_CHARS = 24
+_PADDING = re.compile(r"(?<![0-9])0+(?=[0-9])")
 _ID_NUMBER = re.compile(r"\s*(?:([A-Za-z]+)-?)?0*(\d{1,%d})\s*" % MAX_ID_CHARS)
 
 
@@ -107,13 +108,15 @@ def echoed(value: object, limit: int = ECHO_LIMIT) -> object:
 
 def bounded_id(value: object) -> str | int | None:
     """The one rule for every id a model sends: a string of at most :data:`MAX_ID_CHARS`
-    characters or an integer of at most that many digits is looked up; anything else is no id of
+    significant characters (surrounding spaces and leading zeros do not count: ``p-0002`` is
+    ``p-2``) or an integer of at most that many digits is looked up; anything else is no id of
     this document (None), refused before any parsing. Echo a refused id with :func:`shown`."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value if abs(value) < 10 ** MAX_ID_CHARS else None
-    if isinstance(value, str) and len(value) <= MAX_ID_CHARS:
+    if isinstance(value, str) and (len(value) <= MAX_ID_CHARS
+                                   or len(_PADDING.sub("", value.strip())) <= MAX_ID_CHARS):
         return value
     return None
 

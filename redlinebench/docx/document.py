@@ -21,7 +21,7 @@ from lxml import etree
 from ..errors import DocxError
 from .numbering import Counter, Numbering
 from .oxml import qn
-from .package import RT_BASE, Package, atomic_write
+from .package import MAX_XML_MARKUP, RT_BASE, Package, atomic_write
 from .review import PR_CHANGES, WRAPPERS
 from .runs import (
     REVISION_WRAPPERS,
@@ -262,8 +262,9 @@ def editable(doc, p, *, text: int = 0) -> str | None:
     if runs > MAX_EDITABLE_RUNS:
         return (f"paragraph_too_complex: the paragraph has {runs} runs (limit {MAX_EDITABLE_RUNS} for a change); "
                 "leave it as it is")
-    # worst case: every run of the paragraph wrapped (deletion), three elements per new character
-    return doc.check_growth(100 + 2 * runs + 3 * text, 100 + text)
+    # worst case: every run of the paragraph wrapped (deletion), and per new character up to 16
+    # elements (a one-character line is a paragraph copying its neighbour's pPr and run rPr)
+    return doc.check_growth(100 + 2 * runs + 16 * text, 100 + text)
 
 
 def _format_changes_by_paragraph(root) -> dict[object, list]:
@@ -387,9 +388,10 @@ class RedlineDocument:
                 out.append((rel.target, self._pkg.xml(rel.target)))
         return out
 
-    def _measure(self, *, check: bool = False) -> tuple[int, int]:
-        """(elements, characters) that the fullest story part (body, headers, notes, comments) may
-        still take before it would pass the open limits; with ``check``, refuse a part over them."""
+    def _measure(self, *, check: bool = False) -> tuple[int, int, int]:
+        """What may still be added before the output would pass an open limit: elements and
+        characters in the fullest story part (body, headers, notes, comments), and tags of markup
+        over the whole package. With ``check``, refuse a part over the limits."""
         room = [MAX_PART_ELEMENTS, MAX_TEXT_CHARS]
         for part, root in self.story_parts(comments=True):
             if check:
@@ -398,7 +400,8 @@ class RedlineDocument:
                 used = _part_size(root)
                 elements, chars = MAX_PART_ELEMENTS - used[0], MAX_TEXT_CHARS - used[1]
             room = [min(room[0], elements), min(room[1], chars)]
-        return room[0], room[1]
+        markup = self._pkg.markup_at_open if check else self._pkg.markup_bound()
+        return room[0], room[1], MAX_XML_MARKUP - markup
 
     def check_growth(self, elements: int, chars: int) -> str | None:
         """Before an operation that adds at most ``elements`` elements and ``chars`` characters to a
@@ -406,14 +409,16 @@ class RedlineDocument:
 
         A running budget, recounted only when an operation might exhaust it, so documents far
         below the limits (every real one) never pay for a count."""
-        room_elements, room_chars = self._headroom
-        if room_elements < elements or room_chars < chars:
-            room_elements, room_chars = self._measure()
-            if room_elements < elements or room_chars < chars:
-                self._headroom = (room_elements, room_chars)
+        need = (elements, chars, 2 * elements)   # an element is at most two tags
+        room = self._headroom
+        if any(r < n for r, n in zip(room, need)):
+            room = self._measure()
+            if any(r < n for r, n in zip(room, need)):
+                self._headroom = room
                 return ("document_too_large: this change would take the document past the size limits of "
-                        f"{MAX_PART_ELEMENTS} elements or {MAX_TEXT_CHARS} characters in one part; nothing was changed")
-        self._headroom = (room_elements - elements, room_chars - chars)
+                        f"{MAX_PART_ELEMENTS} elements or {MAX_TEXT_CHARS} characters in one part or "
+                        f"{MAX_XML_MARKUP} tags in all; nothing was changed")
+        self._headroom = tuple(r - n for r, n in zip(room, need))
         return None
 
     def _normalise_revisions(self) -> None:

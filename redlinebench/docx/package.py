@@ -13,12 +13,14 @@ import io
 import posixpath
 import re
 import zipfile
-from urllib.parse import unquote
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
-from ..errors import DocxError, shown
+from lxml import etree
+
 from .._atomic import atomic_write_bytes
+from ..errors import DocxError, shown
 from .oxml import XmlPartError, make_element, parse_xml, qn, serialize
 from .oxml.parser import OxmlElement
 
@@ -83,12 +85,24 @@ class Package:
         if markup > MAX_XML_MARKUP:   # before any parse
             raise _fail(name, f"the XML parts hold {markup} tags (limit {MAX_XML_MARKUP} over all "
                               "parts; a long contract has a few tens of thousands)")
+        self.markup_at_open = markup
         self.content_types: OxmlElement = self.xml("[Content_Types].xml")
         self.main_part = self._find_main_part()
         self._check_main_content_type()
         self._parse_all()
         self._check_relationships()
         self._drop_unread_trees()
+
+    def markup_bound(self) -> int:
+        """An upper bound of the tags the saved package will hold (two per element of a parsed
+        part, as counted in the bytes of any other), for :data:`MAX_XML_MARKUP`."""
+        total = 0
+        for part in self._order:
+            if not part.lower().endswith((".xml", ".rels")):
+                continue
+            root = self._xml.get(part)
+            total += 2 * int(_COUNT_ELEMENTS(root)) if root is not None else self._blobs[part].count(b"<")
+        return total
 
     def _drop_unread_trees(self) -> None:
         """Free the trees of parts the engine never reads (custom XML, document properties, themes):
@@ -371,6 +385,7 @@ class Package:
         return buffer.getvalue()
 
 
+_COUNT_ELEMENTS = etree.XPath("count(//*)")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _W15 = "{http://schemas.microsoft.com/office/word/2012/wordml}"
 _MS = "http://schemas.microsoft.com/office/"
