@@ -425,7 +425,7 @@ def _rels_source(rels_name: str) -> str | None:
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-def _unsafe_name(name: str) -> bool:
+def unsafe_member_name(name: str) -> bool:
     """Absolute, drive-letter, backslash, ``..`` / ``.`` / empty segments: never a part name."""
     if "\\" in name or name.startswith("/") or _DRIVE.match(name) or "\x00" in name:
         return True
@@ -450,7 +450,7 @@ def _read_zip(data: bytes, name: str) -> tuple[list[str], dict[str, bytes]]:
         total_declared = 0
         total_compressed = 0
         for info in infos:
-            if _unsafe_name(info.filename):
+            if unsafe_member_name(info.filename):
                 raise _fail(name, f"zip member name {shown(info.filename)} is unsafe (absolute, a "
                                   "backslash, or a '..', '.' or empty segment): refused, it would be written back")
             lowered = info.filename.lower()
