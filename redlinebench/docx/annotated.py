@@ -141,7 +141,14 @@ def _comment_line(c, aliases: dict[str, str]) -> str:
     if c.resolved:
         bits.append("resolved")
     where = escape(", ".join(c.paragraph_ids)) or "unanchored"
-    return f"{' | '.join(bits)} | {where}: {escape(c.text)}"
+    anchor = f" on {_quoted(_clip(c.anchor_text))}" if c.anchor_text.strip() else ""
+    return f"{' | '.join(bits)} | {where}{anchor}: {escape(c.text)}"
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    """A comment's anchor text as the appendix quotes it (the body marks the whole range)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _tag(aliases: dict[str, str], wrapper, kind: str) -> str:

@@ -56,6 +56,7 @@ _CMT = re.compile(r"\{cmt-(-?\d+)>|\{<cmt-(-?\d+)\}|\{cmt-(-?\d+)\}")
 _NOTE_MARK = {"new paragraph": "para_ins", "paragraph deleted": "para_del", "paragraph moved here": "move_to",
               "paragraph moved away": "move_from", "¶ inserted": "para_ins", "¶ deleted": "para_del",
               "¶ moved here": "move_to", "¶ moved away": "move_from"}
+_WHERE = re.compile(r'^((?:p-\d+(?:, p-\d+)*)|unanchored)(?: on "((?:[^"\\]|\\.)*)")?: ', re.S)
 _NOTE = re.compile(r"^(.+?) by (A\d+)(?:: \"((?:[^\"\\]|\\.)*)\")?$", re.S)
 
 
@@ -265,7 +266,10 @@ def parse_annotated(view: str) -> Facts:
         k = 2
         while parts[k].startswith("reply to ") or parts[k] == "resolved":
             k += 1
-        listed.append((parts[0], " | ".join(parts[k:]).split(": ", 1)[0]))
+        m = _WHERE.match(" | ".join(parts[k:]))
+        if not m:
+            raise GrammarError(f"bad comment line {line!r}")
+        listed.append((parts[0], m.group(1), unescape(m.group(2)) if m.group(2) is not None else ""))
     facts.anchors = _anchors(paras, listed)
     return facts
 
@@ -280,7 +284,7 @@ def _anchors(paras, listed) -> dict:
             table = starts if kind == "start" else ends if kind == "end" else refs
             table.setdefault(number, (k, index))
     out = {}
-    for cid, where in listed:
+    for cid, where, quoted in listed:
         number = int(cid.removeprefix("cmt-"))
         first = starts.get(number) or refs.get(number)
         final = ends.get(number) or refs.get(number) or first
@@ -303,4 +307,7 @@ def _anchors(paras, listed) -> dict:
             everything.append("".join(c for c, _g in chunk))
         text = " ".join(x for x in visible if x).strip() or " ".join(x for x in everything if x).strip()
         out[cid] = (ids, text)
+        short = " ".join(text.split())
+        if quoted != (short if len(short) <= 120 else short[:117] + "..."):
+            raise GrammarError(f"{cid}: the appendix quotes {quoted!r}, the markers enclose {text!r}")
     return out
