@@ -11,11 +11,10 @@ anchor; tests/docx/test_annotated_grammar.py holds the parser that checks it.
 
 from __future__ import annotations
 
-from .document import _format_changes_by_paragraph, mark_revisions
-from .oxml import qn
+from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
 from .runs import W_AUTHOR as _W_AUTHOR
 from .runs import W_DELTEXT as _W_DELTEXT
-from .runs import W_PPR, W_PPRCHANGE, W_RPRCHANGE
+from .runs import REVISION_WRAPPERS, W_PPR, W_PPRCHANGE, W_RPRCHANGE
 from .runs import W_T as _W_T
 from .runs import W_TR as _W_TR
 from .view import _whole
@@ -23,8 +22,6 @@ from .view import _whole
 #: Bump on any change to the annotated view's form: the judge prompt's version includes it.
 ANNOTATED_VIEW_VERSION = "av2"
 
-_MARK_KINDS = {qn("w:ins"): "para_ins", qn("w:del"): "para_del", qn("w:moveFrom"): "move_from",
-               qn("w:moveTo"): "move_to"}
 _ESCAPED = frozenset("\\+~[]{}")
 _BREAK_ESCAPES = {"\n": "\\n", "\r": "\\r"}
 _OTHER_BREAKS = frozenset("\v\f\x1c\x1d\x1e\x85\u2028\u2029")
@@ -209,7 +206,7 @@ def _content(para, aliases: dict[str, str], ranged: set[int]) -> str:
         for m in at.pop(i, ()):
             out.append(_marker(m, ranged))
         if want_top is not None and top is None:
-            top, top_kind = want_top, (atom.kind if atom.outer is None else _outer_kind(atom.outer))
+            top, top_kind = want_top, (atom.kind if atom.outer is None else REVISION_WRAPPERS[atom.outer.tag])
             out.append("++" if top_kind in ("ins", "move_to") else "~~")
         if want_inner is not None and inner is None:
             inner, inner_kind = want_inner, atom.kind
@@ -219,10 +216,6 @@ def _content(para, aliases: dict[str, str], ranged: set[int]) -> str:
     for i in sorted(at):
         out.extend(_marker(m, ranged) for m in at[i])
     return "".join(out)
-
-
-def _outer_kind(wrapper) -> str:
-    return "move_to" if wrapper.tag == qn("w:moveTo") else "ins"
 
 
 _WHOLE_NOTE = {"para_ins": "new paragraph", "para_del": "paragraph deleted",
@@ -253,13 +246,13 @@ def annotated_line(para, aliases: dict[str, str], fmt_changes=(), ranged: set[in
     after: list[str] = []
     if para.in_table:
         if row_start and para.row:
-            mark = _row_mark(para)
+            mark = _row_mark(para.element)
             who = aliases.get((mark.get(_W_AUTHOR) if mark is not None else "") or "", "A?")
             before.append(f"table row {'inserted' if para.row == 'ins' else 'deleted'} by {who}")
         else:
             before.append("table row" if row_start else "table")
     for mark in mark_revisions(para.element):
-        kind = _MARK_KINDS[mark.tag]
+        kind = MARK_TAGS[mark.tag]
         who = aliases.get(mark.get(_W_AUTHOR) or "", "A?")
         if _whole(para, kind):
             before.append(f"{_WHOLE_NOTE[kind]} by {who}")
@@ -273,17 +266,6 @@ def annotated_line(para, aliases: dict[str, str], fmt_changes=(), ranged: set[in
     content = _content(para, aliases, ranged)
     return (head + "".join(f" [{n}]" for n in before) + (" " + content if content else "")
             + "".join(f" [{n}]" for n in after))
-
-
-def _row_mark(para):
-    row = _row_of(para)
-    trpr = row.find(qn("w:trPr")) if row is not None else None
-    if trpr is None:
-        return None
-    for child in trpr:
-        if child.tag in (qn("w:ins"), qn("w:del")):
-            return child
-    return None
 
 
 __all__ = ["ANNOTATED_VIEW_VERSION", "LEGEND", "annotated_line", "annotated_view", "author_aliases", "escape"]
