@@ -681,7 +681,7 @@ class RedlineDocument:
         return read_view(self)
 
     def annotated_view(self, *, focus_author: str | None = None) -> str:
-        from .view import annotated_view
+        from .annotated import annotated_view
 
         return annotated_view(self, focus_author=focus_author)
 

@@ -8,10 +8,7 @@ Pending insertions are part of the current text (an anchor may quote them); pend
 deletions are not (an anchor must leave them out). The appendix lists every comment and
 every tracked change.
 
-Annotated view (SPEC §5; its own markers, not CriticMarkup's ``{--x--}``): ``~~deleted~~``, ``++inserted++``,
-``~~old~~++new++`` for a replacement, each change followed by its author tag ``[A1]``
-(the legend says who A1 is and marks the focus author's, i.e. this turn's, changes), and
-``{cmt-N}`` where a comment is anchored, with an appendix of comment bodies.
+The judge's annotated view lives in annotated.py (its grammar: docs/VIEWS.md).
 """
 
 from __future__ import annotations
@@ -129,54 +126,6 @@ def _clip(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _author_aliases(doc, focus_author: str | None) -> dict[str, str]:
-    authors: list[str] = []
-    if focus_author:
-        authors.append(focus_author)
-    for para in doc.paragraphs:
-        for seg in para.segments:
-            for name in (seg.author, seg.inserted_by):
-                if name and name not in authors:
-                    authors.append(name)
-        if para.mark is not None:
-            name = para.mark[1].get("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author")
-            if name and name not in authors:
-                authors.append(name)
-    for rev in doc.revisions:
-        if rev.author and rev.author not in authors:
-            authors.append(rev.author)
-    return {name: f"A{i + 1}" for i, name in enumerate(authors)}
-
-
-def annotated_view(doc, *, focus_author: str | None = None) -> str:
-    aliases = _author_aliases(doc, focus_author)
-    lines = ["# Annotated redline. ~~text~~ = deleted, ++text++ = inserted, ~~old~~++new++ = replaced;",
-             "# [A1] after a change names its author; {cmt-N} marks where comment N is anchored.",
-             "# Authors:"]
-    for name, alias in aliases.items():
-        role = ""
-        if focus_author:
-            role = "  <- THIS TURN's edits (the agent under review)" if name == focus_author else "  (prior turn)"
-        lines.append(f"#   {alias} = {_one_line(name)}{role}")
-    if not aliases:
-        lines.append("#   (no tracked changes)")
-    lines.append("")
-    for para in doc.paragraphs:
-        lines.append(_annotated_line(para, aliases))
-    comments = doc.comments
-    lines.append("")
-    lines.append(f"## Comments ({len(comments)})")
-    for c in comments:
-        alias = aliases.get(c.author)
-        who = f"{_one_line(c.author)} [{alias}]" if alias else _one_line(c.author)
-        if focus_author and c.author == focus_author:
-            who += " (this turn)"
-        lines.append(_comment_line(c, who))
-    if not comments:
-        lines.append("(none)")
-    return "\n".join(lines) + "\n"
-
-
 def _comment_line(c, who: str, date: str | None = None) -> str:
     """One comment as both views list it: id | who [| date] [| reply to] [| resolved] | where: text."""
     bits = [_one_line(c.id), _one_line(who)]
@@ -189,73 +138,6 @@ def _comment_line(c, who: str, date: str | None = None) -> str:
     where = _one_line(", ".join(c.paragraph_ids)) or "unanchored"
     anchor = f' on "{_clip(_one_line(c.anchor_text))}"' if c.anchor_text else ""
     return f"{' | '.join(bits)} | {where}{anchor}: {_one_line(c.text)}"
-
-
-def _annotated_line(para, aliases: dict[str, str]) -> str:
-    # Comment references are rendered where they sit in document order among the atoms.
-    walk = para._walk
-    marks: dict[int, list[str]] = {}
-    for m in walk.markers:
-        if m.tag == "ref":
-            marks.setdefault(m.index, []).append(f"{{cmt-{m.comment_id}}}")
-    pieces: list[str] = []
-    group: list = []   # pending change atoms: [kind, author, text, inserted_by]
-
-    def flush_group():
-        if not group:
-            return
-        out = []
-        tags = []
-        for kind, author, text, inserted_by in group:
-            out.append(f"~~{text}~~" if kind == "del" else f"++{text}++")
-            alias = aliases.get(author or "", "?")
-            if inserted_by:
-                alias = f"{alias} striking {aliases.get(inserted_by, '?')}'s insertion"
-            if alias not in tags:
-                tags.append(alias)
-        pieces.append("".join(out) + "[" + ", ".join(tags) + "]")
-        group.clear()
-
-    for i, atom in enumerate(walk.atoms):
-        if i in marks:
-            flush_group()
-            pieces.append(_one_line("".join(marks.pop(i))))
-        text = _one_line(atom.text)
-        if atom.kind == "text":
-            if text:
-                flush_group()
-                pieces.append(text)
-            continue
-        if not text:
-            continue
-        author = atom.rev.get(_W_AUTHOR) if atom.rev is not None else None
-        inserted_by = atom.outer.get(_W_AUTHOR) if atom.outer is not None else None
-        kind = "del" if atom.kind in ("del", "move_from") else "ins"
-        if group and group[-1][0] == kind and group[-1][1] == author and group[-1][3] == inserted_by:
-            group[-1][2] += text
-        else:
-            group.append([kind, author, text, inserted_by])
-    flush_group()
-    for i in sorted(marks):
-        pieces.append("".join(marks[i]))
-    number = f"{_one_line(para.number)} " if para.number else ""
-    prefix = suffix = ""
-    if para.mark is not None:
-        kind, mark = para.mark
-        alias = aliases.get(mark.get("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author") or "", "?")
-        if _whole(para, kind):
-            prefix = {"para_ins": f"(new paragraph [{alias}]) ", "para_del": f"(paragraph deleted [{alias}]) ",
-                      "move_from": f"(paragraph moved away [{alias}]) ",
-                      "move_to": f"(paragraph moved here [{alias}]) "}[kind]
-        else:
-            suffix = (f" ++\u00b6++[{alias}]" if kind in ("para_ins", "move_to") else f" ~~\u00b6~~[{alias}]")
-    if "format_change" in para.flags:
-        fmt_authors = sorted({aliases.get(r.author, "?") for r in para._format_revisions})
-        suffix += f" (formatting changed [{', '.join(fmt_authors)}])"
-    table = "(table) " if para.in_table else ""
-    if para.row:
-        table = "(table, row inserted) " if para.row == "ins" else "(table, row deleted) "
-    return f"[{_one_line(para.id)}] {table}{prefix}{number}{''.join(pieces)}{suffix}"
 
 
 def plain_text(doc, mode: str = "current") -> str:

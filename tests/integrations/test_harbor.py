@@ -328,7 +328,7 @@ def test_exported_test_sh_grades_an_agent_redline_and_a_missing_document(exporte
     assert grade["status"] == "graded" and grade["judge_method"] == "heuristic"
     assert float((logs / "reward.txt").read_text()) == pytest.approx(grade["score"]["weighted"], abs=1e-6)
     assert (logs / "redline.docx").read_bytes() == out.read_bytes()
-    assert "within ~~30~~++45++" in (logs / "annotated_view.md").read_text()
+    assert "~~30~~[A1]++45++[A1]" in (logs / "annotated_view.md").read_text()
     # no document at all: a gate failure is a 0 reward, still written for Harbor
     logs = tmp_path / "logs-missing"
     proc = _run_test_sh(task, logs, tmp_path / "nothing.docx", env)
