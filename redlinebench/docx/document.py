@@ -277,6 +277,10 @@ class RedlineDocument:
         # per-paragraph memo of the costly walk/describe step, keyed by element; an entry is reused
         # only when the paragraph's serialisation and every node in it are unchanged (see _described)
         self._described_cache: dict[object, tuple] = {}
+        self._view_cache: dict[tuple, str] = {}   # read views of the current state (see read_view)
+        self._view_generation = -1
+        #: the read view's author aliases (``A1``...): they only grow, so results keep their meaning
+        self.read_view_aliases: dict[str, str] = {}
         self._numbering: Numbering | None = None
         self.numbering  # parse numbering.xml and styles.xml now: a broken part fails at open
         self._id_seq = 0
@@ -675,10 +679,25 @@ class RedlineDocument:
         return [(self._pids.get(p) or self._register(p), walk_paragraph(p).current)
                 for p, _ in iter_block_paragraphs(self._body)]
 
-    def read_view(self) -> str:
+    def read_view(self, *, reader: str | None = None, first: int | None = None, last: int | None = None,
+                  label: str | None = None) -> str:
+        """The agent's read view (see ``view.read_view``), answered from a cache while nothing changed.
+
+        Every mutation goes through ``touch``/``invalidate`` (they bump the generation the index is
+        keyed on too), so a cached view is never older than the document.
+        """
         from .view import read_view
 
-        return read_view(self)
+        if self._view_generation != self._generation:
+            self._view_cache.clear()
+            self._view_generation = self._generation
+        key = (reader, first, last, label, len(self.read_view_aliases))
+        view = self._view_cache.get(key)
+        if view is None:
+            view = read_view(self, reader=reader, first=first, last=last, label=label)
+            # keyed on the alias table as it is after the build (a first read may add aliases)
+            self._view_cache[(reader, first, last, label, len(self.read_view_aliases))] = view
+        return view
 
     def annotated_view(self, *, focus_author: str | None = None) -> str:
         from .view import annotated_view

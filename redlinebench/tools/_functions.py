@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
-from ..errors import DocxError, RedlineBenchError, ToolFailure, echoed
+from ..docx.view import clause_range, paragraph_lines, read_legend
+from ..errors import DocxError, RedlineBenchError, ToolFailure, echoed, shown
+from ._render import VIEW_KEY
 
 if TYPE_CHECKING:
     from ._session import ToolSession
@@ -61,17 +63,73 @@ def normalize_paragraph_id(session: ToolSession, value: str) -> str:
     return session.paragraph_ids_by_number.get(int(match.group(1)), value)
 
 
-def read_document(session: ToolSession) -> dict[str, Any]:
-    """Read the contract as it stands now.
+def read_document(session: ToolSession, start_id: str | None = None, end_id: str | None = None,
+                  clause: str | None = None) -> dict[str, Any]:
+    """Read the contract as it stands now: the whole of it, or a range.
 
     One line per paragraph: `[p-NNN]` id, the clause number (e.g. 3.3.5), the text with pending
-    tracked changes shown inline and attributed (insertions and deletions by each author), and
-    flags for paragraphs carrying revisions or comments. Table cells are included. An appendix
-    lists every existing comment (cmt-N, author, reply-to) and tracked change (rev-N). Use the
-    paragraph ids and the visible current text to anchor edits and comments.
+    tracked changes inline (`{++inserted++}` and `{--deleted--}`, each run followed by
+    `[rev-N A1]`, its revision ids and author alias; the header's legend says who A1 is), and
+    `[flags: ...]` for table cells, comments (cmt-N) and changes not shown inline. Table cells are
+    included. An appendix lists the comments and tracked changes of the paragraphs shown. Use the
+    ids and the current text (insertions in, deletions out) to anchor edits and comments. The
+    editing tools answer with the touched paragraphs' new lines, so there is no need to read again
+    after an edit.
+
+    Args:
+        start_id: Optional first paragraph id of a range to read, e.g. "p-040" (alone: to the end).
+        end_id: Optional last paragraph id of the range, inclusive (alone: from the start).
+        clause: Optional clause number, e.g. "3.3": that clause and its sub-clauses. Not with ids.
     """
     doc = session.doc
-    return {"document": doc.read_view(), "paragraphs": len(doc.paragraphs)}
+    first = last = None
+    label = None
+    if clause is not None:
+        if start_id is not None or end_id is not None:
+            raise ToolFailure("invalid_range", "give either clause or start_id/end_id, not both",
+                              path="arguments.clause")
+        if len(clause) > 40:
+            raise ToolFailure("invalid_range", f"clause {shown(clause)} is not a clause number such as \"3.3\"",
+                              path="arguments.clause")
+        try:
+            first, last = clause_range(doc, clause)
+        except ValueError as exc:
+            raise ToolFailure("invalid_range", str(exc), path="arguments.clause") from None
+        label = f"clause {clause.strip().rstrip('.')}"
+    elif start_id is not None or end_id is not None:
+        first = _paragraph_index(session, start_id, "start_id") if start_id is not None else 0
+        last = _paragraph_index(session, end_id, "end_id") if end_id is not None else len(doc.paragraphs) - 1
+        if first > last:
+            raise ToolFailure("invalid_range", f"start_id {doc.paragraphs[first].id} comes after end_id "
+                                               f"{doc.paragraphs[last].id}", path="arguments.start_id")
+    view = doc.read_view(reader=session.author, first=first, last=last, label=label)
+    session.legend_shown = len(doc.read_view_aliases)
+    return {VIEW_KEY: view}
+
+
+def _paragraph_index(session: ToolSession, value: str, field: str) -> int:
+    """The index of paragraph ``value`` (any id spelling); ToolFailure naming the valid ids otherwise."""
+    doc = session.doc
+    pid = normalize_paragraph_id(session, value)
+    try:
+        return doc.paragraph(pid).index
+    except KeyError:
+        paragraphs = doc.paragraphs
+        span = f"{paragraphs[0].id}..{paragraphs[-1].id}" if paragraphs else "none"
+        raise ToolFailure("invalid_range", f"{field}: no paragraph {shown(value)}; the ids run {span}",
+                          path=f"arguments.{field}") from None
+
+
+def touched_view(session: ToolSession, pids: list[Any]) -> str:
+    """The read-view lines of the paragraphs a call changed, as a fresh read shows them; headed by the
+    author legend when it has grown since the model last saw it (the agent's own alias, a first edit
+    before any read)."""
+    doc = session.doc
+    lines = paragraph_lines(doc, [p for p in pids if isinstance(p, str)], reader=session.author)
+    if len(doc.read_view_aliases) > session.legend_shown:
+        lines.insert(0, read_legend(doc, session.author))
+        session.legend_shown = len(doc.read_view_aliases)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
@@ -111,7 +169,12 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
     results = [slot if slot is not None else next(applied) for slot in slots]
     ok = sum(1 for r in results if r.get("status") == "ok")
     session.record_edits(ok, len(results) - ok, comments=sum(1 for r in results if r.get("comment_id")))
-    return {"results": results, "applied": ok, "failed": len(results) - ok}
+    touched = [pid for r in results if r.get("status") == "ok"
+               for pid in [r.get("paragraph_id"), *(r.get("new_paragraph_ids") or ())]]
+    out: dict[str, Any] = {"results": results, "applied": ok, "failed": len(results) - ok}
+    if touched:
+        out[VIEW_KEY] = touched_view(session, touched)
+    return out
 
 
 def _prepare_edit(session: ToolSession, edit: dict[str, Any], where: str) -> dict[str, Any]:
@@ -186,7 +249,9 @@ def add_comment(session: ToolSession, text: str, paragraph_id: str | None = None
     comment_id = session.doc.add_comment(author=session.author, text=text, paragraph_id=pid,
                                          span=span or None, reply_to=reply, date=session.date)
     session.record_comment()
-    return {"comment_id": comment_id, "status": "ok"}
+    doc = session.doc
+    where = next((c.paragraph_ids for c in doc.comments if c.id == comment_id), [pid] if pid else [])
+    return {"comment_id": comment_id, "status": "ok", VIEW_KEY: touched_view(session, list(where))}
 
 
 def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str) -> dict[str, Any]:
@@ -209,7 +274,9 @@ def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str
                                        end_id=normalize_paragraph_id(session, end_id), comment=comment,
                                        author=session.author, date=session.date)
     session.record_comment()
-    return dict(result)
+    out = dict(result)
+    out[VIEW_KEY] = touched_view(session, [*out.get("paragraph_ids", ()), *out.get("reserved_paragraph_ids", ())])
+    return out
 
 
 def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:

@@ -32,9 +32,10 @@ def _edit(pid: str, text: str, new: str | None = "x", op: str = "replace", comme
 
 def test_read_document(session):
     result = session.dispatch("read_document", "{}")
-    assert "[p-001]" in result["document"] and result["paragraphs"] == len(session.doc.paragraphs)
-    assert session.dispatch("read_document", None)["document"] == result["document"]
-    assert session.dispatch("read_document", "")["document"] == result["document"]
+    assert list(result) == ["view"]   # the view alone: the model gets it as plain text
+    assert "[p-001]" in result["view"] and f": {len(session.doc.paragraphs)} paragraphs." in result["view"]
+    assert session.dispatch("read_document", None)["view"] == result["view"]
+    assert session.dispatch("read_document", "")["view"] == result["view"]
 
 
 def test_propose_edits_and_stats(session):
