@@ -1,12 +1,14 @@
 """Text views of a document: the agent's read view, the judge's annotated view, plain texts.
 
-Read view (SPEC §4)::
+Read view (SPEC §4; the full grammar is docs/VIEWS.md "Read view")::
 
-    [p-014] 3.3.5 Vendor shall notify {++promptly ++}[rev-7 ins: LargeCo Legal]Customer.  [flags: ...]
+    # A1 = LargeCo Legal
+    [p-014] 3.3.5 Vendor shall {--inform--}{++notify promptly++}[rev-6 rev-7 A1] Customer. [flags: cmt-9]
 
-Pending insertions are part of the current text (an anchor may quote them); pending
-deletions are not (an anchor must leave them out). The appendix lists every comment and
-every tracked change.
+Authors are aliases with a legend (one ``# A1 = name`` line each, stable while the document is
+open); one tag follows each run of adjacent changes by one author. Pending insertions are part of
+the current text (an anchor may quote them); pending deletions are not (an anchor must leave them
+out). The appendix lists every comment and every tracked change, grouped under its paragraph.
 
 Annotated view (SPEC §5; its own markers, not CriticMarkup's ``{--x--}``): ``~~deleted~~``, ``++inserted++``,
 ``~~old~~++new++`` for a replacement, each change followed by its author tag ``[A1]``

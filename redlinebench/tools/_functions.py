@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
-from ..docx.view import clause_range, paragraph_lines, read_legend
+from ..docx.view import clause_range, paragraph_lines, read_aliases, read_legend
 from ..errors import DocxError, RedlineBenchError, ToolFailure, echoed, shown
 from ._render import VIEW_KEY
 
@@ -120,6 +120,13 @@ def _paragraph_index(session: ToolSession, value: str, field: str) -> int:
                           path=f"arguments.{field}") from None
 
 
+def _pin_aliases(session: ToolSession) -> None:
+    """Number the document's authors (and the agent, last) before the agent's first change, so the
+    other side keeps A1.. whether or not the agent read first."""
+    if not session.doc.read_view_aliases:
+        read_aliases(session.doc, session.author)
+
+
 def touched_view(session: ToolSession, pids: list[Any]) -> str:
     """The read-view lines of the paragraphs a call changed, as a fresh read shows them; headed by the
     author legend when it has grown since the model last saw it (the agent's own alias, a first edit
@@ -165,6 +172,7 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
             slots.append({"op": echoed(edit.get("op")), "status": "runtime_error",
                           "paragraph_id": echoed((edit.get("anchor") or {}).get("paragraph_id")),
                           "error": f"{failure.code}: {failure.message}"})
+    _pin_aliases(session)
     applied = iter(session.doc.apply_edits(prepared, author=session.author, date=session.date) if prepared else [])
     results = [slot if slot is not None else next(applied) for slot in slots]
     ok = sum(1 for r in results if r.get("status") == "ok")
@@ -246,6 +254,7 @@ def add_comment(session: ToolSession, text: str, paragraph_id: str | None = None
     reply = reply_to.strip() if reply_to is not None else None
     if reply is not None and re.fullmatch(r"\d+", reply):
         reply = f"cmt-{reply}"
+    _pin_aliases(session)
     comment_id = session.doc.add_comment(author=session.author, text=text, paragraph_id=pid,
                                          span=span or None, reply_to=reply, date=session.date)
     session.record_comment()
@@ -270,6 +279,7 @@ def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str
         raise ToolFailure("text_too_long", f"comment has {len(comment)} characters; the limit is "
                                            f"{session.limits.max_comment_chars}", path="arguments.comment",
                           limit=session.limits.max_comment_chars)
+    _pin_aliases(session)
     result = session.doc.mark_reserved(start_id=normalize_paragraph_id(session, start_id),
                                        end_id=normalize_paragraph_id(session, end_id), comment=comment,
                                        author=session.author, date=session.date)
