@@ -305,7 +305,10 @@ def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
         try:
             session.doc.save(session.output_path)
         except (OSError, DocxError) as exc:
-            raise ToolFailure("save_failed", f"the document could not be saved: {exc}") from None
+            # the reason without the host path (the model's view names files, never folders)
+            reason = exc.problem if isinstance(exc, DocxError) else (exc.strerror or type(exc).__name__)
+            raise ToolFailure("save_failed", f"the document could not be saved as {session.output_path.name}: "
+                                             f"{reason}") from None
         # The file name only: the model needs no host path, and a runner may move the file later.
         path = session.output_path.name
     refused = _open_refusal(session.output_path if path else session.doc.to_bytes(), session)

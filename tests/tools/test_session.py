@@ -199,6 +199,7 @@ def test_end_session_save_failure_keeps_session_open(tmp_path):
     s = ToolSession(doc, US, output_path=tmp_path / "missing-dir" / "out.docx")
     result = s.dispatch("end_session", {})
     assert result["error"] == "save_failed" and not s.finished
+    assert "out.docx" in result["message"] and str(tmp_path) not in result["message"]   # no host path
     s.output_path = tmp_path / "ok.docx"
     assert s.dispatch("end_session", {})["status"] == "saved"
 
