@@ -126,7 +126,13 @@ def _rev_key(rid: str) -> int:
         return 0
 
 
-_DOTTED = re.compile(r"^\d+(?:\.\d+)*\.?$")
+#: a clause number as a heading carries it: "3.3", "3.3.", "Section 3.3", "Article 4", "§ 7" -> the digits
+_CLAUSE = re.compile(r"^(?:[A-Za-z\u00a7]+\.?\s*)?(\d+(?:\.\d+)*)\.?$")
+
+
+def _clause_key(label: str | None) -> str | None:
+    match = _CLAUSE.match((label or "").strip())
+    return match.group(1) if match else None
 
 
 def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
@@ -157,26 +163,28 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
 
 
 def clause_range(doc, clause: str) -> tuple[int, int]:
-    """(first, last) paragraph index of clause ``clause`` ("3.3") and its sub-clauses.
+    """(first, last) paragraph index of clause ``clause`` ("3.3", "Section 3.3") and its sub-clauses.
 
     The clause runs from the paragraph numbered ``clause`` to just before the next paragraph with a
-    dotted-decimal number ("3.4", "4", "4.1") that is not one of its own sub-numbers ("3.3.1");
-    lettered and roman items ("(a)", "(iv)"), table cells and unnumbered paragraphs in between are part
-    of it. Raises ValueError naming nearby clause numbers when there is no such clause.
+    dotted-decimal number ("3.4", "4", "4.1", "Article 5") that is not one of its own sub-numbers
+    ("3.3.1"); lettered and roman items ("(a)", "(iv)"), table cells and unnumbered paragraphs in
+    between are part of it. Raises ValueError naming nearby clause numbers when there is no such clause.
     """
-    want = clause.strip().rstrip(".")
+    asked = clause.strip()
+    want = _clause_key(asked)
     paragraphs = doc.paragraphs
-    first = next((i for i, p in enumerate(paragraphs) if p.number and p.number.strip().rstrip(".") == want), None)
-    if not want or first is None:
-        numbers = [p.number.strip().rstrip(".") for p in paragraphs if p.number and _DOTTED.match(p.number.strip())]
-        head = want.split(".")[0]
+    first = next((i for i, p in enumerate(paragraphs) if p.number and (
+        _clause_key(p.number) == want if want else p.number.strip() == asked)), None) if asked else None
+    if first is None:
+        numbers = [k for k in (_clause_key(p.number) for p in paragraphs if p.number) if k]
+        head = (want or "").split(".")[0]
         near = [n for n in numbers if n.split(".")[0] == head] or numbers
-        shown_numbers = ", ".join(near[:12]) + (", ..." if len(near) > 12 else "")
-        raise ValueError(f"no clause numbered {want or clause!r}; clause numbers are like: {shown_numbers or '(none)'}")
+        listed = ", ".join(near[:12]) + (", ..." if len(near) > 12 else "")
+        raise ValueError(f"no clause numbered {asked!r}; clause numbers are like: {listed or '(none)'}")
     last = len(paragraphs) - 1
     for i in range(first + 1, len(paragraphs)):
-        number = (paragraphs[i].number or "").strip()
-        if _DOTTED.match(number) and not number.rstrip(".").startswith(want + "."):
+        key = _clause_key(paragraphs[i].number)
+        if key is not None and not (want and key.startswith(want + ".")):
             last = i - 1
             break
     return first, last

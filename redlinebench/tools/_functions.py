@@ -95,7 +95,7 @@ def read_document(session: ToolSession, start_id: str | None = None, end_id: str
             first, last = clause_range(doc, clause)
         except ValueError as exc:
             raise ToolFailure("invalid_range", str(exc), path="arguments.clause") from None
-        label = f"clause {clause.strip().rstrip('.')}"
+        label = f"clause {clause.strip()}"
     elif start_id is not None or end_id is not None:
         first = _paragraph_index(session, start_id, "start_id") if start_id is not None else 0
         last = _paragraph_index(session, end_id, "end_id") if end_id is not None else len(doc.paragraphs) - 1

@@ -59,6 +59,7 @@ def test_a_clause_read_is_the_clause_and_its_sub_clauses(session):
     # 6.3 runs through 6.3.1 and the fee table after it, up to clause 7
     assert _ids(session.dispatch("read_document", {"clause": "6.3."})["view"]) == [f"p-{i:03d}" for i in range(28, 39)]
     assert _ids(session.dispatch("read_document", {"clause": "2.1"})["view"]) == ["p-008", "p-009", "p-010"]
+    assert _ids(session.dispatch("read_document", {"clause": "Section 2.1"})["view"]) == ["p-008", "p-009", "p-010"]
 
 
 def test_a_partial_read_lists_only_its_own_comments_and_changes(session):
@@ -78,6 +79,7 @@ def test_a_partial_read_lists_only_its_own_comments_and_changes(session):
     ({"clause": "3", "start_id": "p-001"}, "give either clause or start_id/end_id, not both"),
     ({"clause": "3.9"}, "no clause numbered '3.9'; clause numbers are like: 3, 3.1, 3.2"),
     ({"clause": ""}, "no clause numbered ''"),
+    ({"clause": "(z)"}, "no clause numbered '(z)'"),
 ])
 def test_bad_ranges_are_clear_errors(session, args, message):
     result = session.dispatch("read_document", args)
