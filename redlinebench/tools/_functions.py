@@ -127,6 +127,14 @@ def _pin_aliases(session: ToolSession) -> None:
         read_aliases(session.doc, session.author)
 
 
+def _attach_view(result: dict[str, Any], session: ToolSession, pids: list[Any]) -> dict[str, Any]:
+    """``result`` with the touched paragraphs' lines under ``view`` (none when no paragraph is left)."""
+    view = touched_view(session, pids)
+    if view:
+        result[VIEW_KEY] = view
+    return result
+
+
 def touched_view(session: ToolSession, pids: list[Any]) -> str:
     """The read-view lines of the paragraphs a call changed, as a fresh read shows them; headed by the
     author legend when it has grown since the model last saw it (the agent's own alias, a first edit
@@ -181,7 +189,11 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
                for pid in [r.get("paragraph_id"), *(r.get("new_paragraph_ids") or ())]]
     out: dict[str, Any] = {"results": results, "applied": ok, "failed": len(results) - ok}
     if touched:
-        out[VIEW_KEY] = touched_view(session, touched)
+        existing = set(session.doc.paragraph_ids())
+        gone = list(dict.fromkeys(p for p in touched if isinstance(p, str) and p not in existing))
+        if gone:   # e.g. deleting all of your own inserted paragraph removes it: no line to show
+            out["removed_paragraph_ids"] = gone
+        _attach_view(out, session, touched)
     return out
 
 
@@ -260,7 +272,7 @@ def add_comment(session: ToolSession, text: str, paragraph_id: str | None = None
     session.record_comment()
     doc = session.doc
     where = next((c.paragraph_ids for c in doc.comments if c.id == comment_id), [pid] if pid else [])
-    return {"comment_id": comment_id, "status": "ok", VIEW_KEY: touched_view(session, list(where))}
+    return _attach_view({"comment_id": comment_id, "status": "ok"}, session, list(where))
 
 
 def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str) -> dict[str, Any]:
@@ -285,8 +297,7 @@ def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str
                                        author=session.author, date=session.date)
     session.record_comment()
     out = dict(result)
-    out[VIEW_KEY] = touched_view(session, [*out.get("paragraph_ids", ()), *out.get("reserved_paragraph_ids", ())])
-    return out
+    return _attach_view(out, session, [*out.get("paragraph_ids", ()), *out.get("reserved_paragraph_ids", ())])
 
 
 def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:

@@ -181,3 +181,18 @@ def test_a_repeated_read_is_answered_from_the_cache_until_an_edit(session):
     assert "A note." in doc.read_view(reader=US)
     doc.accept()
     assert "{++each++}" not in doc.read_view(reader=US)
+
+
+def test_a_paragraph_an_edit_removed_is_named_not_shown(session):
+    p = session.doc.paragraph("p-004")
+    added = session.dispatch("propose_edits", {"edits": [
+        {"op": "insert_after", "anchor": {"paragraph_id": p.id, "text": p.text},
+         "new_text": "\nA clause of ours.", "comment": "New."}]})
+    new_id = added["results"][0]["new_paragraph_ids"][0]
+    assert _line(added["view"], new_id).startswith(f"[{new_id}] ")
+    gone = session.dispatch("propose_edits", {"edits": [
+        {"op": "delete", "anchor": {"paragraph_id": new_id, "text": "A clause of ours."}, "comment": "Withdrawn."}]})
+    # taking back all of one's own insertion removes the paragraph: named, and no empty view is sent
+    assert gone["results"][0]["status"] == "ok" and new_id not in session.doc.paragraph_ids()
+    assert gone["removed_paragraph_ids"] == [new_id] and "view" not in gone
+    assert json.loads(tool_message(gone))["removed_paragraph_ids"] == [new_id]
