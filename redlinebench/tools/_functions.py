@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
+from ..docx.document import collector_paused
 from ..docx.view import clause_range, paragraph_lines, read_aliases, read_legend
 from ..errors import DocxError, RedlineBenchError, ToolFailure, echoed, shown
 from ._render import VIEW_KEY
@@ -140,7 +141,8 @@ def touched_view(session: ToolSession, pids: list[Any]) -> str:
     author legend when it has grown since the model last saw it (the agent's own alias, a first edit
     before any read)."""
     doc = session.doc
-    lines = paragraph_lines(doc, [p for p in pids if isinstance(p, str)], reader=session.author)
+    with collector_paused():   # the index rebuild after an edit, as for a read (see collector_paused)
+        lines = paragraph_lines(doc, [p for p in pids if isinstance(p, str)], reader=session.author)
     if len(doc.read_view_aliases) > session.legend_shown:
         lines.insert(0, read_legend(doc, session.author))
         session.legend_shown = len(doc.read_view_aliases)
