@@ -142,7 +142,10 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
     changes, comments, then ``reader``); the table only grows, so an author who appears later (the
     agent, after its first edit) gets the next number and earlier results keep meaning what they said.
     """
-    aliases: dict[str, str] = doc.read_view_aliases
+    aliases: dict[str, str] | None = getattr(doc, "read_view_aliases", None)
+    if aliases is None:   # a document-like object without the table: numbered afresh each time
+        aliases = {}
+
     def add(name):
         if name and name not in aliases:
             aliases[name] = f"A{len(aliases) + 1}"
