@@ -148,7 +148,8 @@ def test_aliases_are_short_stable_and_mark_the_reader(session):
     assert re.search(r"\{--[^}]*--\}\[rev-\d+ A2\]", result["view"])   # our change under our alias
     assert not result["view"].startswith("#")   # the model already has the legend
     again = session.dispatch("read_document", {})["view"]
-    assert again.split("\n\n")[0].endswith("# A1 = Counterparty Counsel\n# A2 (you) = Reviewing Counsel (LargeCo Legal)")
+    legend = "# A1 = Counterparty Counsel\n# A2 (you) = Reviewing Counsel (LargeCo Legal)"
+    assert again.split("\n\n")[0].endswith(legend)
 
 
 def test_an_edit_before_any_read_brings_the_legend(session):
