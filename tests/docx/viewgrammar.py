@@ -10,6 +10,7 @@ the renderer's code.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -311,3 +312,98 @@ def _anchors(paras, listed) -> dict:
         if quoted != (short if len(short) <= 120 else short[:117] + "..."):
             raise GrammarError(f"{cid}: the appendix quotes {quoted!r}, the markers enclose {text!r}")
     return out
+
+
+# ------------------------------------------------------------------------------ read view
+# The agent's read view (docs/VIEWS.md "Read view") writes document text verbatim and lists every
+# revision in its appendix with the text trimmed and clipped at 200 characters (comment anchors at
+# 120): its facts are compared in that form. Inline, every change names its revision id, so the
+# paragraph's current text is exact.
+_READ_AUTHOR = re.compile(r"^# (A\d+)(?: \([^)]*\))? = (.*)$")
+_READ_HEAD = re.compile(r"^\[(p-\d+)\] ")
+_READ_PIECE = re.compile(r"\{\+\+(.*?)\+\+\}|\{--(.*?)--\}|\[((?:rev-\S+ )+)(A\d+|\?)( in (?:A\d+|\?)| moved here"
+                         r"| moved away)?\]", re.S)
+_READ_REV = re.compile(r"^ (rev-\S+) (ins|del|move_from|move_to|format|para_ins|para_del) (A\d+|\?): (.*)$")
+_READ_CMT = re.compile(r"^ (cmt-\d+) ")
+
+
+def clip(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def engine_read_facts(doc) -> Facts:
+    """``engine_facts`` in the read view's form: texts trimmed and clipped as its appendix shows them,
+    each paragraph's text after its clause number."""
+    return Facts(Counter((r.type, r.author, clip(r.text, 200), r.paragraph_id) for r in doc.revisions),
+                 {c.id: (tuple(c.paragraph_ids), clip(c.anchor_text, 120)) for c in doc.comments},
+                 {p.id: (f"{p.number} " if p.number else "") + p.text for p in doc.paragraphs})
+
+
+def parse_read(view: str) -> Facts:
+    lines = view.split("\n")
+    authors: dict[str, str] = {}
+    i = 0
+    while lines[i].startswith("#"):
+        m = _READ_AUTHOR.match(lines[i])
+        if m:
+            authors[m.group(1)] = m.group(2)
+        i += 1
+    i += 1
+    facts = Facts()
+    while lines[i] != "":
+        head = _READ_HEAD.match(lines[i])
+        if not head:
+            raise GrammarError(f"not a paragraph line: {lines[i][:60]!r}")
+        body = lines[i][head.end():]
+        flags = body.rfind(" [flags: ")
+        if flags >= 0 and body.endswith("]"):
+            body = body[:flags]
+        current, pending, pos = [], [], 0
+        for m in _READ_PIECE.finditer(body):
+            current.append(body[pos:m.start()])
+            pos = m.end()
+            if m.group(1) is not None:
+                current.append(m.group(1))
+                pending.append("ins")
+            elif m.group(2) is not None:
+                pending.append("del")
+            else:
+                ids = m.group(3).split()
+                if len(ids) != len(pending):
+                    raise GrammarError(f"{head.group(1)}: tag {m.group(0)} names {len(ids)} revisions "
+                                       f"after {len(pending)} changes")
+                pending = []
+        if pending:
+            raise GrammarError(f"{head.group(1)}: changes without a tag")
+        current.append(body[pos:])
+        facts.texts[head.group(1)] = "".join(current)
+        i += 1
+    i += 1
+    section = None
+    where = None
+    listed: dict[str, str] = {}
+    for line in lines[i:]:
+        if line.startswith("## Comments"):
+            section = "comments"
+        elif line.startswith("## Tracked changes"):
+            section = "changes"
+        elif line in ("", "(none)"):
+            continue
+        elif not line.startswith(" "):
+            where = line[:-1]
+        elif section == "changes":
+            m = _READ_REV.match(line)
+            if not m:
+                raise GrammarError(f"bad tracked-change line {line!r}")
+            if where.startswith("p-"):
+                facts.revisions[(m.group(2), authors.get(m.group(3), ""), m.group(4), where)] += 1
+        elif section == "comments":
+            m = _READ_CMT.match(line)
+            if not m:
+                raise GrammarError(f"bad comment line {line!r}")
+            listed[m.group(1)] = where
+            anchor = re.search(r' on ("(?:[^"\\]|\\.)*"): ', line)
+            ids = () if where == "unanchored" else tuple(where.split(", "))
+            facts.anchors[m.group(1)] = (ids, json.loads(anchor.group(1)) if anchor else "")
+    return facts
