@@ -17,10 +17,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..errors import RedlineBenchError
+
+if TYPE_CHECKING:
+    from ._paths import Shareable
 
 _TASK_RE = re.compile(r"^redline-s(\d+)-t(\d+)-g(\d+)([a-z])$")
 MAX_JSON_BYTES = 50 * 1024 * 1024
@@ -261,6 +265,12 @@ class RunData:
     summary_note: str | None
     trials: list[TrialRecord]
     problems: list[str] = field(default_factory=list)
+
+    @cached_property
+    def share(self) -> "Shareable":
+        """Rewrites this machine's absolute paths in text the pages show (see :mod:`._paths`)."""
+        from ._paths import Shareable
+        return Shareable(self.path)
 
     @property
     def run_id(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote
@@ -37,7 +37,7 @@ from ._fragments import FragmentCache, cache_dir
 from ._redline import AuthorColours, fragment_for, render_annotated, render_path
 from ._pack import Packer
 from ._stats import judge_agreement, mean, total
-from ._tasks import load_run_tasks
+from ._tasks import load_run_tasks, source_root
 from ._transcript import read_events, render_transcript
 
 DIAG_LABELS = {
@@ -105,7 +105,7 @@ def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | Non
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
         el("section", el("h2", "Run configuration"), _key_settings(run),
-           el("details", el("summary", "Every recorded setting (config.json)"), config_list(run.config), class_="sub"),
+           el("details", el("summary", "Every recorded setting (config.json)"), config_list(run.share(run.config)), class_="sub"),
            id="config"),
     ]
     subtitle = [_source_text(run), f"judges: {_judges_text(run)}",
@@ -122,7 +122,7 @@ def _key_settings(run: RunData) -> Markup:
         ("Tasks from", _source_text(run)), ("Task-set fingerprint", config_value(run.config, "data.fingerprint", "fingerprint")),
         ("Trials per task", config_value(run.config, "spec.trials", "trials")),
         ("redlinebench", config_value(run.config, "versions.redlinebench")),
-        ("Run directory", str(run.path)),
+        ("Run directory", run.path.resolve().name),   # its name only: the page is shared, the folder is not
     ]
     return el("dl", *[join([el("dt", k), el("dd", str(v))]) for k, v in picks if v not in (None, "")], class_="kv")
 
@@ -134,7 +134,8 @@ def _source_text(run: RunData) -> str | None:
         where = where.get("path") or where.get("kind")
     if kind is None and where is None:
         return None
-    text = " ".join(str(x) for x in (kind, where) if x is not None)
+    shown = [run.share(str(x)) for x in (kind, where) if x is not None]
+    text = " ".join(dict.fromkeys(shown))   # "embedded", not "embedded embedded"
     return f"tasks: {text if len(text) < 90 else '…' + text[-87:]}"
 
 
@@ -198,7 +199,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
     callouts = _callouts(run)
     if tasks_note and run.trials:
         callouts = join([callouts, el("div", el("b", "Task details limited"),
-                                      f"Golden redlines, task briefs and attorneys' rubric notes are not shown: {tasks_note}.",
+                                      f"Golden redlines, task briefs and attorneys' rubric notes are not shown: {run.share(tasks_note)}.",
                                       class_="callout info")])
     forest = leaderboard_forest([(m, run.entry(m) or {}) for m in run.models if run.entry(m)], colours) if run.leaderboard else None
     lead = el("p", "redline_overall is the mean over scenario × turn cells of the task rewards (0-100), with a 95% bootstrap "
@@ -248,9 +249,9 @@ def _callouts(run: RunData) -> Markup:
     if other:
         out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
-                                    t.status.replace("_", " "), f" ({_error(t, 300)})" if t.status == "errored" else "")
+                                    t.status.replace("_", " "), f" ({run.share(_error(t, 300))})" if t.status == "errored" else "")
                              for t in other]), class_="callout bad"))
-    problems = list(run.problems) + [p for t in run.trials for p in t.problems]
+    problems = [run.share(p) for p in [*run.problems, *(p for t in run.trials for p in t.problems)]]
     if problems:
         out.append(el("div", el("b", f"{len(problems)} problem(s) reading the run directory"),
                       _list([el("li", p, class_="mono small") for p in problems]), class_="callout bad"))
@@ -329,8 +330,8 @@ def _golden_path(run: RunData, task_id: str) -> Path | None:
     candidates: list[Path] = []
     for key in ("source.path", "data_source.path", "source", "data_source", "source_path", "benchmark_dir"):
         v = config_value(run.config, key)
-        if isinstance(v, str) and v:
-            root = Path(v)
+        root = source_root(run, v) if isinstance(v, str) and v else None
+        if root is not None:
             candidates += [root / "tasks" / task_id, root / task_id]
     for c in candidates:
         p = c / "tests" / "attorney_redlines.docx"
@@ -505,7 +506,7 @@ def _rubric_table(t: TrialRecord, notes: Mapping[str, str] | None = None) -> Mar
     return join([summary, el("div", el("table", el("thead", head), el("tbody", *body), class_="rubrics"), class_="tablewrap")])
 
 
-def _diag_list(t: TrialRecord) -> Markup:
+def _diag_list(t: TrialRecord, share: Callable[[str], str]) -> Markup:
     sc = t.score
     items = []
     for key, label in DIAG_LABELS.items():
@@ -526,7 +527,7 @@ def _diag_list(t: TrialRecord) -> Markup:
         run_items.append(("Calls by tool", ", ".join(f"{k} {plain(v)}" for k, v in sorted(by_name.items()))))
     for k in ("stop_reason", "finish_reason", "ended_by", "error"):
         if isinstance(m.get(k), str) and m.get(k):
-            run_items.append((k.replace("_", " ").capitalize(), m[k]))
+            run_items.append((k.replace("_", " ").capitalize(), share(m[k])))
     if t.judge_cost is not None:
         run_items.append(("Judge cost", money(t.judge_cost)))
     doc = el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in items], class_="kv") if items else \
@@ -570,7 +571,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     if t.status == "gate_failed":
         callouts.append(el("div", el("b", "Validity gate failed: reward 0"), t.gate.get("reason") or "no reason recorded",
                         class_="callout bad"))
-    failures = _judge_failures(t)
+    failures = [run.share(f) for f in _judge_failures(t)]
     if t.judging_incomplete:
         missing = t.missing_judges
         callouts.append(el("div", el("b", "Judging incomplete"),
@@ -583,9 +584,9 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         callouts.append(el("div", el("b", "Judge errors"), el("ul", *[el("li", f, class_="mono small") for f in failures]),
                         class_="callout"))
     if t.status == "errored":
-        callouts.append(el("div", el("b", "Trial errored"), _error(t), class_="callout bad"))
+        callouts.append(el("div", el("b", "Trial errored"), run.share(_error(t)), class_="callout bad"))
     if t.problems:
-        callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
+        callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", run.share(p), class_="mono small") for p in t.problems]),
                         class_="callout bad"))
     model_doc = render_path(t.redline_path, colours=colours, missing="This trial produced no redline.docx.", cache=cache,
                             **_redline_options(t, author))
@@ -600,7 +601,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     transcript_path = t.path / "transcript.jsonl"
     if transcript_path.is_file():
         events, problems = read_events(transcript_path)
-        timeline = join([el("ul", *[el("li", p, class_="mono small") for p in problems]) if problems else None,
+        timeline = join([el("ul", *[el("li", run.share(p), class_="mono small") for p in problems]) if problems else None,
                          render_transcript(events)])
         transcript = el("details", el("summary", f"What the agent did ({len(events)} transcript events)"), packer(timeline),
                         class_="sub")
@@ -613,7 +614,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
               el("summary", el("bdi", t.model), " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
-              _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
+              _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t, run.share), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 
 
