@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 _TASK_RE = re.compile(r"^redline-s(\d+)-t(\d+)-g(\d+)([a-z])$")
 MAX_JSON_BYTES = 50 * 1024 * 1024
 MAX_VIEW_CHARS = 400_000
+# baselines that fail the validity gate by construction (agent/baselines.py: noop hands the input
+# back unchanged): their gate failures are the floor the scale starts from, not a fault
+FLOOR_AGENTS = frozenset({"noop"})
 
 
 class ReportError(RedlineBenchError):
@@ -177,6 +180,21 @@ class TrialRecord:
     @property
     def judging_incomplete(self) -> bool:
         return self.status == "judging_incomplete" or bool(self.missing_judges)
+
+    @property
+    def scored(self) -> bool:
+        """The scorer averages this trial in (a gate failure counts as 0)."""
+        return self.status in {"graded", "gate_failed"}
+
+    @property
+    def agent(self) -> str | None:
+        v = (self.metrics or {}).get("agent")
+        return v if isinstance(v, str) and v else None
+
+    @property
+    def expected_gate_failure(self) -> bool:
+        """A gate failure of a floor baseline (``noop``): what it is for, not an alarm."""
+        return self.status == "gate_failed" and self.agent in FLOOR_AGENTS
 
     @property
     def errored(self) -> bool:

@@ -230,7 +230,7 @@ def test_unscored_run_still_shows_every_trial_and_redline(tmp_path, bench):
     body = text(tree)
     assert "nothing is scored yet" in body
     assert [c.xpath(".//div[@class='big']")[0].text_content() for c in tree.xpath("//div[@class='card']")] == \
-        ["— redline_overall"] * 3
+        ["— not scored"] * 3
     assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
     assert "not graded" in body and "No rubric verdicts recorded for this trial." in body
 
