@@ -334,8 +334,15 @@ def _task_id(task_id: str) -> str:
     return slug_id("task", task_id)
 
 
+def _breakable(name: str) -> Markup:
+    """A model name that may wrap after each ``/`` (``anthropic/`` ``claude-…``): a narrow column stays narrow."""
+    parts = name.split("/")
+    return join([join([el("wbr") if i else None, p + ("/" if i < len(parts) - 1 else "")]) for i, p in enumerate(parts)])
+
+
 def _task_table(run: RunData) -> Markup:
-    head = ["Task", "Model", "Trial", "S", "T", "Side", "Reward", "Rubrics passed", "Status", "Cost", "Tokens in / out",
+    # Reward and Status right after the row's identity: on a phone they stay on screen, the rest scrolls
+    head = ["Task", "Model", "Reward", "Status", "Trial", "S", "T", "Side", "Rubrics passed", "Cost", "Tokens in / out",
             "Latency", "Tool calls", "Failed edits"]
     numeric = {"Trial", "Reward", "Rubrics passed", "Cost", "Tokens in / out", "Latency", "Tool calls", "Failed edits"}
     rows = []
@@ -345,12 +352,12 @@ def _task_table(run: RunData) -> Markup:
         passed = f"{plain(n_pass)} / {plain(n_tot)}" if is_number(n_pass) and is_number(n_tot) else "—"
         rows.append(el("tr",
                        el("td", el("a", t.task_id, href=f"#{_trial_id(t)}", class_="mono")),
-                       el("td", t.model),
+                       el("td", el("bdi", _breakable(t.model)), class_="model"),
+                       reward_cell(t.reward),
+                       el("td", status_badge(t.status, expected=t.expected_gate_failure), data_v=t.status),
                        num_cell(t.trial if isinstance(t.trial, int) else None, str(t.trial)),
                        el("td", t.scenario or "—"), el("td", t.turn or "—"), el("td", t.side or "—"),
-                       reward_cell(t.reward),
                        el("td", passed, class_="num", data_v=f"{n_pass / n_tot:.6f}" if is_number(n_pass) and is_number(n_tot) and n_tot else ""),
-                       el("td", status_badge(t.status, expected=t.expected_gate_failure), data_v=t.status),
                        num_cell(t.cost, money(t.cost)),
                        num_cell(total([t.tokens_in, t.tokens_out]), f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
                        num_cell(t.latency, seconds(t.latency)),

@@ -82,7 +82,7 @@ def _key(names: Names, x: float, y: float, max_w: float) -> tuple[list[Markup], 
     for lab, name in key:
         lines = _breaks(name, max_w - label_w)
         dy += 15
-        parts.append(el("text", lab, x=num(x), y=num(y + dy), fill="#1B1B1B", font_size="11"))
+        parts.append(el("text", el("title", name), lab, x=num(x), y=num(y + dy), fill="#1B1B1B", font_size="11"))
         for k, line in enumerate(lines):
             parts.append(el("text", line, x=num(x + label_w), y=num(y + dy + 14 * k), fill=AXIS, font_size="11"))
         dy += 14 * (len(lines) - 1)
