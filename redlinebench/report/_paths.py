@@ -39,6 +39,8 @@ class Shareable:
         run = Path(run_dir)
         for p in {run.absolute(), run.resolve()}:
             prefixes[str(p)] = "."
+        if not run.is_absolute() and str(run) not in (".", ""):
+            prefixes[str(run)] = "."   # `report runs/x`: its files are named runs/x/trials/...
         home = os.path.expanduser("~")
         if home not in ("~", "/"):
             prefixes[home] = "~"
@@ -48,7 +50,7 @@ class Shareable:
     def text(self, value: str) -> str:
         for prefix, name in self._prefixes:
             if prefix in value:
-                value = re.sub(re.escape(prefix) + r"(?=$|[\\/\s\"'<>:;,()\]])([\\/])?",
+                value = re.sub(r"(?<![\w.~/-])" + re.escape(prefix) + r"(?=$|[\\/\s\"'<>:;,()\]])([\\/])?",
                                lambda m, n=name: "" if n == "." and m.group(1) else (n + (m.group(1) or "")), value)
         value = _POSIX.sub(_tail, value)
         return _WINDOWS.sub(_tail, value)

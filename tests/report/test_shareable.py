@@ -69,3 +69,11 @@ def test_the_minimal_fallback_page_names_no_local_path(tmp_path: Path):
     config = {"spec": {"run_id": "r1"}, "data": {"kind": "path", "path": str(tmp_path / "private" / "bench")}}
     page = write_minimal_report(tmp_path, {"leaderboard": []}, config).read_text(encoding="utf-8")
     assert str(tmp_path) not in page and "…/bench" in page
+
+
+def test_a_run_given_by_a_relative_path_names_its_files_from_the_run(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    share = Shareable(Path("runs/x"))
+    assert share("runs/x/trials/m/t/1/grade.json: bad") == "trials/m/t/1/grade.json: bad"
+    assert share(f"{tmp_path}/runs/x/config.json") == "config.json"
+    assert share("other-runs/x/y") == "other-runs/x/y"
