@@ -242,7 +242,7 @@ def _callouts(run: RunData) -> Markup:
     other = [t for t in run.trials if t.errored]
     if run.trials and not scored:
         # nothing to read a score from: say so first, and do not describe a judge that judged nothing
-        out.append(_errored_callout(run, other, title=f"Nothing was scored: {_every(len(other))} errored or was not graded"))
+        out.append(_errored_callout(run, other, title=f"Nothing was scored: {_nothing_scored(other)}"))
         other = []
     if scored and run.judge_method and "heuristic" in run.judge_method.lower():
         out.append(el("div", el("b", "Scored by the offline heuristic judge"),
@@ -292,8 +292,15 @@ def _callouts(run: RunData) -> Markup:
     return join(out)
 
 
-def _every(n: int) -> str:
-    return "the 1 trial" if n == 1 else f"all {n} trials"
+def _nothing_scored(trials: list[TrialRecord]) -> str:
+    """Why a run has no score: its trials errored, or were never graded (``--judges none``), or both."""
+    n, errored = len(trials), sum(1 for t in trials if t.status == "errored")
+    every = "the 1 trial" if n == 1 else f"all {n} trials"
+    if errored == n:
+        return f"{every} errored"
+    if errored == 0:
+        return f"{every} {'was' if n == 1 else 'were'} not graded (`redlinebench score` on this run grades them)"
+    return f"{errored} of {n} trials errored, the others were not graded"
 
 
 def _errored_callout(run: RunData, trials: list[TrialRecord], *, title: str) -> Markup:

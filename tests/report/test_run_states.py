@@ -68,3 +68,12 @@ def test_a_run_whose_every_trial_errored_says_so(tmp_path: Path, bench: Path):
     card = tree.xpath("//div[@class='card']")[0]
     assert card.xpath(".//div[@class='big']")[0].text_content() == "— not scored"
     assert dict(zip([d.text_content() for d in card.xpath(".//dt")], [d.text_content() for d in card.xpath(".//dd")]))["trials"] == "0 of 1"
+
+
+def test_a_run_never_graded_says_how_to_grade_it(tmp_path: Path, bench: Path):
+    run = build_run(tmp_path / "runs", bench=bench, summary=None, run_id="unscored")
+    for g in run.glob("trials/**/grade.json"):
+        g.unlink()
+    tree = parse(write_run_report(run))
+    first = tree.xpath("//section[@id='summary']//div[contains(@class,'callout')]")[0].text_content()
+    assert first.startswith("Nothing was scored: all 13 trials were not graded (`redlinebench score`")
