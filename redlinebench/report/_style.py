@@ -145,7 +145,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .av-cmt{background:#fff0b3}
 .av-pid{color:#8a8a8a}
 .heat td.h{text-align:center;font-weight:600;font-variant-numeric:tabular-nums;min-width:54px}
-.heat th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:220px;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;text-align:left;font-size:12.5px;padding:8px 4px}
+.heat th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:260px;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;text-align:left;font-size:12.5px;padding:8px 4px}
 .heat td.h{width:58px;max-width:58px}
 .heat td.crit{min-width:320px}
 .heat td.h.none{background:repeating-linear-gradient(135deg,#fff 0 4px,#eeece6 4px 6px);color:#8a8a8a;font-weight:400;font-size:11px}

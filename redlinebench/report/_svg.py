@@ -366,6 +366,7 @@ def scatter(points: Sequence[Point], *, title: str, x_label: str, x_format: Call
     parts.append(_t(left + pw / 2, plot_height - 6, x_label, anchor="middle", fill="#1B1B1B"))
     parts.append(_t(12, top + ph / 2, "redline_overall", anchor="middle", fill="#1B1B1B",
                     transform=f"rotate(-90 12 {num(top + ph / 2)})"))
+    placed: list[tuple[float, float, float]] = []   # label boxes so far: two points at one spot keep both names legible
     for i, p in enumerate(points):
         if not (is_number(p.x) and is_number(p.y)):
             continue
@@ -376,8 +377,22 @@ def scatter(points: Sequence[Point], *, title: str, x_label: str, x_format: Call
         parts.append(el("circle", el("title", f"{p.label}: {100 * p.y:.1f} at {x_format(p.x)}"), cx=num(cx), cy=num(cy),
                         r="6", fill=p.colour, stroke="#FFFFFF", stroke_width="1.5"))
         anchor = "end" if cx > left + pw * 0.7 else "start"
-        parts.append(names.text(i, cx + (-10 if anchor == "end" else 10), cy - 8, text_anchor=anchor, fill="#1B1B1B"))
+        lx = cx + (-10 if anchor == "end" else 10)
+        x0 = lx - _text_width(names.labels[i]) if anchor == "end" else lx
+        ly = _free_row(placed, x0, x0 + _text_width(names.labels[i]), cy - 8)
+        parts.append(names.text(i, lx, ly, text_anchor=anchor, fill="#1B1B1B"))
     return _svg(width, height, title, *parts)
+
+
+def _free_row(placed: list[tuple[float, float, float]], x0: float, x1: float, y: float, step: float = 16.0) -> float:
+    """The baseline nearest *y* (trying below, then above) where a label spanning x0..x1 overlaps none placed."""
+    for k in range(0, 40):
+        cand = y + step * ((k + 1) // 2) * (1 if k % 2 else -1) if k else y
+        if all(abs(cand - py) >= step or x1 <= px0 or x0 >= px1 for px0, px1, py in placed):
+            placed.append((x0, x1, cand))
+            return cand
+    placed.append((x0, x1, y))
+    return y
 
 
 def _nice(value: float) -> float:

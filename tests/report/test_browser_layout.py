@@ -30,6 +30,14 @@ CHART_LABELS_JS = """(() => [...document.querySelectorAll('svg.chart')].map(svg 
                 b.left >= s.left - 0.5 && b.right <= s.right + 0.5 && b.top >= s.top - 0.5 && b.bottom <= s.bottom + 0.5];
     }); }))()"""
 
+# point labels of the cost scatter that overlap another (two entries at one spot must both stay legible)
+SCATTER_OVERLAP_JS = """(() => { const out = []; document.querySelectorAll('#cost svg.chart').forEach(svg => {
+    const boxes = [...svg.querySelectorAll('text')].filter(t => t.previousElementSibling &&
+        t.previousElementSibling.tagName === 'circle').map(t => [t.textContent, t.getBoundingClientRect()]);
+    boxes.forEach(([a, r], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+        if (r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom) out.push([a, b]); })); });
+    return out; })()"""
+
 REWARD_JS = """(() => { document.getElementById('tasks').scrollIntoView();
     const table = document.getElementById('task-table'); const box = e => { const r = e.getBoundingClientRect();
         return [r.left, r.right]; };
@@ -78,16 +86,19 @@ async def test_near_identical_long_names_stay_distinct_in_chromium(chromium, nea
                 result = await browser.open(page, width=width, height=1400, full_page=False,
                                             evaluate={"labels": CHART_LABELS_JS,
                                                       "heads": "[...document.querySelectorAll('th.rot')].map(t => "
-                                                               "[t.textContent, t.title])"})
+                                                               "[t.textContent, t.title, t.scrollHeight <= t.clientHeight])",
+                                                      "overlaps": SCATTER_OVERLAP_JS})
                 assert result.errors == []
                 _check_labels(result.values["labels"], names)
                 heads = result.values["heads"]
-                assert len({t for t, _ in heads}) == len({title for _, title in heads})    # one header per entry
+                assert len({t for t, _, _ in heads}) == len({title for _, title, _ in heads})    # one header per entry
+                assert [t for t, _, whole in heads if not whole] == []                          # and not cut by CSS
+                assert result.values["overlaps"] == []
                 stats = png_stats(result.screenshot)
                 assert stats["variance"] > 1000, stats
                 _keep(f"{page.stem}-{width}.png", result.screenshot)
     if page is compare:
-        assert {title for _, title in heads} == set(entries)
+        assert {title for _, title, _ in heads} == set(entries)
 
 
 async def test_the_reward_column_stays_on_a_390px_phone_screen(chromium, near_runs):
