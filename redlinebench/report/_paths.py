@@ -48,19 +48,25 @@ class Shareable:
         self._prefixes = sorted(((k, v) for k, v in prefixes.items() if len(k) > 1), key=lambda kv: -len(kv[0]))
 
     def text(self, value: str) -> str:
+        value = self.known(value)
+        value = _POSIX.sub(_tail, value)
+        return _WINDOWS.sub(_tail, value)
+
+    def known(self, value: str) -> str:
+        """Only the run directory, the shipped set and the home folder: for text that may quote a
+        document (a transcript), where a path-like phrase is the contract's, not this machine's."""
         for prefix, name in self._prefixes:
             if prefix in value:
                 value = re.sub(r"(?<![\w.~/-])" + re.escape(prefix) + r"(?=$|[\\/\s\"'<>:;,()\]])([\\/])?",
                                lambda m, n=name: "" if n == "." and m.group(1) else (n + (m.group(1) or "")), value)
-        value = _POSIX.sub(_tail, value)
-        return _WINDOWS.sub(_tail, value)
+        return value
 
-    def __call__(self, value: Any) -> Any:
+    def __call__(self, value: Any, *, known_only: bool = False) -> Any:
         """*value* with every string in it rewritten (dicts and lists walked)."""
         if isinstance(value, str):
-            return self.text(value)
+            return self.known(value) if known_only else self.text(value)
         if isinstance(value, dict):
-            return {k: self(v) for k, v in value.items()}
+            return {k: self(v, known_only=known_only) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self(v) for v in value]
+            return [self(v, known_only=known_only) for v in value]
         return value

@@ -667,7 +667,7 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     if transcript_path.is_file():
         events, problems = read_events(transcript_path)
         timeline = join([el("ul", *[el("li", run.share(p), class_="mono small") for p in problems]) if problems else None,
-                         render_transcript(events)])
+                         render_transcript(run.share(events, known_only=True))])
         transcript = el("details", el("summary", f"What the agent did ({len(events)} transcript events)"), packer(timeline),
                         class_="sub")
     else:

@@ -77,3 +77,13 @@ def test_a_run_given_by_a_relative_path_names_its_files_from_the_run(tmp_path: P
     assert share("runs/x/trials/m/t/1/grade.json: bad") == "trials/m/t/1/grade.json: bad"
     assert share(f"{tmp_path}/runs/x/config.json") == "config.json"
     assert share("other-runs/x/y") == "other-runs/x/y"
+
+
+def test_transcripts_lose_this_machines_paths_but_keep_the_contracts(run_dir: Path, tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))          # the cache below lives in the user's home folder
+    transcript = next(run_dir.glob("trials/*/redline-s1-t1-g01a/1/transcript.jsonl"))
+    with transcript.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"t": 7.0, "type": "retry", "step": 4, "attempt": 2, "delay_s": 1.0,
+                             "error": f"APIError: cache at {tmp_path}/cache/x.json; clause quotes /Schedule/A/1"}) + "\n")
+    page = write_run_report(run_dir, pack=False).read_text(encoding="utf-8")
+    assert str(tmp_path) not in page and "~/cache/x.json" in page and "/Schedule/A/1" in page
