@@ -26,8 +26,10 @@ def test_report_and_comparison_name_no_local_path(run_dir: Path, run_b: Path, tm
     bad.mkdir(parents=True)
     (bad / "metrics.json").write_text(json.dumps({"model": "x", "status": "errored",
                                                   "error": f"cannot open {tmp_path}/secret/home/file.docx"}), encoding="utf-8")
+    next(run_dir.glob("trials/*/redline-s2-t1-g02b/1/redline.docx")).write_bytes(b"PK\x03\x04 not a zip")
     page = write_run_report(run_dir).read_text(encoding="utf-8")
     assert _local_paths(page, tmp_path, tmp_path.resolve()) == []
+    assert "could not be displayed" in page                   # the broken redline is reported, by file name
     assert "…/home/file.docx" in page and "trials/" in page   # the message still says which file
     compare = write_comparison([run_dir, run_b], tmp_path / "c.html").read_text(encoding="utf-8")
     assert _local_paths(compare, tmp_path, tmp_path.resolve()) == []
