@@ -379,16 +379,18 @@ def scatter(points: Sequence[Point], *, title: str, x_label: str, x_format: Call
         anchor = "end" if cx > left + pw * 0.7 else "start"
         lx = cx + (-10 if anchor == "end" else 10)
         x0 = lx - _text_width(names.labels[i]) if anchor == "end" else lx
-        ly = _free_row(placed, x0, x0 + _text_width(names.labels[i]), cy - 8)
+        ly = _free_row(placed, x0, x0 + _text_width(names.labels[i]), cy - 8, lo=FONT, hi=plot_height - bottom - 4)
         parts.append(names.text(i, lx, ly, text_anchor=anchor, fill="#1B1B1B"))
     return _svg(width, height, title, *parts)
 
 
-def _free_row(placed: list[tuple[float, float, float]], x0: float, x1: float, y: float, step: float = 16.0) -> float:
-    """The baseline nearest *y* (trying below, then above) where a label spanning x0..x1 overlaps none placed."""
+def _free_row(placed: list[tuple[float, float, float]], x0: float, x1: float, y: float, *, lo: float, hi: float,
+              step: float = 16.0) -> float:
+    """The baseline nearest *y* within lo..hi (trying below, then above) where a label spanning x0..x1
+    overlaps none placed; *y* itself when the plot has no free row left."""
     for k in range(0, 40):
         cand = y + step * ((k + 1) // 2) * (1 if k % 2 else -1) if k else y
-        if all(abs(cand - py) >= step or x1 <= px0 or x0 >= px1 for px0, px1, py in placed):
+        if lo <= cand <= hi and all(abs(cand - py) >= step or x1 <= px0 or x0 >= px1 for px0, px1, py in placed):
             placed.append((x0, x1, cand))
             return cand
     placed.append((x0, x1, y))
