@@ -407,7 +407,10 @@ def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
     return fragment, None
 
 
-_MARKUP = re.compile(r"(~~.+?~~|\+\+.+?\+\+|\{cmt-\d+\}|\[p-\d+\])", re.S)
+#: The annotated view's markers (docs/VIEWS.md): a backslash escapes document text, so an escaped
+#: ``\~`` or ``\+`` never opens or closes one; comment ranges are ``{cmt-N>`` ... ``{<cmt-N}``, a
+#: paragraph head ``[p-NNN clause]``.
+_MARKUP = re.compile(r"((?<!\\)~~.+?(?<!\\)~~|(?<!\\)\+\+.+?(?<!\\)\+\+|\{<?cmt-\d+>?\}?|\[p-\d+[^\]]*\])", re.S)
 
 
 def render_annotated(text: str) -> Markup:
@@ -420,7 +423,7 @@ def render_annotated(text: str) -> Markup:
             css = "av-del"
         elif part.startswith("++") and part.endswith("++") and len(part) >= 4:
             css = "av-ins"
-        elif part.startswith("{cmt-"):
+        elif part.startswith(("{cmt-", "{<cmt-")):
             css = "av-cmt"
         elif part.startswith("[p-"):
             css = "av-pid"
