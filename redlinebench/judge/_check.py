@@ -229,7 +229,7 @@ async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrenc
                 return JudgeResult(judge=j.name, ok=False, error=f"{type(exc).__name__}: {exc}")
 
         results = await asyncio.gather(*(run(j) for j in judges))
-        answered = {r.judge: r.verdicts for r in results if r.ok}
+        answered = {r.judge: r.returned() for r in results if r.ok}
         for r in results:
             if not r.ok:
                 failures.append({"task_id": case.task.task_id, "case": case.name, "judge": r.judge, "error": r.error})

@@ -29,6 +29,7 @@ from ..scoring import (
     no_document_diagnostics,
     panel_vote,
     reward,
+    votes_cast,
 )
 from ._audit import AuditLog
 from ._base import Judge, JudgeResult, create_judge, judge_slug
@@ -160,21 +161,28 @@ def _base_grade(task: Any, *, model: str, trial: int, judges: list[Judge], statu
         prompt_version=PROMPT_VERSION)
 
 
-def _rubric_rows(task: Any, final: dict[str, str], votes: dict[str, dict[str, str]] | None,
+NO_VOTE_NOTE = "no judge returned a verdict for this rubric (counted FAIL)"
+
+
+def _rubric_rows(task: Any, final: dict[str, str], answers: dict[str, dict[str, str]] | None,
                  notes: dict[str, dict[str, str]], default_note: str = "") -> list[RubricVerdict]:
+    """One row per rubric. ``answers`` holds each answering judge's returned verdicts only, so a
+    row's ``votes`` names exactly the judges that voted on it (``{}``: nobody did)."""
     rows = []
     for r in task.rubrics:
         rid = str(r.id)
         verdict = final.get(rid, FAIL)
+        cast = votes_cast(answers, rid) if answers else None
         note = default_note
-        for judge_name, answer in (votes or {}).items():
-            if answer.get(rid) == verdict and notes.get(judge_name, {}).get(rid):
+        if answers and not cast:
+            note = NO_VOTE_NOTE
+        for judge_name, vote in (cast or {}).items():
+            if vote == verdict and notes.get(judge_name, {}).get(rid):
                 note = notes[judge_name][rid]
                 break
         rows.append(RubricVerdict(
             rubric_id=rid, verdict=verdict, weight=int(r.weight), category=r.category or "(uncategorized)",
-            criteria=str(r.criteria or ""), justification=note,
-            votes={j: a.get(rid, FAIL) for j, a in votes.items()} if votes else None))
+            criteria=str(r.criteria or ""), justification=note, votes=cast))
     return rows
 
 
@@ -247,7 +255,7 @@ async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str
         for name, payload in judge_payloads.items():
             _atomic_write(out_dir / "judges" / f"{judge_slug(name)}.json",
                           json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
-    answered = {r.judge: r.verdicts for r in results if r.ok}
+    answered = {r.judge: r.returned() for r in results if r.ok}  # a rubric left out is no vote
     notes = {r.judge: r.justifications for r in results if r.ok}
     failed = [r for r in results if not r.ok]
     rubric_ids = [str(r.id) for r in task.rubrics]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROMPT_VERSION = "rb-judge-v1"
+PROMPT_VERSION = "rb-judge-v2"
 
 _SIDE_ROLE = {"A": "vendor", "B": "customer"}
 
