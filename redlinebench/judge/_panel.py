@@ -31,7 +31,7 @@ from ..scoring import (
     reward,
     votes_cast,
 )
-from ._audit import AuditLog
+from ._audit import AuditLog, new_attempt_id
 from ._base import Judge, JudgeResult, create_judge, judge_slug
 from ._cache import JudgeCache
 from ._cost import CONFIG_DIR
@@ -193,7 +193,8 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
     """Grade one trial's output. Writes grade.json, annotated_view.md and judges/*.json when
     ``trial_dir`` is given; appends to ``run_dir/judge_audit.jsonl`` when ``run_dir`` is given.
 
-    ``document`` is ``output_path`` already opened (a ``RedlineDocument``), so a caller that also
+    Each call is one grading attempt (``attempt_id``, recorded in the grade and on each of its
+    audit lines). ``document`` is ``output_path`` already opened (a ``RedlineDocument``), so a caller that also
     renders it parses it once; grading only reads it.
     """
     if not judges:
@@ -202,6 +203,10 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
     if audit is None and run_dir is not None:
         audit = AuditLog(Path(run_dir) / "judge_audit.jsonl")
     out_dir = Path(trial_dir) if trial_dir is not None else None
+    # every judge call of this attempt is logged once with its id; grade.json names the attempt
+    attempt_id = new_attempt_id()
+    if audit is not None:
+        audit = audit.bind(attempt_id=attempt_id)
     try:
         grade = await _grade(task, output_path, judges, model=model, trial=trial, cache=judge_cache,
                              limiter=limiter, audit=audit, out_dir=out_dir, document=document)
@@ -212,6 +217,8 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
                             gate_dict={"passed": False, "reason": "grading error"})
         grade.errors = [f"{type(exc).__name__}: {exc}"]
         grade.diagnostics = no_document_diagnostics()
+    if grade.status != "gate_failed":  # a gate failure calls no judge: its grade stays byte-identical
+        grade.attempt_id = attempt_id
     if out_dir is not None:
         grade.write(out_dir / "grade.json")
     return grade
