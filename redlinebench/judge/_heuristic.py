@@ -75,6 +75,8 @@ def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)]
+            if suffix in ("ing", "ings", "ed") and len(word) > 2 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]   # capped -> cap, committed -> commit
             break
     return word[:7]
 
@@ -334,45 +336,122 @@ def side_of(author: str | None) -> str:
     return " ".join((m.group(1) if m else author or "").lower().split())
 
 
-def open_threads(input_doc: Any, author: str) -> set[tuple[str, str]]:
-    """Threads the other side opened and had the last word in: the ones a reply should answer."""
+@dataclass(frozen=True)
+class Pending:
+    """A comment of the other side's latest turn that opened a thread: what a reply answers."""
+
+    key: tuple[str, str]          # (author, text prefix): found again in the output, whatever its new id
+    text: str
+    paragraph_ids: tuple[str, ...]
+
+
+def open_threads(input_doc: Any, author: str) -> list[Pending]:
+    """The threads the other side opened in its latest turn, oldest first.
+
+    A turn is the run of comments after the author's side last commented (comments are listed in
+    the order they were written). Replies the other side made in that turn close earlier threads
+    ("Agreed"), so the new root comments are what waits for an answer; when that turn has no root
+    comment, its replies are. Threads already resolved are left out.
+    """
+    comments = list(input_doc.comments)
     mine = side_of(author)
-    out = set()
-    for items in _threads(list(input_doc.comments)).values():
-        root = items[0]
-        if any(c.resolved for c in items) or side_of(root.author) == mine or side_of(items[-1].author) == mine:
+    last_mine = max((i for i, c in enumerate(comments) if side_of(c.author) == mine), default=-1)
+    latest = [c for c in comments[last_mine + 1:] if side_of(c.author) != mine and not c.resolved]
+    by_id = {c.id: c for c in comments}
+    roots = [c for c in latest if not (c.parent and c.parent in by_id)]
+    out: list[Pending] = []
+    for c in roots or latest:
+        root = c
+        seen: set[str] = set()
+        while root.parent and root.parent in by_id and root.id not in seen:  # a reply: its thread's root
+            seen.add(root.id)
+            root = by_id[root.parent]
+        out.append(Pending(_thread_key(root), c.text or "", tuple(root.paragraph_ids)))
+    return list({p.key: p for p in out}.values())
+
+
+#: "Replies to X's comments on A, B and C", "Replies accepting X's changes to A and B": the list of topics.
+_TOPIC_LEAD = re.compile(
+    r"^(?:to\s+|accepting\s+|on\s+)?(?:the\s+)?(?:[\w.-]+'s\s+)?(?:(?:open|closing|final|last|remaining|outstanding|"
+    r"new|latest|each|every|all|the|\w+)\s+)?(?:comments?|threads?|changes?|edits?|points?|questions?)"
+    r"(?:\s+(?:on|about|regarding|concerning|to|in|for))?\s+", re.I)
+_TOPIC_END = re.compile(r"\s*(?:,\s*)?\b(?:confirming|accepting|agreeing|explaining|stating|saying|noting|leaving|"
+                        r"and\s+(?:confirms?|states?|explains?|accepts?|agrees?)|that|so that|with)\b.*$", re.I)
+_ONE_COMMENT = re.compile(r"\b(?:closing|final|last|latest|wrap-up|concluding)\s+(?:comment|note|message)\b", re.I)
+_ALL_THREADS = re.compile(r"\b(?:each|every|all)\b[^,.]*\b(?:comments?|threads?)\b|\bno thread\b|\bunanswered\b", re.I)
+
+
+def reply_topics(rubric_text: str) -> list[str]:
+    """The subjects a reply rubric names, in order ("comments on the cap, fees and audit" ->
+    ["the cap", "fees", "audit"]); [] when it names none."""
+    rest = rubric_text.split(" ", 1)[1] if " " in rubric_text else ""
+    m = _TOPIC_LEAD.match(rest)
+    if not m:
+        return []
+    body = _TOPIC_END.sub("", rest[m.end():])
+    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as)\s+", body)
+    return [p.strip() for p in parts if words(p) or _clauses(p)]
+
+
+def _answered(doc: Any, author: str) -> set[tuple[str, str]]:
+    """Keys of the threads in ``doc`` the author replied in (a comment of theirs with a parent)."""
+    return {_thread_key(items[0]) for items in _threads(list(doc.comments)).values()
+            if any(c.author == author and c.parent for c in items[1:])}
+
+
+def _reply_verdict(rubric: ParsedRubric, doc: Any, author: str, pending: list[Pending],
+                   numbers: list[str | None] | None) -> tuple[bool, str]:
+    """Each subject the rubric names needs a reply in a thread about it; no subject: the share of
+    the other side's open threads (all of them for "each"/"every"/"no thread unanswered")."""
+    answered = _answered(doc, author)
+    done = [p for p in pending if p.key in answered]
+    if not pending:
+        n = sum(1 for c in doc.comments if c.author == author and c.parent)
+        return n > 0, f"{n} repl(ies) by the author; no open thread of the other side"
+    if _ONE_COMMENT.search(rubric.text):
+        ok = pending[-1].key in answered
+        return ok, f"the author {'answered' if ok else 'did not answer'} the other side's latest comment"
+    misses: list[str] = []
+    checked = 0
+    for topic in reply_topics(rubric.text):
+        clauses = _clauses(topic) if _CLAUSE_REF.search(topic) or _BARE_NUMBER.search(topic) else []
+        if clauses:
+            region = find_region(doc, clauses, author, numbers)
+            ids = {q.id for q in region.paragraphs} if region.found else set()
+            about = [p for p in pending if set(p.paragraph_ids) & ids]
+        else:
+            topic_words = words(topic)
+            scores = [(overlap(topic_words, p.text), p) for p in pending] if topic_words else []
+            best = max((sc for sc, _ in scores), default=0.0)
+            about = [p for sc, p in scores if best > 0 and sc == best]
+        if not about:
             continue
-        out.add(_thread_key(root))
-    return out
+        checked += 1
+        if not any(p.key in answered for p in about):
+            misses.append(topic)
+    if checked:
+        n_ok = checked - len(misses)
+        if _ALL_THREADS.search(rubric.text) and len(done) < len(pending):
+            misses.append(f"{len(pending) - len(done)} other open thread(s)")
+        return not misses, (f"the author replied on {n_ok} of {checked} subject(s) named"
+                            + (f"; unanswered: {', '.join(misses)}" if misses else ""))
+    share = len(done) / len(pending)
+    need = 1.0 if _ALL_THREADS.search(rubric.text) else 0.5
+    return share >= need, f"the author answered {len(done)} of {len(pending)} open thread(s)"
 
 
 def _comment_verdict(rubric: ParsedRubric, doc: Any, region: Region, first_word: str,
-                     pending: set[tuple[str, str]] | None) -> tuple[bool, str]:
-    """Replies: the share of open threads (in the named clauses, if any) the author answered this turn.
-    Other comment rubrics ("states in a comment that ..."): an author comment about the criterion's subject."""
+                     pending: list[Pending] | None, numbers: list[str | None] | None = None) -> tuple[bool, str]:
+    """Replies: see :func:`_reply_verdict`. Other comment rubrics ("states in a comment that ..."):
+    an author comment about the criterion's subject."""
     comments = list(doc.comments) if doc is not None else []
     mine = [c for c in comments if c.author == region.author]
     ids = {p.id for p in region.paragraphs} if region.found else None
     if first_word.startswith(_REPLY_VERBS):
-        threads = _threads(comments)
-        candidates = []
-        for items in threads.values():
-            root = items[0]
-            if pending is not None:
-                if _thread_key(root) not in pending:
-                    continue
-            elif side_of(root.author) == side_of(region.author):
-                continue
-            candidates.append(items)
-        if ids is not None:
-            candidates = [t for t in candidates if set(t[0].paragraph_ids) & ids] or candidates
-        answered = [t for t in candidates if any(c.author == region.author and c.parent for c in t)]
-        if not candidates:
-            n = sum(1 for c in mine if c.parent)
-            return n > 0, f"{n} repl(ies) by the author; no open thread of the other side"
-        share = len(answered) / len(candidates)
-        need = 0.75 if re.search(r"\b(each|every|all|no thread)\b", rubric.text) else 0.5
-        return share >= need, f"the author answered {len(answered)} of {len(candidates)} open thread(s)"
+        if pending is None:  # the input is unknown: the other side's threads in the output
+            pending = [Pending(_thread_key(items[0]), items[0].text or "", tuple(items[0].paragraph_ids))
+                       for items in _threads(comments).values() if side_of(items[0].author) != side_of(region.author)]
+        return _reply_verdict(rubric, doc, region.author, pending, numbers)
     pool = [c for c in mine if ids is None or set(c.paragraph_ids) & ids] or mine
     best = max((overlap(rubric.obj, c.text) for c in pool), default=0.0)
     return (bool(pool) and best >= 0.2,
@@ -380,7 +459,7 @@ def _comment_verdict(rubric: ParsedRubric, doc: Any, region: Region, first_word:
 
 
 def decide(rubric: ParsedRubric, region: Region, doc: Any = None,
-           pending: set[tuple[str, str]] | None = None) -> tuple[bool, str]:
+           pending: list[Pending] | None = None, numbers: list[str | None] | None = None) -> tuple[bool, str]:
     """(PASS?, reason) for the un-negated verb; the caller inverts for "does not"."""
     where = "the named clause" if region.found else "the document (clause not found)"
     ins, dele = region.inserted, region.deleted
@@ -390,7 +469,7 @@ def decide(rubric: ParsedRubric, region: Region, doc: Any = None,
     if rubric.no_change:
         return (not changed, f"the author made {'a' if changed else 'no'} tracked change in {where}")
     if verb == "comment":
-        return _comment_verdict(rubric, doc, region, rubric.first_word, pending)
+        return _comment_verdict(rubric, doc, region, rubric.first_word, pending, numbers)
     if verb == "insert":
         if not ins.strip():
             return False, f"no insertion by the author in {where}"
@@ -463,17 +542,17 @@ class HeuristicJudge:
         self.name = name
 
     def verdict(self, criteria: str, doc: Any, author: str, numbers: list[str | None] | None = None,
-                pending: set[tuple[str, str]] | None = None) -> tuple[str, str]:
+                pending: list[Pending] | None = None) -> tuple[str, str]:
         """One rubric: ``pending`` holds the input's open comment threads (None when unknown)."""
         parsed = parse_rubric(criteria)
         region = find_region(doc, parsed.clauses, author, numbers)
-        ok, reason = decide(parsed, region, doc, pending)
+        ok, reason = decide(parsed, region, doc, pending, numbers)
         if ok and parsed.then is not None:
             # "accepts X but shortens Y": both parts must hold; the second is usually the decisive one
             second = parsed.then
             region2 = find_region(doc, second.clauses, author, numbers) if second.clauses != parsed.clauses \
                 else region
-            ok, reason2 = decide(second, region2, doc, pending)
+            ok, reason2 = decide(second, region2, doc, pending, numbers)
             reason = f"{reason}; then: {reason2}"
         if parsed.negated:
             ok = not ok
