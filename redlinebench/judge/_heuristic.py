@@ -130,6 +130,7 @@ class ParsedRubric:
     new_numbers: set[str] = field(default_factory=set)
     obj_numbers: set[str] = field(default_factory=set)
     then: ParsedRubric | None = None   # "accepts X but shortens Y": the part after "but"
+    limit: Threshold | None = None     # "at least USD 2,000,000", "60 days or less": compare, not match
     unchanged: bool = False            # "leaves X unchanged / in place"
     no_change: bool = False            # "makes no new substantive change"
     keep_like: bool = False            # keeps / retains / preserves / maintains / leaves
@@ -192,7 +193,7 @@ def parse_rubric(criteria: str, _inherit: list[str] | None = None) -> ParsedRubr
             old, new, new_text = words(a), words(b), b
     keep_like = bool(tokens) and tokens[0].startswith(_KEEP_VERBS)
     return ParsedRubric(verb, negated, clauses, words(rest), old, new, numbers_in(new_text), numbers_in(rest),
-                        then, unchanged, no_change, keep_like, tokens[0] if tokens else "", text)
+                        then, threshold(text), unchanged, no_change, keep_like, tokens[0] if tokens else "", text)
 
 
 # ---------------------------------------------------------------- document reading
@@ -304,6 +305,198 @@ def find_region(doc: Any, clauses: list[str], author: str, numbers: list[str | N
     if not picked:
         return Region(False, paragraphs, author)
     return Region(True, [paragraphs[i] for i in sorted(picked)], author)
+
+
+# ---------------------------------------------------------------- quantities and thresholds
+_UNITS_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS_WORDS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_NUMBER_WORD = "|".join(sorted([*_UNITS_WORDS, *_TENS_WORDS, *_SCALE_WORDS], key=len, reverse=True))
+_LEAD_WORD = "|".join(sorted([*_UNITS_WORDS, *_TENS_WORDS], key=len, reverse=True))
+#: a spelled-out number starts with a unit or a ten ("2 million" keeps its figure; "sixty-five" is 65)
+_SPELLED = re.compile(rf"\b(?:{_LEAD_WORD})(?:(?:\s+|-|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+)"
+                      rf"(?:{_NUMBER_WORD}))*\b", re.I)
+_REPEATED = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*\(\s*(?:[a-z$€£]{0,3}\s?)?\1\s*\)")   # "60 (60)" -> "60"
+_QUANTITY = re.compile(
+    r"(?P<cur>usd|eur|gbp|chf|us\$|\$|€|£)?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d.]*\.\d)"
+    r"(?:\s?(?P<mult>million|mn|m|billion|bn|thousand|k)\b)?"
+    r"(?:\s?(?P<unit>%|percent\b|per cent\b|(?:business |calendar |working )?(?:days?|months?|years?|hours?|weeks?)\b"
+    r"|dollars\b|euros?\b|pounds\b|usd\b|eur\b|gbp\b))?", re.I)
+_CURRENCY = {"usd": "usd", "us$": "usd", "$": "usd", "dollars": "usd", "eur": "eur", "€": "eur", "euro": "eur",
+             "euros": "eur", "gbp": "gbp", "£": "gbp", "pounds": "gbp", "chf": "chf"}
+_DAYS = {"hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
+_MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+
+
+def _spelled_value(phrase: str) -> int | None:
+    total = current = 0
+    last = ""
+    for token in re.split(r"[\s-]+", phrase.lower()):
+        if token == "and" or not token:
+            continue
+        if (token in _UNITS_WORDS and last in ("unit", "teen")) or (token in _TENS_WORDS and last in ("unit", "teen", "ten")):
+            return None   # "one two", "thirty forty": a list of numbers, not one number
+        if token in _UNITS_WORDS:
+            current += _UNITS_WORDS[token]
+            last = "unit" if _UNITS_WORDS[token] < 10 else "teen"
+            continue
+        last = "ten" if token in _TENS_WORDS else "scale"
+        if token in _TENS_WORDS:
+            current += _TENS_WORDS[token]
+        elif token == "hundred":
+            current = max(current, 1) * 100
+        elif token in _SCALE_WORDS:
+            total += max(current, 1) * _SCALE_WORDS[token]
+            current = 0
+    value = total + current
+    return value if value or phrase.strip().lower() == "zero" else None
+
+
+def _figures(text: str) -> str:
+    """Spelled-out numbers as figures, and "sixty (60)" said once: ``60``."""
+    text = _SPELLED.sub(lambda m: str(_spelled_value(m.group(0)) or m.group(0)), _normalize(text))
+    return _REPEATED.sub(lambda m: m.group(1), text)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """An amount with what it measures: ("money", currency), ("percent", None), ("days", None), (None, None)."""
+
+    value: float
+    kind: str | None
+    currency: str | None = None
+
+    def comparable(self, other: Quantity) -> bool:
+        if self.kind != other.kind:
+            return False
+        return self.currency is None or other.currency is None or self.currency == other.currency
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Money, percentages and durations in a text, in words or figures ("USD 2,000,000", "$3M",
+    "twelve months", "sixty (60) days", "25%"); durations in days."""
+    out: list[Quantity] = []
+    for m in _QUANTITY.finditer(_figures(text)):
+        value = float(m.group("num").replace(",", ""))
+        mult = (m.group("mult") or "").lower()
+        unit = (m.group("unit") or "").lower()
+        cur = (m.group("cur") or "").lower()
+        if mult == "m" and not cur and unit not in _CURRENCY:
+            mult = ""  # "5 m" is not five million without a currency
+        value *= _MULT.get(mult, 1)
+        if unit in ("%", "percent", "per cent"):
+            out.append(Quantity(value, "percent"))
+        elif unit and unit.split()[-1].rstrip("s") in _DAYS:
+            out.append(Quantity(value * _DAYS[unit.split()[-1].rstrip("s")], "days"))
+        elif cur or unit in _CURRENCY:
+            out.append(Quantity(value, "money", _CURRENCY.get(cur or unit)))
+        else:
+            out.append(Quantity(value, None))
+    return out
+
+
+_BOUNDS: tuple[tuple[str, str], ...] = (
+    (r"at least|not less than|no less than|a minimum of|minimum of|no fewer than|not fewer than|no shorter than", ">="),
+    (r"no more than|not more than|at most|up to|not exceeding|not to exceed|no greater than|a maximum of|"
+     r"maximum of|no longer than", "<="),
+    (r"more than|greater than|above|exceeding|in excess of|longer than|higher than", ">"),
+    (r"less than|fewer than|below|under|shorter than|lower than", "<"),
+)
+_BOUND = re.compile("|".join(rf"(?P<b{i}>\b(?:{p})\b)" for i, (p, _) in enumerate(_BOUNDS)), re.I)
+_TRAILING = re.compile(r"^\W*or\s+(?:(?P<le>less|fewer|lower|shorter|earlier)|(?P<ge>more|greater|higher|longer))\b",
+                       re.I)
+_BETWEEN = re.compile(r"\bbetween\b(?P<a>.{1,40}?)\band\b(?P<b>.{1,40})", re.I)
+_RELATIVE = re.compile(r"\b(?:a|an|any)\s+(?P<dir>higher|larger|greater|bigger|lower|smaller|shorter|longer)\s+"
+                       r"(?:figure|amount|number|sum|cap|limit|percentage|period|term)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """What a new figure must satisfy: ``op`` one of >=, <=, >, <, or "between" (``low``..``high``)."""
+
+    op: str
+    bound: Quantity
+    high: Quantity | None = None
+
+    def holds(self, q: Quantity) -> bool:
+        if not q.comparable(self.bound):
+            return False
+        v, b = q.value, self.bound.value
+        if self.op == "between":
+            return self.high is not None and min(b, self.high.value) <= v <= max(b, self.high.value)
+        return {">=": v >= b, "<=": v <= b, ">": v > b, "<": v < b}[self.op]
+
+    def describe(self) -> str:
+        unit = {"percent": "%", "days": " days", "money": f" {self.bound.currency or ''}".rstrip()}.get(
+            self.bound.kind or "", "")
+        if self.op == "between" and self.high is not None:
+            return f"between {self.bound.value:g} and {self.high.value:g}{unit}"
+        return f"{self.op} {self.bound.value:g}{unit}"
+
+
+def threshold(criteria: str) -> Threshold | None:
+    """The numeric condition a criterion sets on the figure it asks for, if any: "at least USD
+    2,000,000", "sixty (60) days or less", "between 30 and 45 days", "no more than 5%", "replacing
+    USD 2,000,000 with a higher figure". Figures in a comparison only; a bare figure is not one."""
+    text = _figures(criteria)
+    m = _BETWEEN.search(text)
+    if m:
+        low, high = _QUANTITY.search(m.group("a")), _QUANTITY.search(m.group("b"))
+        if low is not None and high is not None and low.group("num") and high.group("num"):
+            # the unit, currency or scale is often said once: "between 48 and 72 hours", "USD 1 and 2 million"
+            def part(name: str) -> str:
+                return low.group(name) or high.group(name) or ""
+
+            a = quantities(" ".join(f"{part('cur')} {low.group('num')} {part('mult')} {part('unit')}".split()))
+            b = quantities(" ".join(f"{part('cur')} {high.group('num')} {part('mult')} {part('unit')}".split()))
+            if a and b:
+                return Threshold("between", a[0], b[0])
+    for m in _BOUND.finditer(text):
+        figure = _QUANTITY.match(text, m.end() + len(text[m.end():]) - len(text[m.end():].lstrip()))
+        after = quantities(figure.group(0)) if figure and figure.group("num") else []
+        if after:   # the figure must follow the comparison word: "under Section 12" is not a bound
+            op = next(op for i, (_p, op) in enumerate(_BOUNDS) if m.group(f"b{i}"))
+            return Threshold(op, after[0])
+    for m in _QUANTITY.finditer(text):
+        trail = _TRAILING.match(text[m.end():])
+        if trail and m.group("num"):
+            q = quantities(m.group(0))
+            if q:
+                return Threshold("<=" if trail.group("le") else ">=", q[0])
+    rel = _RELATIVE.search(text)
+    if rel:
+        before = quantities(text[:rel.start()])
+        if before:
+            up = rel.group("dir") in ("higher", "larger", "greater", "bigger", "longer")
+            return Threshold(">" if up else "<", before[-1])
+    return None
+
+
+def _before_text(paragraph: Any, author: str) -> str:
+    """The paragraph as it stood before ``author``'s changes (their insertions out, deletions back)."""
+    return " ".join(s.text for s in paragraph.segments
+                    if not (s.kind in ("ins", "move_to") and s.author == author)
+                    and (s.kind not in ("del", "move_from") or s.author == author))
+
+
+def new_quantities(region: Region) -> list[Quantity]:
+    """Figures the author's changes brought into the region: those in the text of each paragraph
+    the author inserted into that were not there before (a word diff may insert only the "3" of
+    "3,000,000", so whole paragraphs are read, not the inserted pieces)."""
+    out: list[Quantity] = []
+    for p in region.paragraphs:
+        if not any(s.kind in ("ins", "move_to") and s.author == region.author and s.text.strip()
+                   for s in p.segments):
+            continue
+        before = quantities(_before_text(p, region.author))
+        for q in quantities(p.text):
+            if q in before:
+                before.remove(q)
+            else:
+                out.append(q)
+    return out
 
 
 # ---------------------------------------------------------------- decisions
@@ -470,6 +663,15 @@ def decide(rubric: ParsedRubric, region: Region, doc: Any = None,
         return (not changed, f"the author made {'a' if changed else 'no'} tracked change in {where}")
     if verb == "comment":
         return _comment_verdict(rubric, doc, region, rubric.first_word, pending, numbers)
+    if verb in ("insert", "replace") and rubric.limit is not None:
+        if not changed:
+            return False, f"no tracked change by the author in {where}"
+        new = [q for q in new_quantities(region) if q.comparable(rubric.limit.bound)]
+        good = [q for q in new if rubric.limit.holds(q)]
+        if good:
+            return True, f"the author's new figure {good[0].value:g} meets {rubric.limit.describe()} in {where}"
+        return False, (f"no new figure of the author's in {where} meets {rubric.limit.describe()}"
+                       + (f" (new: {', '.join(f'{q.value:g}' for q in new)})" if new else ""))
     if verb == "insert":
         if not ins.strip():
             return False, f"no insertion by the author in {where}"
