@@ -2,8 +2,11 @@
 
 ``grade_trial``: gate -> annotated view -> every judge concurrently -> majority vote -> the
 one reward function -> document diagnostics (+ golden agreement) -> a :class:`TrialGrade`.
-A judge that fails after all retries marks the trial ``judging_incomplete``; an unexpected
-error marks it ``errored``. Neither is ever dropped: both are written and later listed.
+A judge that fails after all retries (no answer at all) marks the trial ``judging_incomplete``;
+an unexpected error marks it ``errored``. Neither is ever dropped: both are written and later
+listed. A judge that answered but left rubrics out is complete: it casts no vote on those
+(SPEC §5.4); a rubric nobody voted on is FAIL, written with ``votes: {}`` and counted in the
+summary (``n_rubrics_without_vote``), so an omission is never silent either.
 """
 
 from __future__ import annotations
