@@ -419,6 +419,7 @@ class Threshold:
     op: str
     bound: Quantity
     high: Quantity | None = None
+    phrase: str = ""   # the comparison as the criterion words it ("at least", "or less")
 
     def holds(self, q: Quantity) -> bool:
         if not q.comparable(self.bound):
@@ -452,25 +453,25 @@ def threshold(criteria: str) -> Threshold | None:
             a = quantities(" ".join(f"{part('cur')} {low.group('num')} {part('mult')} {part('unit')}".split()))
             b = quantities(" ".join(f"{part('cur')} {high.group('num')} {part('mult')} {part('unit')}".split()))
             if a and b:
-                return Threshold("between", a[0], b[0])
+                return Threshold("between", a[0], b[0], "between")
     for m in _BOUND.finditer(text):
         figure = _QUANTITY.match(text, m.end() + len(text[m.end():]) - len(text[m.end():].lstrip()))
         after = quantities(figure.group(0)) if figure and figure.group("num") else []
         if after:   # the figure must follow the comparison word: "under Section 12" is not a bound
             op = next(op for i, (_p, op) in enumerate(_BOUNDS) if m.group(f"b{i}"))
-            return Threshold(op, after[0])
+            return Threshold(op, after[0], phrase=m.group(0).lower())
     for m in _QUANTITY.finditer(text):
         trail = _TRAILING.match(text[m.end():])
         if trail and m.group("num"):
             q = quantities(m.group(0))
             if q:
-                return Threshold("<=" if trail.group("le") else ">=", q[0])
+                return Threshold("<=" if trail.group("le") else ">=", q[0], phrase=trail.group(0).strip().lower())
     rel = _RELATIVE.search(text)
     if rel:
         before = quantities(text[:rel.start()])
         if before:
             up = rel.group("dir") in ("higher", "larger", "greater", "bigger", "longer")
-            return Threshold(">" if up else "<", before[-1])
+            return Threshold(">" if up else "<", before[-1], phrase=rel.group(0).lower())
     return None
 
 
@@ -668,6 +669,10 @@ def decide(rubric: ParsedRubric, region: Region, doc: Any = None,
             return False, f"no tracked change by the author in {where}"
         new = [q for q in new_quantities(region) if q.comparable(rubric.limit.bound)]
         good = [q for q in new if rubric.limit.holds(q)]
+        # "Inserts a carve-out for claims above USD 1,000,000": the bound may be the text to insert
+        if not good and rubric.limit.bound in new and rubric.limit.phrase and \
+                f"{rubric.limit.phrase} " in _figures(ins) + " ":
+            return True, f"the author inserted the criterion's own bound ({rubric.limit.describe()}) in {where}"
         if good:
             return True, f"the author's new figure {good[0].value:g} meets {rubric.limit.describe()} in {where}"
         return False, (f"no new figure of the author's in {where} meets {rubric.limit.describe()}"

@@ -161,3 +161,9 @@ def test_open_threads_are_the_other_sides_latest_turn():
 def test_reply_rubrics_by_subject(topics, criterion, expected):
     before, after = replied(*topics)
     assert reply_verdict(criterion, before, after) == expected
+
+
+def test_a_bound_that_is_itself_the_text_to_insert():
+    doc = edited("per year", "per year, except for claims above USD 1,000,000", paragraph="p-003")
+    assert verdict("Inserts in Section 1.2 an exception for claims above USD 1,000,000", doc) == "PASS"
+    assert verdict("Inserts in Section 1.2 an exception for claims above USD 2,000,000", doc) == "FAIL"
