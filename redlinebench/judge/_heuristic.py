@@ -501,6 +501,7 @@ def new_quantities(region: Region) -> list[Quantity]:
 
 
 # ---------------------------------------------------------------- decisions
+ALL_SHARE = 0.8   # "each comment", "no thread unanswered": nearly all (one may be answered in a new comment)
 MATCH = 0.25   # share of the criterion's content words that must appear, when the clause was found
 
 
@@ -625,12 +626,12 @@ def _reply_verdict(rubric: ParsedRubric, doc: Any, author: str, pending: list[Pe
             misses.append(topic)
     if checked:
         n_ok = checked - len(misses)
-        if _ALL_THREADS.search(rubric.text) and len(done) < len(pending):
+        if _ALL_THREADS.search(rubric.text) and len(done) < ALL_SHARE * len(pending):
             misses.append(f"{len(pending) - len(done)} other open thread(s)")
         return not misses, (f"the author replied on {n_ok} of {checked} subject(s) named"
                             + (f"; unanswered: {', '.join(misses)}" if misses else ""))
     share = len(done) / len(pending)
-    need = 1.0 if _ALL_THREADS.search(rubric.text) else 0.5
+    need = ALL_SHARE if _ALL_THREADS.search(rubric.text) else 0.5
     return share >= need, f"the author answered {len(done)} of {len(pending)} open thread(s)"
 
 
