@@ -318,9 +318,12 @@ _LEAD_WORD = "|".join(sorted([*_UNITS_WORDS, *_TENS_WORDS], key=len, reverse=Tru
 #: a spelled-out number starts with a unit or a ten ("2 million" keeps its figure; "sixty-five" is 65)
 _SPELLED = re.compile(rf"\b(?:{_LEAD_WORD})(?:(?:\s+|-|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+)"
                       rf"(?:{_NUMBER_WORD}))*\b", re.I)
-_REPEATED = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*\(\s*(?:[a-z$€£]{0,3}\s?)?\1\s*\)")   # "60 (60)" -> "60"
+#: "60 (60)" -> "60". Repetitions are bounded everywhere: a hostile paragraph of 100,000 digits
+#: must cost linear time, not quadratic backtracking.
+_REPEATED = re.compile(r"(\d[\d,]{0,24}(?:\.\d{1,6})?)\s{0,3}\(\s{0,3}(?:[a-z$€£]{0,3}\s?)?\1\s{0,3}\)")
 _QUANTITY = re.compile(
-    r"(?P<cur>usd|eur|gbp|chf|us\$|\$|€|£)?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d.]*\.\d)"
+    r"(?P<cur>usd|eur|gbp|chf|us\$|\$|€|£)?\s?(?P<num>\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?)"
+    r"(?![\d.]{0,24}\.\d)"
     r"(?:\s?(?P<mult>million|mn|m|billion|bn|thousand|k)\b)?"
     r"(?:\s?(?P<unit>%|percent\b|per cent\b|(?:business |calendar |working )?(?:days?|months?|years?|hours?|weeks?)\b"
     r"|dollars\b|euros?\b|pounds\b|usd\b|eur\b|gbp\b))?", re.I)

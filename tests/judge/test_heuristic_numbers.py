@@ -167,3 +167,12 @@ def test_a_bound_that_is_itself_the_text_to_insert():
     doc = edited("per year", "per year, except for claims above USD 1,000,000", paragraph="p-003")
     assert verdict("Inserts in Section 1.2 an exception for claims above USD 1,000,000", doc) == "PASS"
     assert verdict("Inserts in Section 1.2 an exception for claims above USD 2,000,000", doc) == "FAIL"
+
+
+def test_hostile_paragraph_text_costs_linear_time():
+    import time
+
+    for hostile in ("1" * 200_000, "(1" * 100_000, "1." * 100_000, "sixty (" * 30_000):
+        started = time.perf_counter()
+        quantities(hostile)
+        assert time.perf_counter() - started < 10, hostile[:20]  # quadratic backtracking takes hours here
