@@ -11,9 +11,10 @@ from typing import Any
 
 from ..docx.annotated import ANNOTATED_VIEW_VERSION
 
-#: The wording's own revision: bump it on any change to the prompt's text or layout. v2: the
-#: legend of the annotated view's grammar (issue 16).
-PROMPT_REVISION = 2
+#: The method's own revision: bump it on any change to the prompt's text or layout or to how verdicts
+#: become grades. v2: the legend of the annotated view's grammar; v3: SPEC §5.4's vote (only judges
+#: that returned a verdict for a rubric vote on it) and the heuristic judge's figure comparisons.
+PROMPT_REVISION = 3
 #: Recorded in every grade and part of the judge cache key: the prompt's revision and the form of
 #: the annotated view it is sent with (a change to either makes verdicts not comparable).
 PROMPT_VERSION = f"rb-judge-v{PROMPT_REVISION}+{ANNOTATED_VIEW_VERSION}"
