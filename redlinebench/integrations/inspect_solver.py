@@ -114,5 +114,40 @@ def redline_agent_solver(output_dir: Path, judges: str | None = None):
     return solve
 
 
-__all__ = ["OUTPUT_KEY", "STATS_KEY", "FINISHED_KEY", "agent_instructions", "eval_run_id", "output_path_for",
+def baseline_solver(agent_name: str, output_dir: Path):
+    """A solver running one of our model-free baselines (``noop``, ``accept-all``, ``golden``).
+
+    The baseline writes its redline exactly as in ``redlinebench run --agent NAME``; the scorer then
+    grades it like any agent's document, so the scorer can be checked inside Inspect with no model.
+    """
+    async def solve(state: Any, generate: Any) -> Any:
+        import shutil
+        import tempfile
+
+        from ..agent import create_agent
+        from ..agent.base import REDLINE
+
+        task = task_for_state(state)
+        out = output_path_for(output_dir, state)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="redlinebench-baseline-") as tmp:
+            episode = await create_agent(agent_name).run(task, Path(tmp), trial=int(getattr(state, "epoch", 1) or 1))
+            produced = Path(tmp) / REDLINE
+            if episode.status == "errored" or not produced.is_file():
+                from ..errors import RedlineBenchError
+
+                raise RedlineBenchError(f"baseline {agent_name} left no redline for {task.task_id}: "
+                                        f"{episode.error or episode.end_reason}")
+            shutil.copyfile(produced, out)
+        state.store.set(OUTPUT_KEY, str(out))
+        state.store.set(FINISHED_KEY, True)
+        state.store.set(STATS_KEY, {"baseline": agent_name, **{k: v for k, v in episode.metrics.items()
+                                                               if k in ("golden", "accept_all")}})
+        state.completed = True
+        return state
+
+    return solve
+
+
+__all__ = ["OUTPUT_KEY", "baseline_solver", "STATS_KEY", "FINISHED_KEY", "agent_instructions", "eval_run_id", "output_path_for",
            "redline_agent_solver", "task_for_state"]
