@@ -13,6 +13,8 @@ Our wiring (the SPEC §2 tree is already Harbor's task format, so export mostly 
 * ``tests/test.sh`` runs ``redlinebench verify``: gate, judge panel and reward exactly as a
   local run, writing ``reward.txt``, ``grade.json``, the graded ``redline.docx`` and the judge's
   ``annotated_view.md`` to ``/logs/verifier``.
+* ``solution/solve.sh`` copies ``solution/redline.docx`` (our golden baseline's redline) to the
+  output path, so Harbor's oracle agent scores each task as ``redlinebench run --agent golden``.
 * ``environment/Dockerfile`` installs this package (from a wheel copied next to it, or from an
   index by requirement string) so both the agent's tools and the verifier are present.
 
@@ -23,7 +25,8 @@ order. Trials without a grade become ``errored`` rows, never silently dropped.
 
 from .._common import load_single_task
 from ._export import (ExportOptions, container_instruction, container_mechanics, dockerfile, export_harbor, export_task,
-                      output_note, task_toml, verifier_script)
+                      output_note, solution_script, task_toml, verifier_env_keys, verifier_script, write_solution)
+from ._keys import judge_env_keys, missing_keys
 from ._import import HarborTrial, ImportReport, find_trials, import_harbor, read_trial, trial_metrics, write_summary
 from ._layout import APP_DIR, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS, HarborError
 from ._verify import VerifyOutcome, verify
@@ -45,12 +48,17 @@ __all__ = [
     "export_task",
     "find_trials",
     "import_harbor",
+    "judge_env_keys",
+    "missing_keys",
     "load_single_task",
     "output_note",
     "read_trial",
+    "solution_script",
     "task_toml",
     "trial_metrics",
+    "verifier_env_keys",
     "verifier_script",
     "verify",
+    "write_solution",
     "write_summary",
 ]
