@@ -153,6 +153,7 @@ def test_without_a_checkout_the_export_says_to_pass_a_wheel_or_a_spec(tree, tmp_
     (site / "__init__.py").write_text("")
     monkeypatch.setattr(_wheel, "build_wheel", _REAL_BUILD_WHEEL)
     monkeypatch.setattr(_wheel, "package_dir", lambda: site)
+    monkeypatch.setattr(_wheel, "installed_from", lambda: None)  # a wheel install: pip recorded no checkout
     res = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "out"), "--source", str(tree)])
     assert res.exit_code == 2 and not isinstance(res.exception, (AttributeError, TypeError))
     [line] = res.output.strip().splitlines()
@@ -168,39 +169,54 @@ def test_without_a_checkout_the_export_says_to_pass_a_wheel_or_a_spec(tree, tmp_
     assert not list((tmp_path / "out" / "redline-s1-t1-g01a" / "environment").glob("*.whl"))
 
 
-def test_an_install_from_a_local_checkout_is_named_in_the_error(tmp_path, monkeypatch):
-    """`pip install .` (the README's quick start) records the checkout in direct_url.json."""
+def test_a_plain_pip_install_builds_from_the_checkout_pip_recorded(tmp_path, monkeypatch):
+    """`pip install .` (the README's quick start) puts the package in site-packages and records the
+    checkout in direct_url.json: the export builds its wheel from that checkout."""
     from importlib import metadata
 
-    checkout = tmp_path / "my checkout"
-    (checkout / "redlinebench").mkdir(parents=True)
-    (checkout / "pyproject.toml").write_text('[project]\nname = "redlinebench"\n')
     site = tmp_path / "site-packages" / "redlinebench"
     site.mkdir(parents=True)
 
     class Dist:
         def read_text(self, name):
             assert name == "direct_url.json"
-            return json.dumps({"url": checkout.as_uri(), "dir_info": {}})
+            return json.dumps({"url": ROOT.as_uri(), "dir_info": {}})
 
-    monkeypatch.setattr(metadata, "distribution", lambda name: Dist())
-    assert _wheel.installed_from() == checkout
-    with pytest.raises(RedlineBenchError) as info:
-        _REAL_BUILD_WHEEL(tmp_path / "dist", pkg=site)
-    assert f"it was installed from {checkout}: `pip wheel --no-deps -w dist '{checkout}'`" in str(info.value)
+    with monkeypatch.context() as m:
+        m.setattr(metadata, "distribution", lambda name: Dist())
+        assert _wheel.installed_from() == ROOT
+    monkeypatch.setattr(_wheel, "installed_from", lambda: ROOT)
+    wheel = _REAL_BUILD_WHEEL(tmp_path / "dist", pkg=site)
+    with zipfile.ZipFile(wheel) as whl:
+        assert "redlinebench/integrations/harbor/_wheel.py" in whl.namelist()
 
 
-def test_a_missing_build_backend_is_a_clear_error(tmp_path):
+def test_build_isolation_is_used_exactly_when_this_python_lacks_the_build_requirements():
+    assert _wheel.unmet_requirements(["packaging>=1"]) == []
+    assert _wheel.unmet_requirements(["packaging>=999"])[0].startswith("packaging>=999 (have ")
+    assert _wheel.unmet_requirements(["no-such-dist-rb>=1"]) == ["no-such-dist-rb>=1"]
+
+
+def test_a_failed_build_names_pips_reason_not_see_above(tmp_path):
+    """What a fresh venv's setuptools printed before: the message must carry the cause in one line."""
+    captured = ("  error: subprocess-exited-with-error\n  \n  × Building wheel for redlinebench (pyproject.toml) "
+                "did not run successfully.\n  │ exit code: 1\n  ╰─> [3 lines of output]\n      usage: setup.py\n"
+                "      error: invalid command 'bdist_wheel'\n      [end of output]\n  \n  note: This error "
+                "originates from a subprocess, and is likely not a problem with pip.\nERROR: Failed building wheel "
+                "for redlinebench\nERROR: Failed to build one or more wheels\n"
+                "error: See above for output.\n")
+    assert _wheel.pip_failure(captured, 1) == "error: invalid command 'bdist_wheel'"
     root = tmp_path / "checkout"
     (root / "redlinebench").mkdir(parents=True)
     (root / "redlinebench" / "__init__.py").write_text("")
-    (root / "pyproject.toml").write_text('[build-system]\nrequires = ["nobackend"]\n'
+    (root / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=69"]\n'
                                          'build-backend = "no_such_backend_rb.build"\n'
                                          '[project]\nname = "redlinebench"\nversion = "0.1.0"\n')
     with pytest.raises(RedlineBenchError) as info:
         _REAL_BUILD_WHEEL(tmp_path / "dist", pkg=root / "redlinebench")
     msg = str(info.value)
-    assert "build backend 'no_such_backend_rb.build'" in msg and "is not installed" in msg
+    assert "cannot build a redlinebench wheel" in msg and "with build isolation" in msg
+    assert "no_such_backend_rb" in msg and "See above" not in msg
     assert "--wheel PATH" in msg and "\n" not in msg
 
 

@@ -15,6 +15,7 @@ never put deleted files into the wheel.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -95,17 +96,25 @@ def unmet_requirements(requires: list[str]) -> list[str]:
     return unmet
 
 
-_PIP_NOISE = ("see above", "note: this error originates", "hint:", "error: subprocess-exited-with-error",
-              "exit code:", "[end of output]", "×", "╰─>", "│")
+_PIP_NOISE = re.compile(r"see above|^note: |subprocess-exited-with-error|^hint:|^exit code:|^\[end of output\]|"
+                        r"^\[\d+ lines of output\]", re.IGNORECASE)
+_BOX = re.compile(r"^[×╰─>│\s]+")  # pip's frame around a subprocess's output
+#: A line that states a cause: a Python exception, or a lowercase ``error:`` from the build backend.
+_CAUSE = re.compile(r"^([\w.]*(Error|Exception)(:|$)|error: )")
 
 
 def pip_failure(output: str, returncode: int) -> str:
-    """The line of pip's output that says what went wrong (never its "See above for details")."""
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    useful = [ln for ln in lines if not ln.lower().startswith(_PIP_NOISE) and "see above for" not in ln.lower()]
-    errors = [ln for ln in useful if ln.lower().startswith(("error", "fatal")) or "error:" in ln.lower()]
-    pick = (errors or useful)
-    return pick[-1] if pick else f"pip exited with {returncode}"
+    """The line of pip's output that says what went wrong (never its "See above for details").
+
+    The build backend's own error (``error: invalid command 'bdist_wheel'``, ``ModuleNotFoundError:
+    ...``) wins over pip's summary lines (``ERROR: Failed to build ...``).
+    """
+    lines = [_BOX.sub("", ln).strip() for ln in output.splitlines()]
+    lines = [ln for ln in lines if ln and not _PIP_NOISE.search(ln)]
+    for pick in ([ln for ln in lines if _CAUSE.match(ln)], [ln for ln in lines if ln.startswith("ERROR")], lines):
+        if pick:
+            return pick[-1]
+    return f"pip exited with {returncode}"
 
 
 def _checkout(pkg: Path) -> tuple[Path, Path]:
