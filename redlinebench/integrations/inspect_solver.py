@@ -63,11 +63,13 @@ def output_path_for(output_dir: Path, state: Any) -> Path:
             / f"epoch-{epoch}" / "redline.docx")
 
 
-def redline_agent_solver(output_dir: Path, judges: str | None = None):
+def redline_agent_solver(output_dir: Path, judges: str | None = None, message_limit: int | None = None):
     """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`).
 
     With ``judges`` (the scorer's spec), the judge roles are checked before the agent's first
-    model call, so a missing ``grader`` binding costs nothing.
+    model call, so a missing ``grader`` binding costs nothing. ``message_limit`` applies the
+    native task's cap inside the solver, for hosts that build their own ``Task`` without one
+    (lighteval's inspect backend); reaching it ends the loop and the document is graded as it stands.
     """
     async def solve(state: Any, generate: Any) -> Any:
         if judges is not None:
@@ -101,8 +103,13 @@ def redline_agent_solver(output_dir: Path, judges: str | None = None):
         )
         state.messages.append(ChatMessageUser(content=kickoff_message(task)))
         state.store.set(OUTPUT_KEY, str(out))
+        from inspect_ai.util import apply_limits
+        from inspect_ai.util import message_limit as limit_messages
+
+        limits = [limit_messages(message_limit)] if message_limit is not None else []
         try:
-            state = await as_solver(agent)(state, generate)
+            with apply_limits(limits, catch_errors=True):
+                state = await as_solver(agent)(state, generate)
         finally:
             # A limit or an error ended the loop before end_session: grade the document as it stands.
             if not session.finished:

@@ -37,6 +37,8 @@ from redlinebench.integrations.inspect_scorer import (DEFAULT_JUDGES, grades_of,
 from redlinebench.integrations.inspect_solver import baseline_solver, redline_agent_solver
 
 log = logging.getLogger(__name__)
+#: Messages per sample before the loop is stopped and the document graded as it stands.
+DEFAULT_MESSAGE_LIMIT = 120
 
 
 # ----------------------------------------------------------------------------- offline tokens
@@ -143,14 +145,16 @@ def _output_dir(output_dir: str | None) -> Path:
 
 
 @solver
-def redline_agent(output_dir: str | None = None, judges: str | None = None) -> Solver:
+def redline_agent(output_dir: str | None = None, judges: str | None = None,
+                  message_limit: int | None = None) -> Solver:
     """Inspect's react agent over the five redlinebench document tools (``end_session`` submits).
 
     ``judges``: the scorer's judge spec; its Inspect roles are checked before the agent runs.
+    ``message_limit``: a cap applied by the solver itself (for hosts whose Task sets none).
     """
     if judges is not None:
         judge_spec_items(judges)
-    return redline_agent_solver(_output_dir(output_dir), judges)
+    return redline_agent_solver(_output_dir(output_dir), judges, message_limit)
 
 
 @solver
@@ -276,7 +280,7 @@ def redlinebench(
     limit: int | None = None,
     judges: str = DEFAULT_JUDGES,
     trials: int = 1,
-    message_limit: int | None = 120,
+    message_limit: int | None = DEFAULT_MESSAGE_LIMIT,
     token_limit: int | None = None,
     time_limit: int | None = None,
     output_dir: str | None = None,
@@ -324,6 +328,7 @@ def redlinebench(
 
 
 __all__ = [
+    "DEFAULT_MESSAGE_LIMIT",
     "dataset_label",
     "gate_failures",
     "judging_incomplete",

@@ -46,7 +46,7 @@ def test_the_default_output_dir_is_a_fresh_folder_in_the_cache(tree, tmp_path, m
 
     seen: list[Path] = []
     real = inspect_task.redline_agent_solver
-    monkeypatch.setattr(inspect_task, "redline_agent_solver", lambda out, judges: seen.append(out) or real(out, judges))
+    monkeypatch.setattr(inspect_task, "redline_agent_solver", lambda out, judges, limit=None: seen.append(out) or real(out, judges, limit))
     monkeypatch.setenv("REDLINEBENCH_CACHE", str(tmp_path / "cache"))
     redlinebench(source=str(tree), judges="heuristic")
     redlinebench(source=str(tree), judges="heuristic")
