@@ -1,8 +1,9 @@
 """Harbor: export runnable Harbor tasks, verify inside the container, import Harbor job trials.
 
-Harbor runs one container per trial: the agent works on ``/app`` (our contract and grounding),
-then Harbor uploads the task's ``tests/`` to ``/tests`` and runs ``tests/test.sh``, which must
-leave a reward in ``/logs/verifier/reward.txt``. Everything the verifier writes under
+Harbor runs the agent in a container on ``/app`` (our contract and grounding); the exported task
+declares a separate verifier environment (a fresh container of the same image) into which Harbor
+copies the agent's ``/app/output`` artifact and the task's ``tests/`` (to ``/tests``), then runs
+``tests/test.sh``, which must leave a reward in ``/logs/verifier/reward.txt``. Everything the verifier writes under
 ``/logs/verifier`` comes back in the job directory as ``<job>/<trial>/verifier/``.
 
 Our wiring (the SPEC §2 tree is already Harbor's task format, so export mostly copies):
