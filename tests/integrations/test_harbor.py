@@ -606,7 +606,12 @@ def test_a_harbor_import_publishes_with_the_harbor_agent_named(jobs, tmp_path):
     harbor.import_harbor(jobs, run)
     plan, problems = hub.plan_results_push(run, model_repo="org/m", dataset_id="org/x", force=True)
     text = plan.files[hub.RESULTS_PATH].decode()
-    assert "agent: Harbor agent terminus-2; model: openai/gpt-5.5" in text.replace("\n    ", " ")
+    import yaml
+    from huggingface_hub import parse_eval_result_entries
+
+    [entry] = parse_eval_result_entries(yaml.safe_load(text))
+    assert "agent: Harbor agent terminus-2; agent prompt: none recorded" in entry.notes
+    assert "model: openai/gpt-5.5" in entry.notes
     assert "value: 37.5" in text
     assert any("incomplete judging or errored" in p for p in problems)
     assert not any("judge method" in p for p in problems)  # the errored row was never judged: still "llm"
