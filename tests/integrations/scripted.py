@@ -85,3 +85,10 @@ def metric(log, name: str) -> float:
 def looping_agent(messages, tools, tool_choice, config) -> ModelOutput:
     """Never finishes: reads the document again and again (a message limit must stop it)."""
     return _call("read_document", {})
+
+
+def document(score) -> "Path":
+    """The redline a score graded (the path is in the grade's ``inspect`` record; ``answer`` is a summary)."""
+    from pathlib import Path
+
+    return Path(score.metadata["grades"][0]["inspect"]["output"])
