@@ -218,7 +218,7 @@ def _unfinished(status: str, tdir: Path, metrics: Any) -> bool:
 async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int, use_cache: bool, rejudge: bool,
                     source: str | None, api_base: str | None, timeout: float | None,
                     echo=click.echo, key_check: bool = False, kept_out: list[str] | None = None) -> dict[str, Any]:
-    from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
+    from ..judge import AuditLog, JudgeCache, audit_section, create_judges, grade_trial
     from ..runner.store import grade_is_final, read_metrics
     from ..scoring import GradeFileError, TrialGrade, summarize
     from ..tasks import load_tasks
@@ -312,6 +312,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     files = collect_grade_files([run_dir / "trials"])
     grades, _ = load_grades(files)
     summary = summarize(grades)
+    summary["judge_calls"] = audit_section([run_dir / "judge_audit.jsonl"], grades)  # each call once
     if unknown:
         summary["warnings"].append(f"{len(unknown)} trial(s) not graded: task not in the data source")
     run_section = _run_section(run_dir, files)
@@ -458,6 +459,7 @@ def register(main: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON instead of a table.")
     def summarize_cmd(dirs: tuple[Path, ...], output: Path | None, skip_invalid: bool, as_json: bool) -> None:
         """Summarize every grade.json below DIRS (recursively) into one leaderboard (redline_overall, CI, per turn/side/category)."""
+        from ..judge import audit_logs_for, audit_section
         from ..scoring import summarize
 
         files = collect_grade_files(list(dirs))
@@ -465,6 +467,7 @@ def register(main: click.Group) -> None:
             raise ConfigError(f"no grade.json found below {', '.join(str(d) for d in dirs)}")
         grades, problems = load_grades(files, skip_invalid=skip_invalid)
         summary = summarize(grades)
+        summary["judge_calls"] = audit_section(audit_logs_for(files), grades)  # each call once
         summary["warnings"].extend(f"skipped unreadable grade: {p}" for p in problems)
         for model, n in sorted(ungraded_episodes(list(dirs)).items()):
             summary["warnings"].append(

@@ -32,9 +32,10 @@ def _edit(pid: str, text: str, new: str | None = "x", op: str = "replace", comme
 
 def test_read_document(session):
     result = session.dispatch("read_document", "{}")
-    assert "[p-001]" in result["document"] and result["paragraphs"] == len(session.doc.paragraphs)
-    assert session.dispatch("read_document", None)["document"] == result["document"]
-    assert session.dispatch("read_document", "")["document"] == result["document"]
+    assert list(result) == ["view"]   # the view alone: the model gets it as plain text
+    assert "[p-001]" in result["view"] and f": {len(session.doc.paragraphs)} paragraphs." in result["view"]
+    assert session.dispatch("read_document", None)["view"] == result["view"]
+    assert session.dispatch("read_document", "")["view"] == result["view"]
 
 
 def test_propose_edits_and_stats(session):
@@ -198,6 +199,7 @@ def test_end_session_save_failure_keeps_session_open(tmp_path):
     s = ToolSession(doc, US, output_path=tmp_path / "missing-dir" / "out.docx")
     result = s.dispatch("end_session", {})
     assert result["error"] == "save_failed" and not s.finished
+    assert "out.docx" in result["message"] and str(tmp_path) not in result["message"]   # no host path
     s.output_path = tmp_path / "ok.docx"
     assert s.dispatch("end_session", {})["status"] == "saved"
 
