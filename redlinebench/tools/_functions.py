@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDic
 
 from ..docx.document import collector_paused
 from ..docx.view import clause_range, paragraph_lines, read_aliases, read_legend
-from ..errors import DocxError, RedlineBenchError, ToolFailure, echoed, shown
+from ..errors import DocxError, RedlineBenchError, ToolFailure, bounded_id, echoed, shown
 from ._render import VIEW_KEY
 
 if TYPE_CHECKING:
@@ -50,16 +50,15 @@ class Edit(TypedDict):
 
 
 _PID = re.compile(r"^\[?\s*p-?0*(\d+)\s*\]?$", re.IGNORECASE)
-#: More significant digits than any document has paragraphs: such an id is simply not found
-#: (and ``int()`` refuses over 4,300 digits, which made a hostile id an internal error).
-_MAX_PID_DIGITS = 12
 
 
 def normalize_paragraph_id(session: ToolSession, value: str) -> str:
     """Map "[p-12]", "p-12" or "P-0012" to the document's own id; unknown ids pass through unchanged."""
     value = value.strip()
+    if bounded_id(value) is None:   # the one id rule for every id (errors.bounded_id): not found
+        return value
     match = _PID.match(value)
-    if not match or len(match.group(1)) > _MAX_PID_DIGITS:
+    if not match:
         return value
     return session.paragraph_ids_by_number.get(int(match.group(1)), value)
 
