@@ -80,5 +80,14 @@ def main(ref: str) -> int:
     return 0 if worst <= TARGET else 1
 
 
+def _last_ref_with_old_view() -> str:
+    """The newest commit whose view.py still wrote the annotated view: the baseline "today's size"."""
+    out = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%H", "-S", "def annotated_view",
+                          "--", "redlinebench/docx/view.py"], check=True, capture_output=True, text=True).stdout
+    if not out.strip():
+        raise SystemExit("no commit with the old annotated view found: pass a git ref as the first argument")
+    return out.strip() + "~1"
+
+
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "main"))
+    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else _last_ref_with_old_view()))
