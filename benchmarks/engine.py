@@ -1,12 +1,17 @@
 """Engine speed and memory on a 600-paragraph contract built with DocumentBuilder.
 
     python benchmarks/engine.py [--paragraphs 600] [--repeat 7] [--other-author] [--save-input PATH]
+                                [--scale-paragraphs 9600]
 
 Times (median of --repeat runs, each from the same input bytes):
   * open + read view: ``RedlineDocument.open(bytes)`` then ``read_view()``
   * 40-edit batch + 10 comments + save: replace/delete/insert_after spread over the contract,
     10 new comment threads, ``save()`` to a temp file (atomic write included)
   * accept-all: open the redlined output, ``accept()``, ``to_bytes()``
+Scale (issue 14): the read view alone (first ``read_view()`` of a freshly opened document: the
+index build and the view; opening not timed) at --paragraphs and at --scale-paragraphs (9,600), per
+paragraph, CPU time (median); target: per-paragraph time at scale within 1.3x of the smaller figure.
+And a repeated ``read_view()`` of the unchanged document (answered from the cache).
 Also: the process CPU time of each step (less sensitive to a busy machine than wall time),
 peak Python memory over the whole cycle (tracemalloc) and the process's peak RSS, and the read
 view's size in characters against the plain text. Targets (issue 2, this 2-core machine): read view < 50 ms,
@@ -27,6 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 TARGETS_MS = {"open + read view": 50.0, "40 edits + 10 comments + save": 150.0}
+SCALE_TARGET = 1.3   # read-view time per paragraph at --scale-paragraphs / at --paragraphs
 PEAK_TARGET_MB = 100.0
 AUTHOR = "Reviewing Counsel (AgentCo Legal)"
 
@@ -97,12 +103,53 @@ def run_cycle(data: bytes, edits: list[dict], comments: list[tuple[str, str]], o
             "cpu:accept-all (open + accept + serialise)": (c3 - c2) * 1000}
 
 
+def read_view_times(data: bytes, repeat: int) -> dict[str, float]:
+    """Median wall and CPU ms of a first read view of a freshly opened document, and of a repeat."""
+    from redlinebench.docx import RedlineDocument
+
+    wall, cpu, again = [], [], []
+    for _ in range(repeat):
+        doc = RedlineDocument.open(data)
+        t0, c0 = time.perf_counter(), time.process_time()
+        view = doc.read_view()
+        t1, c1 = time.perf_counter(), time.process_time()
+        if doc.read_view() is not view:
+            raise SystemExit("a repeated read_view() of an unchanged document was rebuilt, not cached")
+        t2 = time.perf_counter()
+        wall.append((t1 - t0) * 1000)
+        cpu.append((c1 - c0) * 1000)
+        again.append((t2 - t1) * 1000)
+    return {"wall": statistics.median(wall), "cpu": statistics.median(cpu), "cached": statistics.median(again),
+            "paragraphs": len(doc.paragraphs)}
+
+
+def scale_report(small: int, large: int, repeat: int, other_author: bool) -> bool:
+    """Print read-view time per paragraph at both sizes and their ratio; True when within target."""
+    rows = {}
+    for n, reps in ((small, repeat), (large, max(3, repeat // 2))):
+        times = read_view_times(build_input(n, other_author), reps)
+        rows[n] = times
+        per_cpu = times["cpu"] / times["paragraphs"] * 1000
+        per_wall = times["wall"] / times["paragraphs"] * 1000
+        print(f"  read view, {times['paragraphs']:>6} paragraphs          {times['wall']:8.1f} ms  (CPU "
+              f"{times['cpu']:.1f} ms; per paragraph {per_cpu:.1f} us CPU, {per_wall:.1f} us wall; "
+              f"repeat from cache {times['cached']:.3f} ms)")
+    ratio_cpu = (rows[large]["cpu"] / rows[large]["paragraphs"]) / (rows[small]["cpu"] / rows[small]["paragraphs"])
+    ratio_wall = (rows[large]["wall"] / rows[large]["paragraphs"]) / (rows[small]["wall"] / rows[small]["paragraphs"])
+    ok = ratio_cpu <= SCALE_TARGET
+    print(f"  {'per-paragraph ratio ' + str(large) + ' / ' + str(small):40s} {ratio_cpu:8.2f}x CPU ({ratio_wall:.2f}x "
+          f"wall)  target <= {SCALE_TARGET}x  {'OK' if ok else 'OVER'}")
+    return ok
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--paragraphs", type=int, default=600)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--other-author", action="store_true", help="input carries the other side's revisions")
     parser.add_argument("--save-input", type=Path, help="also write the generated contract here")
+    parser.add_argument("--scale-paragraphs", type=int, default=9600,
+                        help="the large document of the scale check (0: skip it)")
     args = parser.parse_args()
 
     from redlinebench.docx import RedlineDocument
@@ -154,6 +201,8 @@ def main() -> None:
     view_chars = samples[0]["_view_chars"]
     print(f"  {'read view size':40s} {view_chars:8d} chars vs plain text {len(plain)} chars "
           f"({view_chars / max(len(plain), 1):.2f}x)")
+    if args.scale_paragraphs:
+        ok &= scale_report(args.paragraphs, args.scale_paragraphs, args.repeat, args.other_author)
     sys.exit(0 if ok else 1)
 
 

@@ -10,7 +10,9 @@
   HTTP): MB/s, and bytes on the wire / bytes of files (base64 in the ndjson commit costs ~4/3).
 * ``push results --dry-run`` latency on the imported run.
 
-Built on the test fixture tree (tests/tasks/treefactory.py), replicated to --tasks tasks.
+Built on the test fixture tree (tests/tasks/treefactory.py), replicated to --tasks tasks. It imports
+no pytest (the fake Hub server is a plain module; its fixture lives in tests/fakes/hub_fixture.py),
+so it runs from a checkout installed with only the runtime dependencies.
 """
 
 from __future__ import annotations

@@ -170,7 +170,7 @@ class StubTools:
     def dispatch(self, name, arguments):
         args = json.loads(arguments) if isinstance(arguments, str) and arguments else {}
         if name == "read_document":
-            return {"document": self.view}
+            return {"view": self.view}
         if name == "propose_edits":
             return {"results": [{"op": e["op"], "status": "ok"} for e in args.get("edits", [])]}
         if name == "end_session":

@@ -14,6 +14,7 @@ Anything else that escapes is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -67,20 +68,81 @@ class ToolFailure(Exception):
         return {"error": self.code, "message": self.message, **self.details}
 
 
-def shown(value: object, limit: int = 60) -> str:
+#: Characters shown of anything a model or file sent, when an error or result echoes it back.
+ECHO_LIMIT = 60
+#: The longest id the engine will look up (``p-0012``, ``cmt-3``, ``rev-12``, an occurrence): far
+#: more than any document needs, and short enough that parsing one is never costly.
+MAX_ID_CHARS = 24
+_PADDING = re.compile(r"(?<![0-9])0+(?=[0-9])")
+_ID_NUMBER = re.compile(r"\s*(?:([A-Za-z]+)-?)?0*(\d{1,%d})\s*" % MAX_ID_CHARS)
+
+
+def _huge_int(value: object) -> bool:
+    # str() of an int over 4,300 digits raises (Python's conversion limit), and one of a few
+    # hundred is already no id: such an int is described, never formatted
+    return isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1000
+
+
+def shown(value: object, limit: int = ECHO_LIMIT) -> str:
     """``repr`` of a value a model or file sent, clipped: an error must not echo a 5,000-digit id
     (or a whole hostile argument) back into the model's context or a log."""
-    text = repr(value)
+    if _huge_int(value):
+        return f"<an integer of about {int(value.bit_length() * 0.30103)} digits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a hostile object's repr must not break an error message
+        return f"<a {type(value).__name__}>"
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text)} characters)"
 
 
-def echoed(value: object, limit: int = 60) -> object:
+def echoed(value: object, limit: int = ECHO_LIMIT) -> object:
     """A field a tool result echoes back (an op, a paragraph id): as sent when short, else ``shown``."""
-    if value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str) and len(value) <= limit):
+    if value is None or isinstance(value, (bool, float)) or (isinstance(value, str) and len(value) <= limit):
+        return value
+    if isinstance(value, int) and abs(value) < 10 ** 18:
         return value
     return shown(value, limit)
+
+
+def bounded_id(value: object) -> str | int | None:
+    """The one rule for every id a model sends: a string of at most :data:`MAX_ID_CHARS`
+    significant characters (surrounding spaces and leading zeros do not count: ``p-0002`` is
+    ``p-2``) or an integer of at most that many digits is looked up; anything else is no id of
+    this document (None), refused before any parsing. Echo a refused id with :func:`shown`."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) < 10 ** MAX_ID_CHARS else None
+    if isinstance(value, str) and (len(value) <= MAX_ID_CHARS
+                                   or len(_PADDING.sub("", value.strip())) <= MAX_ID_CHARS):
+        return value
+    return None
+
+
+def id_number(value: object, prefix: str) -> int | None:
+    """The number of a bounded id such as ``cmt-3`` / ``3`` (``prefix`` "cmt"), else None."""
+    value = bounded_id(value)
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    match = _ID_NUMBER.fullmatch(value)
+    if match is None or (match.group(1) is not None and match.group(1).lower() != prefix.lower()):
+        return None
+    return int(match.group(2))
+
+
+def internal_error(exc: BaseException) -> str:
+    """The ``error`` text of an operation that failed inside the engine (the document is intact)."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001
+        message = ""
+    if len(message) > 200:
+        message = message[:200] + "..."
+    return f"internal: {type(exc).__name__}: {message}; nothing was changed"
 
 
 __all__ = [
@@ -91,6 +153,9 @@ __all__ = [
     "JudgeError",
     "HubError",
     "ToolFailure",
+    "bounded_id",
     "echoed",
+    "id_number",
+    "internal_error",
     "shown",
 ]

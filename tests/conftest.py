@@ -79,4 +79,4 @@ def fake_openai():
 
 
 # Shared loopback fakes exposed as fixtures (``fake_hub``) to every test package.
-pytest_plugins = ["tests.fakes.hub_server"]
+pytest_plugins = ["tests.fakes.hub_fixture"]

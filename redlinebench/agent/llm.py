@@ -18,6 +18,7 @@ from .base import REDLINE, TRANSCRIPT, Episode, agent
 from .._retry import backoff
 from .._litellm import reply_usage, valid_cost
 from .._text import encodable
+from ..tools import tool_message
 from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
 from .limits import AgentLimits
 from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
@@ -218,7 +219,7 @@ class LLMAgent:
                     t0, c0 = time.perf_counter(), time.thread_time()
                     result = session.dispatch(name, call["function"]["arguments"])
                     stats.tool(name, result, time.perf_counter() - t0, time.thread_time() - c0)
-                    content = json.dumps(result, ensure_ascii=False, default=str)
+                    content = tool_message(result)
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
                     log.write({"type": "tool", "step": stats.steps, "name": name,
                                "arguments": call["function"]["arguments"], "result": result})

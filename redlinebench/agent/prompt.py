@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-PROMPT_VERSION = "agent-1"
+#: Part of every transcript, metrics.json and grade: scores of different prompt versions are not
+#: comparable (the prompt, the tool results and the views the model reads are part of the benchmark).
+#: agent-2: the read view names authors by aliases (A1, A2) with a legend, groups its appendix by
+#: paragraph, takes a range; tool results are sent as text; edit results carry the changed lines.
+PROMPT_VERSION = "agent-2"
 
 _TOOL_GUIDE = """\
 ## How to work on the document
@@ -18,19 +22,23 @@ is recorded under the author string `{author}`; changes and comments by any othe
 from earlier turns of the negotiation.
 
 - `read_document`: the contract as text, one paragraph per line as `[p-NNN]` with its clause
-  number, existing insertions and deletions shown inline with their author, and an appendix of
-  every existing comment (`cmt-N`) and tracked change (`rev-N`). Call it first, and again after
-  edits if you need the current text.
+  number. Pending changes are inline: `{{++inserted++}}` and `{{--deleted--}}`, each run followed by
+  `[rev-N A1]` (its revision ids and author alias); the header's legend says who each alias is and
+  which one is you. `[flags: ...]` marks table cells, comment ids (`cmt-N`) and changes the text
+  does not show. The appendix lists every comment and tracked change under its paragraph. Call it
+  once at the start; for part of the contract pass `clause` (e.g. "3.3": that clause and its
+  sub-clauses) or `start_id`/`end_id`.
 - `propose_edits`: a batch of tracked edits. Each edit has `op` (`replace`, `delete` or
   `insert_after`), an `anchor` with the `paragraph_id` and the exact `text` to act on as it reads
   now (add `occurrence`, `context_before` or `context_after` when the text occurs more than once),
   `new_text` for replace and insert_after, and a `comment` explaining the change to the other side.
   Each edit is applied independently and reports its own `status`; fix and resend only the edits
-  that failed.
+  that failed. The result also shows the current line of every paragraph you changed, exactly as
+  `read_document` would show it now: no need to read again to see your edits.
 - `add_comment`: start a comment thread on a paragraph (optionally on a span of its text), or reply
-  to an existing thread with `reply_to` set to its `cmt-N` id.
+  to an existing thread with `reply_to` set to its `cmt-N` id. The result shows the paragraph's line.
 - `mark_reserved`: strike a whole range of paragraphs and leave "Reserved." so later numbering
-  does not shift.
+  does not shift. The result shows the struck paragraphs' lines.
 - `end_session`: call this once when your redline is complete. The document is saved as it stands.
 
 Keep the redline surgical: change the words that need changing, not whole clauses, and explain

@@ -1,9 +1,10 @@
-"""``redlinebench push|export|import|verify``: the ecosystem bridges, thin wrappers over
+"""``redlinebench push|export|import|verify|lighteval``: the ecosystem bridges, thin wrappers over
 :mod:`redlinebench.integrations`. Heavy libraries load inside the commands."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -195,6 +196,70 @@ def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str
     click.echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}")
 
 
+# ----------------------------------------------------------------------------- lighteval
+def _roles(values: tuple[str, ...]) -> dict[str, Any]:
+    """``NAME=MODEL`` options -> Inspect model roles; a name given several times is a panel (a list)."""
+    from ..errors import ConfigError
+
+    roles: dict[str, list[str]] = {}
+    for value in values:
+        name, sep, model = value.partition("=")
+        if not sep or not name.strip() or not model.strip():
+            raise click.UsageError(f"--model-role: expected NAME=PROVIDER/MODEL, got {value!r}")
+        roles.setdefault(name.strip(), []).append(model.strip())
+    if any(len(set(models)) != len(models) for models in roles.values()):
+        raise ConfigError("--model-role: the same model is bound twice to one role")
+    return {name: models[0] if len(models) == 1 else models for name, models in roles.items()}
+
+
+@click.command("eval")
+@click.argument("tasks")
+@click.option("--model", required=True, help="The model under test, as Inspect names it (e.g. openai/gpt-5.5).")
+@click.option("--custom-tasks", default=None, metavar="FILE",
+              help="A lighteval custom-tasks file or module (default: redlinebench.integrations.lighteval_tasks).")
+@click.option("--model-role", "model_roles", multiple=True, metavar="NAME=MODEL",
+              help="Bind an Inspect model role (repeat a name for a panel), e.g. grader=openai/gpt-5.4-mini.")
+@click.option("--epochs", default=1, show_default=True, type=click.IntRange(min=1), help="Trials per task.")
+@click.option("--epochs-reducer", default=None, help="Inspect's per-sample reducer (the redlinebench metrics "
+              "count every epoch whatever it is).")
+@click.option("--limit", default=None, type=click.IntRange(min=1), help="At most this many samples.")
+@click.option("--log-dir", type=click.Path(path_type=Path), default=Path("logs"), show_default=True,
+              help="Where Inspect writes its logs.")
+def lighteval_eval_cmd(tasks: str, model: str, custom_tasks: str | None, model_roles: tuple[str, ...], epochs: int,
+                       epochs_reducer: str | None, limit: int | None, log_dir: Path) -> None:
+    """Run lighteval tasks ("redlinebench|0") on lighteval's inspect-ai backend.
+
+    What `lighteval eval --custom-tasks FILE` should do in lighteval 0.13: it ignores the option,
+    and lighteval's registry cannot be built under huggingface_hub 2.x. This reads FILE's
+    TASKS_TABLE with lighteval's own loader and builds each task with lighteval's
+    get_inspect_ai_task, then runs it with Inspect.
+    """
+    from ..errors import ConfigError
+
+    try:
+        from inspect_ai import eval as inspect_eval
+
+        from ..integrations.lighteval_tasks import inspect_tasks, load_table
+    except ImportError as exc:
+        raise ConfigError(str(exc)) from None
+
+    built = inspect_tasks(tasks, table=load_table(custom_tasks), epochs=epochs, epochs_reducer=epochs_reducer)
+    logs = inspect_eval(built, model=model, model_roles=_roles(model_roles) or None, limit=limit,
+                        log_dir=str(log_dir), display="none")
+    failed = False
+    for log in logs:
+        click.echo(f"{log.eval.task}: {log.status}; log: {log.location}")
+        if log.status != "success":
+            failed = True
+            click.echo(f"  error: {log.error.message if log.error else 'the eval did not finish'}", err=True)
+            continue
+        for score in log.results.scores if log.results else []:
+            metrics = ", ".join(f"{k} {m.value:g}" for k, m in score.metrics.items())
+            click.echo(f"  {score.name}: {metrics}")
+    if failed:
+        raise SystemExit(1)
+
+
 def register(main: click.Group) -> None:
     push = _group(main, "push", "Publish results and the dataset to the Hugging Face Hub.")
     push.add_command(push_results)
@@ -202,3 +267,5 @@ def register(main: click.Group) -> None:
     _group(main, "export", "Export tasks for other harnesses.").add_command(export_harbor_cmd)
     _group(main, "import", "Import runs from other harnesses.").add_command(import_harbor_cmd)
     main.add_command(verify_cmd)
+    _group(main, "lighteval", "Run lighteval custom tasks on lighteval's inspect-ai backend.").add_command(
+        lighteval_eval_cmd)

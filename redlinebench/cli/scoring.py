@@ -250,7 +250,7 @@ def _unfinished(status: str, tdir: Path, metrics: Any) -> bool:
 async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int, use_cache: bool, rejudge: bool,
                     source: str | None, api_base: str | None, timeout: float | None,
                     echo=click.echo, key_check: bool = False, kept_out: list[str] | None = None) -> dict[str, Any]:
-    from ..judge import AuditLog, JudgeCache, create_judges, grade_trial
+    from ..judge import AuditLog, JudgeCache, audit_section, create_judges, grade_trial
     from ..runner.store import grade_is_final, read_metrics
     from ..scoring import GradeFileError, TrialGrade, summarize
     from ..tasks import load_tasks
@@ -348,6 +348,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     files = collect_grade_files([run_dir / "trials"])
     grades, _ = load_grades(files)
     summary = summarize([*grades, *errored_episode_grades([run_dir / "trials"])])
+    summary["judge_calls"] = audit_section([run_dir / "judge_audit.jsonl"], grades)  # each call once
     if unknown:
         summary["warnings"].append(f"{len(unknown)} trial(s) not graded: task not in the data source")
     run_section = _run_section(run_dir, files)
@@ -494,6 +495,7 @@ def register(main: click.Group) -> None:
         """Summarize every grade.json below DIRS (recursively) into one leaderboard (redline_overall, CI, per turn/side/category)."""
         from collections import Counter
 
+        from ..judge import audit_logs_for, audit_section
         from ..scoring import summarize
 
         files = collect_grade_files(list(dirs))
@@ -502,6 +504,7 @@ def register(main: click.Group) -> None:
         grades, problems = load_grades(files, skip_invalid=skip_invalid)
         errored = errored_episode_grades(list(dirs))
         summary = summarize([*grades, *errored])
+        summary["judge_calls"] = audit_section(audit_logs_for(files), grades)  # each call once
         summary["warnings"].extend(f"skipped unreadable grade: {p}" for p in problems)
         listed = Counter(g.model for g in errored)
         for model, n in sorted(ungraded_episodes(list(dirs)).items()):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..errors import ToolFailure, shown
+from ..errors import ToolFailure, id_number, internal_error, shown
 from .anchor import AnchorError, locate, sanitize
 from .oxml import NSMAP, make_element, nsdecls, qn
 from .oxml.parser import fragment
@@ -31,6 +31,7 @@ from .runs import (
     is_last_content,
     walk_paragraph,
 )
+from .transaction import Transaction
 from .types import Comment
 
 RT_COMMENTS = RT_BASE + "comments"
@@ -141,6 +142,7 @@ def _ensure_root_ns(doc, part: str):
     missing = [p for p in _ROOT_PREFIXES if root.nsmap.get(p) != NSMAP[p]]
     if not missing:
         return root
+    doc.package.will_change(part)   # the children move to a new root: keep the old one whole
     nsmap = dict(root.nsmap)
     for prefix in _ROOT_PREFIXES:
         nsmap.setdefault(prefix, NSMAP[prefix])
@@ -464,13 +466,10 @@ def _thread_parents(doc) -> dict[int, int]:
 
 
 def _parse_cid(value) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        m = re.fullmatch(r"\s*(?:cmt-)?(\d+)\s*", value)
-        if m:
-            return int(m.group(1))
-    raise ToolFailure("comment_not_found", f"reply_to must be a comment id such as \"cmt-3\", got {shown(value)}")
+    number = id_number(value, "cmt")
+    if number is None:
+        raise ToolFailure("comment_not_found", f"reply_to must be a comment id such as \"cmt-3\", got {shown(value)}")
+    return number
 
 
 def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None, span: str | None = None,
@@ -484,14 +483,42 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
     if not isinstance(text, str) or not sanitize(text).strip():
         raise ToolFailure("empty_comment", "comment text must not be empty")
     stamp = format_date(date)
-    if reply_to is not None:
-        return _reply(doc, author, text, stamp, reply_to, paragraph_id)
+    txn = None
+    try:
+        txn = Transaction(doc)
+        if reply_to is not None:
+            comment_id = _reply(doc, txn, author, text, stamp, reply_to, paragraph_id)
+        else:
+            comment_id = _new_thread(doc, txn, author, text, stamp, paragraph_id, span)
+        txn.commit()
+    except ToolFailure:
+        txn.rollback()
+        raise
+    except Exception as exc:  # the model sees why; the document is as before
+        if txn is not None:
+            txn.rollback()
+        raise ToolFailure("runtime_error", internal_error(exc)) from exc
+    return comment_id
+
+
+def _refuse_growth(doc, p, where: str, text: str) -> None:
+    from .document import editable
+
+    refusal = editable(doc, p, text=len(text))
+    if refusal is not None:
+        code, message = refusal.split(": ", 1)
+        raise ToolFailure(code, f"{where}: {message}")
+
+
+def _new_thread(doc, txn, author, text, stamp, paragraph_id, span) -> str:
     if not isinstance(paragraph_id, str):
         raise ToolFailure("paragraph_not_found", "paragraph_id is required for a new comment thread")
     p = doc.element_for(paragraph_id)
     if p is None:
         raise ToolFailure("paragraph_not_found", f"no paragraph {shown(paragraph_id)}; use the [p-NNN] ids "
                           "from read_document")
+    _refuse_growth(doc, p, paragraph_id, text)
+    txn.guard(p)
     if span is not None and (not isinstance(span, str) or not span.strip()):
         span = None
     if span is not None:
@@ -517,7 +544,7 @@ def add_comment(doc, *, author: str, text: str, paragraph_id: str | None = None,
     return f"cmt-{number}"
 
 
-def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
+def _reply(doc, txn, author, text, stamp, reply_to, paragraph_id) -> str:
     target = _parse_cid(reply_to)
     comment_el = _comment_element(doc, target)
     if comment_el is None:
@@ -530,12 +557,30 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
         seen.add(root_number)
         root_number = parents[root_number]
     root_id = f"cmt-{root_number}"
+    starts = {el.get(W_ID): el for el in doc.body.iter(W_CRS)}
+    refs = {el.get(W_ID): el for el in doc.body.iter(W_CREF)}
+    ends = {el.get(W_ID): el for el in doc.body.iter(W_CRE)}
+    root_start = starts.get(str(root_number))
+    root_ref = refs.get(str(root_number))
+    fallback = None
+    if root_start is None and root_ref is None:
+        fallback = doc.element_for(paragraph_id) if isinstance(paragraph_id, str) else None
+        if fallback is None:
+            raise ToolFailure("comment_not_anchored", f"{root_id} has no anchor in the document body; "
+                              "give a valid paragraph_id to anchor the reply")
+    anchors = [el for el in (root_start, root_ref, ends.get(str(root_number)), fallback) if el is not None]
+    for el in anchors:
+        holder = next((a for a in el.iterancestors(W_P)), el if el.tag == W_P else None)
+        if holder is not None:
+            _refuse_growth(doc, holder, root_id, text if el is anchors[0] else "")
+    txn.guard(*anchors)
     root_el = _comment_element(doc, root_number) if root_number != target else comment_el
     root_para_id = _last_para_id(root_el) if root_el is not None else None
     if root_para_id is None and root_el is not None:
         # an old comment without paraIds: give its last paragraph one so the thread can key on it
         paras = root_el.findall(qn("w:p"))
         if paras:
+            doc.package.will_change(doc.part_for(RT_COMMENTS))   # an existing comment changes
             taken = _existing_para_ids(doc)
             root_para_id = _new_hex(doc, "paraId", PARA_ID_LIMIT, taken)
             paras[-1].set(W14_PARAID, root_para_id)
@@ -545,16 +590,6 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
             xpart, xroot = _part(doc, "commentsExtended")
             xroot.append(make_element("w15:commentEx", {"w15:paraId": root_para_id, "w15:done": "0"}))
             doc.package.mark_dirty(xpart)
-    starts = {el.get(W_ID): el for el in doc.body.iter(W_CRS)}
-    refs = {el.get(W_ID): el for el in doc.body.iter(W_CREF)}
-    root_start = starts.get(str(root_number))
-    root_ref = refs.get(str(root_number))
-    fallback = None
-    if root_start is None and root_ref is None:
-        fallback = doc.element_for(paragraph_id) if paragraph_id is not None else None
-        if fallback is None:
-            raise ToolFailure("comment_not_anchored", f"{root_id} has no anchor in the document body; "
-                              "give a valid paragraph_id to anchor the reply")
     number, _ = _write_comment(doc, author, text, stamp, root_para_id)
     if root_start is not None or root_ref is not None:
         # Word's nesting: start(root) start(r1) start(r2) .. text .. end(root) ref(root)
@@ -570,7 +605,6 @@ def _reply(doc, author, text, stamp, reply_to, paragraph_id) -> str:
                 ref_run.addprevious(start)
             _after_members(ref_run, members, starts_only=False).addnext(end)
         else:
-            ends = {el.get(W_ID): el for el in doc.body.iter(W_CRE)}
             (ends.get(str(root_number)) or root_start).addnext(end)
         end.addnext(_reference_run(number))
     else:

@@ -10,8 +10,10 @@ paragraphs get the next free number.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
@@ -21,7 +23,7 @@ from lxml import etree
 from ..errors import DocxError
 from .numbering import Counter, Numbering
 from .oxml import qn
-from .package import RT_BASE, Package, atomic_write
+from .package import MAX_XML_MARKUP, RT_BASE, Package, atomic_write
 from .review import PR_CHANGES, WRAPPERS
 from .runs import (
     REVISION_WRAPPERS,
@@ -235,6 +237,36 @@ def mark_revision(p):
 #: Paragraphs a document may have: each is indexed on open and shown by read_document, so an element
 #: bomb that fits the byte limits (a million tiny paragraphs) is refused instead of eating gigabytes.
 MAX_PARAGRAPHS = 50_000
+#: Limits on what each story part (body, headers, footers, notes, comments) may hold. Every tool
+#: call walks the body and the read view shows all of it, so cost grows with these; they keep any
+#: accepted file under 500 MB peak and every tool call under 2 s on a 2-core machine
+#: (``benchmarks/hostile.py``), and sit far above real contracts (600 paragraphs: ~10,000
+#: elements, ~80,000 characters, a few dozen runs in the longest paragraph).
+MAX_PART_ELEMENTS = 120_000
+MAX_RUNS_PER_PARAGRAPH = 20_000
+MAX_TEXT_CHARS = 2_000_000
+#: A paragraph is edited (or reserved, or a span of it commented) only up to this many runs: one
+#: edit adds at most a few thousand (a 4,000-character new_text of tabs) and a comment one, so our
+#: own output stays under the open limit above and reopens for grading.
+MAX_EDITABLE_RUNS = 2_500
+
+
+_COUNT_RUNS = etree.XPath("count(.//w:r)", namespaces=_W_NS)
+_COUNT_ELEMENTS = etree.XPath("count(//*)")
+_TEXT_LENGTH = etree.XPath("string-length(string(/*))")
+_COUNT_ALL_RUNS = etree.XPath("count(//w:r)", namespaces=_W_NS)
+
+
+def editable(doc, p, *, text: int = 0) -> str | None:
+    """Why paragraph ``p`` may not be changed by an operation adding ``text`` characters (its own
+    and its comment's), or None: too fragmented, or the output would pass the size limits."""
+    runs = int(_COUNT_RUNS(p))
+    if runs > MAX_EDITABLE_RUNS:
+        return (f"paragraph_too_complex: the paragraph has {runs} runs (limit {MAX_EDITABLE_RUNS} for a change); "
+                "leave it as it is")
+    # worst case: every run of the paragraph wrapped (deletion), and per new character up to 16
+    # elements (a one-character line is a paragraph copying its neighbour's pPr and run rPr)
+    return doc.check_growth(100 + 2 * runs + 16 * text, 100 + text)
 
 
 def _format_changes_by_paragraph(root) -> dict[object, list]:
@@ -249,6 +281,49 @@ def _format_changes_by_paragraph(root) -> dict[object, list]:
     return out
 
 
+def _part_size(root) -> tuple[int, int]:
+    """(elements, characters of text) of one part: XPath counts run in C, so this is cheap."""
+    return int(_COUNT_ELEMENTS(root)), int(_TEXT_LENGTH(root))
+
+
+def _check_limits(name: str, part: str, root) -> tuple[int, int]:
+    """Refuse a story part beyond the cost limits, naming the limit; returns its headroom."""
+    elements, chars = _part_size(root)
+    if elements > MAX_PART_ELEMENTS:
+        raise DocxError(f"{part} has {elements} XML elements (limit {MAX_PART_ELEMENTS}; a long contract "
+                        "has a few tens of thousands)", path=name)
+    # the per-paragraph query is only needed when the part has more runs than one paragraph may
+    heavy = (root.xpath("(//w:p[count(.//w:r) > $n])[1]", namespaces=_W_NS, n=MAX_RUNS_PER_PARAGRAPH)
+             if _COUNT_ALL_RUNS(root) > MAX_RUNS_PER_PARAGRAPH else None)
+    if heavy:
+        runs = int(heavy[0].xpath("count(.//w:r)", namespaces=_W_NS))
+        where = int(heavy[0].xpath("count(preceding::w:p)", namespaces=_W_NS)) + 1
+        raise DocxError(f"{part}: paragraph {where} has {runs} runs (limit {MAX_RUNS_PER_PARAGRAPH} runs per "
+                        "paragraph)", path=name)
+    if chars > MAX_TEXT_CHARS:
+        raise DocxError(f"{part} holds {chars} characters of text (limit {MAX_TEXT_CHARS})", path=name)
+    return MAX_PART_ELEMENTS - elements, MAX_TEXT_CHARS - chars
+
+
+@contextmanager
+def collector_paused():
+    """Hold Python's cyclic garbage collector while a view (and the index under it) is built.
+
+    The build allocates a few hundred thousand short-lived objects (lxml proxies, atoms, segments,
+    strings) and makes no reference cycles; each allocation burst triggers collections that walk
+    every live object, so their cost grows with the document and made ``read_view`` superlinear
+    (9,600 paragraphs: half the time was the collector's). Reference counting still frees everything
+    at once; a collection pending from the pause runs on the next allocations after it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class RedlineDocument:
     """One open .docx: read it, redline it with tracked changes, comment on it, save it."""
 
@@ -259,11 +334,12 @@ class RedlineDocument:
         body = self._root.find(W_BODY)
         if body is None:
             raise DocxError(f"{package.main_part} has no w:body", path=self.name)
-        n_paragraphs = sum(1 for _ in body.iter(W_P))
+        n_paragraphs = int(body.xpath("count(.//w:p)", namespaces=_W_NS))
         if n_paragraphs > MAX_PARAGRAPHS:  # every tool call indexes and may show them all
             raise DocxError(f"{package.main_part} has {n_paragraphs} paragraphs (limit {MAX_PARAGRAPHS}; a "
                             "long contract has a few thousand)", path=self.name)
         self._body = body
+        self._headroom = self._measure(check=True)
         self._ids = IdAllocator(self._story_roots())
         self._normalise_revisions()
         self._pids: dict[object, str] = {}
@@ -277,6 +353,10 @@ class RedlineDocument:
         # per-paragraph memo of the costly walk/describe step, keyed by element; an entry is reused
         # only when the paragraph's serialisation and every node in it are unchanged (see _described)
         self._described_cache: dict[object, tuple] = {}
+        self._view_cache: dict[tuple, str] = {}   # read views of the current state (see read_view)
+        self._view_generation = -1
+        #: the read view's author aliases (``A1``...): they only grow, so results keep their meaning
+        self.read_view_aliases: dict[str, str] = {}
         self._numbering: Numbering | None = None
         self.numbering  # parse numbering.xml and styles.xml now: a broken part fails at open
         self._id_seq = 0
@@ -323,13 +403,48 @@ class RedlineDocument:
     def ids(self) -> IdAllocator:
         return self._ids
 
-    def story_parts(self):
-        """(part name, root) of the main document and every header, footer and note part."""
+    def story_parts(self, *, comments: bool = False):
+        """(part name, root) of the main document and every header, footer and note part (and
+        the comments part with ``comments=True``)."""
         out = [(self._pkg.main_part, self._root)]
+        kinds = STORY_RELTYPES if comments else STORY_RELTYPES[:4]
         for rel in self._pkg.rels(self._pkg.main_part):
-            if rel.reltype in STORY_RELTYPES[:4] and not rel.external and self._pkg.has(rel.target):
+            if rel.reltype in kinds and not rel.external and self._pkg.has(rel.target):
                 out.append((rel.target, self._pkg.xml(rel.target)))
         return out
+
+    def _measure(self, *, check: bool = False) -> tuple[int, int, int]:
+        """What may still be added before the output would pass an open limit: elements and
+        characters in the fullest story part (body, headers, notes, comments), and tags of markup
+        over the whole package. With ``check``, refuse a part over the limits."""
+        room = [MAX_PART_ELEMENTS, MAX_TEXT_CHARS]
+        for part, root in self.story_parts(comments=True):
+            if check:
+                elements, chars = _check_limits(self.name, part, root)
+            else:
+                used = _part_size(root)
+                elements, chars = MAX_PART_ELEMENTS - used[0], MAX_TEXT_CHARS - used[1]
+            room = [min(room[0], elements), min(room[1], chars)]
+        markup = self._pkg.markup_at_open if check else self._pkg.markup_bound()
+        return room[0], room[1], MAX_XML_MARKUP - markup
+
+    def check_growth(self, elements: int, chars: int) -> str | None:
+        """Before an operation that adds at most ``elements`` elements and ``chars`` characters to a
+        story part: why it would make the output too large to reopen for grading, or None.
+
+        A running budget, recounted only when an operation might exhaust it, so documents far
+        below the limits (every real one) never pay for a count."""
+        need = (elements, chars, 2 * elements)   # an element is at most two tags
+        room = self._headroom
+        if any(r < n for r, n in zip(room, need)):
+            room = self._measure()
+            if any(r < n for r, n in zip(room, need)):
+                self._headroom = room
+                return ("document_too_large: this change would take the document past the size limits of "
+                        f"{MAX_PART_ELEMENTS} elements or {MAX_TEXT_CHARS} characters in one part or "
+                        f"{MAX_XML_MARKUP} tags in all; nothing was changed")
+        self._headroom = tuple(r - n for r, n in zip(room, need))
+        return None
 
     def _normalise_revisions(self) -> None:
         """One pass over every story's tracked changes, fixing what LibreOffice writes:
@@ -675,13 +790,29 @@ class RedlineDocument:
         return [(self._pids.get(p) or self._register(p), walk_paragraph(p).current)
                 for p, _ in iter_block_paragraphs(self._body)]
 
-    def read_view(self) -> str:
+    def read_view(self, *, reader: str | None = None, first: int | None = None, last: int | None = None,
+                  label: str | None = None) -> str:
+        """The agent's read view (see ``view.read_view``), answered from a cache while nothing changed.
+
+        Every mutation goes through ``touch``/``invalidate`` (they bump the generation the index is
+        keyed on too), so a cached view is never older than the document.
+        """
         from .view import read_view
 
-        return read_view(self)
+        if self._view_generation != self._generation:
+            self._view_cache.clear()
+            self._view_generation = self._generation
+        key = (reader, first, last, label, len(self.read_view_aliases))
+        view = self._view_cache.get(key)
+        if view is None:
+            with collector_paused():
+                view = read_view(self, reader=reader, first=first, last=last, label=label)
+            # keyed on the alias table as it is after the build (a first read may add aliases)
+            self._view_cache[(reader, first, last, label, len(self.read_view_aliases))] = view
+        return view
 
     def annotated_view(self, *, focus_author: str | None = None) -> str:
-        from .view import annotated_view
+        from .annotated import annotated_view
 
         return annotated_view(self, focus_author=focus_author)
 

@@ -3,7 +3,7 @@
 Every edit is anchored on the paragraph's *current* text (pending insertions shown,
 deletions omitted), applied as native Word revisions by ``author``, and carries its comment
 anchored on the edited span. A failing edit never raises: it comes back as a status and the
-paragraph is restored from a snapshot, so a batch is applied edit by edit, independently.
+paragraph is put back by its transaction (:mod:`.transaction`), so a batch is applied edit by edit, independently.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from datetime import datetime
 
 from lxml import etree
 
-from ..errors import ToolFailure, echoed, shown
+from ..errors import ToolFailure, bounded_id, echoed, internal_error, shown
 from .anchor import AnchorError, locate, normalize, sanitize, tokenize
-from .document import format_date, mark_revision, mark_revisions
+from .document import editable, format_date, mark_revision, mark_revisions
 from .oxml import make_element, qn
+from .transaction import Transaction
 from .runs import (
     REVISION_WRAPPERS,
     TRANSPARENT,
@@ -629,8 +630,8 @@ def _validate_edit(edit) -> tuple[str, dict, str | None, str | None]:
         if anchor.get(key) is not None and not isinstance(anchor.get(key), str):
             raise ValueError(f"anchor.{key} must be a string")
     occ = anchor.get("occurrence")
-    if occ is not None and (isinstance(occ, bool) or not isinstance(occ, int) or occ < 1):
-        raise ValueError("anchor.occurrence must be a positive integer (1-based)")
+    if occ is not None and (not isinstance(occ, int) or bounded_id(occ) is None or occ < 1):
+        raise ValueError(f"anchor.occurrence must be a positive integer (1-based), got {shown(occ)}")
     new_text = edit.get("new_text")
     if new_text is not None and not isinstance(new_text, str):
         raise ValueError("new_text must be a string")
@@ -835,7 +836,7 @@ def apply_edits(doc, edits: Sequence[Mapping], *, author: str, date: datetime | 
             anchor = edit.get("anchor") if isinstance(edit, Mapping) else None
             results.append({"op": echoed(op), "status": "runtime_error",
                             "paragraph_id": echoed(anchor.get("paragraph_id") if isinstance(anchor, Mapping) else None),
-                            "error": f"internal: {type(exc).__name__}: {exc}"})
+                            "error": internal_error(exc)})
     return results
 
 
@@ -855,6 +856,10 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                       "[p-NNN] ids from read_document")
         if anchor.get("text"):
             result["candidates"] = _elsewhere(doc, anchor["text"], "")
+        return result
+    too_complex = editable(doc, p, text=len(edit.get("new_text") or "") + len(edit.get("comment") or ""))
+    if too_complex is not None:
+        result.update(status="anchor_failed", error=f"{too_complex} ({pid})")
         return result
     text = anchor.get("text") or ""
     raw = walk_paragraph(p).current
@@ -887,86 +892,83 @@ def _apply_one(doc, edit, author: str, stamp: str) -> dict:
                       "refers to instead")
         return result
     ctx = EditContext(doc, author, stamp)
-    parent = p.getparent()
-    snapshot = copy.deepcopy(p)
-    created_paras: list = []
+    txn = Transaction(doc)
     try:
-        if op == "replace":
-            if normalize(raw[match.start:match.end]) == normalize(new_text):
-                result.update(status="runtime_error", error="no_change: new_text equals the anchored text")
-                return result
-            if not new_text.strip():
-                start, end = match.start, match.end
-                if match.lead_ws or match.trail_ws:
-                    # the quoted edge whitespace is not in the span: take one separator along
-                    start, end = _tidy_deletion(raw, start, end)
-                ctx.touched = replace_range(ctx, p, start, end, "")
-            else:
-                ctx.touched = replace_range(ctx, p, match.start, match.end, new_text)
-        elif op == "delete":
-            start, end = (match.start, match.end) if match else (0, len(raw))
-            start, end = _tidy_deletion(raw, start, end)
-            whole = not raw[:start].strip() and not raw[end:].strip()
-            if whole:
-                start, end = 0, len(raw)   # the whole paragraph goes: its stray spaces and tabs too
-            # replace_range, not delete_range: part of a field widens to the whole field, and the
-            # part of its result outside the anchor must come back as text
-            ctx.touched = replace_range(ctx, p, start, end, "")
-            if whole:
-                delete_paragraph_mark(ctx, p)
-        else:  # insert_after
-            if not new_text.strip():
-                result.update(status="runtime_error", error="invalid_edit: insert_after needs non-empty new_text")
-                return result
-            # A new paragraph (clause) when no anchor text was given, or the anchor ends the paragraph
-            # and either covers all of it or new_text starts with a line break; otherwise a pure
-            # inline insertion right after the anchor text (a line break there becomes w:br).
-            at_end = match is None or not raw[match.end:].strip()
-            whole = match is None or (not raw[:match.start].strip() and at_end)
-            if match is None or (at_end and (whole or new_text.startswith("\n"))):
-                lines = [line.strip() for line in new_text.split("\n") if line.strip()]
-                created_paras = insert_paragraphs_after(ctx, p, lines)
-                ctx.touched = [np.find(W_INS) for np in created_paras]
-            else:
-                piece = _smart_space(raw, match.end, new_text.lstrip("\n"))
-                inserted = insert_at(ctx, p, match.end, piece)
-                ctx.touched = [inserted] if inserted is not None else []
-        if not ctx.touched and not ctx.removed_own and op != "delete":
-            result.update(status="runtime_error", error="no_change: nothing was changed")
-            _restore(doc, p, parent, snapshot, created_paras)
-            return result
-        doc.touch()
-        if comment is not None and comment.strip():
-            from .comments import anchor_new_comment, anchor_paragraph_comment
-
-            ordered = _elements_order(doc, ctx.touched)
-            if ordered:
-                result["comment_id"] = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, stamp)
-            elif p.getparent() is not None:
-                # only our own earlier insertion was taken back: the comment goes on the paragraph
-                result["comment_id"] = anchor_paragraph_comment(doc, p, comment, author, stamp)
-        else:
-            result["warning"] = "comment_missing: this edit carries no comment explaining it"
-        if created_paras:
-            doc.invalidate()
-            result["new_paragraph_ids"] = [doc.paragraph_id_of(np) for np in created_paras]
+        _change(doc, txn, ctx, p, op, match, raw, new_text, comment, author, stamp, result)
+        txn.commit()   # a no-op after a rollback
     except Exception as exc:  # noqa: BLE001 - reported to the model, document restored
-        _restore(doc, p, parent, snapshot, created_paras)
-        result.pop("comment_id", None)
-        result.update(status="runtime_error", error=f"internal: {type(exc).__name__}: {exc}")
+        txn.rollback()
+        for key in ("comment_id", "new_paragraph_ids", "warning"):
+            result.pop(key, None)
+        result.update(status="runtime_error", error=internal_error(exc))
     return result
 
 
-def _restore(doc, p, parent, snapshot, created_paras) -> None:
-    for np in created_paras:
-        if np.getparent() is not None:
-            np.getparent().remove(np)
-    if p.getparent() is not None:
-        p.getparent().replace(p, snapshot)
-    elif parent is not None:
-        parent.append(snapshot)
-    doc.rebind_paragraph(p, snapshot)
-    doc.invalidate()
+def _change(doc, txn, ctx, p, op, match, raw, new_text, comment, author, stamp, result) -> None:
+    """The mutating half of one edit, inside its transaction; fills in ``result``."""
+    txn.guard(p)
+    created_paras: list = []
+    if op == "replace":
+        if normalize(raw[match.start:match.end]) == normalize(new_text):
+            result.update(status="runtime_error", error="no_change: new_text equals the anchored text")
+            return
+        if not new_text.strip():
+            start, end = match.start, match.end
+            if match.lead_ws or match.trail_ws:
+                # the quoted edge whitespace is not in the span: take one separator along
+                start, end = _tidy_deletion(raw, start, end)
+            ctx.touched = replace_range(ctx, p, start, end, "")
+        else:
+            ctx.touched = replace_range(ctx, p, match.start, match.end, new_text)
+    elif op == "delete":
+        start, end = (match.start, match.end) if match else (0, len(raw))
+        start, end = _tidy_deletion(raw, start, end)
+        whole = not raw[:start].strip() and not raw[end:].strip()
+        if whole:
+            start, end = 0, len(raw)   # the whole paragraph goes: its stray spaces and tabs too
+        # replace_range, not delete_range: part of a field widens to the whole field, and the
+        # part of its result outside the anchor must come back as text
+        ctx.touched = replace_range(ctx, p, start, end, "")
+        if whole:
+            delete_paragraph_mark(ctx, p)
+    else:  # insert_after
+        if not new_text.strip():
+            result.update(status="runtime_error", error="invalid_edit: insert_after needs non-empty new_text")
+            return
+        # A new paragraph (clause) when no anchor text was given, or the anchor ends the paragraph
+        # and either covers all of it or new_text starts with a line break; otherwise a pure
+        # inline insertion right after the anchor text (a line break there becomes w:br).
+        at_end = match is None or not raw[match.end:].strip()
+        whole = match is None or (not raw[:match.start].strip() and at_end)
+        if match is None or (at_end and (whole or new_text.startswith("\n"))):
+            lines = [line.strip() for line in new_text.split("\n") if line.strip()]
+            created_paras = insert_paragraphs_after(ctx, p, lines)
+            ctx.touched = [np.find(W_INS) for np in created_paras]
+        else:
+            piece = _smart_space(raw, match.end, new_text.lstrip("\n"))
+            inserted = insert_at(ctx, p, match.end, piece)
+            ctx.touched = [inserted] if inserted is not None else []
+    if not ctx.touched and not ctx.removed_own and op != "delete":
+        result.update(status="runtime_error", error="no_change: nothing was changed")
+        txn.rollback()
+        return
+    doc.touch()
+    if comment is not None and comment.strip():
+        from .comments import anchor_new_comment, anchor_paragraph_comment
+
+        ordered = _elements_order(doc, ctx.touched)
+        if ordered:
+            result["comment_id"] = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, stamp)
+        elif p.getparent() is not None:
+            # only our own earlier insertion was taken back: the comment goes on the paragraph
+            result["comment_id"] = anchor_paragraph_comment(doc, p, comment, author, stamp)
+    else:
+        result["warning"] = "comment_missing: this edit carries no comment explaining it"
+    if created_paras:
+        doc.invalidate()
+        result["new_paragraph_ids"] = [doc.paragraph_id_of(np) for np in created_paras]
+
+
 
 
 RESERVED = "Reserved."
@@ -998,6 +1000,10 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
     paras = doc.paragraphs[a: b + 1]
     _refuse_struck(paras, author)
     for para in paras:
+        too_complex = editable(doc, para.element, text=len(comment) if para is paras[0] else len(RESERVED))
+        if too_complex is not None:
+            code, message = too_complex.split(": ", 1)
+            raise ToolFailure(code, f"{para.id}: {message}")
         if field_locks(para.element, len(walk_paragraph(para.element).current)):
             raise ToolFailure("inside_field", f"{para.id} is part of a field that spans several paragraphs "
                               "(e.g. a table of contents); reserve whole clauses outside it")
@@ -1011,17 +1017,12 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
             if any(m.tag in (W_DEL, W_MOVEFROM) for m in mark_revisions(para.element))}
     heads = [para for para in paras if id(para.element) not in in_rows and id(para.element) not in gone]
     first = numbering.resolve(heads[0].element.find(W_PPR)) if heads else None
-    snapshots = [(para.element, para.element.getparent(), copy.deepcopy(para.element)) for para in paras
-                 if id(para.element) not in in_rows]
-    row_snapshots = []
-    for row in rows:
-        if any(rs[0] in row.iterancestors() for rs in row_snapshots):
-            continue   # a nested row comes back with its outer row
-        snap = copy.deepcopy(row)
-        row_snapshots.append((row, snap, list(zip(row.iter(W_P), snap.iter(W_P)))))
     touched: list = []
     kept: list[str] = []
+    txn = None
     try:
+        txn = Transaction(doc)
+        txn.guard(*(para.element for para in paras))
         for row in rows:
             _delete_row(ctx, row)
         for para in paras:
@@ -1059,22 +1060,18 @@ def mark_reserved(doc, *, start_id: str, end_id: str, comment: str, author: str,
             comment_id = anchor_new_comment(doc, ordered[0], ordered[-1], comment, author, ctx.date)
         else:   # only rows of empty cells
             comment_id = anchor_paragraph_comment(doc, next(rows[0].iter(W_P)), comment, author, ctx.date)
+        outcome = {"status": "ok", "start_id": start_id, "end_id": end_id,
+                   "paragraph_ids": [para.id for para in paras], "reserved_paragraph_ids": kept,
+                   "comment_id": comment_id}
+        txn.commit()   # last: nothing after it can fail
     except Exception as exc:
-        for row, snap, pairs in row_snapshots:
-            if row.getparent() is not None:
-                row.getparent().replace(row, snap)
-            for old_p, new_p in pairs:
-                doc.rebind_paragraph(old_p, new_p)
-        for p, parent, snap in snapshots:
-            _restore(doc, p, parent, snap, [])
-        doc.invalidate()
+        if txn is not None:
+            txn.rollback()
         if isinstance(exc, ToolFailure):
             raise
         # the model sees a runtime error, the document is intact
-        raise ToolFailure("runtime_error", f"internal: {type(exc).__name__}: {exc}") from exc
-    return {"status": "ok", "start_id": start_id, "end_id": end_id,
-            "paragraph_ids": [para.id for para in paras], "reserved_paragraph_ids": kept,
-            "comment_id": comment_id}
+        raise ToolFailure("runtime_error", internal_error(exc)) from exc
+    return outcome
 
 
 _FLDCHARTYPE = qn("w:fldCharType")

@@ -9,9 +9,8 @@ first, so comments stay anchored and cross-reference targets stay alive.
 
 from __future__ import annotations
 
-import re
 
-from ..errors import ToolFailure, shown
+from ..errors import ToolFailure, id_number, shown
 from .oxml import qn
 from .runs import (
     W_AUTHOR,
@@ -50,12 +49,9 @@ _SURVIVING_PPR = {W_RPR, W_SECTPR, W_PPRCHANGE}
 
 
 def _parse_revision_id(value) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        m = re.fullmatch(r"\s*(?:rev-)?(\d+)\s*", value)
-        if m:
-            return int(m.group(1))
+    number = id_number(value, "rev")
+    if number is not None:
+        return number
     raise ToolFailure("revision_not_found", f"revision id must look like \"rev-12\", got {shown(value)}")
 
 

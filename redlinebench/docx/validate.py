@@ -18,6 +18,7 @@ rel-id-missing           an ``r:id`` in a part is not among that part's relation
 main-part-missing        no officeDocument relationship to an existing part, or no w:body
 main-part-type           the main part is macro-enabled or not a Word document
 zip-duplicate-entry      a part name appears twice in the zip (or differs only in case)
+zip-unsafe-name          a member name that is absolute, has a backslash or a ``..`` segment
 revision-attr-missing    a revision element without ``w:id`` or ``w:author``
 revision-id-duplicate    two revision elements share a ``w:id`` (across parts; across kinds: warning)
 revision-misplaced       a revision element inside ``w:r``/``w:t``/a run's ``w:rPr``
@@ -58,7 +59,9 @@ from typing import Any, Literal
 
 from lxml import etree
 
+from ..errors import shown
 from .oxml.parser import hardened_parser
+from .package import unsafe_member_name
 
 __all__ = ["Finding", "validate", "validate_package", "RPR_ORDER", "PPR_ORDER", "errors_only"]
 
@@ -222,7 +225,11 @@ def _load_zip(data: bytes, findings: list[Finding]) -> _Input | None:
                                                                "letter cases)", info.filename))
                 continue
             seen_names.add(info.filename.lower())
-            if info.file_size > _RATIO_MIN_BYTES and info.file_size > _MAX_RATIO * max(info.compress_size, 1):
+            if unsafe_member_name(info.filename):   # the engine refuses it at open; never written back
+                findings.append(Finding("zip-unsafe-name", "absolute, backslash or '..' member name",
+                                        shown(info.filename)))
+                continue
+            if info.file_size >= _RATIO_MIN_BYTES and info.file_size > _MAX_RATIO * max(info.compress_size, 1):
                 findings.append(Finding("zip-unreadable", f"compression ratio above {_MAX_RATIO}x "
                                                           f"(zip bomb?)", info.filename))
                 return None

@@ -43,6 +43,8 @@ class RunResults:
     run_dir: Path | None = None
     run_config: dict[str, Any] = field(default_factory=dict)
     grades: list[dict[str, Any]] = field(default_factory=list)
+    #: model -> the agent prompt versions its trials' metrics.json recorded (model-free baselines record none)
+    agent_prompts: dict[str, set[str]] = field(default_factory=dict)
 
 
 def _read_json(path: Path, what: str) -> Any:
@@ -86,6 +88,11 @@ def load_results(target: str | Path) -> RunResults:
             data = _read_json(grade_path, "grade file")
             if isinstance(data, dict):
                 results.grades.append(data)
+                metrics_path = grade_path.with_name("metrics.json")
+                metrics = _read_json(metrics_path, "trial metrics") if metrics_path.is_file() else None
+                version = metrics.get("prompt_version") if isinstance(metrics, dict) else None
+                if isinstance(version, str) and version:
+                    results.agent_prompts.setdefault(str(data.get("model")), set()).add(version)
     return results
 
 
@@ -330,7 +337,38 @@ def _source_note(results: RunResults) -> str:
         what = f"a {kind} task source"
     fingerprint = info.get("fingerprint")
     fp = f", fingerprint {fingerprint[:12]}" if isinstance(fingerprint, str) and fingerprint else ""
-    return f"tasks: {what}{fp}, not a Hub revision; "
+    return f"tasks: {what}{fp}, not a Hub revision; "  # never the path: a reader has no use for it
+
+
+def _prompt_note(results: RunResults, model: str, grades: Sequence[Mapping[str, Any]]) -> str:
+    agent = sorted(results.agent_prompts.get(model, ()))
+    judge = sorted({str(g["prompt_version"]) for g in grades if g.get("prompt_version")})
+    parts = [f"agent prompt {', '.join(agent)}" if agent else "agent prompt: none recorded (a model-free baseline "
+             "or an external harness)"]
+    if judge:
+        parts.append(f"judge prompt {', '.join(judge)}")
+    return "; ".join(parts)
+
+
+def harness_note(results: RunResults, entry: Mapping[str, Any], *, version: str) -> str:
+    """The entry's ``notes``: how the number was made (harness version, agent, prompt versions, judge
+    panel, trials, task source), so a leaderboard reader can tell two entries apart. No local paths:
+    the notes are public."""
+    model = str(entry.get("model"))
+    grades = _model_grades(results, model)
+    judges = judges_of(results, entry)
+    method = judge_method_of(results, entry)
+    n_trials = entry.get("n_trials", "?")
+    n_tasks = entry.get("n_tasks") or len({g.get("task_id") for g in grades}) or "?"
+    per_task = _spec(results).get("trials")
+    trials = (f"{per_task} per task, {n_trials} graded over {n_tasks} tasks" if isinstance(per_task, int)
+              else f"{n_trials} graded over {n_tasks} tasks")
+    return (
+        f"harness: redlinebench {version}; agent: {agent_of(results, entry.get('model'))}; "
+        f"{_prompt_note(results, model, grades)}; model: {model}; "
+        f"judge panel: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
+        f"trials: {trials}; {_source_note(results)}{_ci_note(entry.get('ci'))}".rstrip("; ")
+    )
 
 
 def build_entry(
@@ -348,16 +386,7 @@ def build_entry(
 
     from .. import __version__
 
-    judges = judges_of(results, entry)
-    method = judge_method_of(results, entry)
-    n_trials = entry.get("n_trials", "?")
-    n_tasks = entry.get("n_tasks") or len({g.get("task_id") for g in _model_grades(results, str(entry.get("model")))}) or "?"
-    notes = (
-        f"agent: {agent_of(results, entry.get('model'))}; model: {entry.get('model')}; "
-        f"judges: {', '.join(judges) if judges else 'unrecorded'} ({method}); "
-        f"trials: {n_trials} over {n_tasks} tasks; {_source_note(results)}"
-        f"{_ci_note(entry.get('ci'))}redlinebench {__version__}"
-    )
+    notes = harness_note(results, entry, version=__version__)
     if revision is None:
         revision = _recorded_revision(results, dataset_id)
     cfg = results.run_config

@@ -9,8 +9,8 @@ same gate, prompt, majority vote and reward as a local run.
 
 Metrics. Each score carries its full ``grade.json`` dict; the metrics hand all of them to
 :func:`redlinebench.scoring.summarize`, so ``redline_overall`` is the SPEC §6 group -> cell ->
-turn-weighted aggregation, not a mean of sample scores. Epochs are trials: the reducer keeps
-every epoch's grade so nothing is averaged away before aggregation.
+turn-weighted aggregation, not a mean of sample scores. Epochs are trials: the metrics are declared
+``scores="unreduced"``, so they see every epoch's grade whatever ``--epochs-reducer`` the user picks.
 """
 
 from __future__ import annotations
@@ -179,6 +179,15 @@ def _explanation(grade: Any) -> str:
             f"(earned {grade.earned_weight}, penalty {grade.penalty_weight}, of {grade.total_weight})")
 
 
+def answer_of(grade: Any, author: str) -> str:
+    """What the agent handed in, in words (the document itself stays on disk; its path is in the store)."""
+    d = grade.diagnostics or {}
+    if grade.status == "gate_failed" and not d:
+        return f"no usable redline by {author}"
+    return (f"redline by {author}: {d.get('redlines', 0)} tracked change(s) in {d.get('touched_paragraphs', 0)} "
+            f"paragraph(s), {d.get('comments_added', 0)} comment(s)")
+
+
 def redline_score_fn(judges: str):
     """The async score function behind the registered ``redline_scorer``."""
     from inspect_ai.scorer import Score
@@ -198,7 +207,7 @@ def redline_score_fn(judges: str):
                              "output": output}
         return Score(
             value=float(grade.weighted),
-            answer=output,
+            answer=answer_of(grade, task.author),
             explanation=_explanation(grade),
             metadata={"status": grade.status, "grades": [record]},
         )
@@ -207,47 +216,32 @@ def redline_score_fn(judges: str):
 
 
 # ----------------------------------------------------------------------------- epochs + metrics
-def keep_trials_reduce(scores: Sequence[Any]) -> Any:
-    """Epoch reducer: value = mean reward, metadata keeps every epoch's grade (trials)."""
-    from inspect_ai.scorer import Score
-
-    grades: list[dict] = []
-    for s in scores:
-        grades.extend((s.metadata or {}).get("grades", []))
-    values = [float(s.value) for s in scores if isinstance(s.value, (int, float))]
-    statuses = sorted({(s.metadata or {}).get("status", "graded") for s in scores})
-    return Score(
-        value=sum(values) / len(values) if values else 0.0,
-        answer=scores[0].answer if scores else None,
-        explanation="; ".join(s.explanation or "" for s in scores),
-        metadata={"status": statuses[0] if len(statuses) == 1 else "mixed", "grades": grades},
-    )
-
-
 def grades_of(sample_scores: Sequence[Any]) -> list[dict]:
-    """Every trial's grade record. A score without them means another reducer dropped the trials:
-    refuse rather than report a number computed from nothing."""
+    """Every trial's grade record, one per (sample, epoch).
+
+    The redlinebench metrics are declared ``scores="unreduced"``: Inspect hands them one score per
+    sample per epoch whatever ``--epochs-reducer`` says, so every trial counts. A score without a
+    grade was not made by ``redline_scorer``: refuse rather than report a number computed from nothing.
+    """
     out: list[dict] = []
     for ss in sample_scores:
         grades = (ss.score.metadata or {}).get("grades")
         if not grades:
             raise ValueError(
-                f"sample {ss.sample_id!r}: its score carries no redlinebench grades; the redlinebench metrics "
-                "need the task's own epoch reducer (redline_trials): do not pass --epochs-reducer")
+                f"sample {ss.sample_id!r}: its score carries no redlinebench grade (not made by redline_scorer)")
         out.extend(grades)
     return out
 
 
 def summary_row(sample_scores: Sequence[Any]) -> dict[str, Any] | None:
-    """The one model's leaderboard row from ``summarize`` (None when nothing was graded)."""
+    """The one model's leaderboard row from ``summarize`` over the full 3 x 4 grid (None when nothing
+    was graded); a partial grid gets ``summarize``'s ``grid_note``, as in ``redlinebench run``."""
     from ..scoring import summarize
 
     grades = grades_of(sample_scores)
     if not grades:
         return None
-    summary = summarize(grades, expected_cells=sorted({(int(g["scenario_id"]), int(g["turn"])) for g in grades
-                                                       if "scenario_id" in g and "turn" in g}))
-    rows = summary.get("leaderboard") or []
+    rows = summarize(grades).get("leaderboard") or []
     return rows[0] if rows else None
 
 
@@ -263,10 +257,10 @@ def metric_value(sample_scores: Sequence[Any], key: str, *, scale: float = 1.0, 
 __all__ = [
     "DEFAULT_JUDGES",
     "InspectModelJudge",
+    "answer_of",
     "check_judge_roles",
     "grades_of",
     "judge_spec_items",
-    "keep_trials_reduce",
     "metric_value",
     "redline_score_fn",
     "resolve_judges",

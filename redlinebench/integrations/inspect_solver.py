@@ -63,11 +63,13 @@ def output_path_for(output_dir: Path, state: Any) -> Path:
             / f"epoch-{epoch}" / "redline.docx")
 
 
-def redline_agent_solver(output_dir: Path, judges: str | None = None):
+def redline_agent_solver(output_dir: Path, judges: str | None = None, message_limit: int | None = None):
     """Build the solver (an Inspect ``@solver`` is registered by :mod:`.inspect_task`).
 
     With ``judges`` (the scorer's spec), the judge roles are checked before the agent's first
-    model call, so a missing ``grader`` binding costs nothing.
+    model call, so a missing ``grader`` binding costs nothing. ``message_limit`` applies the
+    native task's cap inside the solver, for hosts that build their own ``Task`` without one
+    (lighteval's inspect backend); reaching it ends the loop and the document is graded as it stands.
     """
     async def solve(state: Any, generate: Any) -> Any:
         if judges is not None:
@@ -101,8 +103,13 @@ def redline_agent_solver(output_dir: Path, judges: str | None = None):
         )
         state.messages.append(ChatMessageUser(content=kickoff_message(task)))
         state.store.set(OUTPUT_KEY, str(out))
+        from inspect_ai.util import apply_limits
+        from inspect_ai.util import message_limit as limit_messages
+
+        limits = [limit_messages(message_limit)] if message_limit is not None else []
         try:
-            state = await as_solver(agent)(state, generate)
+            with apply_limits(limits, catch_errors=True):
+                state = await as_solver(agent)(state, generate)
         finally:
             # A limit or an error ended the loop before end_session: grade the document as it stands.
             if not session.finished:
@@ -114,5 +121,40 @@ def redline_agent_solver(output_dir: Path, judges: str | None = None):
     return solve
 
 
-__all__ = ["OUTPUT_KEY", "STATS_KEY", "FINISHED_KEY", "agent_instructions", "eval_run_id", "output_path_for",
+def baseline_solver(agent_name: str, output_dir: Path):
+    """A solver running one of our model-free baselines (``noop``, ``accept-all``, ``golden``).
+
+    The baseline writes its redline exactly as in ``redlinebench run --agent NAME``; the scorer then
+    grades it like any agent's document, so the scorer can be checked inside Inspect with no model.
+    """
+    async def solve(state: Any, generate: Any) -> Any:
+        import shutil
+        import tempfile
+
+        from ..agent import create_agent
+        from ..agent.base import REDLINE
+
+        task = task_for_state(state)
+        out = output_path_for(output_dir, state)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="redlinebench-baseline-") as tmp:
+            episode = await create_agent(agent_name).run(task, Path(tmp), trial=int(getattr(state, "epoch", 1) or 1))
+            produced = Path(tmp) / REDLINE
+            if episode.status == "errored" or not produced.is_file():
+                from ..errors import RedlineBenchError
+
+                raise RedlineBenchError(f"baseline {agent_name} left no redline for {task.task_id}: "
+                                        f"{episode.error or episode.end_reason}")
+            shutil.copyfile(produced, out)
+        state.store.set(OUTPUT_KEY, str(out))
+        state.store.set(FINISHED_KEY, True)
+        state.store.set(STATS_KEY, {"baseline": agent_name, **{k: v for k, v in episode.metrics.items()
+                                                               if k in ("golden", "accept_all")}})
+        state.completed = True
+        return state
+
+    return solve
+
+
+__all__ = ["OUTPUT_KEY", "baseline_solver", "STATS_KEY", "FINISHED_KEY", "agent_instructions", "eval_run_id", "output_path_for",
            "redline_agent_solver", "task_for_state"]

@@ -1,19 +1,21 @@
 """The Inspect AI task ``redlinebench`` (``inspect eval redlinebench/redlinebench --model ...``).
 
-Samples come from our loader (input = the attorney brief, files = the contract and grounding,
-metadata = the task fields and its directory), the solver is Inspect's ``react`` agent over our
+Samples come from our loader (input = the attorney brief, metadata = the task fields and its
+directory; the tools open the contract in this process), the solver is Inspect's ``react`` agent over our
 five tools, the scorer applies our gate, judge panel and reward, and the headline metric is
 ``redline_overall`` with the SPEC §6 group -> cell aggregation.
 
 Registered names (with the package installed, Inspect prefixes ``redlinebench/``): task
-``redlinebench``, solver ``redline_agent``, scorer ``redline_scorer``, reducer ``redline_trials``,
-metrics ``redline_overall``, ``overall_turn_weighted``, ``mean_per_task_reward``,
-``gate_failures``, ``judging_incomplete``.
+``redlinebench``, solvers ``redline_agent`` and the baselines ``golden``, ``accept_all``, ``noop``,
+scorer ``redline_scorer``, metrics ``redline_overall``, ``overall_turn_weighted``,
+``mean_per_task_reward``, ``grid_cells``, ``n_trials``, ``gate_failures``, ``judging_incomplete``
+(all read every epoch: ``--epochs-reducer`` cannot drop a trial).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import uuid
 from pathlib import Path
@@ -22,16 +24,21 @@ from typing import Any
 try:
     from inspect_ai import Epochs, Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
-    from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, metric, score_reducer, scorer
+    from inspect_ai.scorer import Metric, SampleScore, metric, scorer
     from inspect_ai.solver import Solver, solver
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"the Inspect AI task needs inspect-ai: pip install 'redlinebench[inspect]' ({exc})") from exc
 
-from .. import config
-from ..errors import ConfigError
-from .inspect_scorer import (DEFAULT_JUDGES, grades_of, judge_spec_items, keep_trials_reduce, metric_value,
-                             redline_score_fn)
-from .inspect_solver import redline_agent_solver
+# Absolute imports: ``inspect eval path/to/inspect_task.py@redlinebench`` loads this file as a top-level module.
+from redlinebench import config
+from redlinebench.errors import ConfigError
+from redlinebench.integrations.inspect_scorer import (DEFAULT_JUDGES, grades_of, judge_spec_items, metric_value,
+                                                      redline_score_fn, summary_row)
+from redlinebench.integrations.inspect_solver import baseline_solver, redline_agent_solver
+
+log = logging.getLogger(__name__)
+#: Messages per sample before the loop is stopped and the document graded as it stands.
+DEFAULT_MESSAGE_LIMIT = 120
 
 
 # ----------------------------------------------------------------------------- offline tokens
@@ -60,13 +67,11 @@ use_bundled_tokenizer()
 
 # ----------------------------------------------------------------------------- samples
 def sample_for(task_obj: Any) -> Sample:
-    """One Inspect sample for a :class:`redlinebench.tasks.Task`."""
-    files = {"contract.docx": str(task_obj.contract_path)}
-    grounding_dir = Path(task_obj.root) / "environment" / "app" / "grounding"
-    for name in sorted(task_obj.grounding):
-        path = grounding_dir / name
-        if path.is_file():
-            files[f"grounding/{name}"] = str(path)
+    """One Inspect sample for a :class:`redlinebench.tasks.Task`.
+
+    No ``files``: the agent's tools open the contract in this process (no sandbox is declared),
+    so the solver finds the task through ``metadata["task_root"]``.
+    """
     metadata = dict(task_obj.metadata())
     metadata.update({
         "turn": task_obj.turn,
@@ -74,7 +79,7 @@ def sample_for(task_obj: Any) -> Sample:
         "n_rubrics": len(task_obj.rubrics),
         "has_golden": task_obj.golden_path is not None,
     })
-    return Sample(id=task_obj.task_id, input=task_obj.instruction, files=files, metadata=metadata)
+    return Sample(id=task_obj.task_id, input=task_obj.instruction, metadata=metadata)
 
 
 def _ids(value: str | list[str] | None) -> list[str] | None:
@@ -94,7 +99,7 @@ def select_tasks(
     limit: int | None = None,
 ) -> tuple[Any, list[Any]]:
     """(the whole resolved task set, the tasks the filters keep): the set is what the log records."""
-    from ..tasks import load_tasks
+    from redlinebench.tasks import load_tasks
 
     taskset = load_tasks(source)
     chosen = list(taskset.filter(_ids(task_ids), scenario=_ids(scenario) if isinstance(scenario, str) else scenario,
@@ -119,7 +124,7 @@ def source_record(taskset: Any, chosen: list[Any]) -> dict[str, Any]:
     ``task_args.source`` is what the user typed (often nothing); this is what it resolved to, so a
     log made on the embedded synthetic fallback cannot pass for one made on the Hub dataset.
     """
-    from ..runner.record import data_record
+    from redlinebench.runner.record import data_record
 
     record = data_record(taskset, chosen)
     record.pop("task_ids", None)  # the log lists its samples already
@@ -135,19 +140,44 @@ def dataset_label(taskset: Any) -> tuple[str, str]:
 
 
 # ----------------------------------------------------------------------------- registered pieces
+def _output_dir(output_dir: str | None) -> Path:
+    return Path(output_dir) if output_dir else config.cache_dir() / "inspect-outputs" / uuid.uuid4().hex[:12]
+
+
 @solver
-def redline_agent(output_dir: str | None = None, judges: str | None = None) -> Solver:
+def redline_agent(output_dir: str | None = None, judges: str | None = None,
+                  message_limit: int | None = None) -> Solver:
     """Inspect's react agent over the five redlinebench document tools (``end_session`` submits).
 
     ``judges``: the scorer's judge spec; its Inspect roles are checked before the agent runs.
+    ``message_limit``: a cap applied by the solver itself (for hosts whose Task sets none).
     """
     if judges is not None:
         judge_spec_items(judges)
-    out = Path(output_dir) if output_dir else config.cache_dir() / "inspect-outputs" / uuid.uuid4().hex[:12]
-    return redline_agent_solver(out, judges)
+    return redline_agent_solver(_output_dir(output_dir), judges, message_limit)
 
 
-@metric
+@solver
+def golden(output_dir: str | None = None) -> Solver:
+    """Baseline: the attorney redline re-attributed to the task's author (accept-all where none): the ceiling."""
+    return baseline_solver("golden", _output_dir(output_dir))
+
+
+@solver
+def accept_all(output_dir: str | None = None) -> Solver:
+    """Baseline: accept the other side's changes, reply "Accepted." to their threads, one closing comment."""
+    return baseline_solver("accept-all", _output_dir(output_dir))
+
+
+@solver
+def noop(output_dir: str | None = None) -> Solver:
+    """Baseline: hand the contract back unchanged; fails the validity gate by design (the floor)."""
+    return baseline_solver("noop", _output_dir(output_dir))
+
+
+# Every metric reads all epochs (scores="unreduced"): epochs are trials, and a trial dropped by a
+# reducer would change the headline. So --epochs-reducer cannot change these numbers.
+@metric(scores="unreduced")
 def redline_overall() -> Metric:
     """The leaderboard number: 100 x turn-weighted mean of cell means, one decimal (SPEC §6)."""
 
@@ -157,7 +187,7 @@ def redline_overall() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
 def overall_turn_weighted() -> Metric:
     """Mean of the scenario x turn cell means (0-1)."""
 
@@ -167,7 +197,7 @@ def overall_turn_weighted() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
 def mean_per_task_reward() -> Metric:
     """Plain mean of scored trial rewards (for comparison; not the headline)."""
 
@@ -177,7 +207,28 @@ def mean_per_task_reward() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
+def grid_cells() -> Metric:
+    """Scenario x turn cells scored, of the 12 of the full grid: below 12 the headline is not comparable."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        row = summary_row(scores)
+        return float((row or {}).get("n_cells") or 0)
+
+    return compute
+
+
+@metric(scores="unreduced")
+def n_trials() -> Metric:
+    """Trial grades counted (samples x epochs), so a reader sees that every epoch went in."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(len(grades_of(scores)))
+
+    return compute
+
+
+@metric(scores="unreduced")
 def gate_failures() -> Metric:
     """Trials whose document failed the validity gate (each a 0 row, always counted)."""
 
@@ -187,7 +238,7 @@ def gate_failures() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
 def judging_incomplete() -> Metric:
     """Trials whose judging did not finish: listed, never averaged in as a 0."""
 
@@ -197,21 +248,26 @@ def judging_incomplete() -> Metric:
     return compute
 
 
-@scorer(metrics=[redline_overall(), overall_turn_weighted(), mean_per_task_reward(), gate_failures(),
-                 judging_incomplete()])
+@scorer(metrics=[redline_overall(), overall_turn_weighted(), mean_per_task_reward(), grid_cells(), n_trials(),
+                 gate_failures(), judging_incomplete()])
 def redline_scorer(judges: str = DEFAULT_JUDGES):
     """Gate, judge panel (Inspect model roles by default) and reward, as grade.json records."""
     return redline_score_fn(judges)
 
 
-@score_reducer(name="redline_trials")
-def redline_trials() -> ScoreReducer:
-    """Keep every epoch's grade (epochs are trials); value = mean reward."""
+def grid_record(chosen: list[Any]) -> dict[str, Any]:
+    """The scenario x turn cells the selected tasks cover, with the caveat ``redlinebench run`` prints."""
+    from redlinebench.scoring import FULL_GRID
 
-    def reduce(scores: list[Score]) -> Score:
-        return keep_trials_reduce(scores)
-
-    return reduce
+    cells = sorted({(int(t.scenario_id), int(t.turn)) for t in chosen})
+    missing = [f"{s}-{t}" for s, t in FULL_GRID if (s, t) not in cells]
+    record: dict[str, Any] = {"cells": len(cells), "of": len(FULL_GRID), "complete": not missing,
+                              "missing": missing}
+    if missing:
+        record["note"] = (f"{len(cells)} of {len(FULL_GRID)} scenario x turn cells selected (missing "
+                          f"{', '.join(missing)}): redline_overall is the mean of the cells present and is "
+                          "not comparable to a full-grid score")
+    return record
 
 
 @task(name="redlinebench")
@@ -224,7 +280,7 @@ def redlinebench(
     limit: int | None = None,
     judges: str = DEFAULT_JUDGES,
     trials: int = 1,
-    message_limit: int | None = 120,
+    message_limit: int | None = DEFAULT_MESSAGE_LIMIT,
     token_limit: int | None = None,
     time_limit: int | None = None,
     output_dir: str | None = None,
@@ -240,7 +296,7 @@ def redlinebench(
         limit: At most this many tasks.
         judges: "role:grader" (models bound with --model-role grader=...), "inspect:provider/model,...",
             or a redlinebench judge spec ("panel", "heuristic", "a,b,c").
-        trials: Trials per task (Inspect epochs; every trial's grade is kept).
+        trials: Trials per task (Inspect epochs; the metrics count every epoch whatever the reducer).
         message_limit: Cap on messages per sample.
         token_limit: Cap on tokens per sample.
         time_limit: Cap on seconds per sample.
@@ -254,20 +310,25 @@ def redlinebench(
     judge_spec_items(judges)
     taskset, chosen = select_tasks(source, task_ids, scenario, turn, side, limit)
     name, location = dataset_label(taskset)
+    grid = grid_record(chosen)
+    if not grid["complete"]:
+        log.warning("redlinebench: %s", grid["note"])
     return Task(
         dataset=MemoryDataset([sample_for(t) for t in chosen], name=name, location=location),
         solver=redline_agent(output_dir, judges),
         scorer=redline_scorer(judges),
-        epochs=Epochs(trials, [redline_trials()]),
+        epochs=Epochs(trials),
         message_limit=message_limit,
         token_limit=token_limit,
         time_limit=time_limit,
         version=1,
-        metadata={"benchmark": "redlinebench", "judges": judges, "data": source_record(taskset, chosen)},
+        metadata={"benchmark": "redlinebench", "judges": judges, "grid": grid,
+                  "data": source_record(taskset, chosen)},
     )
 
 
 __all__ = [
+    "DEFAULT_MESSAGE_LIMIT",
     "dataset_label",
     "gate_failures",
     "judging_incomplete",
@@ -277,7 +338,12 @@ __all__ = [
     "redline_agent",
     "redline_overall",
     "redline_scorer",
-    "redline_trials",
+    "n_trials",
+    "grid_cells",
+    "grid_record",
+    "golden",
+    "accept_all",
+    "noop",
     "redlinebench",
     "sample_for",
     "select_tasks",

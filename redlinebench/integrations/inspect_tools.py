@@ -9,7 +9,6 @@ taken from ``TOOL_SCHEMAS`` (the one declaration), not re-derived from Python si
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 TOOL_NAMES = ("read_document", "propose_edits", "add_comment", "mark_reserved", "end_session")
@@ -39,8 +38,10 @@ def _params(fn_schema: dict[str, Any]):
 
 
 def render_result(result: Any) -> str:
-    """A tool result as the model reads it: the same JSON text the local agent loop sends."""
-    return json.dumps(result, ensure_ascii=False, default=str)
+    """A tool result as the model reads it: the same text the local agent loop sends."""
+    from ..tools import tool_message
+
+    return tool_message(result)
 
 
 def session_tool(session: Any, name: str, fn_schema: dict[str, Any]):

@@ -1,37 +1,32 @@
-"""lighteval custom-task module for RedlineBench (extra ``[lighteval]``, lighteval 0.13).
-
-``TASKS_TABLE`` holds one :class:`LightevalTaskConfig` named ``redlinebench``: split ``test`` of
-the dataset's ``tasks`` config, our Inspect solver (react agent over the five document tools)
-and scorer (gate, judge panel, reward; its metrics include ``redline_overall``). lighteval runs
-such tasks through its inspect-ai backend, which reads the index rows with ``hf_dataset`` and
-turns each into a sample with ``sample_fields`` — ours looks the row's ``task_id`` up in the
-task tree (the agent needs the contract .docx, which the index row does not carry).
-
-Known gaps in lighteval 0.13, and the way around them
-------------------------------------------------------
-* ``lighteval eval`` (the inspect-ai backend command) accepts ``--custom-tasks`` but builds
-  its registry with ``custom_tasks=None``, so custom tasks are never found there
-  ("Cannot find task redlinebench ..."). Use the Python API instead — :func:`inspect_tasks`
-  does what ``lighteval eval`` would (lighteval's ``get_inspect_ai_task`` on our configs)::
-
-      from inspect_ai import eval
-      from redlinebench.integrations.lighteval_tasks import inspect_tasks
-      eval(inspect_tasks("redlinebench|0"), model="openai/gpt-5.5",
-           model_roles={"grader": ["openai/gpt-5.4-mini", "anthropic/claude-haiku-4-5"]})
-
-  or skip lighteval entirely: ``inspect eval redlinebench/redlinebench`` runs the same task.
-* lighteval's ``Registry`` imports every built-in task module before it looks at custom tasks,
-  and ``tiny_benchmarks`` downloads a file at import, so the Registry cannot be built offline;
-  :func:`resolve_configs` reads ``TASKS_TABLE`` directly with the same ``task|few_shot`` syntax.
-* The inspect-ai backend calls ``hf_dataset`` without ``hf_revision``: the index is read at the
-  repo head, not the pinned revision. The task tree our ``sample_fields`` resolves *is* pinned
-  (``redlinebench.tasks`` downloads the pinned snapshot), and a task id missing from it is an
-  error, never a silent skip.
-* Point the module at another copy of the benchmark with ``REDLINEBENCH_BENCHMARK_DIR`` (or
-  :func:`make_config` with ``hf_repo`` and ``source`` = a directory written by ``redlinebench
-  dataset export --include-tree``: the index rows come from its parquet, the tasks from its tree),
-  and pass that config as ``inspect_tasks("redlinebench|0", table=[cfg])``.
 """
+name:
+RedlineBench
+
+dataset:
+crosbylegal/RedlineBench
+
+abstract:
+Agentic contract negotiation: the model redlines a Word contract as counsel for one side with five document tools (native tracked changes and margin comments); a judge panel grades each redline against weighted rubrics and redline_overall is the turn-weighted mean of the scenario x turn cells. Runs on lighteval's inspect-ai backend only (no text backend). Run it with `redlinebench lighteval eval "redlinebench|0" --custom-tasks path/to/lighteval_tasks.py --model PROVIDER/MODEL --model-role grader=PROVIDER/MODEL`: lighteval 0.13's own `lighteval eval` ignores --custom-tasks and its registry cannot be built under huggingface_hub 2.x (docs/INTEGRATIONS.md).
+
+languages:
+english
+
+tags:
+agentic, legal, tool-use, docx, contract-negotiation
+
+paper:
+https://huggingface.co/datasets/crosbylegal/RedlineBench
+"""
+
+# The docstring above is lighteval's task metadata format (`lighteval tasks dump` parses it: a
+# "key:" line, then one paragraph). What the module does: ``TASKS_TABLE`` holds one
+# ``LightevalTaskConfig`` named ``redlinebench`` (split ``test`` of the dataset's ``tasks`` config)
+# whose solver is our Inspect agent (react over the five document tools, the native message limit
+# applied inside the solver because lighteval's ``Task`` sets none) and whose scorer is ours (gate,
+# judge panel, reward; its metrics read every epoch, so no epochs reducer drops a trial).
+# ``sample_fields`` looks each index row's ``task_id`` up in the task tree: the agent needs the
+# contract .docx, which the index row does not carry. The imports are absolute so lighteval can
+# load this file by path.
 
 from __future__ import annotations
 
@@ -44,17 +39,17 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"the lighteval task needs lighteval: pip install 'redlinebench[lighteval]' ({exc})") from exc
 
-from .. import config
-from ..errors import ConfigError
-from .inspect_scorer import DEFAULT_JUDGES
-from .inspect_task import redline_agent, redline_scorer, sample_for
+from redlinebench import config
+from redlinebench.errors import ConfigError
+from redlinebench.integrations.inspect_scorer import DEFAULT_JUDGES
+from redlinebench.integrations.inspect_task import DEFAULT_MESSAGE_LIMIT, redline_agent, redline_scorer, sample_for
 
 TASK_NAME = "redlinebench"
 
 
 @lru_cache(maxsize=8)
 def _taskset(source: str | None) -> Any:
-    from ..tasks import load_tasks
+    from redlinebench.tasks import load_tasks
 
     return load_tasks(source)
 
@@ -75,7 +70,7 @@ def prompt_function(line: dict, task_name: str = TASK_NAME) -> Any:
     """lighteval's text backends cannot run an agentic tool-use task; say so plainly."""
     raise ConfigError(
         "RedlineBench is an agentic tool-use benchmark: run it with lighteval's inspect-ai backend "
-        "(see redlinebench.integrations.lighteval_tasks) or `inspect eval redlinebench/redlinebench`")
+        "(`redlinebench lighteval eval \"redlinebench|0\" ...`) or `inspect eval redlinebench/redlinebench`")
 
 
 def make_config(
@@ -86,6 +81,7 @@ def make_config(
     judges: str = DEFAULT_JUDGES,
     name: str = TASK_NAME,
     output_dir: str | None = None,
+    message_limit: int | None = DEFAULT_MESSAGE_LIMIT,
 ) -> LightevalTaskConfig:
     """One RedlineBench task config. ``hf_repo`` may be a Hub id or an exported dataset directory."""
     source = source if source is not None else os.environ.get("REDLINEBENCH_BENCHMARK_DIR")
@@ -99,7 +95,7 @@ def make_config(
         hf_avail_splits=["test"],
         evaluation_splits=["test"],
         metrics=[],  # the Inspect scorer carries the metrics (redline_overall first)
-        solver=[redline_agent(output_dir, judges)],
+        solver=[redline_agent(output_dir, judges, message_limit)],
         scorer=redline_scorer(judges),
         sample_fields=sample_fields_for(source),
         version=1,
@@ -133,17 +129,37 @@ def resolve_configs(tasks: str = f"{TASK_NAME}|0", table: list[LightevalTaskConf
 
 
 def inspect_tasks(tasks: str = f"{TASK_NAME}|0", *, table: list[LightevalTaskConfig] | None = None,
-                  epochs: int = 1) -> list[Any]:
-    """What ``lighteval eval`` would build for our tasks (the ``--custom-tasks`` gap): Inspect Tasks."""
+                  epochs: int = 1, epochs_reducer: str | None = None) -> list[Any]:
+    """What ``lighteval eval`` would build for our tasks (the ``--custom-tasks`` gap): Inspect Tasks,
+    made by lighteval's own ``get_inspect_ai_task``."""
     from lighteval.main_inspect import get_inspect_ai_task
 
     if not isinstance(tasks, str):
         raise ConfigError("inspect_tasks: tasks is a 'name|0' string; pass your configs as the table, e.g. "
                           "inspect_tasks(\"redlinebench|0\", table=[make_config(...)])")
-    return [get_inspect_ai_task(cfg, epochs=epochs) for cfg in resolve_configs(tasks, table)]
+    return [get_inspect_ai_task(cfg, epochs=epochs, epochs_reducer=epochs_reducer)
+            for cfg in resolve_configs(tasks, table)]
+
+
+def load_table(custom_tasks: str | None = None) -> list[LightevalTaskConfig]:
+    """``TASKS_TABLE`` of a custom-tasks file (or module name), read with lighteval's own loader
+    (``Registry.create_custom_tasks_module``) without building lighteval's registry, which imports
+    every built-in task module first and fails under huggingface_hub 2.x. None: this module's table."""
+    if custom_tasks is None:
+        return TASKS_TABLE
+    from lighteval.tasks.registry import Registry
+
+    try:
+        module = Registry.create_custom_tasks_module(custom_tasks)
+    except (ImportError, OSError, SyntaxError) as exc:
+        raise ConfigError(f"--custom-tasks: cannot load {custom_tasks}: {type(exc).__name__}: {exc}") from None
+    table = getattr(module, "TASKS_TABLE", None)
+    if not isinstance(table, list) or not all(isinstance(c, LightevalTaskConfig) for c in table):
+        raise ConfigError(f"--custom-tasks: {custom_tasks} has no TASKS_TABLE list of LightevalTaskConfig")
+    return table
 
 
 TASKS_TABLE = [make_config()]
 
-__all__ = ["TASKS_TABLE", "TASK_NAME", "inspect_tasks", "make_config", "prompt_function", "resolve_configs",
-           "sample_fields_for"]
+__all__ = ["TASKS_TABLE", "TASK_NAME", "inspect_tasks", "load_table", "make_config", "prompt_function",
+           "resolve_configs", "sample_fields_for"]

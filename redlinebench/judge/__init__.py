@@ -1,6 +1,6 @@
 """Judging: validity gate, judge prompt, litellm judges with cache and audit, panel, heuristic judge."""
 
-from ._audit import AuditLog, redact
+from ._audit import AuditLog, audit_logs_for, audit_section, audit_tally, new_attempt_id, read_audit, redact
 from ._base import Judge, JudgeResult, create_judge, judge, judge_slug
 from ._cache import JudgeCache, cache_key
 from ._gate import GateResult, gate, open_output
@@ -14,6 +14,9 @@ __all__ = [
     "PROMPT_VERSION",
     "SYSTEM_PROMPT",
     "AuditLog",
+    "audit_logs_for",
+    "audit_section",
+    "audit_tally",
     "GateResult",
     "HeuristicJudge",
     "Judge",
@@ -31,7 +34,9 @@ __all__ = [
     "judge",
     "judge_messages",
     "judge_method",
+    "new_attempt_id",
     "open_output",
+    "read_audit",
     "judge_slug",
     "parse_verdicts",
     "redact",

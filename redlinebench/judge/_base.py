@@ -30,6 +30,14 @@ class JudgeResult:
     raw: str | None = None
     method: str = "llm"
 
+    def returned(self) -> dict[str, str]:
+        """The verdicts this judge actually returned: a rubric it left out (``missing``) is not a
+        vote (SPEC §5.4), so it is not here, even though ``verdicts`` lists it as FAIL."""
+        if not self.ok:
+            return {}
+        left_out = set(self.missing)
+        return {rid: v for rid, v in self.verdicts.items() if rid not in left_out}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "judge": self.judge,

@@ -36,6 +36,8 @@ EXPECTED = "expected.json"
 PANEL = "panel"
 #: Verbs the heuristic judge is held to (issue target: >= 80% accuracy on these).
 CORE_VERBS = ("insert", "delete", "replace", "reject", "accept")
+#: Comment rubrics, replies included (issue 16 target: >= 85% accuracy on these, >= 90% overall).
+COMMENT_VERBS = ("comment", "reply")
 
 
 @dataclass(frozen=True)
@@ -110,9 +112,17 @@ def load_cases(task: Any) -> list[CheckCase]:
     return cases
 
 
+#: The comment rubrics that answer a thread ("Replies to ...") are reported apart from the others.
+_REPLY_STEMS = ("repl", "respond", "answer")
+
+
 def verb_of(criteria: str) -> str:
+    """The rubric's kind for the report: its verb, ``reply`` for a comment rubric that answers a
+    thread, ``not-`` in front when negated."""
     parsed = parse_rubric(criteria)
     verb = parsed.verb or "other"
+    if verb == "comment" and parsed.first_word.startswith(_REPLY_STEMS):
+        verb = "reply"
     return f"not-{verb}" if parsed.negated else verb
 
 
@@ -171,6 +181,7 @@ def agreement_report(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     by_cat: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
     by_case: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
     core: dict[str, _Tally] = defaultdict(_Tally)
+    comments: dict[str, _Tally] = defaultdict(_Tally)
     for r in rows:
         j = r["judge"]
         overall[j].add(r["expected"], r["got"])
@@ -179,11 +190,14 @@ def agreement_report(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         by_case[j][r["case_kind"]].add(r["expected"], r["got"])
         if r["verb"] in CORE_VERBS:
             core[j].add(r["expected"], r["got"])
+        if r["verb"] in COMMENT_VERBS:
+            comments[j].add(r["expected"], r["got"])
     judges = sorted(overall, key=lambda n: (n == PANEL, n))
     return {
         j: {
             **overall[j].stats(),
             "core_verbs": core[j].stats(),
+            "comment_and_reply": comments[j].stats(),
             "by_verb": {v: t.stats() for v, t in sorted(by_verb[j].items())},
             "by_category": {c: t.stats() for c, t in sorted(by_cat[j].items())},
             "by_case": {c: t.stats() for c, t in sorted(by_case[j].items())},
@@ -229,7 +243,7 @@ async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrenc
                 return JudgeResult(judge=j.name, ok=False, error=f"{type(exc).__name__}: {exc}")
 
         results = await asyncio.gather(*(run(j) for j in judges))
-        answered = {r.judge: r.verdicts for r in results if r.ok}
+        answered = {r.judge: r.returned() for r in results if r.ok}
         for r in results:
             if not r.ok:
                 failures.append({"task_id": case.task.task_id, "case": case.name, "judge": r.judge, "error": r.error})

@@ -1,7 +1,9 @@
 """The validity gate (SPEC §5.1): the output opens as a .docx and carries the author's work.
 
 At least one tracked change or comment whose author equals the task's author; comments alone
-pass (accept-and-close turns). Anything else scores 0 with a reason and no judge is called.
+pass (accept-and-close turns). Only work anchored in the document counts: a comment with no
+anchor in the body (an orphan left in comments.xml) is no evidence of review. Anything else
+scores 0 with a reason and no judge is called.
 """
 
 from __future__ import annotations
@@ -51,10 +53,15 @@ def gate(output: str | Path | bytes | None, author: str, *, document: Any | None
         return GateResult(False, why)
     # SPEC §5.1: the author string *equals* the task's: the judge's view and the diagnostics
     # attribute work by the same exact comparison, so a near-miss must not pass here either.
+    # doc.revisions are read from the body itself; a comment counts only with a body anchor
+    anchored = [c for c in doc.comments if c.paragraph_ids]
     n_changes = sum(1 for r in doc.revisions if r.author == author)
-    n_comments = sum(1 for c in doc.comments if c.author == author)
+    n_comments = sum(1 for c in anchored if c.author == author)
     if n_changes or n_comments:
         return GateResult(True, None, doc)
-    others = sorted({r.author or "" for r in doc.revisions} | {c.author or "" for c in doc.comments} - {""})
+    others = sorted({r.author or "" for r in doc.revisions} | {c.author or "" for c in anchored} - {""})
     hint = f" (authors present: {', '.join(repr(a) for a in others[:5])})" if others else ""
-    return GateResult(False, f"no tracked change or comment by the task author {author!r}{hint}", doc)
+    orphans = sum(1 for c in doc.comments if c.author == author and not c.paragraph_ids)
+    note = f"; {orphans} comment(s) by that author have no anchor in the document and do not count" \
+        if orphans else ""
+    return GateResult(False, f"no tracked change or comment by the task author {author!r}{hint}{note}", doc)

@@ -75,6 +75,8 @@ def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)]
+            if suffix in ("ing", "ings", "ed") and len(word) > 2 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]   # capped -> cap, committed -> commit
             break
     return word[:7]
 
@@ -128,6 +130,7 @@ class ParsedRubric:
     new_numbers: set[str] = field(default_factory=set)
     obj_numbers: set[str] = field(default_factory=set)
     then: ParsedRubric | None = None   # "accepts X but shortens Y": the part after "but"
+    limit: Threshold | None = None     # "at least USD 2,000,000", "60 days or less": compare, not match
     unchanged: bool = False            # "leaves X unchanged / in place"
     no_change: bool = False            # "makes no new substantive change"
     keep_like: bool = False            # keeps / retains / preserves / maintains / leaves
@@ -190,7 +193,7 @@ def parse_rubric(criteria: str, _inherit: list[str] | None = None) -> ParsedRubr
             old, new, new_text = words(a), words(b), b
     keep_like = bool(tokens) and tokens[0].startswith(_KEEP_VERBS)
     return ParsedRubric(verb, negated, clauses, words(rest), old, new, numbers_in(new_text), numbers_in(rest),
-                        then, unchanged, no_change, keep_like, tokens[0] if tokens else "", text)
+                        then, threshold(text), unchanged, no_change, keep_like, tokens[0] if tokens else "", text)
 
 
 # ---------------------------------------------------------------- document reading
@@ -304,7 +307,204 @@ def find_region(doc: Any, clauses: list[str], author: str, numbers: list[str | N
     return Region(True, [paragraphs[i] for i in sorted(picked)], author)
 
 
+# ---------------------------------------------------------------- quantities and thresholds
+_UNITS_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS_WORDS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_NUMBER_WORD = "|".join(sorted([*_UNITS_WORDS, *_TENS_WORDS, *_SCALE_WORDS], key=len, reverse=True))
+_LEAD_WORD = "|".join(sorted([*_UNITS_WORDS, *_TENS_WORDS], key=len, reverse=True))
+#: a spelled-out number starts with a unit or a ten ("2 million" keeps its figure; "sixty-five" is 65)
+_SPELLED = re.compile(rf"\b(?:{_LEAD_WORD})(?:(?:\s+|-|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+)"
+                      rf"(?:{_NUMBER_WORD}))*\b", re.I)
+#: "60 (60)" -> "60". Repetitions are bounded everywhere: a hostile paragraph of 100,000 digits
+#: must cost linear time, not quadratic backtracking.
+_REPEATED = re.compile(r"(\d[\d,]{0,24}(?:\.\d{1,6})?)\s{0,3}\(\s{0,3}(?:[a-z$€£]{0,3}\s?)?\1\s{0,3}\)")
+_QUANTITY = re.compile(
+    r"(?P<cur>usd|eur|gbp|chf|us\$|\$|€|£)?\s?(?P<num>\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?)"
+    r"(?![\d.]{0,24}\.\d)"
+    r"(?:\s?(?P<mult>million|mn|m|billion|bn|thousand|k)\b)?"
+    r"(?:\s?(?P<unit>%|percent\b|per cent\b|(?:business |calendar |working )?(?:days?|months?|years?|hours?|weeks?)\b"
+    r"|dollars\b|euros?\b|pounds\b|usd\b|eur\b|gbp\b))?", re.I)
+_CURRENCY = {"usd": "usd", "us$": "usd", "$": "usd", "dollars": "usd", "eur": "eur", "€": "eur", "euro": "eur",
+             "euros": "eur", "gbp": "gbp", "£": "gbp", "pounds": "gbp", "chf": "chf"}
+_DAYS = {"hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
+_MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+
+
+def _spelled_value(phrase: str) -> int | None:
+    total = current = 0
+    last = ""
+    for token in re.split(r"[\s-]+", phrase.lower()):
+        if token == "and" or not token:
+            continue
+        if (token in _UNITS_WORDS and last in ("unit", "teen")) or (token in _TENS_WORDS and last in ("unit", "teen", "ten")):
+            return None   # "one two", "thirty forty": a list of numbers, not one number
+        if token in _UNITS_WORDS:
+            current += _UNITS_WORDS[token]
+            last = "unit" if _UNITS_WORDS[token] < 10 else "teen"
+            continue
+        last = "ten" if token in _TENS_WORDS else "scale"
+        if token in _TENS_WORDS:
+            current += _TENS_WORDS[token]
+        elif token == "hundred":
+            current = max(current, 1) * 100
+        elif token in _SCALE_WORDS:
+            total += max(current, 1) * _SCALE_WORDS[token]
+            current = 0
+    value = total + current
+    return value if value or phrase.strip().lower() == "zero" else None
+
+
+def _figures(text: str) -> str:
+    """Spelled-out numbers as figures, and "sixty (60)" said once: ``60``."""
+    text = _SPELLED.sub(lambda m: str(_spelled_value(m.group(0)) or m.group(0)), _normalize(text))
+    return _REPEATED.sub(lambda m: m.group(1), text)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """An amount with what it measures: ("money", currency), ("percent", None), ("days", None), (None, None)."""
+
+    value: float
+    kind: str | None
+    currency: str | None = None
+
+    def comparable(self, other: Quantity) -> bool:
+        if self.kind != other.kind:
+            return False
+        return self.currency is None or other.currency is None or self.currency == other.currency
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Money, percentages and durations in a text, in words or figures ("USD 2,000,000", "$3M",
+    "twelve months", "sixty (60) days", "25%"); durations in days."""
+    out: list[Quantity] = []
+    for m in _QUANTITY.finditer(_figures(text)):
+        value = float(m.group("num").replace(",", ""))
+        mult = (m.group("mult") or "").lower()
+        unit = (m.group("unit") or "").lower()
+        cur = (m.group("cur") or "").lower()
+        if mult == "m" and not cur and unit not in _CURRENCY:
+            mult = ""  # "5 m" is not five million without a currency
+        value *= _MULT.get(mult, 1)
+        if unit in ("%", "percent", "per cent"):
+            out.append(Quantity(value, "percent"))
+        elif unit and unit.split()[-1].rstrip("s") in _DAYS:
+            out.append(Quantity(value * _DAYS[unit.split()[-1].rstrip("s")], "days"))
+        elif cur or unit in _CURRENCY:
+            out.append(Quantity(value, "money", _CURRENCY.get(cur or unit)))
+        else:
+            out.append(Quantity(value, None))
+    return out
+
+
+_BOUNDS: tuple[tuple[str, str], ...] = (
+    (r"at least|not less than|no less than|a minimum of|minimum of|no fewer than|not fewer than|no shorter than", ">="),
+    (r"no more than|not more than|at most|up to|not exceeding|not to exceed|no greater than|a maximum of|"
+     r"maximum of|no longer than", "<="),
+    (r"more than|greater than|above|exceeding|in excess of|longer than|higher than", ">"),
+    (r"less than|fewer than|below|under|shorter than|lower than", "<"),
+)
+_BOUND = re.compile("|".join(rf"(?P<b{i}>\b(?:{p})\b)" for i, (p, _) in enumerate(_BOUNDS)), re.I)
+_TRAILING = re.compile(r"^\W*or\s+(?:(?P<le>less|fewer|lower|shorter|earlier)|(?P<ge>more|greater|higher|longer))\b",
+                       re.I)
+_BETWEEN = re.compile(r"\bbetween\b(?P<a>.{1,40}?)\band\b(?P<b>.{1,40})", re.I)
+_RELATIVE = re.compile(r"\b(?:a|an|any)\s+(?P<dir>higher|larger|greater|bigger|lower|smaller|shorter|longer)\s+"
+                       r"(?:figure|amount|number|sum|cap|limit|percentage|period|term)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """What a new figure must satisfy: ``op`` one of >=, <=, >, <, or "between" (``low``..``high``)."""
+
+    op: str
+    bound: Quantity
+    high: Quantity | None = None
+    phrase: str = ""   # the comparison as the criterion words it ("at least", "or less")
+
+    def holds(self, q: Quantity) -> bool:
+        if not q.comparable(self.bound):
+            return False
+        v, b = q.value, self.bound.value
+        if self.op == "between":
+            return self.high is not None and min(b, self.high.value) <= v <= max(b, self.high.value)
+        return {">=": v >= b, "<=": v <= b, ">": v > b, "<": v < b}[self.op]
+
+    def describe(self) -> str:
+        unit = {"percent": "%", "days": " days", "money": f" {self.bound.currency or ''}".rstrip()}.get(
+            self.bound.kind or "", "")
+        if self.op == "between" and self.high is not None:
+            return f"between {self.bound.value:g} and {self.high.value:g}{unit}"
+        return f"{self.op} {self.bound.value:g}{unit}"
+
+
+def threshold(criteria: str) -> Threshold | None:
+    """The numeric condition a criterion sets on the figure it asks for, if any: "at least USD
+    2,000,000", "sixty (60) days or less", "between 30 and 45 days", "no more than 5%", "replacing
+    USD 2,000,000 with a higher figure". Figures in a comparison only; a bare figure is not one."""
+    text = _figures(criteria)
+    m = _BETWEEN.search(text)
+    if m:
+        low, high = _QUANTITY.search(m.group("a")), _QUANTITY.search(m.group("b"))
+        if low is not None and high is not None and low.group("num") and high.group("num"):
+            # the unit, currency or scale is often said once: "between 48 and 72 hours", "USD 1 and 2 million"
+            def part(name: str) -> str:
+                return low.group(name) or high.group(name) or ""
+
+            a = quantities(" ".join(f"{part('cur')} {low.group('num')} {part('mult')} {part('unit')}".split()))
+            b = quantities(" ".join(f"{part('cur')} {high.group('num')} {part('mult')} {part('unit')}".split()))
+            if a and b:
+                return Threshold("between", a[0], b[0], "between")
+    for m in _BOUND.finditer(text):
+        figure = _QUANTITY.match(text, m.end() + len(text[m.end():]) - len(text[m.end():].lstrip()))
+        after = quantities(figure.group(0)) if figure and figure.group("num") else []
+        if after:   # the figure must follow the comparison word: "under Section 12" is not a bound
+            op = next(op for i, (_p, op) in enumerate(_BOUNDS) if m.group(f"b{i}"))
+            return Threshold(op, after[0], phrase=m.group(0).lower())
+    for m in _QUANTITY.finditer(text):
+        trail = _TRAILING.match(text[m.end():])
+        if trail and m.group("num"):
+            q = quantities(m.group(0))
+            if q:
+                return Threshold("<=" if trail.group("le") else ">=", q[0], phrase=trail.group(0).strip().lower())
+    rel = _RELATIVE.search(text)
+    if rel:
+        before = quantities(text[:rel.start()])
+        if before:
+            up = rel.group("dir") in ("higher", "larger", "greater", "bigger", "longer")
+            return Threshold(">" if up else "<", before[-1], phrase=rel.group(0).lower())
+    return None
+
+
+def _before_text(paragraph: Any, author: str) -> str:
+    """The paragraph as it stood before ``author``'s changes (their insertions out, deletions back)."""
+    return " ".join(s.text for s in paragraph.segments
+                    if not (s.kind in ("ins", "move_to") and s.author == author)
+                    and (s.kind not in ("del", "move_from") or s.author == author))
+
+
+def new_quantities(region: Region) -> list[Quantity]:
+    """Figures the author's changes brought into the region: those in the text of each paragraph
+    the author inserted into that were not there before (a word diff may insert only the "3" of
+    "3,000,000", so whole paragraphs are read, not the inserted pieces)."""
+    out: list[Quantity] = []
+    for p in region.paragraphs:
+        if not any(s.kind in ("ins", "move_to") and s.author == region.author and s.text.strip()
+                   for s in p.segments):
+            continue
+        before = quantities(_before_text(p, region.author))
+        for q in quantities(p.text):
+            if q in before:
+                before.remove(q)
+            else:
+                out.append(q)
+    return out
+
+
 # ---------------------------------------------------------------- decisions
+ALL_SHARE = 0.8   # "each comment", "no thread unanswered": nearly all (one may be answered in a new comment)
 MATCH = 0.25   # share of the criterion's content words that must appear, when the clause was found
 
 
@@ -334,45 +534,122 @@ def side_of(author: str | None) -> str:
     return " ".join((m.group(1) if m else author or "").lower().split())
 
 
-def open_threads(input_doc: Any, author: str) -> set[tuple[str, str]]:
-    """Threads the other side opened and had the last word in: the ones a reply should answer."""
+@dataclass(frozen=True)
+class Pending:
+    """A comment of the other side's latest turn that opened a thread: what a reply answers."""
+
+    key: tuple[str, str]          # (author, text prefix): found again in the output, whatever its new id
+    text: str
+    paragraph_ids: tuple[str, ...]
+
+
+def open_threads(input_doc: Any, author: str) -> list[Pending]:
+    """The threads the other side opened in its latest turn, oldest first.
+
+    A turn is the run of comments after the author's side last commented (comments are listed in
+    the order they were written). Replies the other side made in that turn close earlier threads
+    ("Agreed"), so the new root comments are what waits for an answer; when that turn has no root
+    comment, its replies are. Threads already resolved are left out.
+    """
+    comments = list(input_doc.comments)
     mine = side_of(author)
-    out = set()
-    for items in _threads(list(input_doc.comments)).values():
-        root = items[0]
-        if any(c.resolved for c in items) or side_of(root.author) == mine or side_of(items[-1].author) == mine:
+    last_mine = max((i for i, c in enumerate(comments) if side_of(c.author) == mine), default=-1)
+    latest = [c for c in comments[last_mine + 1:] if side_of(c.author) != mine and not c.resolved]
+    by_id = {c.id: c for c in comments}
+    roots = [c for c in latest if not (c.parent and c.parent in by_id)]
+    out: list[Pending] = []
+    for c in roots or latest:
+        root = c
+        seen: set[str] = set()
+        while root.parent and root.parent in by_id and root.id not in seen:  # a reply: its thread's root
+            seen.add(root.id)
+            root = by_id[root.parent]
+        out.append(Pending(_thread_key(root), c.text or "", tuple(root.paragraph_ids)))
+    return list({p.key: p for p in out}.values())
+
+
+#: "Replies to X's comments on A, B and C", "Replies accepting X's changes to A and B": the list of topics.
+_TOPIC_LEAD = re.compile(
+    r"^(?:to\s+|accepting\s+|on\s+)?(?:the\s+)?(?:[\w.-]+'s\s+)?(?:(?:open|closing|final|last|remaining|outstanding|"
+    r"new|latest|each|every|all|the|\w+)\s+)?(?:comments?|threads?|changes?|edits?|points?|questions?)"
+    r"(?:\s+(?:on|about|regarding|concerning|to|in|for))?\s+", re.I)
+_TOPIC_END = re.compile(r"\s*(?:,\s*)?\b(?:confirming|accepting|agreeing|explaining|stating|saying|noting|leaving|"
+                        r"and\s+(?:confirms?|states?|explains?|accepts?|agrees?)|that|so that|with)\b.*$", re.I)
+_ONE_COMMENT = re.compile(r"\b(?:closing|final|last|latest|wrap-up|concluding)\s+(?:comment|note|message)\b", re.I)
+_ALL_THREADS = re.compile(r"\b(?:each|every|all)\b[^,.]*\b(?:comments?|threads?)\b|\bno thread\b|\bunanswered\b", re.I)
+
+
+def reply_topics(rubric_text: str) -> list[str]:
+    """The subjects a reply rubric names, in order ("comments on the cap, fees and audit" ->
+    ["the cap", "fees", "audit"]); [] when it names none."""
+    rest = rubric_text.split(" ", 1)[1] if " " in rubric_text else ""
+    m = _TOPIC_LEAD.match(rest)
+    if not m:
+        return []
+    body = _TOPIC_END.sub("", rest[m.end():])
+    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as)\s+", body)
+    return [p.strip() for p in parts if words(p) or _clauses(p)]
+
+
+def _answered(doc: Any, author: str) -> set[tuple[str, str]]:
+    """Keys of the threads in ``doc`` the author replied in (a comment of theirs with a parent)."""
+    return {_thread_key(items[0]) for items in _threads(list(doc.comments)).values()
+            if any(c.author == author and c.parent for c in items[1:])}
+
+
+def _reply_verdict(rubric: ParsedRubric, doc: Any, author: str, pending: list[Pending],
+                   numbers: list[str | None] | None) -> tuple[bool, str]:
+    """Each subject the rubric names needs a reply in a thread about it; no subject: the share of
+    the other side's open threads (all of them for "each"/"every"/"no thread unanswered")."""
+    answered = _answered(doc, author)
+    done = [p for p in pending if p.key in answered]
+    if not pending:
+        n = sum(1 for c in doc.comments if c.author == author and c.parent)
+        return n > 0, f"{n} repl(ies) by the author; no open thread of the other side"
+    if _ONE_COMMENT.search(rubric.text):
+        ok = pending[-1].key in answered
+        return ok, f"the author {'answered' if ok else 'did not answer'} the other side's latest comment"
+    misses: list[str] = []
+    checked = 0
+    for topic in reply_topics(rubric.text):
+        clauses = _clauses(topic) if _CLAUSE_REF.search(topic) or _BARE_NUMBER.search(topic) else []
+        if clauses:
+            region = find_region(doc, clauses, author, numbers)
+            ids = {q.id for q in region.paragraphs} if region.found else set()
+            about = [p for p in pending if set(p.paragraph_ids) & ids]
+        else:
+            topic_words = words(topic)
+            scores = [(overlap(topic_words, p.text), p) for p in pending] if topic_words else []
+            best = max((sc for sc, _ in scores), default=0.0)
+            about = [p for sc, p in scores if best > 0 and sc == best]
+        if not about:
             continue
-        out.add(_thread_key(root))
-    return out
+        checked += 1
+        if not any(p.key in answered for p in about):
+            misses.append(topic)
+    if checked:
+        n_ok = checked - len(misses)
+        if _ALL_THREADS.search(rubric.text) and len(done) < ALL_SHARE * len(pending):
+            misses.append(f"{len(pending) - len(done)} other open thread(s)")
+        return not misses, (f"the author replied on {n_ok} of {checked} subject(s) named"
+                            + (f"; unanswered: {', '.join(misses)}" if misses else ""))
+    share = len(done) / len(pending)
+    need = ALL_SHARE if _ALL_THREADS.search(rubric.text) else 0.5
+    return share >= need, f"the author answered {len(done)} of {len(pending)} open thread(s)"
 
 
 def _comment_verdict(rubric: ParsedRubric, doc: Any, region: Region, first_word: str,
-                     pending: set[tuple[str, str]] | None) -> tuple[bool, str]:
-    """Replies: the share of open threads (in the named clauses, if any) the author answered this turn.
-    Other comment rubrics ("states in a comment that ..."): an author comment about the criterion's subject."""
+                     pending: list[Pending] | None, numbers: list[str | None] | None = None) -> tuple[bool, str]:
+    """Replies: see :func:`_reply_verdict`. Other comment rubrics ("states in a comment that ..."):
+    an author comment about the criterion's subject."""
     comments = list(doc.comments) if doc is not None else []
     mine = [c for c in comments if c.author == region.author]
     ids = {p.id for p in region.paragraphs} if region.found else None
     if first_word.startswith(_REPLY_VERBS):
-        threads = _threads(comments)
-        candidates = []
-        for items in threads.values():
-            root = items[0]
-            if pending is not None:
-                if _thread_key(root) not in pending:
-                    continue
-            elif side_of(root.author) == side_of(region.author):
-                continue
-            candidates.append(items)
-        if ids is not None:
-            candidates = [t for t in candidates if set(t[0].paragraph_ids) & ids] or candidates
-        answered = [t for t in candidates if any(c.author == region.author and c.parent for c in t)]
-        if not candidates:
-            n = sum(1 for c in mine if c.parent)
-            return n > 0, f"{n} repl(ies) by the author; no open thread of the other side"
-        share = len(answered) / len(candidates)
-        need = 0.75 if re.search(r"\b(each|every|all|no thread)\b", rubric.text) else 0.5
-        return share >= need, f"the author answered {len(answered)} of {len(candidates)} open thread(s)"
+        if pending is None:  # the input is unknown: the other side's threads in the output
+            pending = [Pending(_thread_key(items[0]), items[0].text or "", tuple(items[0].paragraph_ids))
+                       for items in _threads(comments).values() if side_of(items[0].author) != side_of(region.author)]
+        return _reply_verdict(rubric, doc, region.author, pending, numbers)
     pool = [c for c in mine if ids is None or set(c.paragraph_ids) & ids] or mine
     best = max((overlap(rubric.obj, c.text) for c in pool), default=0.0)
     return (bool(pool) and best >= 0.2,
@@ -380,7 +657,7 @@ def _comment_verdict(rubric: ParsedRubric, doc: Any, region: Region, first_word:
 
 
 def decide(rubric: ParsedRubric, region: Region, doc: Any = None,
-           pending: set[tuple[str, str]] | None = None) -> tuple[bool, str]:
+           pending: list[Pending] | None = None, numbers: list[str | None] | None = None) -> tuple[bool, str]:
     """(PASS?, reason) for the un-negated verb; the caller inverts for "does not"."""
     where = "the named clause" if region.found else "the document (clause not found)"
     ins, dele = region.inserted, region.deleted
@@ -390,7 +667,20 @@ def decide(rubric: ParsedRubric, region: Region, doc: Any = None,
     if rubric.no_change:
         return (not changed, f"the author made {'a' if changed else 'no'} tracked change in {where}")
     if verb == "comment":
-        return _comment_verdict(rubric, doc, region, rubric.first_word, pending)
+        return _comment_verdict(rubric, doc, region, rubric.first_word, pending, numbers)
+    if verb in ("insert", "replace") and rubric.limit is not None:
+        if not changed:
+            return False, f"no tracked change by the author in {where}"
+        new = [q for q in new_quantities(region) if q.comparable(rubric.limit.bound)]
+        good = [q for q in new if rubric.limit.holds(q)]
+        # "Inserts a carve-out for claims above USD 1,000,000": the bound may be the text to insert
+        if not good and rubric.limit.bound in new and rubric.limit.phrase and \
+                f"{rubric.limit.phrase} " in _figures(ins) + " ":
+            return True, f"the author inserted the criterion's own bound ({rubric.limit.describe()}) in {where}"
+        if good:
+            return True, f"the author's new figure {good[0].value:g} meets {rubric.limit.describe()} in {where}"
+        return False, (f"no new figure of the author's in {where} meets {rubric.limit.describe()}"
+                       + (f" (new: {', '.join(f'{q.value:g}' for q in new)})" if new else ""))
     if verb == "insert":
         if not ins.strip():
             return False, f"no insertion by the author in {where}"
@@ -463,17 +753,17 @@ class HeuristicJudge:
         self.name = name
 
     def verdict(self, criteria: str, doc: Any, author: str, numbers: list[str | None] | None = None,
-                pending: set[tuple[str, str]] | None = None) -> tuple[str, str]:
+                pending: list[Pending] | None = None) -> tuple[str, str]:
         """One rubric: ``pending`` holds the input's open comment threads (None when unknown)."""
         parsed = parse_rubric(criteria)
         region = find_region(doc, parsed.clauses, author, numbers)
-        ok, reason = decide(parsed, region, doc, pending)
+        ok, reason = decide(parsed, region, doc, pending, numbers)
         if ok and parsed.then is not None:
             # "accepts X but shortens Y": both parts must hold; the second is usually the decisive one
             second = parsed.then
             region2 = find_region(doc, second.clauses, author, numbers) if second.clauses != parsed.clauses \
                 else region
-            ok, reason2 = decide(second, region2, doc, pending)
+            ok, reason2 = decide(second, region2, doc, pending, numbers)
             reason = f"{reason}; then: {reason2}"
         if parsed.negated:
             ok = not ok

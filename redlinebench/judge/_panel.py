@@ -2,8 +2,11 @@
 
 ``grade_trial``: gate -> annotated view -> every judge concurrently -> majority vote -> the
 one reward function -> document diagnostics (+ golden agreement) -> a :class:`TrialGrade`.
-A judge that fails after all retries marks the trial ``judging_incomplete``; an unexpected
-error marks it ``errored``. Neither is ever dropped: both are written and later listed.
+A judge that fails after all retries (no answer at all) marks the trial ``judging_incomplete``;
+an unexpected error marks it ``errored``. Neither is ever dropped: both are written and later
+listed. A judge that answered but left rubrics out is complete: it casts no vote on those
+(SPEC §5.4); a rubric nobody voted on is FAIL, written with ``votes: {}`` and counted in the
+summary (``n_rubrics_without_vote``), so an omission is never silent either.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from ..scoring import (
     no_document_diagnostics,
     panel_vote,
     reward,
+    votes_cast,
 )
-from ._audit import AuditLog
+from ._audit import AuditLog, new_attempt_id
 from ._base import Judge, JudgeResult, create_judge, judge_slug
 from ._cache import JudgeCache
 from ._cost import CONFIG_DIR
@@ -160,21 +164,28 @@ def _base_grade(task: Any, *, model: str, trial: int, judges: list[Judge], statu
         prompt_version=PROMPT_VERSION)
 
 
-def _rubric_rows(task: Any, final: dict[str, str], votes: dict[str, dict[str, str]] | None,
+NO_VOTE_NOTE = "no judge returned a verdict for this rubric (counted FAIL)"
+
+
+def _rubric_rows(task: Any, final: dict[str, str], answers: dict[str, dict[str, str]] | None,
                  notes: dict[str, dict[str, str]], default_note: str = "") -> list[RubricVerdict]:
+    """One row per rubric. ``answers`` holds each answering judge's returned verdicts only, so a
+    row's ``votes`` names exactly the judges that voted on it (``{}``: nobody did)."""
     rows = []
     for r in task.rubrics:
         rid = str(r.id)
         verdict = final.get(rid, FAIL)
+        cast = votes_cast(answers, rid) if answers else None
         note = default_note
-        for judge_name, answer in (votes or {}).items():
-            if answer.get(rid) == verdict and notes.get(judge_name, {}).get(rid):
+        if answers and not cast:
+            note = NO_VOTE_NOTE
+        for judge_name, vote in (cast or {}).items():
+            if vote == verdict and notes.get(judge_name, {}).get(rid):
                 note = notes[judge_name][rid]
                 break
         rows.append(RubricVerdict(
             rubric_id=rid, verdict=verdict, weight=int(r.weight), category=r.category or "(uncategorized)",
-            criteria=str(r.criteria or ""), justification=note,
-            votes={j: a.get(rid, FAIL) for j, a in votes.items()} if votes else None))
+            criteria=str(r.criteria or ""), justification=note, votes=cast))
     return rows
 
 
@@ -185,7 +196,8 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
     """Grade one trial's output. Writes grade.json, annotated_view.md and judges/*.json when
     ``trial_dir`` is given; appends to ``run_dir/judge_audit.jsonl`` when ``run_dir`` is given.
 
-    ``document`` is ``output_path`` already opened (a ``RedlineDocument``), so a caller that also
+    Each call is one grading attempt (``attempt_id``, recorded in the grade and on each of its
+    audit lines). ``document`` is ``output_path`` already opened (a ``RedlineDocument``), so a caller that also
     renders it parses it once; grading only reads it.
     """
     if not judges:
@@ -194,6 +206,10 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
     if audit is None and run_dir is not None:
         audit = AuditLog(Path(run_dir) / "judge_audit.jsonl")
     out_dir = Path(trial_dir) if trial_dir is not None else None
+    # every judge call of this attempt is logged once with its id; grade.json names the attempt
+    attempt_id = new_attempt_id()
+    if audit is not None:
+        audit = audit.bind(attempt_id=attempt_id)
     try:
         grade = await _grade(task, output_path, judges, model=model, trial=trial, cache=judge_cache,
                              limiter=limiter, audit=audit, out_dir=out_dir, document=document)
@@ -204,6 +220,8 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
                             gate_dict={"passed": False, "reason": "grading error"})
         grade.errors = [f"{type(exc).__name__}: {exc}"]
         grade.diagnostics = no_document_diagnostics()
+    if grade.status != "gate_failed":  # a gate failure calls no judge: its grade stays byte-identical
+        grade.attempt_id = attempt_id
     if out_dir is not None:
         grade.write(out_dir / "grade.json")
     return grade
@@ -247,7 +265,7 @@ async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str
         for name, payload in judge_payloads.items():
             _atomic_write(out_dir / "judges" / f"{judge_slug(name)}.json",
                           json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
-    answered = {r.judge: r.verdicts for r in results if r.ok}
+    answered = {r.judge: r.returned() for r in results if r.ok}  # a rubric left out is no vote
     notes = {r.judge: r.justifications for r in results if r.ok}
     failed = [r for r in results if not r.ok]
     rubric_ids = [str(r.id) for r in task.rubrics]

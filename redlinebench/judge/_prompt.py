@@ -9,7 +9,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROMPT_VERSION = "rb-judge-v1"
+from ..docx.annotated import ANNOTATED_VIEW_VERSION
+
+#: The method's own revision: bump it on any change to the prompt's text or layout or to how verdicts
+#: become grades. v2: the legend of the annotated view's grammar; v3: SPEC §5.4's vote (only judges
+#: that returned a verdict for a rubric vote on it) and the heuristic judge's figure comparisons.
+PROMPT_REVISION = 3
+#: Recorded in every grade and part of the judge cache key: the prompt's revision and the form of
+#: the annotated view it is sent with (a change to either makes verdicts not comparable).
+PROMPT_VERSION = f"rb-judge-v{PROMPT_REVISION}+{ANNOTATED_VIEW_VERSION}"
 
 _SIDE_ROLE = {"A": "vendor", "B": "customer"}
 
@@ -19,14 +27,24 @@ contract. You grade it against a list of rubrics an expert attorney wrote for th
 Be strict but fair: you are checking what the markup actually does, not what it intends.
 
 How to read the document you are given:
-- ~~text~~ is text struck through as a tracked deletion; ++text++ is text added as a tracked \
-insertion; ~~old~~++new++ is a replacement.
-- Every change is labelled with its author. Changes by the reviewing counsel named in the task \
+- Each line is one paragraph: [p-NNN 3.3.5] gives its id and clause number, then its text.
+- ++text++[A1] is text A1 inserted as a tracked change; ~~text~~[A1] is text A1 struck as a \
+tracked deletion; ~~old~~[A1]++new++[A1] is a replacement. Every change is followed directly \
+by its own author tag, and no tag covers two changes. [A1 moved here] / [A1 moved away] mark \
+moved text.
+- A deletion written inside an insertion, ++kept ~~struck~~[A2] kept++[A1], means A1 inserted \
+the text and A2 then struck the part marked ~~ ~~: the struck words are no longer in the text.
+- The legend maps A1, A2... to author names. Changes by the reviewing counsel named in the task \
 are THIS TURN's work, the only work you grade. Changes by anyone else come from earlier turns \
 of the negotiation: they are the starting point this turn responds to.
-- {cmt-N} marks where a margin comment is anchored; the comment texts, their authors and the \
-thread they reply to are listed in an appendix after the document.
-- Paragraph ids ([p-NNN]) and clause numbers (e.g. 3.3.5) locate each paragraph.
+- Bracketed notes describe a paragraph: [table], [table row], [table row inserted by A1], \
+[new paragraph by A1], [paragraph deleted by A1], [¶ inserted by A1] (a paragraph split), \
+[¶ deleted by A1] (joined with the next), [formatting changed by A1: "text"].
+- {cmt-N> ... {<cmt-N} enclose the text margin comment N is anchored on ({cmt-N} alone: a \
+point); the comment texts, their authors and the thread they reply to are listed after the \
+document.
+- A backslash before a character (\\+ \\~ \\[ \\] \\{ \\} \\\\) means that character is \
+plain contract text, never markup; \\n is a line break inside the text.
 
 Rules for every verdict:
 1. PASS only when this turn's markup clearly and completely does what the criterion says, at \

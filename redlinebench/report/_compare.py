@@ -22,6 +22,7 @@ from ._components import (
     scenario_turn_heatmap,
 )
 from ._html import Markup, count, el, is_number, join, money, plain, score100, seconds
+from ._labels import short_labels
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._palette import ink_on, ramp
@@ -29,6 +30,7 @@ from ._stats import judge_agreement, mean
 from ._svg import heatmap
 
 TOP_RUBRICS = 40
+HEADER_CHARS = 28   # what a rotated column header shows before it would be cut (its max-height)
 
 
 @dataclass
@@ -243,6 +245,7 @@ def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
         return el("section", el("h2", "Rubrics across models"), el("p", "No rubric verdicts in the compared runs.", class_="muted"),
                   id="rubrics")
     labels = [e.label for e in entries]
+    shown = dict(zip(labels, short_labels(labels, HEADER_CHARS)))
 
     def rate(label: str, key: tuple[str, str]) -> float | None:
         n, k = rates.get(label, {}).get(key, (0, 0))
@@ -254,7 +257,7 @@ def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
 
     def table(keys: Sequence[tuple[str, str]]) -> Markup:
         head = el("tr", el("th", "Task"), el("th", "Rubric"), el("th", "Weight", class_="num"), el("th", "Criterion"),
-                  *[el("th", lb, class_="rot", title=lb) for lb in labels])
+                  *[el("th", shown[lb], class_="rot", title=lb) for lb in labels])
         body = []
         for key in keys:
             r = info[key]
@@ -274,6 +277,10 @@ def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
                               class_="num"), el("td", r.get("criteria") or "", class_="crit"), *cells))
         return el("div", el("table", el("thead", head), el("tbody", *body), class_="heat sortable"), class_="tablewrap")
 
+    key = [(shown[lb], lb) for lb in labels if shown[lb] != lb]
+    legend = el("dl", *[join([el("dt", short), el("dd", el("bdi", full))]) for short, full in key],
+                class_="kv key small") if key else None
+
     multi = len(labels) > 1
     top = sorted(order, key=lambda k: -spread(k))[:TOP_RUBRICS] if multi else order[:TOP_RUBRICS]
     top = [k for k in top if spread(k) > 0] if multi else top
@@ -282,6 +289,8 @@ def _rubric_heatmap(entries: Sequence[Entry]) -> Markup:
     if multi:
         parts.append(el("h3", f"Where the models differ most ({len(top)} rubrics)"))
         parts.append(table(top) if top else el("p", "The models agree on every rubric.", class_="muted"))
+    if legend is not None:
+        parts.append(join([el("h4", "Column key"), legend]))
     parts.append(el("details", el("summary", f"All {len(order)} rubrics"), table(order), class_="sub", open=not multi))
     return el("section", el("h2", "Rubrics across models"), *parts, id="rubrics")
 

@@ -54,8 +54,11 @@ def ci_text(entry: Mapping[str, Any] | None) -> str:
     return f"{100 * ci[0]:.1f} – {100 * ci[1]:.1f}" if ci else "—"
 
 
-def status_badge(status: str) -> Markup:
+def status_badge(status: str, *, expected: bool = False) -> Markup:
+    """*expected*: a floor baseline's gate failure, shown neutral (it is what that agent is for)."""
     text, cls = STATUS_TEXT.get(status, (status, "b-na"))
+    if expected:
+        return el("span", f"{text} (expected)", class_="badge b-na", title="a floor baseline fails the gate by design")
     return el("span", text, class_=f"badge {cls}")
 
 

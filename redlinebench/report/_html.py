@@ -65,7 +65,7 @@ def join(parts: Iterable[object]) -> Markup:
     return Markup("".join(out))
 
 
-_VOID = {"br", "hr", "meta", "img", "input", "col", "link"}
+_VOID = {"br", "hr", "meta", "img", "input", "col", "link", "wbr"}
 _ATTR_NAMES: dict[str, str] = {}   # keyword -> attribute name (keywords come from code: a small set)
 
 

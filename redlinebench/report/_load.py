@@ -17,14 +17,21 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..errors import RedlineBenchError
+
+if TYPE_CHECKING:
+    from ._paths import Shareable
 
 _TASK_RE = re.compile(r"^redline-s(\d+)-t(\d+)-g(\d+)([a-z])$")
 MAX_JSON_BYTES = 50 * 1024 * 1024
 MAX_VIEW_CHARS = 400_000
+# baselines that fail the validity gate by construction (agent/baselines.py: noop hands the input
+# back unchanged): their gate failures are the floor the scale starts from, not a fault
+FLOOR_AGENTS = frozenset({"noop"})
 
 
 class ReportError(RedlineBenchError):
@@ -175,6 +182,21 @@ class TrialRecord:
         return self.status == "judging_incomplete" or bool(self.missing_judges)
 
     @property
+    def scored(self) -> bool:
+        """The scorer averages this trial in (a gate failure counts as 0)."""
+        return self.status in {"graded", "gate_failed"}
+
+    @property
+    def agent(self) -> str | None:
+        v = (self.metrics or {}).get("agent")
+        return v if isinstance(v, str) and v else None
+
+    @property
+    def expected_gate_failure(self) -> bool:
+        """A gate failure of a floor baseline (``noop``): what it is for, not an alarm."""
+        return self.status == "gate_failed" and self.agent in FLOOR_AGENTS
+
+    @property
     def errored(self) -> bool:
         """No output to grade: the agent run failed, or the trial was never graded."""
         return self.status in {"errored", "not_graded"}
@@ -261,6 +283,12 @@ class RunData:
     summary_note: str | None
     trials: list[TrialRecord]
     problems: list[str] = field(default_factory=list)
+
+    @cached_property
+    def share(self) -> "Shareable":
+        """Rewrites this machine's absolute paths in text the pages show (see :mod:`._paths`)."""
+        from ._paths import Shareable
+        return Shareable(self.path)
 
     @property
     def run_id(self) -> str:

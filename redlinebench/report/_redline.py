@@ -386,16 +386,16 @@ def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
         return None, f"the redline engine is not available ({exc})"
     try:
         if Path(path).stat().st_size > MAX_TOTAL_BYTES:  # never read a huge hostile file into memory
-            return None, f"{path}: file is larger than {MAX_TOTAL_BYTES // 2**20} MB"
+            return None, f"{Path(path).name}: file is larger than {MAX_TOTAL_BYTES // 2**20} MB"
         data = Path(path).read_bytes()
-    except OSError as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+    except OSError as exc:   # the file's name, not this machine's path: the message lands on a shared page
+        return None, f"{Path(path).name}: {type(exc).__name__}: {exc.strerror or exc.__class__.__name__}"
     key = cache.key(data, dom=dom, focus_author=focus_author, label=label) if cache is not None else None
     if key is not None:
         hit = cache.get(key)
         if hit is not None:
             return hit, None
-    doc, error = (document, None) if document is not None else open_document(data, name=str(path))
+    doc, error = (document, None) if document is not None else open_document(data, name=Path(path).name)
     if doc is None:
         return None, error
     try:
@@ -407,7 +407,10 @@ def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
     return fragment, None
 
 
-_MARKUP = re.compile(r"(~~.+?~~|\+\+.+?\+\+|\{cmt-\d+\}|\[p-\d+\])", re.S)
+#: The annotated view's markers (docs/VIEWS.md): a backslash escapes document text, so an escaped
+#: ``\~`` or ``\+`` never opens or closes one; comment ranges are ``{cmt-N>`` ... ``{<cmt-N}``, a
+#: paragraph head ``[p-NNN clause]``.
+_MARKUP = re.compile(r"((?<!\\)~~.+?(?<!\\)~~|(?<!\\)\+\+.+?(?<!\\)\+\+|\{<?cmt-\d+>?\}?|\[p-\d+[^\]]*\])", re.S)
 
 
 def render_annotated(text: str) -> Markup:
@@ -420,7 +423,7 @@ def render_annotated(text: str) -> Markup:
             css = "av-del"
         elif part.startswith("++") and part.endswith("++") and len(part) >= 4:
             css = "av-ins"
-        elif part.startswith("{cmt-"):
+        elif part.startswith(("{cmt-", "{<cmt-")):
             css = "av-cmt"
         elif part.startswith("[p-"):
             css = "av-pid"

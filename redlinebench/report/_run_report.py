@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote
@@ -37,7 +37,7 @@ from ._fragments import FragmentCache, cache_dir
 from ._redline import AuthorColours, fragment_for, render_annotated, render_path
 from ._pack import Packer
 from ._stats import judge_agreement, mean, total
-from ._tasks import load_run_tasks
+from ._tasks import load_run_tasks, source_root
 from ._transcript import read_events, render_transcript
 
 DIAG_LABELS = {
@@ -53,7 +53,7 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]")
 CARD_HELP = {
     "95% CI": "95% bootstrap confidence interval over the scenario x turn cell means",
     "best@k": "the same score using each task's best trial (equals the score with one trial per task)",
-    "trials": "graded trials that enter the score (gate failures included as 0)",
+    "trials": "graded trials that enter the score (gate failures included as 0); 'N of M' when some were not scored",
     "input groups": "distinct input contracts; their rubric variants and trials are averaged first",
     "gate failures": "outputs with no tracked change or comment by the task author: reward 0",
     "judging incomplete": "trials whose judge panel did not finish: listed, not averaged",
@@ -105,14 +105,19 @@ def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | Non
         _diagnostics(run, colours),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
         el("section", el("h2", "Run configuration"), _key_settings(run),
-           el("details", el("summary", "Every recorded setting (config.json)"), config_list(run.config), class_="sub"),
+           el("details", el("summary", "Every recorded setting (config.json)"), config_list(run.share(run.config)), class_="sub"),
            id="config"),
     ]
-    subtitle = [_source_text(run), f"judges: {_judges_text(run)}",
-                f"{len(run.trials)} trials", f"{len({t.task_id for t in run.trials})} tasks"]
+    n_errored = sum(1 for t in run.trials if t.errored)
+    subtitle = [_source_text(run), f"judges: {_judges_text(run)}", _plural(len(run.trials), "trial"),
+                _plural(len({t.task_id for t in run.trials}), "task"), f"{n_errored} errored" if n_errored else None]
     nav = [("summary", "Summary"), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
            ("diagnostics", "Diagnostics"), ("method", "Method"), ("config", "Configuration")]
     return packer.finish(page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections)))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _key_settings(run: RunData) -> Markup:
@@ -122,7 +127,7 @@ def _key_settings(run: RunData) -> Markup:
         ("Tasks from", _source_text(run)), ("Task-set fingerprint", config_value(run.config, "data.fingerprint", "fingerprint")),
         ("Trials per task", config_value(run.config, "spec.trials", "trials")),
         ("redlinebench", config_value(run.config, "versions.redlinebench")),
-        ("Run directory", str(run.path)),
+        ("Run directory", run.path.resolve().name),   # its name only: the page is shared, the folder is not
     ]
     return el("dl", *[join([el("dt", k), el("dd", str(v))]) for k, v in picks if v not in (None, "")], class_="kv")
 
@@ -134,7 +139,8 @@ def _source_text(run: RunData) -> str | None:
         where = where.get("path") or where.get("kind")
     if kind is None and where is None:
         return None
-    text = " ".join(str(x) for x in (kind, where) if x is not None)
+    shown = [run.share(str(x)) for x in (kind, where) if x is not None]
+    text = " ".join(dict.fromkeys(shown))   # "embedded", not "embedded embedded"
     return f"tasks: {text if len(text) < 90 else '…' + text[-87:]}"
 
 
@@ -179,9 +185,9 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
         dl = [
             ("95% CI", ci_text(e)),
             ("best@k", score100(e.get("best_at_k_turn_weighted"))),
-            ("trials", plain(e.get("n_trials", len(trials)))),
+            ("trials", _trials_text(e, trials)),
             ("input groups", plain(e.get("n_input_groups"))),
-            ("gate failures", plain(e.get("n_gate_failures", sum(t.status == "gate_failed" for t in trials)))),
+            ("gate failures", _gate_text(e, trials)),
             ("judging incomplete", str(incomplete)),
             ("errored", str(sum(1 for t in trials if t.errored))),
             ("agent cost", money_total([t.cost for t in trials])),
@@ -192,19 +198,34 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
             dl.append(("coverage", cells))
         cards.append(el("div",
                         el("div", model, class_="model"),
-                        el("div", f"{ro:.1f}" if ro is not None else "—", el("small", " redline_overall"), class_="big"),
+                        el("div", f"{ro:.1f}" if ro is not None else "—",
+                           el("small", " redline_overall" if ro is not None else " not scored"), class_="big"),
                         el("dl", *[join([el("dt", k, title=CARD_HELP.get(k)), el("dd", v)]) for k, v in dl]),
                         class_="card", style=f"--c:{colours(model)}"))
     callouts = _callouts(run)
     if tasks_note and run.trials:
         callouts = join([callouts, el("div", el("b", "Task details limited"),
-                                      f"Golden redlines, task briefs and attorneys' rubric notes are not shown: {tasks_note}.",
+                                      f"Golden redlines, task briefs and attorneys' rubric notes are not shown: {run.share(tasks_note)}.",
                                       class_="callout info")])
     forest = leaderboard_forest([(m, run.entry(m) or {}) for m in run.models if run.entry(m)], colours) if run.leaderboard else None
     lead = el("p", "redline_overall is the mean over scenario × turn cells of the task rewards (0-100), with a 95% bootstrap "
                    "confidence interval over those cells. Higher is better.", class_="lead")
     return el("section", el("h2", "Summary"), lead, el("div", *cards, class_="cards"), callouts,
               el("figure", el("figcaption", "Leaderboard"), forest) if forest else None, id="summary")
+
+
+def _trials_text(entry: Mapping[str, Any], trials: list[TrialRecord]) -> str:
+    """Trials that enter the score, and of how many when some did not (errored, judging incomplete)."""
+    n = entry.get("n_trials")
+    scored = int(n) if is_number(n) else sum(1 for t in trials if t.scored)
+    return str(scored) if scored == len(trials) or not trials else f"{scored} of {len(trials)}"
+
+
+def _gate_text(entry: Mapping[str, Any], trials: list[TrialRecord]) -> str:
+    n = entry.get("n_gate_failures")
+    text = plain(n) if is_number(n) else str(sum(t.status == "gate_failed" for t in trials))
+    floor = [t for t in trials if t.status == "gate_failed"]
+    return f"{text} (expected: {trials[0].agent})" if floor and all(t.expected_gate_failure for t in floor) else text
 
 
 def _list(items: list[Markup], *, keep: int = 6) -> Markup:
@@ -217,25 +238,43 @@ def _list(items: list[Markup], *, keep: int = 6) -> Markup:
 
 def _callouts(run: RunData) -> Markup:
     out = []
-    if run.judge_method and "heuristic" in run.judge_method.lower():
+    scored = [t for t in run.trials if t.scored or t.judging_incomplete]
+    other = [t for t in run.trials if t.errored]
+    if run.trials and not scored:
+        # nothing to read a score from: say so first, and do not describe a judge that judged nothing
+        out.append(_errored_callout(run, other, title=f"Nothing was scored: {_nothing_scored(other)}"))
+        other = []
+    if scored and run.judge_method and "heuristic" in run.judge_method.lower():
         out.append(el("div", el("b", "Scored by the offline heuristic judge"),
                       "These numbers approximate the LLM judge panel for demos and smoke tests; they are not comparable with "
                       "published RedlineBench results and must not be published.", class_="callout info"))
     if run.summary_note:
         out.append(el("div", el("b", "Summary"), run.summary_note, class_="callout"))
+    # a model with no scored cell has no headline to read with care: its trials' callout says why
     notes: list = [join([el("bdi", str(e.get("model"))), f": {e['grid_note']}"]) for e in run.leaderboard
-                   if isinstance(e.get("grid_note"), str)]
+                   if isinstance(e.get("grid_note"), str) and redline_overall(e) is not None]
     warnings = (run.summary or {}).get("warnings")
     notes += [str(w) for w in warnings] if isinstance(warnings, list) else []
     if notes:
         out.append(el("div", el("b", "Read the headline with care"), el("ul", *[el("li", n) for n in notes[:20]]),
                       class_="callout"))
-    gate = [t for t in run.trials if t.status == "gate_failed"]
+    gate = [t for t in run.trials if t.status == "gate_failed" and not t.expected_gate_failure]
     if gate:
         out.append(el("div", el("b", f"{len(gate)} trial(s) failed the validity gate (scored 0, counted in the averages)"),
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
                                     t.gate.get("reason") or "no reason recorded") for t in gate]),
                       class_="callout bad"))
+    floor = [t for t in run.trials if t.expected_gate_failure]
+    if floor:
+        by_model: dict[str, int] = {}
+        for t in floor:
+            by_model[t.model] = by_model.get(t.model, 0) + 1
+        out.append(el("div", el("b", "The floor: gate failures by design"),
+                      join([join([", " if i else "", el("bdi", m), f" ({n} of {sum(1 for t in run.trials if t.model == m)} trials)"])
+                            for i, (m, n) in enumerate(by_model.items())]),
+                      " returns the contract unchanged, so its output has no tracked change or comment by the task's author: "
+                      "it fails the validity gate and scores 0 on purpose. It marks where the scale starts; the other "
+                      "entrants' gate results are listed separately.", class_="callout info"))
     inc = [t for t in run.trials if t.judging_incomplete]
     if inc:
         out.append(el("div", el("b", f"{len(inc)} trial(s) with incomplete judging"),
@@ -244,17 +283,34 @@ def _callouts(run: RunData) -> Markup:
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}",
                                     f": missing {', '.join(t.missing_judges)}" if t.missing_judges else "") for t in inc]),
                       class_="callout"))
-    other = [t for t in run.trials if t.errored]
     if other:
-        out.append(el("div", el("b", f"{len(other)} trial(s) errored or not graded"),
-                      _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
-                                    t.status.replace("_", " "), f" ({_error(t, 300)})" if t.status == "errored" else "")
-                             for t in other]), class_="callout bad"))
-    problems = list(run.problems) + [p for t in run.trials for p in t.problems]
+        out.append(_errored_callout(run, other, title=f"{len(other)} trial(s) errored or not graded"))
+    problems = [run.share(p) for p in [*run.problems, *(p for t in run.trials for p in t.problems)]]
     if problems:
         out.append(el("div", el("b", f"{len(problems)} problem(s) reading the run directory"),
                       _list([el("li", p, class_="mono small") for p in problems]), class_="callout bad"))
     return join(out)
+
+
+def _nothing_scored(trials: list[TrialRecord]) -> str:
+    """Why a run has no score: its trials errored, or were never graded (``--judges none``), or both."""
+    n, errored = len(trials), sum(1 for t in trials if t.status == "errored")
+    every = "the 1 trial" if n == 1 else f"all {n} trials"
+    if errored == n:
+        return f"{every} errored"
+    if errored == 0:
+        return f"{every} {'was' if n == 1 else 'were'} not graded (`redlinebench score` on this run grades them)"
+    return f"{errored} of {n} trials errored, the others were not graded"
+
+
+def _errored_callout(run: RunData, trials: list[TrialRecord], *, title: str) -> Markup:
+    return el("div", el("b", title),
+              _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
+                            t.status.replace("_", " "), f" ({run.share(_error(t, 300))})" if t.status == "errored" else "")
+                     for t in trials]),
+              el("p", "Fix the cause, then `redlinebench run --resume` on this run directory redoes them.", class_="small")
+              if any(t.status == "errored" for t in trials) else None,
+              class_="callout bad")
 
 
 def _charts(run: RunData, colours: ModelColours, scen: Mapping[str, str]) -> Markup:
@@ -285,8 +341,15 @@ def _task_id(task_id: str) -> str:
     return slug_id("task", task_id)
 
 
+def _breakable(name: str) -> Markup:
+    """A model name that may wrap after each ``/`` (``anthropic/`` ``claude-…``): a narrow column stays narrow."""
+    parts = name.split("/")
+    return join([join([el("wbr") if i else None, p + ("/" if i < len(parts) - 1 else "")]) for i, p in enumerate(parts)])
+
+
 def _task_table(run: RunData) -> Markup:
-    head = ["Task", "Model", "Trial", "S", "T", "Side", "Reward", "Rubrics passed", "Status", "Cost", "Tokens in / out",
+    # Reward and Status right after the row's identity: on a phone they stay on screen, the rest scrolls
+    head = ["Task", "Model", "Reward", "Status", "Trial", "S", "T", "Side", "Rubrics passed", "Cost", "Tokens in / out",
             "Latency", "Tool calls", "Failed edits"]
     numeric = {"Trial", "Reward", "Rubrics passed", "Cost", "Tokens in / out", "Latency", "Tool calls", "Failed edits"}
     rows = []
@@ -296,12 +359,12 @@ def _task_table(run: RunData) -> Markup:
         passed = f"{plain(n_pass)} / {plain(n_tot)}" if is_number(n_pass) and is_number(n_tot) else "—"
         rows.append(el("tr",
                        el("td", el("a", t.task_id, href=f"#{_trial_id(t)}", class_="mono")),
-                       el("td", t.model),
+                       el("td", el("bdi", _breakable(t.model)), class_="model"),
+                       reward_cell(t.reward),
+                       el("td", status_badge(t.status, expected=t.expected_gate_failure), data_v=t.status),
                        num_cell(t.trial if isinstance(t.trial, int) else None, str(t.trial)),
                        el("td", t.scenario or "—"), el("td", t.turn or "—"), el("td", t.side or "—"),
-                       reward_cell(t.reward),
                        el("td", passed, class_="num", data_v=f"{n_pass / n_tot:.6f}" if is_number(n_pass) and is_number(n_tot) and n_tot else ""),
-                       el("td", status_badge(t.status), data_v=t.status),
                        num_cell(t.cost, money(t.cost)),
                        num_cell(total([t.tokens_in, t.tokens_out]), f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
                        num_cell(t.latency, seconds(t.latency)),
@@ -329,8 +392,8 @@ def _golden_path(run: RunData, task_id: str) -> Path | None:
     candidates: list[Path] = []
     for key in ("source.path", "data_source.path", "source", "data_source", "source_path", "benchmark_dir"):
         v = config_value(run.config, key)
-        if isinstance(v, str) and v:
-            root = Path(v)
+        root = source_root(run, v) if isinstance(v, str) and v else None
+        if root is not None:
             candidates += [root / "tasks" / task_id, root / task_id]
     for c in candidates:
         p = c / "tests" / "attorney_redlines.docx"
@@ -505,7 +568,7 @@ def _rubric_table(t: TrialRecord, notes: Mapping[str, str] | None = None) -> Mar
     return join([summary, el("div", el("table", el("thead", head), el("tbody", *body), class_="rubrics"), class_="tablewrap")])
 
 
-def _diag_list(t: TrialRecord) -> Markup:
+def _diag_list(t: TrialRecord, share: Callable[[str], str]) -> Markup:
     sc = t.score
     items = []
     for key, label in DIAG_LABELS.items():
@@ -526,7 +589,7 @@ def _diag_list(t: TrialRecord) -> Markup:
         run_items.append(("Calls by tool", ", ".join(f"{k} {plain(v)}" for k, v in sorted(by_name.items()))))
     for k in ("stop_reason", "finish_reason", "ended_by", "error"):
         if isinstance(m.get(k), str) and m.get(k):
-            run_items.append((k.replace("_", " ").capitalize(), m[k]))
+            run_items.append((k.replace("_", " ").capitalize(), share(m[k])))
     if t.judge_cost is not None:
         run_items.append(("Judge cost", money(t.judge_cost)))
     doc = el("dl", *[join([el("dt", k), el("dd", v)]) for k, v in items], class_="kv") if items else \
@@ -567,10 +630,13 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
                  cache: FragmentCache | None = None) -> Markup:
     dom = _trial_id(t)
     callouts = []
-    if t.status == "gate_failed":
+    if t.expected_gate_failure:
+        callouts.append(el("div", el("b", f"Validity gate failed, as {t.agent} does by design: reward 0 (the floor)"),
+                        t.gate.get("reason") or "no reason recorded", class_="callout info"))
+    elif t.status == "gate_failed":
         callouts.append(el("div", el("b", "Validity gate failed: reward 0"), t.gate.get("reason") or "no reason recorded",
                         class_="callout bad"))
-    failures = _judge_failures(t)
+    failures = [run.share(f) for f in _judge_failures(t)]
     if t.judging_incomplete:
         missing = t.missing_judges
         callouts.append(el("div", el("b", "Judging incomplete"),
@@ -583,9 +649,9 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         callouts.append(el("div", el("b", "Judge errors"), el("ul", *[el("li", f, class_="mono small") for f in failures]),
                         class_="callout"))
     if t.status == "errored":
-        callouts.append(el("div", el("b", "Trial errored"), _error(t), class_="callout bad"))
+        callouts.append(el("div", el("b", "Trial errored"), run.share(_error(t)), class_="callout bad"))
     if t.problems:
-        callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", p, class_="mono small") for p in t.problems]),
+        callouts.append(el("div", el("b", "Problems reading this trial"), el("ul", *[el("li", run.share(p), class_="mono small") for p in t.problems]),
                         class_="callout bad"))
     model_doc = render_path(t.redline_path, colours=colours, missing="This trial produced no redline.docx.", cache=cache,
                             **_redline_options(t, author))
@@ -600,8 +666,8 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     transcript_path = t.path / "transcript.jsonl"
     if transcript_path.is_file():
         events, problems = read_events(transcript_path)
-        timeline = join([el("ul", *[el("li", p, class_="mono small") for p in problems]) if problems else None,
-                         render_transcript(events)])
+        timeline = join([el("ul", *[el("li", run.share(p), class_="mono small") for p in problems]) if problems else None,
+                         render_transcript(run.share(events, known_only=True))])
         transcript = el("details", el("summary", f"What the agent did ({len(events)} transcript events)"), packer(timeline),
                         class_="sub")
     else:
@@ -612,8 +678,9 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     else:
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
-              el("summary", el("bdi", t.model), " · trial ", str(t.trial), " · reward ", score100(t.reward), " ", status_badge(t.status)),
-              _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t), el("h4", "Redline"), redlines, annotated, transcript,
+              el("summary", el("bdi", t.model), " · trial ", str(t.trial), " · reward ", score100(t.reward), " ",
+                 status_badge(t.status, expected=t.expected_gate_failure)),
+              _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t, run.share), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 
 

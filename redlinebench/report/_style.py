@@ -145,7 +145,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .av-cmt{background:#fff0b3}
 .av-pid{color:#8a8a8a}
 .heat td.h{text-align:center;font-weight:600;font-variant-numeric:tabular-nums;min-width:54px}
-.heat th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:220px;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;text-align:left;font-size:12.5px;padding:8px 4px}
+.heat th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:260px;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;text-align:left;font-size:12.5px;padding:8px 4px}
 .heat td.h{width:58px;max-width:58px}
 .heat td.crit{min-width:320px}
 .heat td.h.none{background:repeating-linear-gradient(135deg,#fff 0 4px,#eeece6 4px 6px);color:#8a8a8a;font-weight:400;font-size:11px}
@@ -157,6 +157,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
+@media (max-width:600px){#task-table .bar{display:none}}
 @media (max-width:800px){main{padding:8px 14px 40px}header.top,nav.toc{padding-left:14px;padding-right:14px}.rl-p{grid-template-columns:40px 1fr}.rl-margin{grid-column:2}}
 @media print{
  @page{margin:14mm}

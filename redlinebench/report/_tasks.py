@@ -14,14 +14,28 @@ from ..errors import RedlineBenchError
 from ._load import RunData, config_value
 
 
+def source_root(run: RunData, value: str | None = None) -> Path | None:
+    """Where the run's tasks are on this machine: the shipped set for ``embedded`` (whatever
+    folder an older config.json names), a relative path from the run directory, else as recorded."""
+    if config_value(run.config, "data.kind", "source.kind") == "embedded" or value == "embedded":
+        from ..config import embedded_benchmark_dir
+        return embedded_benchmark_dir()
+    if value is None:
+        value = config_value(run.config, "data.path", "source.path", "data_source.path")
+        if value is None and isinstance(run.config.get("source"), str):
+            value = run.config["source"]
+    if not isinstance(value, str) or not value:
+        return None
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else run.path / path
+
+
 def load_run_tasks(run: RunData) -> tuple[dict[str, Any], str | None]:
     """``({task_id: Task}, None)`` or ``({}, why not)``; never raises for a missing or bad source."""
-    path = config_value(run.config, "data.path", "source.path", "data_source.path")
-    if path is None and isinstance(run.config.get("source"), str):
-        path = run.config["source"]
-    if not isinstance(path, str):
+    root = source_root(run)
+    if root is None:
         return {}, "the run does not record where its tasks came from"
-    root = Path(path)
+    path = str(root)
     try:
         present = root.is_dir()
     except OSError:

@@ -17,6 +17,14 @@ def _fmt(value: Any) -> str:
     return html.escape(str(value))
 
 
+def _shown_path(value: Any) -> str:
+    """A data folder as a shared page may name it: an absolute path keeps only its folder name."""
+    if not value or value == "embedded":
+        return ""
+    path = Path(str(value))
+    return f"…/{path.name}" if path.is_absolute() else str(value)
+
+
 def write_minimal_report(run_dir: Path, summary: dict[str, Any] | None, config: dict[str, Any]) -> Path:
     rows = []
     for entry in (summary or {}).get("leaderboard", []):
@@ -42,7 +50,7 @@ def write_minimal_report(run_dir: Path, summary: dict[str, Any] | None, config: 
 <style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left}}th{{background:#f3f3f3}}</style></head>
 <body><h1>redlinebench run {html.escape(str(config.get('spec', {}).get('run_id')))}</h1>
-<p>Data: {html.escape(str(data.get('kind')))} {html.escape(str(data.get('path') or ''))}, {data.get('n_tasks')} tasks,
+<p>Data: {html.escape(str(data.get('kind')))} {html.escape(_shown_path(data.get('path')))}, {data.get('n_tasks')} tasks,
 fingerprint <code>{html.escape(str(data.get('fingerprint')))}</code>. Judges: {html.escape(str(config.get('judges', {}).get('spec')))}
 (method {html.escape(str((summary or {}).get('judge_method')))}).</p>
 <table><tr><th>model</th><th>redline_overall</th><th>95% CI</th><th>trials</th><th>gate failures</th><th>by turn</th></tr>

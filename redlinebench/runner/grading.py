@@ -97,11 +97,13 @@ def collect_grades(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any],
 def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], state: Progress,
                   judges: list[Any]) -> dict[str, Any]:
     """metrics_summary.json: SPEC §6 fields from ``summarize`` plus a ``run`` section of our own."""
+    from ..judge import audit_section
     from ..scoring import summarize
 
     grades, missing, n_files = collect_grades(layout, spec, tasks, judges)
     summary = dict(summarize(grades)) if grades else {"n_trials": 0, "n_models": 0, "models": [],
                                                       "judge_method": None, "leaderboard": []}
+    summary["judge_calls"] = audit_section([layout.audit], grades)  # each judge call once, resumes included
     summary["run"] = {
         "run_id": spec.run_id,
         "n_planned": len(spec.entrants) * len(tasks) * spec.trials,

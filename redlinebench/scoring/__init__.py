@@ -8,7 +8,7 @@ from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
 from ._reward import RewardBreakdown, reward, rubric_satisfied
-from ._vote import FAIL, PASS, normalize_verdict, panel_vote
+from ._vote import FAIL, PASS, majority, normalize_verdict, panel_vote, votes_cast
 
 __all__ = [
     "FAIL",
@@ -23,6 +23,7 @@ __all__ = [
     "document_diagnostics",
     "no_document_diagnostics",
     "golden_agreement",
+    "majority",
     "normalize_verdict",
     "panel_vote",
     "redline_overall",
@@ -30,4 +31,5 @@ __all__ = [
     "rubric_satisfied",
     "seed_for",
     "summarize",
+    "votes_cast",
 ]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._ci import bootstrap_ci
+from ._diagnostics import GOLDEN_AGREEMENT_FIELDS
 from ._grade import DIAGNOSTIC_FIELDS, TrialGrade
 from ._reward import rubric_satisfied
 from ._vote import PASS
@@ -104,19 +105,27 @@ def _by_category(grades: Sequence[TrialGrade]) -> dict[str, float]:
     return {cat: _r(correct[cat] / total[cat]) for cat in sorted(total) if total[cat] > 0}
 
 
-def _means_of(records: Iterable[Mapping[str, Any] | None], fields: Sequence[str] | None = None) -> dict[str, float]:
+def _means_of(records: Iterable[Mapping[str, Any] | None], fields: Sequence[str]) -> dict[str, float | None]:
+    """Mean of each of ``fields`` over the records that have a finite number for it; every field is
+    in the result, ``None`` where no record has a value (a noop redline has no surgicalness, a
+    trial without a golden no agreement), so every leaderboard entry has the same keys."""
     acc: dict[str, list[float]] = defaultdict(list)
+    wanted = set(fields)
     for rec in records:
         if not rec:
             continue
         for key, value in rec.items():
-            if fields is not None and key not in fields:
+            if key not in wanted:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 continue
             acc[key].append(float(value))
-    order = list(fields) if fields is not None else sorted(acc)
-    return {k: _r(_mean(acc[k])) for k in order if acc.get(k)}
+    return {k: _r(_mean(acc[k])) if acc.get(k) else None for k in fields}
+
+
+def _rubrics_without_vote(grades: Iterable[TrialGrade]) -> int:
+    """Rubric verdicts no judge voted on (SPEC §5.4: FAIL by rule), counted so they are never silent."""
+    return sum(1 for g in grades for rv in g.per_rubric if rv.votes is not None and not rv.votes)
 
 
 def _rows(grades: Sequence[TrialGrade], reward_of=lambda g: g.weighted) -> list[_Row]:
@@ -182,7 +191,7 @@ def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
         "by_side_turn_weighted": {side: _r(_mean(v)) for side, v in sorted(by_side.items())},
         "by_category": _by_category(scored),
         "diagnostics": _means_of((g.diagnostics for g in scored), DIAGNOSTIC_FIELDS),
-        "golden_agreement": _means_of(g.golden_agreement for g in scored),
+        "golden_agreement": _means_of((g.golden_agreement for g in scored), GOLDEN_AGREEMENT_FIELDS),
         "n_gate_failures": len(gate_failures),
         "n_trials": len(scored),
         "n_tasks": len({g.task_id for g in scored}),
@@ -191,8 +200,10 @@ def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
         "grid_complete": not missing and not extra,
         "missing_cells": [f"{s}-{t}" for s, t in missing],
         "n_incomplete": len(unscored),
+        "n_rubrics_without_vote": _rubrics_without_vote(scored),
         "judge_method": _method_label(judge_methods),
         "judge_methods": judge_methods,
+        "grid_note": None,
     }
     if missing or extra:
         entry["grid_note"] = (

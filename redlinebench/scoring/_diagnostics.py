@@ -204,6 +204,19 @@ def _prf(model: int, golden: int, both: int) -> tuple[float | None, float | None
     return rnd(precision), rnd(recall), rnd(f1)
 
 
+#: The keys of :func:`golden_agreement`, in order: a summary reports each of them for every model.
+GOLDEN_AGREEMENT_FIELDS = (
+    "paragraph_precision",
+    "paragraph_recall",
+    "paragraph_f1",
+    "span_precision",
+    "span_recall",
+    "span_f1",
+    "model_touched_paragraphs",
+    "golden_touched_paragraphs",
+)
+
+
 def golden_agreement(doc: Any, golden: Any, author: str, golden_author: str) -> dict[str, Any]:
     """Overlap of the model's edits with the attorney's: touched paragraphs and edited spans.
 

@@ -104,6 +104,7 @@ class TrialGrade:
     errors: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     golden_agreement: dict[str, Any] | None = None
+    attempt_id: str | None = None   # the grading attempt that wrote this grade (its judge_audit.jsonl lines)
     extra: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
     source: str | None = None   # where it was read from; not serialised
@@ -141,6 +142,8 @@ class TrialGrade:
             out["usage"] = dict(self.usage)
         if self.golden_agreement is not None:
             out["golden_agreement"] = dict(self.golden_agreement)
+        if self.attempt_id is not None:
+            out["attempt_id"] = self.attempt_id
         for key, value in self.extra.items():
             out.setdefault(key, value)
         return out
@@ -239,7 +242,7 @@ class TrialGrade:
             raise fail("judges: must be a list")
         known = {"schema_version", "status", "task_id", "model", "trial", "scenario_id", "turn", "side",
                  "input_group", "variant", "judge_method", "judges", "prompt_version", "gate", "score",
-                 "incomplete_judges", "errors", "usage", "golden_agreement"}
+                 "incomplete_judges", "errors", "usage", "golden_agreement", "attempt_id"}
         golden = data.get("golden_agreement")
         return cls(
             task_id=task_id,
@@ -267,6 +270,7 @@ class TrialGrade:
             errors=[str(e) for e in data.get("errors", []) or []],
             usage=dict(data.get("usage") or {}),
             golden_agreement=dict(golden) if isinstance(golden, Mapping) else None,
+            attempt_id=data["attempt_id"] if isinstance(data.get("attempt_id"), str) else None,
             extra={k: v for k, v in data.items() if k not in known},
             schema_version=version,
             source=source,

@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
-from ..errors import DocxError, RedlineBenchError, ToolFailure, echoed
+from ..docx.document import collector_paused
+from ..docx.view import clause_range, paragraph_lines, read_aliases, read_legend
+from ..errors import DocxError, RedlineBenchError, ToolFailure, bounded_id, echoed, shown
+from ._render import VIEW_KEY
 
 if TYPE_CHECKING:
     from ._session import ToolSession
@@ -47,31 +50,102 @@ class Edit(TypedDict):
 
 
 _PID = re.compile(r"^\[?\s*p-?0*(\d+)\s*\]?$", re.IGNORECASE)
-#: More significant digits than any document has paragraphs: such an id is simply not found
-#: (and ``int()`` refuses over 4,300 digits, which made a hostile id an internal error).
-_MAX_PID_DIGITS = 12
 
 
 def normalize_paragraph_id(session: ToolSession, value: str) -> str:
     """Map "[p-12]", "p-12" or "P-0012" to the document's own id; unknown ids pass through unchanged."""
     value = value.strip()
+    if bounded_id(value) is None:   # the one id rule for every id (errors.bounded_id): not found
+        return value
     match = _PID.match(value)
-    if not match or len(match.group(1)) > _MAX_PID_DIGITS:
+    if not match:
         return value
     return session.paragraph_ids_by_number.get(int(match.group(1)), value)
 
 
-def read_document(session: ToolSession) -> dict[str, Any]:
-    """Read the contract as it stands now.
+def read_document(session: ToolSession, start_id: str | None = None, end_id: str | None = None,
+                  clause: str | None = None) -> dict[str, Any]:
+    """Read the contract as it stands now: the whole of it, or a range.
 
     One line per paragraph: `[p-NNN]` id, the clause number (e.g. 3.3.5), the text with pending
-    tracked changes shown inline and attributed (insertions and deletions by each author), and
-    flags for paragraphs carrying revisions or comments. Table cells are included. An appendix
-    lists every existing comment (cmt-N, author, reply-to) and tracked change (rev-N). Use the
-    paragraph ids and the visible current text to anchor edits and comments.
+    tracked changes inline (`{++inserted++}` and `{--deleted--}`, each run followed by
+    `[rev-N A1]`, its revision ids and author alias; the header's legend says who A1 is), and
+    `[flags: ...]` for table cells, comments (cmt-N) and changes not shown inline. Table cells are
+    included. An appendix lists the comments and tracked changes of the paragraphs shown. Use the
+    ids and the current text (insertions in, deletions out) to anchor edits and comments. The
+    editing tools answer with the touched paragraphs' new lines, so there is no need to read again
+    after an edit.
+
+    Args:
+        start_id: Optional first paragraph id of a range to read, e.g. "p-040" (alone: to the end).
+        end_id: Optional last paragraph id of the range, inclusive (alone: from the start).
+        clause: Optional clause number, e.g. "3.3": that clause and its sub-clauses. Not with ids.
     """
     doc = session.doc
-    return {"document": doc.read_view(), "paragraphs": len(doc.paragraphs)}
+    first = last = None
+    label = None
+    if clause is not None:
+        if start_id is not None or end_id is not None:
+            raise ToolFailure("invalid_range", "give either clause or start_id/end_id, not both",
+                              path="arguments.clause")
+        if len(clause) > 40:
+            raise ToolFailure("invalid_range", f"clause {shown(clause)} is not a clause number such as \"3.3\"",
+                              path="arguments.clause")
+        try:
+            first, last = clause_range(doc, clause)
+        except ValueError as exc:
+            raise ToolFailure("invalid_range", str(exc), path="arguments.clause") from None
+        label = f"clause {clause.strip()}"
+    elif start_id is not None or end_id is not None:
+        first = _paragraph_index(session, start_id, "start_id") if start_id is not None else 0
+        last = _paragraph_index(session, end_id, "end_id") if end_id is not None else len(doc.paragraphs) - 1
+        if first > last:
+            raise ToolFailure("invalid_range", f"start_id {doc.paragraphs[first].id} comes after end_id "
+                                               f"{doc.paragraphs[last].id}", path="arguments.start_id")
+    view = doc.read_view(reader=session.author, first=first, last=last, label=label)
+    session.legend_shown = len(doc.read_view_aliases)
+    return {VIEW_KEY: view}
+
+
+def _paragraph_index(session: ToolSession, value: str, field: str) -> int:
+    """The index of paragraph ``value`` (any id spelling); ToolFailure naming the valid ids otherwise."""
+    doc = session.doc
+    pid = normalize_paragraph_id(session, value)
+    try:
+        return doc.paragraph(pid).index
+    except KeyError:
+        paragraphs = doc.paragraphs
+        span = f"{paragraphs[0].id}..{paragraphs[-1].id}" if paragraphs else "none"
+        raise ToolFailure("invalid_range", f"{field}: no paragraph {shown(value)}; the ids run {span}",
+                          path=f"arguments.{field}") from None
+
+
+def _pin_aliases(session: ToolSession) -> None:
+    """Number the document's authors (and the agent, last) before the agent's first change, so the
+    other side keeps A1.. whether or not the agent read first."""
+    if not session.doc.read_view_aliases:
+        read_aliases(session.doc, session.author)
+
+
+def _attach_view(result: dict[str, Any], session: ToolSession, pids: list[Any]) -> dict[str, Any]:
+    """``result`` with the touched paragraphs' lines under ``view`` (none when no paragraph is left)."""
+    view = touched_view(session, pids)
+    if view:
+        result[VIEW_KEY] = view
+    return result
+
+
+def touched_view(session: ToolSession, pids: list[Any]) -> str:
+    """The read-view lines of the paragraphs a call changed, as a fresh read shows them; headed by the
+    author legend when it has grown since the model last saw it (the agent's own alias, a first edit
+    before any read)."""
+    doc = session.doc
+    with collector_paused():   # the index rebuild after an edit, as for a read (see collector_paused)
+        lines = paragraph_lines(doc, [p for p in pids if isinstance(p, str)], reader=session.author)
+    if len(doc.read_view_aliases) > session.legend_shown:
+        lines.insert(0, read_legend(doc, session.author))
+        session.legend_shown = len(doc.read_view_aliases)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
@@ -107,11 +181,21 @@ def propose_edits(session: ToolSession, edits: list[Edit]) -> dict[str, Any]:
             slots.append({"op": echoed(edit.get("op")), "status": "runtime_error",
                           "paragraph_id": echoed((edit.get("anchor") or {}).get("paragraph_id")),
                           "error": f"{failure.code}: {failure.message}"})
+    _pin_aliases(session)
     applied = iter(session.doc.apply_edits(prepared, author=session.author, date=session.date) if prepared else [])
     results = [slot if slot is not None else next(applied) for slot in slots]
     ok = sum(1 for r in results if r.get("status") == "ok")
     session.record_edits(ok, len(results) - ok, comments=sum(1 for r in results if r.get("comment_id")))
-    return {"results": results, "applied": ok, "failed": len(results) - ok}
+    touched = [pid for r in results if r.get("status") == "ok"
+               for pid in [r.get("paragraph_id"), *(r.get("new_paragraph_ids") or ())]]
+    out: dict[str, Any] = {"results": results, "applied": ok, "failed": len(results) - ok}
+    if touched:
+        existing = set(session.doc.paragraph_ids())
+        gone = list(dict.fromkeys(p for p in touched if isinstance(p, str) and p not in existing))
+        if gone:   # e.g. deleting all of your own inserted paragraph removes it: no line to show
+            out["removed_paragraph_ids"] = gone
+        _attach_view(out, session, touched)
+    return out
 
 
 def _prepare_edit(session: ToolSession, edit: dict[str, Any], where: str) -> dict[str, Any]:
@@ -183,10 +267,13 @@ def add_comment(session: ToolSession, text: str, paragraph_id: str | None = None
     reply = reply_to.strip() if reply_to is not None else None
     if reply is not None and re.fullmatch(r"\d+", reply):
         reply = f"cmt-{reply}"
+    _pin_aliases(session)
     comment_id = session.doc.add_comment(author=session.author, text=text, paragraph_id=pid,
                                          span=span or None, reply_to=reply, date=session.date)
     session.record_comment()
-    return {"comment_id": comment_id, "status": "ok"}
+    doc = session.doc
+    where = next((c.paragraph_ids for c in doc.comments if c.id == comment_id), [pid] if pid else [])
+    return _attach_view({"comment_id": comment_id, "status": "ok"}, session, list(where))
 
 
 def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str) -> dict[str, Any]:
@@ -205,11 +292,13 @@ def mark_reserved(session: ToolSession, start_id: str, end_id: str, comment: str
         raise ToolFailure("text_too_long", f"comment has {len(comment)} characters; the limit is "
                                            f"{session.limits.max_comment_chars}", path="arguments.comment",
                           limit=session.limits.max_comment_chars)
+    _pin_aliases(session)
     result = session.doc.mark_reserved(start_id=normalize_paragraph_id(session, start_id),
                                        end_id=normalize_paragraph_id(session, end_id), comment=comment,
                                        author=session.author, date=session.date)
     session.record_comment()
-    return dict(result)
+    out = dict(result)
+    return _attach_view(out, session, [*out.get("paragraph_ids", ()), *out.get("reserved_paragraph_ids", ())])
 
 
 def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
@@ -228,7 +317,10 @@ def end_session(session: ToolSession, summary: str = "") -> dict[str, Any]:
         try:
             session.doc.save(session.output_path)
         except (OSError, DocxError) as exc:
-            raise ToolFailure("save_failed", f"the document could not be saved: {exc}") from None
+            # the reason without the host path (the model's view names files, never folders)
+            reason = exc.problem if isinstance(exc, DocxError) else (exc.strerror or type(exc).__name__)
+            raise ToolFailure("save_failed", f"the document could not be saved as {session.output_path.name}: "
+                                             f"{reason}") from None
         # The file name only: the model needs no host path, and a runner may move the file later.
         path = session.output_path.name
     refused = _open_refusal(session.output_path if path else session.doc.to_bytes(), session)

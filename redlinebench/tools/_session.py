@@ -100,6 +100,7 @@ class ToolSession:
         self._internal = 0
         self._comments = 0
         self._pid_cache: dict[int, str] | None = None
+        self.legend_shown = 0   # how many author aliases the model has seen in a legend
         self.schemas = tool_schemas(self.limits)
 
     # ------------------------------------------------------------------ dispatcher

@@ -65,6 +65,7 @@ async def test_episode_reads_edits_fixes_anchor_replies_and_ends(tmp_path, srv):
     assert [t["function"]["name"] for t in first["tools"]][0] == "read_document"
     third = srv.requests[2].body["messages"]
     tool_msgs = [m for m in third if m["role"] == "tool"]
+    # the tool message is redlinebench.tools.tool_message of the result: JSON here (this backend sends no view)
     assert json.loads(tool_msgs[-1]["content"])["results"][1]["status"] == "anchor_failed"
     assert tool_msgs[-1]["tool_call_id"] == third[-2]["tool_calls"][0]["id"]
 

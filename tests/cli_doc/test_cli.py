@@ -57,7 +57,7 @@ def test_read_view_and_json_shape(contract):
 def test_view_annotated(contract):
     code, out, _ = run("view", contract)   # the annotated view is the default: no flag needed
     assert code == 0 and "sixty (60)" in out and "thirty (30)" in out
-    assert out.startswith("# Annotated redline.") and "~~" in out and "++" in out
+    assert out.startswith("# Annotated redline (grammar: docs/VIEWS.md).") and "~~" in out and "++" in out
     assert run("view", contract, "--annotated") == (code, out, "")   # the old flag still works, same output
 
 

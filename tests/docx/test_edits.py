@@ -45,25 +45,25 @@ def check(doc, original_text):
         (p("Fees are payable within thirty (30) days."),
          edit("replace", "p-001", "thirty (30) days", "sixty (60) days"),
          "Fees are payable within sixty (60) days.",
-         "within ~~thirty~~++sixty++[A1] ~~(30)~~++(60)++[A1]{cmt-"),
+         "within {cmt-5>~~thirty~~[A1]++sixty++[A1] ~~(30)~~[A1]++(60)++[A1]{<cmt-5}"),
         # edits across runs with different formatting
         (p(r_("The "), r_("Vendor", "<w:b/>"), r_(" shall pay.")),
          edit("replace", "p-001", "Vendor shall", "Customer may"),
-         "The Customer may pay.", "The ~~Vendor shall~~++Customer may++[A1]"),
+         "The Customer may pay.", "The {cmt-3>~~Vendor shall~~[A1]++Customer may++[A1]{<cmt-3} pay."),
         # tabs and repeated spaces: offsets land exactly
         (p("Term:", "<w:r><w:tab/><w:t xml:space=\"preserve\">two  (2) years</w:t></w:r>"),
          edit("replace", "p-001", "two (2) years", "three (3) years"),
-         "Term:\tthree  (3) years", "Term:\t~~two~~++three++[A1]  ~~(2)~~++(3)++[A1]"),
+         "Term:\tthree  (3) years", "Term:\t{cmt-5>~~two~~[A1]++three++[A1]  ~~(2)~~[A1]++(3)++[A1]{<cmt-5}"),
         # hyperlinks: text inside a link is editable
         (p("See ", '<w:hyperlink w:anchor="target"><w:r><w:t>our terms</w:t></w:r></w:hyperlink>', " here."),
          edit("replace", "p-001", "our terms here", "the policy here"),
-         "See the policy here.", "See ~~our~~++the++[A1] ~~terms~~++policy++[A1]"),
+         "See the policy here.", "See {cmt-5>~~our~~[A1]++the++[A1] ~~terms~~[A1]++policy++[A1]{<cmt-5}"),
         # leading spaces
         (p('<w:r><w:t xml:space="preserve">   Indented text.</w:t></w:r>'),
          edit("delete", "p-001", "Indented"),
          "   text.", None),
         (p("Pay within 30 days."), edit("insert_after", "p-001", "30", "calendar"),
-         "Pay within 30 calendar days.", "Pay within 30++ calendar++[A1]"),
+         "Pay within 30 calendar days.", "Pay within 30{cmt-2>++ calendar++[A1]{<cmt-2} days."),
         (p("Pay within 30 days."), edit("delete", "p-001", "within 30 days", comment="x"),
          "Pay.", None),
     ],
@@ -353,7 +353,7 @@ def test_replace_inside_a_field_result_replaces_the_whole_field():
     assert res["status"] == "ok"
     out = check(doc, "Fees are set out in Schedule 1.")
     assert out.text("accepted") == "Fees are set out in Schedule 2."
-    assert "~~Schedule 1~~++Schedule 2++[A1]" in out.annotated_view(focus_author=ME)
+    assert "~~Schedule 1~~[A1]++Schedule 2++[A1]" in out.annotated_view(focus_author=ME)
     (res,) = doc.apply_edits([edit("replace", "p-001", "set out in", "in")], author=ME, date=WHEN)
     assert doc.text("accepted") == "Fees are in Schedule 2."
 

@@ -294,12 +294,14 @@ def test_annotated_view_attributes_every_change_and_lists_comments():
     body = [line for line in view.splitlines() if line.startswith("[p-")]
     assert len(body) == len(doc.paragraphs)
     for para, line in zip(doc.paragraphs, body):
-        assert line.startswith(f"[{para.id}]") and (para.number is None or f" {para.number} " in line)
-    changes = re.findall(r"(?:~~[^~]+~~|\+\+[^+]+\+\+)+(\[[^\]]+\])?", "\n".join(body))
-    assert changes and all(changes), "a change without its author tag"
+        assert line.startswith(f"[{para.id}" + (f" {para.number}]" if para.number else "]"))
+    # every change (a deletion nested in an insertion included) is followed by its own tag
+    changes = re.findall(r"(~~[^~]+~~|\+\+[^+]+\+\+)(\[A\d+[^\]]*\])?", "\n".join(body))
+    assert changes and all(tag for _, tag in changes), "a change without its author tag"
     assert US in view and "this turn" in view.lower()
     for comment in doc.comments:
-        assert f"{{{comment.id}}}" in view, comment.id  # anchored in the text
+        if comment.paragraph_ids:  # anchored in the text: a range or a point
+            assert f"{{{comment.id}>" in view or f"{{{comment.id}}}" in view, comment.id
         assert re.search(rf"^{re.escape(comment.id)} \|", view, re.M), comment.id  # and in the appendix
     replies = [c for c in doc.comments if c.parent]
     assert replies and all(f"reply to {c.parent}" in view for c in replies)

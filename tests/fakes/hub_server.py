@@ -22,7 +22,7 @@ Pointing the library at it
 --------------------------
 ``huggingface_hub`` reads ``HF_ENDPOINT`` and ``HF_HUB_OFFLINE`` once, at import, into
 ``huggingface_hub.constants`` (and ``datasets`` copies them into ``datasets.config``). In the
-test process use the ``fake_hub`` fixture below (or :func:`point_hub_at`): it patches those
+test process use the ``fake_hub`` fixture of :mod:`tests.fakes.hub_fixture` (or its ``point_hub_at``): it patches those
 module constants *and* sets the environment, so code that builds ``HfApi()`` at call time and
 any subprocess started afterwards both talk to the fake. The module-level helpers
 (``huggingface_hub.upload_file`` ...) are bound to an ``HfApi`` built at import; the fixture
@@ -43,15 +43,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import sys
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import pytest
 
 _TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
 _PREFIX = {"model": "", "dataset": "datasets/", "space": "spaces/"}
@@ -484,35 +481,4 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, content, {"X-Repo-Commit": commit.oid, "ETag": f'"{etag}"'}, "application/octet-stream")
 
 
-# ---------------------------------------------------------------------- pointing the library
-def point_hub_at(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
-    """Make ``huggingface_hub`` (and ``datasets``, if imported) talk to ``url`` for this test."""
-    monkeypatch.setenv("HF_ENDPOINT", url)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "0")
-    from huggingface_hub import constants, hf_api
-
-    monkeypatch.setattr(constants, "ENDPOINT", url)
-    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", url + "/{repo_id}/resolve/{revision}/{filename}")
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(hf_api.api, "endpoint", url)
-    ds_config = sys.modules.get("datasets.config")
-    if ds_config is not None:
-        monkeypatch.setattr(ds_config, "HF_ENDPOINT", url)
-        monkeypatch.setattr(ds_config, "HUB_DATASETS_URL", url + "/datasets/{repo_id}/resolve/{revision}/{path}")
-        monkeypatch.setattr(ds_config, "HF_HUB_OFFLINE", False)
-        monkeypatch.setattr(ds_config, "HF_DATASETS_OFFLINE", False)
-
-
-@pytest.fixture
-def fake_hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    """A started :class:`FakeHub` that ``huggingface_hub`` points at for the test's duration."""
-    hub = FakeHub().start()
-    point_hub_at(monkeypatch, hub.url)
-    try:
-        yield hub
-    finally:
-        hub.stop()
-
-
-__all__ = ["FakeHub", "CommitRecord", "fake_hub", "point_hub_at", "git_blob_sha"]
+__all__ = ["FakeHub", "CommitRecord", "git_blob_sha"]

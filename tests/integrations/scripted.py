@@ -32,13 +32,13 @@ def editing_agent(messages, tools, tool_choice, config) -> ModelOutput:
         return _call("read_document", {})
     last = results[-1]
     if last.function == "read_document":
-        view = json.loads(last.text)["document"]
+        view = last.text   # the read view arrives as plain text
         pid = re.search(r"\[(p-\d+)\][^\n]*Customer shall pay", view).group(1)
         edit = {"op": "replace", "anchor": {"paragraph_id": pid, "text": "30 days"}, "new_text": "45 days",
                 "comment": "Our playbook requires 45-day payment terms."}
         return _call("propose_edits", {"edits": [edit]})
     if last.function == "propose_edits":
-        statuses = [e["status"] for e in json.loads(last.text)["results"]]
+        statuses = [e["status"] for e in json.loads(last.text.partition("\n\n")[0])["results"]]
         assert statuses == ["ok"], last.text
         return _call("end_session", {})
     raise AssertionError(f"unexpected tool result {last.function}")
@@ -85,3 +85,10 @@ def metric(log, name: str) -> float:
 def looping_agent(messages, tools, tool_choice, config) -> ModelOutput:
     """Never finishes: reads the document again and again (a message limit must stop it)."""
     return _call("read_document", {})
+
+
+def document(score) -> "Path":
+    """The redline a score graded (the path is in the grade's ``inspect`` record; ``answer`` is a summary)."""
+    from pathlib import Path
+
+    return Path(score.metadata["grades"][0]["inspect"]["output"])

@@ -80,6 +80,8 @@ def test_push_results_opens_a_pr_whose_yaml_reads_back(tmp_path, fake_hub):
 
     fake_hub.seed("org/model", {"config.json": "{}"})
     run = _run_dir(tmp_path, [_row()])
+    for metrics in run.glob("trials/*/*/*/"):  # what the llm agent writes beside each grade
+        (metrics / "metrics.json").write_text(json.dumps({"prompt_version": "agent-1", "status": "completed"}))
     res = _invoke("push", "results", str(run), "--model-repo", "org/model", "--create-pr",
                   "--source-url", "https://example.org/logs", env={"HF_TOKEN": TOKEN})
     assert res.exit_code == 0, res.output
@@ -92,9 +94,13 @@ def test_push_results_opens_a_pr_whose_yaml_reads_back(tmp_path, fake_hub):
     assert entry.dataset_revision == config.HUB_DATASET_REVISION
     assert entry.date == "2026-11-20T10:00:00Z"
     assert (entry.source_url, entry.source_name) == ("https://example.org/logs", "redlinebench")
-    for needle in ("redlinebench llm agent (max 40 steps)", *JUDGES, "(panel)", "trials: 280 over 140 tasks",
-                   "95% CI 38.0-47.0"):
-        assert needle in entry.notes
+    from redlinebench import __version__
+
+    for needle in (f"harness: redlinebench {__version__}", "agent: redlinebench llm agent (max 40 steps)",
+                   "agent prompt agent-1", "model: openai/gpt-5.5", "judge panel: " + ", ".join(JUDGES) + " (panel)",
+                   "trials: 2 per task, 280 graded over 140 tasks", "95% CI 38.0-47.0"):
+        assert needle in entry.notes, entry.notes
+    assert "/cache/snapshot" not in rec.files[".eval_results/redlinebench.yaml"].decode()
     assert "discussions/1" in res.output
 
 
@@ -361,6 +367,15 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
     assert entry.value == row["redline_overall"] == round(100 * row["overall_turn_weighted"], 1)
     assert (entry.dataset_id, entry.dataset_revision) == ("org/synthetic", "abc123")
     assert "openai/j1, openai/j2, openai/j3 (llm)" in entry.notes and "redlinebench golden agent" in entry.notes
+    from redlinebench import __version__
+    from redlinebench.judge._prompt import PROMPT_VERSION as JUDGE_PROMPT
+
+    text = fake_hub.files_at("org/golden")[hub.RESULTS_PATH]
+    text = text.decode() if isinstance(text, bytes) else text
+    for needle in (f"harness: redlinebench {__version__}", "agent prompt: none recorded", f"judge prompt {JUDGE_PROMPT}",
+                   "trials: 1 per task"):
+        assert needle in entry.notes, entry.notes
+    assert str(tmp_path) not in text and "/tmp/" not in text  # no local path in a shared file (issue 18)
     # the same run claimed for the real dataset: a partial task set, refused
     refused = _invoke("push", "results", str(run), "--model-repo", "org/golden", env={"HF_TOKEN": TOKEN})
     assert refused.exit_code == 1 and f"of the 140 tasks of {config.HUB_DATASET_ID}" in refused.output

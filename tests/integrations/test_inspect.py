@@ -17,7 +17,7 @@ from inspect_ai.model import get_model
 
 from redlinebench.integrations.inspect_task import redlinebench, sample_for
 from redlinebench.tasks import load_tasks
-from tests.integrations.scripted import editing_agent, idle_agent, metric, only_score, role_panel
+from tests.integrations.scripted import document, editing_agent, idle_agent, metric, only_score, role_panel
 from tests.tasks.treefactory import build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,8 +34,8 @@ def test_samples_come_from_our_loader(tree):
     sample = sample_for(task)
     assert sample.id == "redline-s1-t1-g01a"
     assert sample.input == task.instruction
-    assert sample.files["contract.docx"] == str(task.contract_path)
-    assert set(sample.files) == {"contract.docx", "grounding/commercial_context.md", "grounding/playbook.md"}
+    assert not sample.files  # no sandbox: the tools open the contract through metadata["task_root"]
+    assert sample.metadata["task_root"] == str(task.root)
     assert sample.metadata["author"] == AUTHOR and sample.metadata["input_group"] == "s1-t1-g01"
     assert sample.metadata["side"] == "A" and sample.metadata["turn"] == 1
 
@@ -46,7 +46,7 @@ def test_the_default_output_dir_is_a_fresh_folder_in_the_cache(tree, tmp_path, m
 
     seen: list[Path] = []
     real = inspect_task.redline_agent_solver
-    monkeypatch.setattr(inspect_task, "redline_agent_solver", lambda out, judges: seen.append(out) or real(out, judges))
+    monkeypatch.setattr(inspect_task, "redline_agent_solver", lambda out, judges, limit=None: seen.append(out) or real(out, judges, limit))
     monkeypatch.setenv("REDLINEBENCH_CACHE", str(tmp_path / "cache"))
     redlinebench(source=str(tree), judges="heuristic")
     redlinebench(source=str(tree), judges="heuristic")
@@ -82,7 +82,7 @@ def test_react_agent_edits_and_the_role_panel_grades(tree, tmp_path):
     assert metric(log, "gate_failures") == 0
     from redlinebench.docx import RedlineDocument
 
-    path = Path(scores["redline-s1-t1-g01a"].answer)
+    path = document(scores["redline-s1-t1-g01a"])
     assert path == out_dir / "mockllm_agent" / log.eval.eval_id / "redline-s1-t1-g01a" / "epoch-1" / "redline.docx"
     doc = RedlineDocument.open(path)
     mine = [r for r in doc.revisions if r.author == AUTHOR]
@@ -118,18 +118,18 @@ def test_two_models_sharing_an_output_dir_each_grade_their_own_document(tree, tm
     by_model = {log.eval.model: (log, only_score(log.samples[0])) for log in logs}
     editor_log, editor = by_model["mockllm/editor"]
     idle_log, idle = by_model["mockllm/idle"]
-    assert editor.answer != idle.answer
-    assert Path(editor.answer).is_relative_to(out_dir / "mockllm_editor" / editor_log.eval.eval_id)
-    assert Path(idle.answer).is_relative_to(out_dir / "mockllm_idle" / idle_log.eval.eval_id)
+    assert document(editor) != document(idle)
+    assert document(editor).is_relative_to(out_dir / "mockllm_editor" / editor_log.eval.eval_id)
+    assert document(idle).is_relative_to(out_dir / "mockllm_idle" / idle_log.eval.eval_id)
     assert editor.metadata["grades"][0]["status"] == "graded"
     assert idle.metadata["grades"][0]["status"] == "gate_failed"
     from redlinebench.docx import RedlineDocument
 
-    assert [r.author for r in RedlineDocument.open(editor.answer).revisions if r.author == AUTHOR]
-    assert not [r for r in RedlineDocument.open(idle.answer).revisions if r.author == AUTHOR]
+    assert [r.author for r in RedlineDocument.open(document(editor)).revisions if r.author == AUTHOR]
+    assert not [r for r in RedlineDocument.open(document(idle)).revisions if r.author == AUTHOR]
     # the same task and output_dir again: a new eval id, so the first run's document is kept
     [again] = inspect_eval(task, model=models[0], log_dir=str(tmp_path / "logs"), display="none")
-    assert only_score(again.samples[0]).answer != editor.answer and Path(editor.answer).is_file()
+    assert document(only_score(again.samples[0])) != document(editor) and document(editor).is_file()
 
 
 def test_without_a_grader_role_the_sample_errors_before_the_agent_runs(tree, tmp_path):
@@ -199,7 +199,7 @@ def test_the_inspect_cli_runs_the_task_with_the_stock_mock_model_offline(tree, t
     assert metric(log, "gate_failures") == 1 and metric(log, "redline_overall") == 0.0
 
 
-def test_metrics_refuse_scores_whose_trials_were_reduced_away():
+def test_metrics_refuse_scores_not_made_by_the_redline_scorer():
     from inspect_ai.scorer import SampleScore, Score
 
     from redlinebench.integrations.inspect_scorer import grades_of, metric_value
@@ -210,7 +210,7 @@ def test_metrics_refuse_scores_whose_trials_were_reduced_away():
     assert metric_value([kept], "overall_turn_weighted") == 0.8
     assert metric_value([kept], "overall_turn_weighted", scale=100.0, digits=1) == 80.0
     reduced = SampleScore(score=Score(value=0.8), sample_id="redline-s1-t1-g01a")
-    with pytest.raises(ValueError, match="do not pass --epochs-reducer"):
+    with pytest.raises(ValueError, match="no redlinebench grade"):
         grades_of([kept, reduced])
 
 
@@ -247,8 +247,8 @@ def test_a_message_limit_ends_the_loop_and_the_document_is_graded_as_it_stands(t
     [grade] = only_score(sample).metadata["grades"]
     assert grade["status"] == "gate_failed" and grade["inspect"]["finished"] is False
     assert grade["inspect"]["tool_stats"]["calls_by_tool"]["read_document"] >= 3
-    assert Path(only_score(sample).answer).is_file()
-    assert Path(only_score(sample).answer).is_relative_to(tmp_path / "o" / "mockllm_agent" / log.eval.eval_id)
+    assert document(only_score(sample)).is_file()
+    assert document(only_score(sample)).is_relative_to(tmp_path / "o" / "mockllm_agent" / log.eval.eval_id)
 
 
 def test_redline_overall_metric_aggregates_groups_then_cells_not_a_plain_mean():
@@ -338,3 +338,103 @@ def test_a_hub_source_is_labelled_with_the_dataset_id_and_revision(tree):
     hub = Source(kind="hub", path=tree, reason="pinned Hub snapshot", revision=config.HUB_DATASET_REVISION)
     label = dataset_label(TaskSet(list(load_tasks(tree)), hub))
     assert label == ("redlinebench", f"hf://datasets/{config.HUB_DATASET_ID}@{config.HUB_DATASET_REVISION}")
+
+
+# ----------------------------------------------------------------------------- front door: the inspect CLI
+TASK_FILE = ROOT / "redlinebench" / "integrations" / "inspect_task.py"
+
+
+def _inspect_cli(args: list[str], tmp_path: Path) -> object:
+    """Run ``inspect eval`` in a subprocess (the user's command) and read back its one log."""
+    from inspect_ai.log import read_eval_log
+
+    logs = tmp_path / "logs"
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("inspect")), "eval", *args, "--model", "mockllm/model",
+         "--log-dir", str(logs), "--display", "plain", "-T", f"output_dir={tmp_path / 'o'}"],
+        env={**_installed(tmp_path), "COLUMNS": "400"}, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    [path] = list(logs.glob("*.eval"))
+    return read_eval_log(str(path)), proc.stdout + proc.stderr
+
+
+def _run_summary(tmp_path: Path, agent: str, *args: str) -> dict:
+    """``redlinebench run --agent AGENT --judges heuristic ...``: the leaderboard row Inspect must match."""
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    run_dir = tmp_path / f"run-{agent}"
+    res = CliRunner().invoke(main, ["run", "--agent", agent, "--judges", "heuristic", "--run-dir", str(run_dir),
+                                    *args], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return json.loads((run_dir / "metrics_summary.json").read_text())["leaderboard"][0]
+
+
+def test_the_task_file_runs_by_path_and_golden_scores_what_redlinebench_run_scores(tree, tmp_path):
+    """`inspect eval .../inspect_task.py@redlinebench --solver golden --epochs 2 --epochs-reducer mean`:
+    the file loads by path (absolute imports), the baseline solver is registered, every epoch is a
+    counted trial, and the headline equals `redlinebench run --agent golden` with the same judges."""
+    log, _ = _inspect_cli([f"{TASK_FILE}@redlinebench", "--solver", "golden", "-T", f"source={tree}",
+                           "-T", "judges=heuristic", "--epochs", "2", "--epochs-reducer", "mean"], tmp_path)
+    assert log.status == "success"
+    row = _run_summary(tmp_path, "golden", "--source", str(tree), "--trials", "2")
+    assert metric(log, "n_trials") == row["n_trials"] == 6  # 3 tasks x 2 epochs, none reduced away
+    assert metric(log, "redline_overall") == row["redline_overall"] > 0
+    assert metric(log, "mean_per_task_reward") == pytest.approx(row["mean_per_task_reward"])
+    answer = log.samples[0].scores["redline_scorer"].answer
+    assert answer.startswith("redline by ") and "tracked change" in answer and str(tmp_path) not in answer
+
+
+@pytest.mark.parametrize("solver, agent", [("redlinebench/accept_all", "accept-all"), ("redlinebench/noop", "noop")])
+def test_the_registered_baseline_solvers_score_as_the_local_baselines(tree, tmp_path, solver, agent):
+    log, _ = _inspect_cli(["redlinebench/redlinebench", "--solver", solver, "-T", f"source={tree}",
+                           "-T", "judges=heuristic"], tmp_path)
+    row = _run_summary(tmp_path, agent, "--source", str(tree))
+    assert metric(log, "redline_overall") == row["redline_overall"]
+    assert metric(log, "gate_failures") == row["n_gate_failures"]
+    if agent == "noop":
+        assert metric(log, "gate_failures") == 3
+
+
+def test_a_foreign_epochs_reducer_cannot_drop_a_trial(tree, tmp_path):
+    """Epoch 1 hands in the golden redline, epoch 2 the untouched contract: with Inspect's `max`
+    reducer (which keeps epoch 1's metadata) the headline must still average both trials."""
+    from inspect_ai import Epochs
+    from inspect_ai.solver import solver
+
+    from redlinebench.integrations.inspect_solver import baseline_solver
+
+    @solver
+    def golden_then_noop():
+        first, second = baseline_solver("golden", tmp_path / "o"), baseline_solver("noop", tmp_path / "o")
+
+        async def solve(state, generate):
+            return await (first if state.epoch == 1 else second)(state, generate)
+
+        return solve
+
+    def headline(epochs):
+        [log] = inspect_eval(redlinebench(source=str(tree), judges="heuristic"), solver=golden_then_noop(),
+                             epochs=epochs, model=get_model("mockllm/agent", custom_outputs=idle_agent),
+                             log_dir=str(tmp_path / "logs"), display="none")
+        assert log.status == "success", log.error
+        return log
+
+    both = headline(Epochs(2, "max"))
+    assert metric(both, "n_trials") == 6 and metric(both, "gate_failures") == 3
+    golden_only = _run_summary(tmp_path, "golden", "--source", str(tree))
+    assert 0 < metric(both, "redline_overall") < golden_only["redline_overall"]
+    assert metric(both, "mean_per_task_reward") == pytest.approx(golden_only["mean_per_task_reward"] / 2, abs=1e-3)
+
+
+def test_a_partial_grid_is_named_in_the_log_and_on_the_console(tree, tmp_path):
+    log, output = _inspect_cli(["redlinebench/redlinebench", "--solver", "redlinebench/golden",
+                                "-T", f"source={tree}", "-T", "judges=heuristic"], tmp_path)
+    grid = log.eval.metadata["grid"]
+    assert grid["cells"] == 2 and grid["of"] == 12 and not grid["complete"]
+    assert "2 of 12 scenario x turn cells" in grid["note"] and "not comparable to a full-grid score" in grid["note"]
+    assert metric(log, "grid_cells") == 2
+    assert "not comparable to a full-grid score" in " ".join(output.split())  # Inspect's console warning
+    full = redlinebench(source="embedded", judges="heuristic")
+    assert full.metadata["grid"] == {"cells": 12, "of": 12, "complete": True, "missing": []}

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +29,8 @@ from redlinebench.errors import ConfigError
 from redlinebench.integrations import lighteval_tasks as lt
 from tests.integrations.scripted import editing_agent, metric, only_score, role_panel
 from tests.tasks.treefactory import build_tree
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_tasks_table_declares_the_inspect_backed_task():
@@ -76,3 +82,90 @@ def test_a_plain_export_or_a_config_list_gets_a_message_saying_what_to_do(tmp_pa
     with pytest.raises(ConfigError, match=r"pass your configs as the table, e.g. inspect_tasks\(\"redlinebench\|0\", "
                                           r"table=\[make_config"):
         lt.inspect_tasks([cfg])
+
+
+# ----------------------------------------------------------------------------- front door
+MODULE = Path(lt.__file__)
+
+
+@pytest.fixture
+def exported(tmp_path) -> Path:
+    tree = build_tree(tmp_path / "bench", [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)])
+    ds = tmp_path / "export"
+    export_dataset(tree, ds, include_tree=True)
+    return ds
+
+
+def _cli(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "redlinebench", "lighteval", "eval", *args,
+                           "--log-dir", str(tmp_path / "logs")], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", **env})
+
+
+def _log(tmp_path: Path):
+    from inspect_ai.log import read_eval_log
+
+    [path] = list((tmp_path / "logs").glob("*.eval"))
+    return read_eval_log(str(path))
+
+
+def test_our_module_loads_by_file_path_and_runs_through_the_entry_point(exported, tmp_path):
+    """`redlinebench lighteval eval "redlinebench|0" --custom-tasks .../lighteval_tasks.py`: lighteval's
+    own loader reads the file by path (absolute imports), lighteval's get_inspect_ai_task builds the
+    task, every epoch is a trial, and the native message limit stops an agent that never submits."""
+    proc = _cli(["redlinebench|0", "--custom-tasks", str(MODULE), "--model", "mockllm/model",
+                 "--model-role", "grader=mockllm/model", "--epochs", "2", "--epochs-reducer", "max",
+                 "--limit", "1"], {"REDLINEBENCH_BENCHMARK_DIR": str(exported), "REDLINEBENCH_CACHE": str(tmp_path)},
+                tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "redlinebench: success" in proc.stdout and "n_trials 2" in proc.stdout
+    log = _log(tmp_path)
+    assert metric(log, "n_trials") == 2 and metric(log, "gate_failures") == 2  # mockllm never edits
+    for sample in log.samples:
+        assert sample.error is None
+        assert len(sample.messages) <= lt.DEFAULT_MESSAGE_LIMIT + 2  # stopped by the native limit, then graded
+
+
+def test_a_users_custom_tasks_file_with_heuristic_judges(exported, tmp_path):
+    custom = tmp_path / "my_tasks.py"
+    custom.write_text("from redlinebench.integrations.lighteval_tasks import make_config\n"
+                      f"TASKS_TABLE = [make_config(hf_repo={str(exported)!r}, source={str(exported)!r}, "
+                      "judges='heuristic', message_limit=6)]\n")
+    proc = _cli(["redlinebench|0", "--custom-tasks", str(custom), "--model", "mockllm/model"],
+                {"REDLINEBENCH_CACHE": str(tmp_path)}, tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    log = _log(tmp_path)
+    assert metric(log, "n_trials") == 3 and metric(log, "grid_cells") == 2
+    assert all(len(s.messages) <= 8 for s in log.samples)
+    bad = _cli(["redlinebench|0", "--custom-tasks", str(tmp_path / "nope.py"), "--model", "mockllm/model"], {},
+               tmp_path)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr and "nope" in bad.stderr
+
+
+def test_the_docstring_is_in_lighteval_metadata_format_as_tasks_dump_parses_it(monkeypatch):
+    """lighteval's own get_tasks_dump (what `lighteval tasks dump` prints) on our module. Its
+    built-in task modules are stubbed: importing them is what fails under huggingface_hub 2.x."""
+    import importlib
+    import types
+
+    from lighteval.tasks.registry import Registry
+
+    real = importlib.import_module
+
+    def stub(name, *args, **kwargs):
+        if name.startswith("lighteval.tasks.tasks.") or name.startswith("lighteval.tasks.multilingual."):
+            return types.ModuleType(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib, "import_module", stub)
+    registry = object.__new__(Registry)
+    registry._task_registry = {cfg.name: cfg for cfg in lt.TASKS_TABLE}
+    registry._custom_tasks = lt
+    registry._load_multilingual = False
+    [entry] = registry.get_tasks_dump()
+    doc = entry["docstring"]
+    assert doc["name"] == "RedlineBench" and doc["dataset"] == [config.HUB_DATASET_ID]
+    assert doc["languages"] == ["english"] and "tool-use" in doc["tags"]
+    assert doc["abstract"].startswith("Agentic contract negotiation") and "redlinebench lighteval eval" in doc["abstract"]
+    assert set(doc) == {"name", "dataset", "abstract", "languages", "tags", "paper"}
+    assert [t["name"] for t in entry["tasks"]] == ["redlinebench"]

@@ -129,3 +129,18 @@ def test_cli_judge_check_fails_when_every_judge_call_fails(fake_openai, monkeypa
     assert result.exit_code != 0, result.output
     assert "every judge call failed" in result.output and "openai/broken" in result.output
     assert "Traceback" not in result.output and "\n" not in result.output.strip()
+
+
+def test_reply_rubrics_are_reported_apart_and_with_comments():
+    from redlinebench.judge._check import verb_of
+
+    assert verb_of("Replies to AgentCo's comments on the cap") == "reply"
+    assert verb_of("States in a comment that the cap is final") == "comment"
+    rows = [
+        {"judge": "j", "expected": "PASS", "got": "PASS", "verb": "reply", "category": "A", "case_kind": "golden"},
+        {"judge": "j", "expected": "PASS", "got": "FAIL", "verb": "comment", "category": "A", "case_kind": "golden"},
+        {"judge": "j", "expected": "FAIL", "got": "FAIL", "verb": "insert", "category": "A", "case_kind": "golden"},
+    ]
+    r = agreement_report(rows)["j"]
+    assert r["comment_and_reply"]["n"] == 2 and r["comment_and_reply"]["accuracy"] == 0.5
+    assert r["by_verb"]["reply"]["accuracy"] == 1.0

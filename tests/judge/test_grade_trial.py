@@ -49,7 +49,7 @@ async def test_panel_majority_reward_and_files(fake_openai, tmp_path):
     assert TrialGrade.read(out / "grade.json").to_dict() == on_disk
     assert sorted(p.name for p in (out / "judges").iterdir()) == ["openai_ja.json", "openai_jb.json",
                                                                   "openai_jc.json"]
-    assert "~~thirty~~++sixty++" in (out / "annotated_view.md").read_text()
+    assert "~~thirty~~[A1]++sixty++[A1]" in (out / "annotated_view.md").read_text()
     assert json.loads((out / "judges" / "openai_jc.json").read_text())["missing"] == ["r4"]
     for path in tmp_path.rglob("*"):
         if path.is_file() and path.suffix in (".json", ".jsonl", ".md"):

@@ -131,3 +131,16 @@ def test_a_reply_answering_some_ids_still_counts_the_rest_fail():
                        IDS)
     assert p.verdicts == {"r1": "FAIL", "r2": "PASS", "r3": "FAIL"}
     assert p.missing == ["r1", "r3"] and p.unknown == ["zz"]
+
+
+def test_prompt_legend_states_the_annotated_view_grammar_and_its_version():
+    from redlinebench.docx.annotated import ANNOTATED_VIEW_VERSION
+    from redlinebench.judge import SYSTEM_PROMPT
+
+    for needle in ("++text++[A1]", "~~text~~[A1]", "~~old~~[A1]++new++[A1]", "its own author tag",
+                   "++kept ~~struck~~[A2] kept++[A1]", "[A1 moved here]", "[table row inserted by A1]",
+                   "[new paragraph by A1]", "[¶ inserted by A1]", "[formatting changed by A1:", "{cmt-N>",
+                   "{<cmt-N}", "A backslash", "never markup"):
+        assert needle in SYSTEM_PROMPT, needle
+    # the version names the view's form too: a new view grammar never shares a cache entry or grade label
+    assert PROMPT_VERSION.endswith("+" + ANNOTATED_VIEW_VERSION) and PROMPT_VERSION != "rb-judge-v1"

@@ -38,7 +38,7 @@ async def test_run_report_in_chromium(chromium, run_dir):
     page = write_run_report(run_dir)
     sort_js = """(() => { const t = document.querySelector('#tasks table'); const th = [...t.tHead.rows[0].cells]
         .find(c => c.textContent === 'Reward'); th.click(); th.click();
-        return [...t.tBodies[0].rows].map(r => r.cells[6].textContent.trim()); })()"""
+        return [...t.tBodies[0].rows].map(r => r.cells[th.cellIndex].textContent.trim()); })()"""
     golden_js = """new Promise(res => { const d = document.querySelector('details.trial'); d.closest('details.task').open = true;
         d.open = true; setTimeout(() => { const s = d.querySelector('[data-golden]');
         if (!s) { res(null); return; }

@@ -26,7 +26,8 @@ def test_rubric_heatmap_rates_by_hand(run_dir, tmp_path):
     tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
     table = tree.xpath("//section[@id='rubrics']//details//table")[0]
     head = [th.text_content() for th in table.xpath("./thead/tr/th")]
-    assert head[4:] == MODELS
+    assert head[4:6] == MODELS[:2] and head[6] != MODELS[2] and head[6].startswith("evil/")  # 39 characters: cut
+    assert [th.get("title") for th in table.xpath("./thead/tr/th")][4:] == MODELS      # the full name on hover
     rows = {(r.xpath("./td[1]")[0].text_content(), r.xpath("./td[2]")[0].text_content()):
             [c.text_content() for c in r.xpath("./td")[4:]] for r in table.xpath("./tbody/tr")}
     # r3 of s1-t1 for gpt-5.5: trial 1 FAIL (1/3), trial 2 PASS -> 50; opus FAIL -> 0; evil model did not run it

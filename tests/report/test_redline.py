@@ -127,3 +127,12 @@ def test_threads_are_numbered_in_reading_order():
     threads = tree.xpath(".//div[contains(@class,'rl-thread')]")
     assert [(t.get("id"), t.xpath(".//div[@class='rl-ctext']")[0].text) for t in threads] == \
         [("d-c1", "on the first"), ("d-c2", "on the second")]
+
+
+def test_annotated_tinting_follows_the_view_grammar():
+    """Escaped marker characters stay text; numbered paragraph heads and comment ranges are tinted."""
+    html = str(render_annotated(r"[p-050 4.2] a \~\~x\~\~ ~~old~~[A2] {cmt-3>b{<cmt-3}"))
+    assert '<span class="av-pid">[p-050 4.2]</span>' in html
+    assert '<span class="av-del">~~old~~</span>' in html
+    assert r"\~\~x\~\~" in html and html.count("av-del") == 1
+    assert '<span class="av-cmt">{&lt;cmt-3}</span>' in html and '<span class="av-cmt">{cmt-3&gt;</span>' in html

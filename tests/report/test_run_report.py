@@ -33,10 +33,10 @@ def test_task_table_values(run_dir):
     tree = parse(write_run_report(run_dir))
     row = [r for r in tree.xpath("//section[@id='tasks']//tbody/tr")
            if r.xpath("./td[1]")[0].text_content() == "redline-s1-t1-g01a" and r.xpath("./td[2]")[0].text_content() == MODELS[0]
-           and r.xpath("./td[3]")[0].text_content() == "2"][0]
+           and r.xpath("./td[5]")[0].text_content() == "2"][0]
     cells = [c.text_content().strip() for c in row.xpath("./td")]
     # trial 2: PPPF x3 -> r1, r2, r3 PASS, penalty r4 FAIL -> 10/10
-    assert cells[6] == "100.0" and cells[7] == "3 / 3" and cells[8] == "graded"
+    assert cells[2] == "100.0" and cells[8] == "3 / 3" and cells[3] == "graded"
     assert cells[9] == "$0.08" and cells[10] == "43k / 2.3k" and cells[11] == "50 s" and cells[12] == "6" and cells[13] == "1"
 
 
@@ -230,7 +230,7 @@ def test_unscored_run_still_shows_every_trial_and_redline(tmp_path, bench):
     body = text(tree)
     assert "nothing is scored yet" in body
     assert [c.xpath(".//div[@class='big']")[0].text_content() for c in tree.xpath("//div[@class='card']")] == \
-        ["— redline_overall"] * 3
+        ["— not scored"] * 3
     assert len(tree.xpath("//section[@id='tasks']//tbody/tr")) == 13
     assert "not graded" in body and "No rubric verdicts recorded for this trial." in body
 

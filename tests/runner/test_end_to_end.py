@@ -19,9 +19,8 @@ UNCAPPED = "except for data breaches, which are uncapped"
 def _view(messages: list[dict]) -> str:
     for m in messages:
         if m.get("role") == "tool":
-            data = json.loads(m["content"])
-            if isinstance(data, dict) and "document" in data:
-                return data["document"]
+            if m["content"].startswith("# "):   # read_document's view, sent as text
+                return m["content"]
     raise AssertionError("the agent script needs read_document first")
 
 

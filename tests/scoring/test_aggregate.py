@@ -87,7 +87,9 @@ def test_hand_computed_fixture():
     assert e["by_scenario_turn_weighted"] == {"1": 0.3333, "3": 0.1429}
     assert e["by_side_turn_weighted"] == {"A": 0.3333, "B": 0.2381}
     assert e["by_category"] == {CC: 0.6471, LC: 0.5, NQ: 0.0}
-    assert e["diagnostics"] == {"redlines": 3.0, "surgicalness_score": 0.5}
+    assert e["diagnostics"] == {"redlines": 3.0, "edit_operations": None, "total_revisions": None,
+                                "touched_paragraphs": None, "comments_added": None, "median_insertion_chars": None,
+                                "surgicalness_score": 0.5}
     assert e["n_trials"] == 6 and e["n_gate_failures"] == 1 and e["n_input_groups"] == 4
     assert e["n_incomplete"] == 1 and e["n_cells"] == 3 and not e["grid_complete"]
     assert "3 of 12" in e["grid_note"] and "2-1" in e["missing_cells"]
@@ -112,7 +114,7 @@ def test_full_grid_and_leaderboard_order():
     high = entry(summary, "high")
     # cells 0.61..0.64 repeated over 3 scenarios: mean 0.625
     assert high["overall_turn_weighted"] == 0.625 and high["redline_overall"] == 62.5
-    assert high["grid_complete"] and "grid_note" not in high and summary["grid"]["complete"]
+    assert high["grid_complete"] and high["grid_note"] is None and summary["grid"]["complete"]
     assert high["by_turn"] == {"1": 0.61, "2": 0.62, "3": 0.63, "4": 0.64}
     # sides: S1 A,B,A,B  S2 B,A,B,A  S3 A,B,A,B -> A cells 0.61,0.63,0.62,0.64,0.61,0.63
     assert high["by_side_turn_weighted"] == {"A": 0.6233, "B": 0.6267}

@@ -13,7 +13,7 @@ import pytest
 from redlinebench import config
 from redlinebench.errors import HubError
 from redlinebench.tasks import hub_snapshot_dir, load_tasks, resolve_source
-from tests.fakes.hub_server import fake_hub  # noqa: F401  (fixture)
+from tests.fakes.hub_fixture import fake_hub  # noqa: F401  (fixture)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,7 +86,7 @@ def test_a_missing_repository_is_reported_as_the_hubs_answer(fake_hub, tmp_path:
 def test_an_unreachable_hub_is_still_called_unreachable(tmp_path: Path, monkeypatch) -> None:
     import socket
 
-    from tests.fakes.hub_server import point_hub_at
+    from tests.fakes.hub_fixture import point_hub_at
 
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))

@@ -29,7 +29,7 @@ def task():
 def _session(task, tmp_path, *, read: bool = True):
     tools = open_document_tools(task, tmp_path / "out.docx")
     if read:
-        view = tools.dispatch("read_document", "{}")["document"]
+        view = tools.dispatch("read_document", "{}")["view"]
         assert f"[{PID}] 13.4 {BEFORE}" in view   # the line a model copies from
     return tools
 

@@ -11,12 +11,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from ..._atomic import atomic_replace_dir
 from ...errors import ConfigError, TaskError
-from .. import _toml
 from . import _wheel
-from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, JUDGE_ENV_KEYS, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS,
-                      _SAFE_SPEC, _SKIP_COPY, HarborError)
+from ._keys import judge_env_keys
+from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, OUTPUT_PATH, SOLUTION_DIR, TESTS_DIR, VERIFIER_LOGS, _SAFE_SPEC,
+                      _SKIP_COPY, HarborError)
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,16 @@ class ExportOptions:
     cpus: int = 1
     memory_mb: int = 2048
     overwrite: bool = False
+    judge_env: tuple[str, ...] | None = None  # provider keys the judges read; None: worked out from ``judges``
+
+
+def verifier_env_keys(opts: ExportOptions) -> tuple[str, ...]:
+    """The provider keys passed to the verifier: exactly those the chosen judges read."""
+    if opts.judge_env is not None:
+        return opts.judge_env
+    from ...judge import create_judges
+
+    return tuple(judge_env_keys(create_judges(opts.judges)))
 
 
 def _install_lines(opts: ExportOptions) -> list[str]:
@@ -166,6 +178,11 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     """The original task.toml with Harbor's run sections set (metadata kept as is).
 
     The task's own ``[agent]`` and ``[verifier]`` ``timeout_sec`` win over the export defaults.
+    The verifier runs in a container of its own (``environment_mode = "separate"``: a fresh copy of
+    the task environment, so nothing the agent did to its sandbox can reach the grader); the agent's
+    ``/app/output`` reaches it as a declared artifact, at the same path. Its env passes only the
+    provider keys the judges read, each ``${VAR:-}``, so a missing key is our verifier's clear error,
+    not Harbor's refusal to start.
     """
     data: dict[str, Any] = {k: v for k, v in original.items()}
     data.setdefault("version", "1.0")
@@ -173,11 +190,17 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     for key, value in task.metadata().items() if hasattr(task, "metadata") else ():
         metadata.setdefault(key, value)
     data["metadata"] = metadata
+    output_dir = str(Path(OUTPUT_PATH).parent)
+    artifacts = list(data.get("artifacts") or [])
+    if output_dir not in artifacts:
+        artifacts.append(output_dir)
+    data["artifacts"] = artifacts
     verifier = dict(data.get("verifier") or {})
+    verifier["environment_mode"] = "separate"
     verifier["timeout_sec"] = _timeout(verifier.get("timeout_sec"), opts.verifier_timeout_sec)
     env = dict(verifier.get("env") or {})
-    for key in JUDGE_ENV_KEYS:
-        env.setdefault(key, "${" + key + "}")
+    for key in verifier_env_keys(opts):
+        env.setdefault(key, "${" + key + ":-}")
     env["REDLINEBENCH_JUDGES"] = opts.judges
     verifier["env"] = env
     data["verifier"] = verifier
@@ -188,8 +211,41 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     environment.setdefault("cpus", opts.cpus)
     environment.setdefault("memory_mb", opts.memory_mb)
     data["environment"] = environment
-    # Harbor's and our readers ignore nothing: drop None values TOML cannot hold.
-    return _toml.dumps(_drop_none(data))
+    # TOML has no null: drop None values (neither Harbor's reader nor ours needs them).
+    return tomli_w.dumps(_drop_none(data))
+
+
+def solution_script() -> str:
+    """``solution/solve.sh`` for Harbor's oracle agent: hand in our golden baseline's redline."""
+    return f"""#!/usr/bin/env bash
+# Harbor oracle solution: the redline `redlinebench run --agent golden` hands in (the attorney
+# redline re-attributed to the task's author; accept-all where the task has no golden).
+set -eu
+SOLUTION_DIR="${{REDLINEBENCH_SOLUTION_DIR:-{SOLUTION_DIR}}}"
+OUTPUT="${{REDLINEBENCH_OUTPUT:-{OUTPUT_PATH}}}"
+mkdir -p "$(dirname "$OUTPUT")"
+cp "$SOLUTION_DIR/redline.docx" "$OUTPUT"
+"""
+
+
+def write_solution(task: Any, solution_dir: Path) -> None:
+    """Write ``solution/redline.docx`` (our golden agent's output) and ``solution/solve.sh``."""
+    import asyncio
+
+    from ...agent import create_agent
+    from ...agent.base import REDLINE
+
+    solution_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="redlinebench-solution-") as tmp:
+        episode = asyncio.run(create_agent("golden").run(task, Path(tmp), trial=1))
+        produced = Path(tmp) / REDLINE
+        if episode.status != "completed" or not produced.is_file():
+            raise HarborError(f"the golden baseline left no redline ({episode.error or episode.end_reason})",
+                              path=task.root)
+        shutil.copyfile(produced, solution_dir / "redline.docx")
+    script = solution_dir / "solve.sh"
+    script.write_text(solution_script(), encoding="utf-8")
+    script.chmod(0o755)
 
 
 def _timeout(own: Any, default: float) -> float:
@@ -265,6 +321,7 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(verifier_script(task.task_id, opts.judges), encoding="utf-8")
         script.chmod(0o755)
+        write_solution(task, tmp / "solution")
         atomic_replace_dir(tmp, dest)  # the old export stays whole until the new one is complete
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -289,6 +346,7 @@ def _is_wheel(path: Path) -> bool:
 def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | None = None) -> list[Path]:
     """Export every task as a Harbor task directory under ``out`` (a Harbor dataset)."""
     opts = opts or ExportOptions()
+    opts = replace(opts, judge_env=verifier_env_keys(opts))  # the judges are read once, not per task
     if opts.wheel is not None:
         if not opts.wheel.is_file():
             raise ConfigError("wheel not found", path=opts.wheel)

@@ -13,10 +13,9 @@ APP_DIR = "/app"
 OUTPUT_PATH = "/app/output/redline.docx"
 VERIFIER_LOGS = "/logs/verifier"
 TESTS_DIR = "/tests"
-#: Environment passed to the verifier: judge keys come from the host running Harbor.
-JUDGE_ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
+SOLUTION_DIR = "/solution"
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
-_SKIP_COPY = {"tests/test.sh", "environment/Dockerfile"}
+_SKIP_COPY = {"tests/test.sh", "environment/Dockerfile", "solution/solve.sh", "solution/redline.docx"}
 #: What a judge spec may contain once it is written into a shell script.
 _SAFE_SPEC = re.compile(r"[\w.,:/@+=-]+")
 

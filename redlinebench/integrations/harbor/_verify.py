@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._common import load_single_task
-from ._layout import _atomic_write
+from ._keys import missing_keys
+from ._layout import HarborError, _atomic_write
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ def verify(
 
     A gate failure is a graded 0 (reward written). Judging that could not finish is *not* a 0:
     grade.json records it and no reward file is written, so Harbor reports the trial as failed
-    instead of averaging a fake score.
+    instead of averaging a fake score. A judge without its provider key stops the verifier
+    before grading, with the variables to set (:class:`HarborError`, no reward written).
     """
     import asyncio
 
@@ -43,6 +45,13 @@ def verify(
     logs.mkdir(parents=True, exist_ok=True)
     output = Path(output)
     panel = create_judges(judges, api_base=judge_api_base)
+    missing = missing_keys(panel)
+    if missing:  # Harbor passes an unset host key as "": stop before a run whose every judge call fails
+        (logs / "reward.txt").unlink(missing_ok=True)
+        wanted = "; ".join(f"{name} needs {' or '.join(keys)}" for name, keys in missing.items())
+        raise HarborError(f"the judges ({judges}) have no provider key in the verifier environment: {wanted}. "
+                          "Set the key(s) on the host running Harbor (task.toml [verifier].env passes them "
+                          "through), or export with --judges heuristic for a key-free, unpublishable check")
     model = model or os.environ.get("REDLINEBENCH_MODEL") or "harbor-agent"
     # trial_dir=logs: grade_trial writes grade.json, annotated_view.md and judges/*.json there.
     grade = asyncio.run(grade_trial(task, output, panel, model=model, trial=trial, run_dir=None, cache=False,

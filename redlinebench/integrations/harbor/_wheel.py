@@ -3,16 +3,19 @@
 in the task's Dockerfile would fail to build).
 
 The wheel is built from the source checkout the package runs from (``pyproject.toml`` next to
-the ``redlinebench/`` directory) with ``pip wheel --no-deps --no-build-isolation``: offline, with
-the build backend already installed in this Python. The checkout is copied to a temporary
-directory first, so the build leaves no ``build/`` or ``*.egg-info`` in it and a stale
-``build/lib`` can never put deleted files into the wheel.
+the ``redlinebench/`` directory), or, for a plain ``pip install .``, from the checkout pip recorded
+in ``direct_url.json``. ``pip wheel --no-deps`` builds it: offline with ``--no-build-isolation``
+when this Python already has every ``[build-system] requires`` (setuptools>=69 and wheel), else
+with pip's build isolation, which fetches them from the package index (a fresh ``python -m venv``
+has an old setuptools without ``bdist_wheel``). The checkout is copied to a temporary directory
+first, so the build leaves no ``build/`` or ``*.egg-info`` in it and a stale ``build/lib`` can
+never put deleted files into the wheel.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import shlex
+import re
 import shutil
 import subprocess
 import sys
@@ -67,37 +70,81 @@ def installed_from() -> Path | None:
     return path if source_root(path / "redlinebench") is not None else None
 
 
-def _backend(root: Path) -> str:
+def _build_system(root: Path) -> tuple[str, list[str]]:
     data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    return str((data.get("build-system") or {}).get("build-backend") or "setuptools.build_meta:__legacy__")
+    system = data.get("build-system") or {}
+    return (str(system.get("build-backend") or "setuptools.build_meta:__legacy__"),
+            [str(r) for r in system.get("requires") or ["setuptools>=40.8.0"]])
+
+
+def unmet_requirements(requires: list[str]) -> list[str]:
+    """The build requirements this Python does not satisfy (then pip must isolate the build)."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    unmet = []
+    for text in requires:
+        req = Requirement(text)
+        try:
+            version = metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            unmet.append(text)
+            continue
+        if req.specifier and not req.specifier.contains(version, prereleases=True):
+            unmet.append(f"{text} (have {version})")
+    return unmet
+
+
+_PIP_NOISE = re.compile(r"see above|^note: |subprocess-exited-with-error|^hint:|^exit code:|^\[end of output\]|"
+                        r"^\[\d+ lines of output\]", re.IGNORECASE)
+_BOX = re.compile(r"^[×╰─>│\s]+")  # pip's frame around a subprocess's output
+#: A line that states a cause: a Python exception, or a lowercase ``error:`` from the build backend.
+_CAUSE = re.compile(r"^([\w.]*(Error|Exception)(:|$)|error: )")
+
+
+def pip_failure(output: str, returncode: int) -> str:
+    """The line of pip's output that says what went wrong (never its "See above for details").
+
+    The build backend's own error (``error: invalid command 'bdist_wheel'``, ``ModuleNotFoundError:
+    ...``) wins over pip's summary lines (``ERROR: Failed to build ...``).
+    """
+    lines = [_BOX.sub("", ln).strip() for ln in output.splitlines()]
+    lines = [ln for ln in lines if ln and not _PIP_NOISE.search(ln)]
+    for pick in ([ln for ln in lines if _CAUSE.match(ln)], [ln for ln in lines if ln.startswith("ERROR")], lines):
+        if pick:
+            return pick[-1]
+    return f"pip exited with {returncode}"
+
+
+def _checkout(pkg: Path) -> tuple[Path, Path]:
+    """(checkout root, its ``redlinebench/`` directory) to build from, or a one-line ConfigError."""
+    root = source_root(pkg)
+    if root is not None:
+        return root, pkg
+    origin = installed_from()
+    if origin is not None:
+        return origin, origin / "redlinebench"
+    raise ConfigError("redlinebench is not on PyPI and is not running from a source checkout here "
+                      f"(no pyproject.toml next to {pkg}, and pip recorded no local checkout it was installed "
+                      f"from), so no wheel can be built for the tasks: {_INSTEAD}")
 
 
 def build_wheel(dest: Path, *, pkg: Path | None = None) -> Path:
     """Build a wheel of the running redlinebench into ``dest`` and return its path.
 
     Raises :class:`ConfigError` (one line, saying to pass ``--wheel`` or ``--package-spec``) when
-    the package is not running from a source checkout, the build backend is not installed, or
-    the build fails.
+    no checkout can be found, or the build fails (with the line of pip's output that says why).
     """
-    pkg = pkg or package_dir()
-    root = source_root(pkg)
-    if root is None:
-        origin = installed_from()
-        hint = (f" (it was installed from {origin}: `pip wheel --no-deps -w dist {shlex.quote(str(origin))}` makes one)"
-                if origin is not None else "")
-        raise ConfigError("redlinebench is not on PyPI and is not running from a source checkout here "
-                          f"(no pyproject.toml next to {pkg}), so no wheel can be built for the tasks: "
-                          f"{_INSTEAD}{hint}")
-    backend = _backend(root)
-    module = backend.split(":")[0]
-    try:
-        found = importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        found = False
-    if not found:
-        raise ConfigError(f"cannot build a redlinebench wheel: its build backend {module!r} is not installed in "
-                          f"{sys.executable} (pip install it, the build runs offline with --no-build-isolation), or "
-                          + _INSTEAD)
+    root, pkg = _checkout(pkg or package_dir())
+    backend, requires = _build_system(root)
+    isolate = bool(unmet_requirements(requires))
+    if not isolate:
+        module = backend.split(":")[0]
+        try:
+            isolate = importlib.util.find_spec(module) is None
+        except (ImportError, ValueError):
+            isolate = True
     dest.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="redlinebench-wheel-") as tmp:
         src = Path(tmp) / "src"
@@ -108,17 +155,20 @@ def build_wheel(dest: Path, *, pkg: Path | None = None) -> Path:
                 shutil.copyfile(root / name, src / name)
         shutil.copytree(pkg, src / pkg.name, ignore=_IGNORE)
         out = Path(tmp) / "dist"
-        cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-               "--no-cache-dir", "--disable-pip-version-check", "-q", "-w", str(out), str(src)]
+        cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "--disable-pip-version-check",
+               "-q", "-w", str(out), str(src)]
+        if not isolate:
+            cmd[4:4] = ["--no-build-isolation", "--no-index"]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ConfigError(f"cannot build a redlinebench wheel from {root} ({exc}): {_INSTEAD}") from None
         wheels = sorted(out.glob("redlinebench-*.whl"))
         if proc.returncode != 0 or len(wheels) != 1:
-            lines = [ln.strip() for ln in (proc.stderr or proc.stdout or "").splitlines() if ln.strip()]
-            why = lines[-1] if lines else f"pip exited with {proc.returncode}"
-            raise ConfigError(f"cannot build a redlinebench wheel from {root} (pip wheel: {why}): {_INSTEAD}")
+            why = pip_failure((proc.stderr or "") + "\n" + (proc.stdout or ""), proc.returncode)
+            how = ("with build isolation: pip fetches " + ", ".join(requires) + " from the package index"
+                   if isolate else "offline, with this Python's own setuptools")
+            raise ConfigError(f"cannot build a redlinebench wheel from {root} ({how}; pip wheel: {why}): {_INSTEAD}")
         target = dest / wheels[0].name
         shutil.copyfile(wheels[0], target)
     return target

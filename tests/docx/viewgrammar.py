@@ -1,0 +1,409 @@
+"""An independent reader of the annotated view's grammar (docs/VIEWS.md), for the round-trip property.
+
+A view is reduced to :class:`Facts`: every body revision as (kind, author, text, paragraph id), every
+comment's anchor (paragraph ids, anchor text) and every paragraph's current text. ``engine_facts``
+gives the same from the engine's own structures, so a test asserts ``parse(view) == engine_facts(doc)``.
+A second grammar (the agent's read view) gets its own ``parse_*`` returning :class:`Facts`; the
+property and the engine side are shared. This reader knows only the documented grammar, never
+the renderer's code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Facts:
+    revisions: Counter = field(default_factory=Counter)       # (kind, author, text, paragraph id) -> count
+    anchors: dict = field(default_factory=dict)                # comment id -> (paragraph ids, anchor text)
+    texts: dict = field(default_factory=dict)                  # paragraph id -> current text
+
+    def diff(self, other: "Facts") -> str:
+        """What differs, readably (empty when equal)."""
+        out = []
+        for name in ("revisions", "anchors", "texts"):
+            a, b = getattr(self, name), getattr(other, name)
+            if a != b:
+                if name == "revisions":
+                    out.append(f"revisions only here: {sorted((a - b).elements())}; "
+                               f"only there: {sorted((b - a).elements())}")
+                else:
+                    keys = sorted(set(a) | set(b))
+                    out.append(f"{name}: " + "; ".join(f"{k}: {a.get(k)!r} != {b.get(k)!r}"
+                                                       for k in keys if a.get(k) != b.get(k)))
+        return "\n".join(out)
+
+
+def engine_facts(doc) -> Facts:
+    """The facts from the engine's revision list, comments and paragraphs."""
+    return Facts(Counter((r.type, r.author, r.text, r.paragraph_id) for r in doc.revisions),
+                 {c.id: (tuple(c.paragraph_ids), c.anchor_text) for c in doc.comments},
+                 {p.id: p.text for p in doc.paragraphs})
+
+
+class GrammarError(ValueError):
+    pass
+
+
+# ------------------------------------------------------------------------------ annotated view
+_AUTHOR = re.compile(r'^#   (A\d+) = "((?:[^"\\]|\\.)*)"')
+_HEAD = re.compile(r"^\[(p-\d+)(?: ((?:[^\\\]]|\\.)*))?\]")
+_TAG = re.compile(r"^(A\d+)( moved here| moved away)?$")
+_CMT = re.compile(r"\{cmt-(-?\d+)>|\{<cmt-(-?\d+)\}|\{cmt-(-?\d+)\}")
+_NOTE_MARK = {"new paragraph": "para_ins", "paragraph deleted": "para_del", "paragraph moved here": "move_to",
+              "paragraph moved away": "move_from", "¶ inserted": "para_ins", "¶ deleted": "para_del",
+              "¶ moved here": "move_to", "¶ moved away": "move_from"}
+_WHERE = re.compile(r'^((?:p-\d+(?:, p-\d+)*)|unanchored)(?: on "((?:[^"\\]|\\.)*)")?: ', re.S)
+_NOTE = re.compile(r"^(.+?) by (A\d+)(?:: \"((?:[^\"\\]|\\.)*)\")?$", re.S)
+
+
+def unescape(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            nxt = text[i + 1]
+            if nxt == "n":
+                out.append("\n")
+            elif nxt == "r":
+                out.append("\r")
+            elif nxt == "u":
+                out.append(chr(int(text[i + 2:i + 6], 16)))
+                i += 4
+            else:
+                out.append(nxt)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _tokens(s: str):
+    """('c', char) | ('mark', '++'|'~~') | ('br', raw inner) | ('cmt', start|end|ref, id)."""
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\":
+            j = i + 6 if s[i + 1] == "u" else i + 2
+            yield ("c", unescape(s[i:j]))
+            i = j
+        elif s.startswith("++", i) or s.startswith("~~", i):
+            yield ("mark", s[i:i + 2])
+            i += 2
+        elif ch == "[":
+            j = i + 1
+            while s[j] != "]":
+                j += 2 if s[j] == "\\" else 1
+            yield ("br", s[i + 1:j])
+            i = j + 1
+        elif ch == "{":
+            m = _CMT.match(s, i)
+            if not m:
+                raise GrammarError(f"unescaped {{ that is no comment marker: {s[i:i + 20]!r}")
+            kind = "start" if m.group(1) else "end" if m.group(2) else "ref"
+            yield ("cmt", kind, int(m.group(1) or m.group(2) or m.group(3)))
+            i = m.end()
+        elif ch in "]}+~":
+            raise GrammarError(f"unescaped {ch!r} in text: {s[max(0, i - 20):i + 20]!r}")
+        else:
+            yield ("c", ch)
+            i += 1
+
+
+class _Group:
+    def __init__(self, opener: str, parent: "_Group | None") -> None:
+        self.opener, self.parent, self.text, self.kind = opener, parent, [], None
+
+
+def _paragraph(line: str, authors: dict[str, str]):
+    head = _HEAD.match(line)
+    if not head:
+        raise GrammarError(f"not a paragraph line: {line[:60]!r}")
+    pid = head.group(1)
+    toks = list(_tokens(line[head.end():]))
+    # notes: a bracket not right after a marker; each is preceded by one separating space
+    kept, notes = [], []
+    for k, tok in enumerate(toks):
+        if tok[0] == "br" and not (k and toks[k - 1][0] == "mark"):
+            if not kept or kept[-1] != ("c", " "):
+                raise GrammarError(f"{pid}: a note without its separating space")
+            kept.pop()
+            notes.append(tok[1])
+        else:
+            kept.append(tok)
+    if kept:
+        if kept[0] != ("c", " "):
+            raise GrammarError(f"{pid}: text not separated from the head")
+        kept = kept[1:]
+    chars: list[tuple[str, _Group | None]] = []   # one per character: (char, innermost group)
+    markers: list[tuple[str, int, int]] = []       # (start|end|ref, comment number, chars before it)
+    revisions: list[tuple[str, str, str]] = []
+    group: _Group | None = None
+    expect_tag: _Group | None = None
+    for tok in kept:
+        if expect_tag is not None:
+            if tok[0] != "br":
+                raise GrammarError(f"{pid}: a change without its tag")
+            m = _TAG.match(tok[1])
+            if not m or m.group(1) not in authors:
+                raise GrammarError(f"{pid}: bad tag [{tok[1]}]")
+            g = expect_tag
+            moved = m.group(2)
+            if g.opener == "++":
+                g.kind = "move_to" if moved == " moved here" else "ins"
+            else:
+                g.kind = "move_from" if moved == " moved away" else "del"
+            if moved and g.kind in ("ins", "del"):
+                raise GrammarError(f"{pid}: {moved.strip()} on the wrong marker")
+            revisions.append((g.kind, authors[m.group(1)], "".join(g.text)))
+            expect_tag = None
+            continue
+        if tok[0] == "c":
+            chars.append((tok[1], group))
+            g = group
+            while g is not None:
+                g.text.append(tok[1])
+                g = g.parent
+        elif tok[0] == "cmt":
+            markers.append((tok[1], tok[2], len(chars)))
+        elif tok[0] == "mark":
+            if group is None:
+                group = _Group(tok[1], None)
+            elif tok[1] == group.opener:
+                expect_tag, group = group, group.parent
+            elif group.opener == "++" and group.parent is None and tok[1] == "~~":
+                group = _Group("~~", group)
+            else:
+                raise GrammarError(f"{pid}: {tok[1]} cannot open inside {group.opener}")
+        else:
+            raise GrammarError(f"{pid}: stray bracket [{tok[1]}]")
+    if group is not None or expect_tag is not None:
+        raise GrammarError(f"{pid}: an unclosed change")
+    return pid, head.group(2), notes, chars, markers, revisions
+
+
+def _visible(g) -> bool:
+    return g is None or g.kind in ("ins", "move_to")
+
+
+def _original(g) -> bool:
+    return g is None or g.kind == "move_from" or (g.kind == "del" and g.parent is None)
+
+
+def parse_annotated(view: str) -> Facts:
+    lines = view.split("\n")
+    authors: dict[str, str] = {}
+    i = 0
+    while lines[i].startswith("#"):
+        m = _AUTHOR.match(lines[i])
+        if m:
+            authors[m.group(1)] = unescape(m.group(2))
+        i += 1
+    if lines[i] != "":
+        raise GrammarError("the legend is not followed by a blank line")
+    i += 1
+    facts = Facts()
+    paras = []   # (pid, chars, markers)
+    row: dict | None = None
+    rows: list[dict] = []
+    while lines[i] != "":
+        pid, _number, notes, chars, markers, revisions = _paragraph(lines[i], authors)
+        current = "".join(c for c, g in chars if _visible(g))
+        original = "".join(c for c, g in chars if _original(g))
+        facts.texts[pid] = current
+        for kind, author, text in revisions:
+            facts.revisions[(kind, author, text, pid)] += 1
+        in_table = False
+        for note in notes:
+            if note in ("table", "table row"):
+                in_table = True
+                if note == "table row":
+                    row = {"pid": pid, "rev": None, "texts": []}
+                    rows.append(row)
+                continue
+            m = _NOTE.match(note)
+            if not m or m.group(2) not in authors:
+                raise GrammarError(f"{pid}: unknown note [{note}]")
+            what, author = m.group(1), authors[m.group(2)]
+            if what in ("table row inserted", "table row deleted"):
+                in_table = True
+                row = {"pid": pid, "rev": ("ins" if what.endswith("inserted") else "del", author), "texts": []}
+                rows.append(row)
+            elif what in _NOTE_MARK:
+                kind = _NOTE_MARK[what]
+                facts.revisions[(kind, author, original if kind == "para_del" else current, pid)] += 1
+            elif what == "paragraph formatting changed":
+                facts.revisions[("format", author, current, pid)] += 1
+            elif what == "¶ formatting changed":
+                facts.revisions[("format", author, "\u00b6", pid)] += 1
+            elif what == "formatting changed" and m.group(3) is not None:
+                facts.revisions[("format", author, unescape(m.group(3)), pid)] += 1
+            else:
+                raise GrammarError(f"{pid}: unknown note [{note}]")
+        if not in_table:
+            row = None
+        elif row is not None:
+            row["texts"].append((current, original))
+        paras.append((pid, chars, markers))
+        i += 1
+    for r in rows:
+        if r["rev"]:
+            kind, author = r["rev"]
+            text = " | ".join(o if kind == "del" else c for c, o in r["texts"])
+            facts.revisions[(kind, author, text, r["pid"])] += 1
+    i += 1
+    if not lines[i].startswith("## Comments ("):
+        raise GrammarError("no comment appendix")
+    listed = []
+    for line in lines[i + 1:]:
+        if line == "" or line == "(none)":
+            continue
+        parts = line.split(" | ")
+        k = 2
+        while parts[k].startswith("reply to ") or parts[k] == "resolved":
+            k += 1
+        m = _WHERE.match(" | ".join(parts[k:]))
+        if not m:
+            raise GrammarError(f"bad comment line {line!r}")
+        listed.append((parts[0], m.group(1), unescape(m.group(2)) if m.group(2) is not None else ""))
+    facts.anchors = _anchors(paras, listed)
+    return facts
+
+
+def _anchors(paras, listed) -> dict:
+    """Each listed comment's anchor from the body's range and point markers (the engine's rule)."""
+    starts: dict[int, tuple[int, int]] = {}
+    ends: dict[int, tuple[int, int]] = {}
+    refs: dict[int, tuple[int, int]] = {}
+    for k, (_pid, _chars, markers) in enumerate(paras):
+        for kind, number, index in markers:
+            table = starts if kind == "start" else ends if kind == "end" else refs
+            table.setdefault(number, (k, index))
+    out = {}
+    for cid, where, quoted in listed:
+        number = int(cid.removeprefix("cmt-"))
+        first = starts.get(number) or refs.get(number)
+        final = ends.get(number) or refs.get(number) or first
+        if first is None:
+            out[cid] = ((), "")
+            if where != "unanchored":
+                raise GrammarError(f"{cid}: listed at {where} but not anchored in the text")
+            continue
+        a, b = first[0], max(first[0], final[0])
+        ids = tuple(paras[k][0] for k in range(a, b + 1))
+        if where != ", ".join(ids):
+            raise GrammarError(f"{cid}: appendix says {where}, the markers say {', '.join(ids)}")
+        visible, everything = [], []
+        for k in range(a, b + 1):
+            chars = paras[k][1]
+            s = first[1] if k == a and number in starts else 0
+            e = final[1] if k == b and number in ends else len(chars)
+            chunk = chars[s:e] if e >= s else []
+            visible.append("".join(c for c, g in chunk if _visible(g)))
+            everything.append("".join(c for c, _g in chunk))
+        text = " ".join(x for x in visible if x).strip() or " ".join(x for x in everything if x).strip()
+        out[cid] = (ids, text)
+        short = " ".join(text.split())
+        if quoted != (short if len(short) <= 120 else short[:117] + "..."):
+            raise GrammarError(f"{cid}: the appendix quotes {quoted!r}, the markers enclose {text!r}")
+    return out
+
+
+# ------------------------------------------------------------------------------ read view
+# The agent's read view (docs/VIEWS.md "Read view") writes document text verbatim and lists every
+# revision in its appendix with the text trimmed and clipped at 200 characters (comment anchors at
+# 120): its facts are compared in that form. Inline, every change names its revision id, so the
+# paragraph's current text is exact.
+_READ_AUTHOR = re.compile(r"^# (A\d+)(?: \([^)]*\))? = (.*)$")
+_READ_HEAD = re.compile(r"^\[(p-\d+)\] ")
+_READ_PIECE = re.compile(r"\{\+\+(.*?)\+\+\}|\{--(.*?)--\}|\[((?:rev-\S+ )+)(A\d+|\?)( in (?:A\d+|\?)| moved here"
+                         r"| moved away)?\]", re.S)
+_READ_REV = re.compile(r"^ (rev-\S+) (ins|del|move_from|move_to|format|para_ins|para_del) (A\d+|\?): (.*)$")
+_READ_CMT = re.compile(r"^ (cmt-\d+) ")
+
+
+def clip(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def engine_read_facts(doc) -> Facts:
+    """``engine_facts`` in the read view's form: texts trimmed and clipped as its appendix shows them,
+    each paragraph's text after its clause number."""
+    return Facts(Counter((r.type, r.author, clip(r.text, 200), r.paragraph_id) for r in doc.revisions),
+                 {c.id: (tuple(c.paragraph_ids), clip(c.anchor_text, 120)) for c in doc.comments},
+                 {p.id: (f"{p.number} " if p.number else "") + p.text for p in doc.paragraphs})
+
+
+def parse_read(view: str) -> Facts:
+    lines = view.split("\n")
+    authors: dict[str, str] = {}
+    i = 0
+    while lines[i].startswith("#"):
+        m = _READ_AUTHOR.match(lines[i])
+        if m:
+            authors[m.group(1)] = m.group(2)
+        i += 1
+    i += 1
+    facts = Facts()
+    while lines[i] != "":
+        head = _READ_HEAD.match(lines[i])
+        if not head:
+            raise GrammarError(f"not a paragraph line: {lines[i][:60]!r}")
+        body = lines[i][head.end():]
+        flags = body.rfind(" [flags: ")
+        if flags >= 0 and body.endswith("]"):
+            body = body[:flags]
+        current, pending, pos = [], [], 0
+        for m in _READ_PIECE.finditer(body):
+            current.append(body[pos:m.start()])
+            pos = m.end()
+            if m.group(1) is not None:
+                current.append(m.group(1))
+                pending.append("ins")
+            elif m.group(2) is not None:
+                pending.append("del")
+            else:
+                ids = m.group(3).split()
+                if len(ids) != len(pending):
+                    raise GrammarError(f"{head.group(1)}: tag {m.group(0)} names {len(ids)} revisions "
+                                       f"after {len(pending)} changes")
+                pending = []
+        if pending:
+            raise GrammarError(f"{head.group(1)}: changes without a tag")
+        current.append(body[pos:])
+        facts.texts[head.group(1)] = "".join(current)
+        i += 1
+    i += 1
+    section = None
+    where = None
+    listed: dict[str, str] = {}
+    for line in lines[i:]:
+        if line.startswith("## Comments"):
+            section = "comments"
+        elif line.startswith("## Tracked changes"):
+            section = "changes"
+        elif line in ("", "(none)"):
+            continue
+        elif not line.startswith(" "):
+            where = line[:-1]
+        elif section == "changes":
+            m = _READ_REV.match(line)
+            if not m:
+                raise GrammarError(f"bad tracked-change line {line!r}")
+            if where.startswith("p-"):
+                facts.revisions[(m.group(2), authors.get(m.group(3), ""), m.group(4), where)] += 1
+        elif section == "comments":
+            m = _READ_CMT.match(line)
+            if not m:
+                raise GrammarError(f"bad comment line {line!r}")
+            listed[m.group(1)] = where
+            anchor = re.search(r' on ("(?:[^"\\]|\\.)*"): ', line)
+            ids = () if where == "unanchored" else tuple(where.split(", "))
+            facts.anchors[m.group(1)] = (ids, json.loads(anchor.group(1)) if anchor else "")
+    return facts
