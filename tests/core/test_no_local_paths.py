@@ -20,10 +20,6 @@ import redlinebench
 from redlinebench.cli import main
 from tests.tasks.treefactory import build_tree
 
-#: report.html is the report helper's; until its change lands it shows the run folder.
-_REPORT_PENDING = pytest.mark.xfail(strict=True, reason="report.html still shows the run directory")
-
-
 def _needles(*paths: Path) -> set[str]:
     install = Path(redlinebench.__file__).resolve().parent.parent
     found = {str(install), str(Path.home()), tempfile.gettempdir().rstrip("/") + "/"}
@@ -87,19 +83,11 @@ def runs(tmp_path_factory):
 @pytest.mark.parametrize("which", ["demo", "llm"])
 def test_run_files_hold_no_local_path(runs, which):
     run_dir = runs[which]
-    files = [f for f in _shared(run_dir) if f.name != "report.html"]
+    files = _shared(run_dir)
     names = {f.name for f in files}
     assert {"config.json", "metrics_summary.json", "grade.json", "metrics.json", "transcript.jsonl",
-            "redline.docx", "judge_audit.jsonl"} <= names, names
+            "redline.docx", "judge_audit.jsonl", "report.html", "annotated_view.md"} <= names, names
     assert _leaks(files, _needles(run_dir, runs["tree"], runs["root"])) == {}
-
-
-@pytest.mark.slow
-@_REPORT_PENDING
-@pytest.mark.parametrize("which", ["demo", "llm"])
-def test_report_holds_no_local_path(runs, which):
-    run_dir = runs[which]
-    assert _leaks([run_dir / "report.html"], _needles(run_dir, runs["tree"], runs["root"])) == {}
 
 
 @pytest.mark.slow
