@@ -25,12 +25,37 @@ _FAMILIES = (
 )
 
 
+def _usage(exc: click.UsageError) -> None:
+    """A usage error as one line (the usage block and its hint say nothing the message does not)."""
+    where = exc.ctx.command_path if exc.ctx is not None else "redlinebench"
+    click.echo(f"error: {exc.format_message()} (see `{where} --help`)", err=True)
+    sys.exit(2)
+
+
 class _Main(click.Group):
-    """Turns user errors into one line on stderr and a non-zero exit; bugs keep tracebacks."""
+    """Turns user errors into one line on stderr and a non-zero exit; bugs keep tracebacks.
+
+    Exit codes, the same for every command: 2 when what was typed is wrong (an unknown option, a
+    bad value, a path that does not exist, options that do not go together); 1 when the command
+    ran and failed (a folder that holds no run or broken files, a provider or judge that failed,
+    judging left incomplete, invalid tasks). 130 on Ctrl-C.
+    """
+
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[override]
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            _usage(exc)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            _usage(exc)
         except RedlineBenchError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)

@@ -19,7 +19,7 @@ def data() -> None:
 @data.command("build-synthetic")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory to write (it will hold tasks/ and benchmark.json); a previous build there is replaced.")
-@click.option("--sources", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--sources", type=click.Path(file_okay=False, path_type=Path, exists=True), default=None,
               help="Source directory (default: data/synthetic of the repository checkout; an installed "
                    "package does not ship the sources, so pass this there).")
 def build_synthetic_cmd(out: Path, sources: Path | None) -> None:
@@ -36,7 +36,7 @@ def build_synthetic_cmd(out: Path, sources: Path | None) -> None:
 
 
 @data.command("check-synthetic")
-@click.option("--sources", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--sources", type=click.Path(file_okay=False, path_type=Path, exists=True), default=None,
               help="Source directory (default: data/synthetic of the repository checkout; an installed "
                    "package does not ship the sources, so pass this there).")
 def check_synthetic_cmd(sources: Path | None) -> None:

@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 import click
 
+from ._options import IN_FILE
+
 from ..errors import ConfigError, RedlineBenchError, ToolFailure
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -132,7 +134,7 @@ def _comment_id(value: str | None) -> str | None:
     return f"cmt-{value}" if value.isdigit() else value
 
 
-_FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+_FILE = click.argument("file", type=IN_FILE)
 def _checked_author(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """The engine's author rule, checked as an option error (it names --author, not the edits file)."""
     from ..docx.edits import check_author
@@ -203,7 +205,7 @@ def text_cmd(file: Path, mode: str | None) -> None:
 
 @doc.command("edit")
 @_FILE
-@click.argument("edits_file", metavar="EDITS.json", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("edits_file", metavar="EDITS.json", type=IN_FILE)
 @_AUTHOR
 @_OUT
 @_DATE

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ._options import RUN_DIR
+
 
 def register(main: click.Group) -> None:
     main.add_command(report_cmd)
@@ -13,7 +15,7 @@ def register(main: click.Group) -> None:
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("run_dir", type=RUN_DIR)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Where to write the page (default: RUN_DIR/report.html).")
 @click.option("--pack/--no-pack", default=None,
@@ -33,7 +35,7 @@ def report_cmd(run_dir: Path, output: Path | None, pack: bool | None) -> None:
 
 
 @click.command("compare")
-@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
+@click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=Path("compare.html"),
               show_default=True, help="Where to write the dashboard.")
 def compare_cmd(run_dirs: tuple[Path, ...], output: Path) -> None:

@@ -9,12 +9,22 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
+from ._options import SCENARIO, SIDE, TURN
 from .tasks import SOURCE_METAVAR
 
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
-# Options that define a run; a resumed run takes them from its config.json instead.
+# Options that define a run; a resumed run takes them from its config.json, and accepts them only
+# when they say the same.
 _SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
-                 "dry_run", "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed")
+                 "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed")
+#: RunSpec field (as ``runner.api.spec_changes`` names it) -> the option that sets it.
+_FIELD_OPTIONS = {"entrants": "--model/--agent", "filter.task_ids": "--tasks", "filter.scenario": "--scenario",
+                  "filter.turn": "--turn", "filter.side": "--side", "trials": "--trials", "judges": "--judges",
+                  "seed": "--seed", "limits.max_steps": "--max-steps", "limits.max_tokens": "--max-tokens",
+                  "limits.max_cost_usd": "--max-cost", "limits.call_timeout_s": "--timeout",
+                  "limits.temperature": "--temperature"}
+#: preset key -> the option of the same meaning
+_PRESET_OPTIONS = {"models": "model", "model": "model", "agents": "agent", "agent": "agent"}
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -45,7 +55,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
             entrants.extend(Entrant("llm", m) for m in models)
         else:
             entrants.append(Entrant(a))
-    limits = AgentLimits.from_mapping(preset.get("limits"), where=preset.get("_path", "preset"))
+    limits = opts.get("_limits") or AgentLimits.from_mapping(preset.get("limits"), where=preset.get("_path", "preset"))
     limits = limits.replace(max_steps=opts.get("max_steps"), max_tokens=opts.get("max_tokens"),
                             max_cost_usd=opts.get("max_cost"), call_timeout_s=opts.get("timeout"),
                             temperature=opts.get("temperature"))
@@ -56,7 +66,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
         return value if value is not None else preset.get(name, default)
 
     source = opts.get("source")
-    if source and Path(source).expanduser().exists():  # a resumed run may start from another directory
+    if source and Path(source).expanduser().exists():  # config.json records it relative to the run folder
         source = str(Path(source).expanduser().resolve())
     spec_kwargs: dict[str, Any] = dict(
         entrants=tuple(entrants),
@@ -74,7 +84,68 @@ def _build_spec(opts: dict[str, Any]) -> Any:
     )
     if opts.get("run_id"):
         spec_kwargs["run_id"] = opts["run_id"]
+    elif opts.get("run_dir"):
+        spec_kwargs["run_id"] = run_id_for(Path(opts["run_dir"]))
     return RunSpec(**spec_kwargs)
+
+
+def run_id_for(run_dir: Path) -> str:
+    """The run id of a run whose folder was named: the folder's name (as a run id may spell it)."""
+    from ..runner.paths import slug
+
+    return slug(Path(run_dir).expanduser().resolve().name)
+
+
+def _stored_options(stored: Any) -> dict[str, Any]:
+    """A stored RunSpec as the run options that would build it again."""
+    llm = [e.model for e in stored.entrants if e.agent == "llm"]
+    f, lim = stored.filter, stored.limits
+    return {"model": tuple(llm), "agent": tuple(dict.fromkeys(e.agent for e in stored.entrants)),
+            "source": stored.source, "tasks": ",".join(f.task_ids) or None, "scenario": f.scenario,
+            "turn": f.turn, "side": f.side, "trials": stored.trials, "judges": stored.judges, "seed": stored.seed,
+            "run_id": stored.run_id, "max_steps": lim.max_steps, "max_tokens": lim.max_tokens,
+            "max_cost": lim.max_cost_usd, "timeout": lim.call_timeout_s, "temperature": lim.temperature,
+            "_limits": lim}
+
+
+def _resume_spec(opts: dict[str, Any], given: set[str]) -> Any:
+    """The stored spec of ``--run-dir``, with what a resume may change. Options that define the run
+    are accepted when they say what the run says (up-arrow, add ``--resume``); each one that
+    differs is named. ``--source`` may point at another copy of the same tasks (a moved folder)."""
+    from ..runner.api import open_run, spec_changes
+    from ..runner.presets import load_preset
+    from ..runner.spec import RESUMABLE_FIELDS
+
+    stored, _ = open_run(None, opts["run_dir"], resume=True, check_source="source" not in given)
+    spec = stored.replace(**{k: opts.get(k) or getattr(stored, k) for k in RESUMABLE_FIELDS})
+    named = [k for k in _SPEC_OPTIONS if k in given]
+    if not named:
+        return spec
+    filled = {**_stored_options(stored), **{k: opts[k] for k in given}}
+    if "preset" in given:  # what the preset sets is compared too, not masked by the stored values
+        for key in load_preset(opts["preset"]):
+            option = _PRESET_OPTIONS.get(key, key)
+            if option not in given:
+                filled.pop(option, None)
+            if key == "limits":  # the preset's limits, and the options of any it leaves out
+                for name in ("_limits", "max_steps", "max_tokens", "max_cost", "timeout", "temperature"):
+                    if name not in given:
+                        filled.pop(name, None)
+    candidate = _build_spec({**filled, "run_dir": None})
+    changed = spec_changes(candidate, stored)
+    if "run_id" in given and opts["run_id"] != stored.run_id:
+        changed.append(("run_id", stored.run_id, opts["run_id"]))
+    if changed:
+        def shown(key: str, value: Any) -> str:
+            if key == "entrants":
+                return ", ".join(str(e.get("label")) for e in value) or "none"
+            return repr(value)
+
+        parts = [f"{_FIELD_OPTIONS.get(k, '--preset (' + k + ')')}: {shown(k, old)} in the run, {shown(k, new)} given"
+                 for k, old, new in changed]
+        raise ConfigError("--resume continues the run as its config.json says; these options differ from it: "
+                          + "; ".join(parts) + ". Drop them, or start a new run in another --run-dir")
+    return spec.replace(source=candidate.source) if "source" in given else spec
 
 
 def _finish(result: Any, console: Any) -> None:
@@ -166,9 +237,9 @@ def register(main: click.Group) -> None:
                        "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
                        "./benchmark/, the Hub snapshot, the embedded set (see `redlinebench tasks where`).")
     @click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to run (default: all).")
-    @click.option("--scenario", type=click.IntRange(1, 99), help="Only this scenario (1-3).")
-    @click.option("--turn", type=click.IntRange(1, 99), help="Only this turn (1-4).")
-    @click.option("--side", type=click.Choice(["A", "B", "a", "b"]), help="Only tasks of this side.")
+    @click.option("--scenario", type=SCENARIO, help="Only this scenario (the public set has 1-3).")
+    @click.option("--turn", type=TURN, help="Only this turn (the public set has 1-4).")
+    @click.option("--side", type=SIDE, help="Only tasks of this side: A (vendor) or B (customer), either case.")
     @click.option("--trials", "-k", type=click.IntRange(1, 1000), default=None, help="Trials per task [1].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=None,
                   help="Trials running at once [4].")
@@ -222,19 +293,11 @@ def register(main: click.Group) -> None:
         if opts["resume"]:
             if not opts.get("run_dir"):
                 raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
-            ignored = [f"--{k.replace('_', '-')}" for k in _SPEC_OPTIONS if opts.get(k) not in (None, (), False)]
-            if ignored:
-                raise ConfigError(f"--resume continues the run with the settings in its config.json; drop "
-                                  f"{', '.join(ignored)} (only --concurrency, --workers, --api-base, "
-                                  f"--judge-api-base, --skip-key-check and --no-progress may change)")
-            spec = None
-            from ..runner.spec import RESUMABLE_FIELDS
-
-            if any(opts.get(k) for k in RESUMABLE_FIELDS):
-                from ..runner.api import open_run
-
-                stored, _ = open_run(None, opts["run_dir"], resume=True)
-                spec = stored.replace(**{k: opts.get(k) or getattr(stored, k) for k in RESUMABLE_FIELDS})
+            if opts["dry_run"]:
+                raise ConfigError("--dry-run plans a new run; it does not combine with --resume")
+            ctx = click.get_current_context()
+            given = {k for k in opts if ctx.get_parameter_source(k) is click.core.ParameterSource.COMMANDLINE}
+            spec = _resume_spec(opts, given)
             run_dir = opts["run_dir"]
         else:
             spec = _build_spec(opts)
@@ -281,10 +344,11 @@ def register(main: click.Group) -> None:
             if not embedded.is_dir():
                 raise ConfigError("the embedded synthetic benchmark is missing from this installation "
                                   "(build it with `redlinebench data build-synthetic`)", path=embedded)
-            source = str(embedded)
+            source = "embedded"
         spec = RunSpec(entrants=(Entrant("golden"), Entrant("accept-all"), Entrant("noop")),
                        source=source, judges="heuristic", concurrency=concurrency,
-                       workers=workers or default_workers(), run_id="demo-" + new_run_id())
+                       workers=workers or default_workers(),
+                       run_id=run_id_for(run_dir) if run_dir else "demo-" + new_run_id())
         run_dir = run_dir or default_demo_dir(spec.run_id)
         console = Console()
         try:

@@ -12,7 +12,8 @@ from typing import Any
 import click
 
 from .._atomic import atomic_write_json
-from ..errors import ConfigError, JudgeError
+from ..errors import ConfigError, JudgeError, RedlineBenchError
+from ._options import RUN_DIR
 from .tasks import SOURCE_METAVAR
 
 REDLINE = "redline.docx"
@@ -83,18 +84,46 @@ def ungraded_episodes(dirs: list[Path]) -> dict[str, int]:
     summarize reads grades only; an errored or not yet graded trial would otherwise vanish from
     its table without a word (SPEC §5: never silently dropped).
     """
+    counts: dict[str, int] = {}
+    for data in _episodes_without_grade(dirs):
+        counts[data["model"]] = counts.get(data["model"], 0) + 1
+    return counts
+
+
+def _episodes_without_grade(dirs: list[Path]) -> list[dict[str, Any]]:
+    """The metrics.json of every trial folder below ``dirs`` that has no grade.json, each once."""
     from ..runner.store import read_metrics
 
-    counts: dict[str, int] = {}
-    seen: set[str] = set()
+    out, seen = [], set()
     for top, files in _walk(dirs):
         if METRICS in files and GRADE not in files and top not in seen:
             seen.add(top)
             data = read_metrics(Path(top))
-            model = data.get("model")
-            if isinstance(model, str) and "task_id" in data:  # a trial's metrics, not some other file
-                counts[model] = counts.get(model, 0) + 1
-    return counts
+            if isinstance(data.get("model"), str) and isinstance(data.get("task_id"), str):  # a trial's metrics
+                out.append(data)
+    return out
+
+
+def errored_episode_grades(dirs: list[Path]) -> list[Any]:
+    """An ``errored`` grade for each trial below ``dirs`` whose agent errored (it has metrics.json,
+    no grade.json): the summary then lists its model, with "-" where nothing was scored, and
+    counts the trial as incomplete, as `run` does. Only a task name that says its side qualifies."""
+    from ..scoring import GradeFileError, TrialGrade
+
+    grades = []
+    for data in _episodes_without_grade(dirs):
+        if data.get("status") != "errored":
+            continue
+        error = " ".join(str(data.get("error") or "").split())[:300]
+        try:
+            grades.append(TrialGrade.from_dict({
+                "task_id": data["task_id"], "model": data["model"], "trial": data.get("trial", 1),
+                "status": "errored", "judge_method": "none", "score": {"weighted": 0.0},
+                "gate": {"passed": False, "reason": "the agent produced no document"},
+                "errors": [f"agent error: {error}"]}))
+        except GradeFileError:
+            continue  # a task name without a known side: counted in the warning only
+    return grades
 
 
 def load_grades(files: list[Path], *, skip_invalid: bool = False) -> tuple[list[Any], list[str]]:
@@ -140,10 +169,13 @@ def _run_config(run_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _config_source(cfg: dict[str, Any]) -> str | None:
-    data = cfg.get("data") or {}
-    spec = cfg.get("spec") or {}
-    return data.get("path") or spec.get("source") or cfg.get("source")
+def _config_source(cfg: dict[str, Any], run_dir: Path) -> str | None:
+    """The run's task source as ``load_tasks`` takes it (config.json records folders relative to the run)."""
+    from ..runner.api import recorded_source
+
+    source = recorded_source(cfg, run_dir)
+    spec_source = (cfg.get("spec") or {}).get("source")
+    return source or (spec_source if isinstance(spec_source, str) else None)
 
 
 def _model_labels(cfg: dict[str, Any]) -> dict[str, str]:
@@ -158,7 +190,7 @@ def find_trials(run_dir: Path) -> list[tuple[str, str, int, Path]]:
     """(model_slug, task_id, trial, dir) for every trial directory of a run."""
     trials_root = run_dir / "trials"
     if not trials_root.is_dir():
-        raise ConfigError("not a run directory (no trials/ inside)", path=run_dir)
+        raise RedlineBenchError("not a run directory (no trials/ inside)", path=run_dir)
     out = []
     for model_dir in sorted(p for p in trials_root.iterdir() if p.is_dir()):
         for task_dir in sorted(p for p in model_dir.iterdir() if p.is_dir()):
@@ -227,13 +259,17 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     recorded = (cfg.get("judges") or {}).get("spec") or (cfg.get("spec") or {}).get("judges")
     if isinstance(recorded, str) and recorded.strip().lower() == "none":
         recorded = None  # the run skipped grading; scoring it now means the default panel
+    if isinstance(recorded, str):
+        from ..runner.api import stored_path
+
+        recorded = stored_path(recorded, run_dir)  # a panel file recorded relative to the run
     spec = judges_spec or recorded or "panel"
     # The judges' endpoint, never the model's (spec.api_base is where the agents were served).
     api_base = api_base or (cfg.get("spec") or {}).get("judge_api_base")
     judges = create_judges(spec, api_base=api_base, timeout=timeout)
     if not judges:
         raise ConfigError("--judges none grades nothing; pick panel, heuristic, a model list or a YAML file")
-    src = source or _config_source(cfg)
+    src = source or _config_source(cfg, run_dir)
     trials = find_trials(run_dir)
     graded_tasks = {task_id for _, task_id, _, _ in trials}
     # a broken task this run never ran does not stop grading the ones it did
@@ -311,7 +347,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     shutil.rmtree(run_dir / REJUDGE_STAGING, ignore_errors=True)
     files = collect_grade_files([run_dir / "trials"])
     grades, _ = load_grades(files)
-    summary = summarize(grades)
+    summary = summarize([*grades, *errored_episode_grades([run_dir / "trials"])])
     summary["judge_calls"] = audit_section([run_dir / "judge_audit.jsonl"], grades)  # each call once
     if unknown:
         summary["warnings"].append(f"{len(unknown)} trial(s) not graded: task not in the data source")
@@ -390,7 +426,7 @@ class _progress:
 # ---------------------------------------------------------------- registration
 def register(main: click.Group) -> None:
     @main.command("score")
-    @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+    @click.argument("run_dir", type=RUN_DIR)
     @click.option("--judges", "judges_spec", default=None,
                   help="panel | heuristic | a,b,c (litellm models) | path/name of a YAML panel. "
                        "Default: the run's own judge spec, else panel (also for a run made with --judges none).")
@@ -416,8 +452,6 @@ def register(main: click.Group) -> None:
         Verdicts are cached on disk, so re-scoring an unchanged run costs nothing and only the
         judges that failed are called again. Exits 1 while any trial's judging is still incomplete.
         """
-        if not run_dir.is_dir():
-            raise ConfigError("no such run directory", path=run_dir)
         from ..runner.lock import hold, release
 
         lock = hold(run_dir)  # a run still writing trials here would race with this grading
@@ -451,7 +485,7 @@ def register(main: click.Group) -> None:
             raise SystemExit(1)
 
     @main.command("summarize")
-    @click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+    @click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
     @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
                   help="Write metrics_summary.json here.")
     @click.option("--skip-invalid", is_flag=True,
@@ -459,20 +493,25 @@ def register(main: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON instead of a table.")
     def summarize_cmd(dirs: tuple[Path, ...], output: Path | None, skip_invalid: bool, as_json: bool) -> None:
         """Summarize every grade.json below DIRS (recursively) into one leaderboard (redline_overall, CI, per turn/side/category)."""
+        from collections import Counter
+
         from ..judge import audit_logs_for, audit_section
         from ..scoring import summarize
 
         files = collect_grade_files(list(dirs))
-        if not files:
-            raise ConfigError(f"no grade.json found below {', '.join(str(d) for d in dirs)}")
+        if not files and not ungraded_episodes(list(dirs)):
+            raise RedlineBenchError(f"no grade.json found below {', '.join(str(d) for d in dirs)}")
         grades, problems = load_grades(files, skip_invalid=skip_invalid)
-        summary = summarize(grades)
+        errored = errored_episode_grades(list(dirs))
+        summary = summarize([*grades, *errored])
         summary["judge_calls"] = audit_section(audit_logs_for(files), grades)  # each call once
         summary["warnings"].extend(f"skipped unreadable grade: {p}" for p in problems)
+        listed = Counter(g.model for g in errored)
         for model, n in sorted(ungraded_episodes(list(dirs)).items()):
-            summary["warnings"].append(
-                f"{model}: {n} trial(s) have an episode but no grade.json (errored, or not graded yet: "
-                f"`redlinebench score RUN_DIR`), so they are not in this summary")
+            if n > listed[model]:
+                summary["warnings"].append(
+                    f"{model}: {n - listed[model]} trial(s) have an episode but no grade.json (not graded yet: "
+                    f"`redlinebench score RUN_DIR`), so they are not in this summary")
         if output is not None:
             _atomic_json(output, summary)
         if as_json:

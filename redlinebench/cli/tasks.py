@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
+from ._options import SCENARIO, SIDE, TURN
 
 #: How every ``--source`` option spells the sources ``resolve_source`` accepts.
 SOURCE_METAVAR = "DIR|hub|hub@REV|embedded"
@@ -56,9 +57,9 @@ def tasks_group() -> None:
 
 @tasks_group.command("list")
 @source_option
-@click.option("--scenario", type=int, multiple=True, help="Keep these scenarios (repeatable).")
-@click.option("--turn", type=int, multiple=True, help="Keep these turns (repeatable).")
-@click.option("--side", type=click.Choice(["A", "B"], case_sensitive=False), multiple=True, help="Keep a side.")
+@click.option("--scenario", type=SCENARIO, multiple=True, help="Keep these scenarios (repeatable; the public set has 1-3).")
+@click.option("--turn", type=TURN, multiple=True, help="Keep these turns (repeatable; the public set has 1-4).")
+@click.option("--side", type=SIDE, multiple=True, help="Keep a side: A (vendor) or B (customer), either case.")
 @click.option("--input-group", multiple=True, help="Keep input groups, e.g. s1-t2-g03 (repeatable).")
 @click.option("--variant", multiple=True, help="Keep rubric variants, e.g. a (repeatable).")
 @json_option
@@ -89,7 +90,7 @@ def list_cmd(source, scenario, turn, side, input_group, variant, as_json) -> Non
 @tasks_group.command("show")
 @click.argument("task_id")
 @source_option
-@click.option("--chars", type=int, default=800, show_default=True, help="Instruction excerpt length.")
+@click.option("--chars", type=click.IntRange(1), default=800, show_default=True, help="Instruction excerpt length.")
 @json_option
 def show_cmd(task_id, source, chars, as_json) -> None:
     """Metadata, instruction excerpt and rubrics of one task."""

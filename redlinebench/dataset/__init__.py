@@ -1,5 +1,9 @@
 """RedlineBench as a Hugging Face dataset: schemas, builder, cached loader, export, card, eval.yaml."""
 
+from ..tasks._source import no_widget_warning
+
+no_widget_warning()  # before `datasets` first imports tqdm.auto (a notebook without ipywidgets)
+
 from ._builder import CITATION, DESCRIPTION, LICENSE, RedlineBench, RedlineBenchConfig
 from ._features import CONFIG_NAMES, FEATURES, FULL_FEATURES, INDEX_FEATURES, SPLIT
 from ._card import card_metadata, card_stats, eval_yaml_data, render_card, render_eval_yaml

@@ -27,6 +27,14 @@ class RunResult:
     report: Path | None
     config: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        # a notebook cell ending in `result` shows this, not the whole summary and progress
+        p = self.progress
+        board = ", ".join(f"{e.get('model')} {e.get('redline_overall', '-')}"
+                          for e in (self.summary or {}).get("leaderboard", [])[:5])
+        return (f"RunResult({self.spec.run_id!r}, {p.total} trials, {p.failures} failed, ok={self.ok}"
+                + (f", redline_overall: {board}" if board else "") + ")")
+
     @property
     def problems(self) -> list[str]:
         """What keeps this run's score from being complete, in words (empty when nothing does):
@@ -93,9 +101,11 @@ def create_judge_list(spec: RunSpec) -> list[Any]:
     return list(create_judges(spec.judges))
 
 
-def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunSpec, dict[str, Any] | None]:
+def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool,
+             check_source: bool = True) -> tuple[RunSpec, dict[str, Any] | None]:
     """Check the run directory against the request. On ``resume`` the stored spec is the run's: a
-    given spec may change only RESUMABLE_FIELDS, and any other difference is an error."""
+    given spec may change only RESUMABLE_FIELDS and where the tasks are found (the fingerprint
+    check in :func:`arun` proves they are the same tasks); any other difference is an error."""
     layout = paths.RunLayout(run_dir)
     stored = read_json(layout.config) if layout.config.exists() else None
     if resume:
@@ -103,15 +113,20 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
             raise ConfigError("nothing to resume: no readable config.json here" if stored is None else
                               "config.json is not a run configuration (not a JSON object)", path=layout.config)
         resumed = RunSpec.from_dict(stored.get("spec") or {}, where=str(layout.config))
-        if resumed.source is None:  # the data the run resolved, not whatever this shell would pick now
-            resumed = resumed.replace(source=recorded_source(stored))
+        # the data the run resolved (not whatever this shell would pick now), found from the run folder
+        resumed = resumed.replace(source=recorded_source(stored, run_dir) or stored_path(resumed.source, run_dir),
+                                  judges=stored_path(resumed.judges, run_dir))
         if spec is not None:  # how fast to go, and where the servers are, may change; what to run may not
-            changed = _spec_differences(spec, resumed)
+            changed = spec_differences(spec, resumed)
             if changed:
                 raise ConfigError(f"resume continues the run as it was started, but the given spec differs in "
                                   f"{'; '.join(changed)}; pass the same spec (only {', '.join(RESUMABLE_FIELDS)} "
                                   f"may change), or start a new run in another directory", path=run_dir)
-            resumed = resumed.replace(**{k: getattr(spec, k) or getattr(resumed, k) for k in RESUMABLE_FIELDS})
+            moved = {"source": spec.source} if spec.source is not None else {}
+            resumed = resumed.replace(**{k: getattr(spec, k) or getattr(resumed, k) for k in RESUMABLE_FIELDS},
+                                      **moved)
+        if check_source:
+            _check_resumed_source(resumed.source, stored, run_dir)
         return resumed, stored
     if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
         raise ConfigError("this directory already holds a run; pass --resume to continue it, "
@@ -121,27 +136,30 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool) -> tuple[RunS
     return spec, None
 
 
-def _spec_differences(given: RunSpec, stored: RunSpec) -> list[str]:
-    """What ``given`` would change in a stored run besides RESUMABLE_FIELDS, in words.
+def spec_changes(given: RunSpec, stored: RunSpec) -> list[tuple[str, Any, Any]]:
+    """``(field, stored value, given value)`` for each field ``given`` would change in a stored run
+    besides RESUMABLE_FIELDS; nested fields dotted (``filter.scenario``, ``limits.max_steps``).
 
-    The run id is the directory's; a source left unset means "the one the run used".
+    The run id is the directory's; the source may name another place holding the same tasks (a
+    moved run or data folder: the fingerprint decides), and leaving it unset means "the run's own".
     """
-    a, b = given.to_dict(), stored.to_dict()
-    out = []
-    for key in a:
-        if key == "run_id" or key in RESUMABLE_FIELDS or a[key] == b.get(key):
-            continue
-        if key == "source" and (given.source is None or _same_path(given.source, stored.source)):
-            continue
-        out.append(f"{key} ({b.get(key)!r} in the run, {a[key]!r} given)")
-    return out
+    def flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in d.items():
+            if isinstance(value, dict):
+                out.update(flat(value, f"{prefix}{key}."))
+            else:
+                out[prefix + key] = value
+        return out
+
+    a, b = flat(given.to_dict()), flat(stored.to_dict())
+    skip = {"run_id", "source", *RESUMABLE_FIELDS}
+    return [(key, b.get(key), a[key]) for key in a if key not in skip and a[key] != b.get(key)]
 
 
-def _same_path(a: str | None, b: str | None) -> bool:
-    if a is None or b is None:
-        return False
-    pa, pb = Path(a).expanduser(), Path(b).expanduser()
-    return pa.exists() and pb.exists() and pa.resolve() == pb.resolve()
+def spec_differences(given: RunSpec, stored: RunSpec) -> list[str]:
+    """:func:`spec_changes` in words: ``trials: 1 in the run, 3 given``."""
+    return [f"{key}: {old!r} in the run, {new!r} given" for key, old, new in spec_changes(given, stored)]
 
 
 def _resume_changes(spec: RunSpec) -> dict[str, Any]:
@@ -149,15 +167,37 @@ def _resume_changes(spec: RunSpec) -> dict[str, Any]:
     return {k: d[k] for k in RESUMABLE_FIELDS if k in d}
 
 
-def recorded_source(config: dict[str, Any]) -> str | None:
-    """The task source config.json says the run used, as ``load_tasks`` accepts it."""
+def recorded_source(config: dict[str, Any], run_dir: str | Path | None = None) -> str | None:
+    """The task source config.json says the run used, as ``load_tasks`` accepts it: ``embedded``,
+    ``hub@REV``, or the folder (recorded relative to the run directory, or absolute by older runs)."""
     src = config.get("source") if isinstance(config.get("source"), dict) else {}
     kind, path, revision = src.get("kind"), src.get("path"), src.get("revision")
     if kind == "embedded":
         return "embedded"
     if kind == "hub":
         return f"hub@{revision}" if revision else "hub"
-    return str(path) if path else None
+    if not isinstance(path, str) or not path:
+        return None
+    return str(paths.local_path(path, run_dir)) if run_dir is not None else path
+
+
+def _check_resumed_source(source: str | None, stored: dict[str, Any], run_dir: Path) -> None:
+    """A folder the run recorded relative to itself that is not there (the run folder moved without
+    its data): say where it was looked for and how to point at it."""
+    recorded = (stored.get("source") or {}).get("path") if isinstance(stored.get("source"), dict) else None
+    if source is None or Path(source).exists() or source == "embedded" or source.startswith("hub"):
+        return
+    raise ConfigError(f"the run's tasks are not where it recorded them ({recorded!r} from the run folder: "
+                      f"{source}); give their folder with --source DIR (the same tasks: their fingerprint is "
+                      "checked)", path=run_dir)
+
+
+def stored_path(value: str | None, run_dir: str | Path) -> str | None:
+    """A spec value config.json recorded as a path relative to the run (``./``, ``../``, ``~``; see
+    ``record``), as a path on this machine; names (``panel``, ``hub@REV``) as they are."""
+    if isinstance(value, str) and value.startswith(("./", "../", "~")) or value == ".":
+        return str(paths.local_path(value, run_dir))
+    return value
 
 
 def run(spec: RunSpec | None, run_dir: Path | None = None, **kwargs: Any) -> RunResult:
@@ -192,16 +232,21 @@ async def arun(
     layout = paths.RunLayout(run_dir)
     taskset, tasks = load_selected_tasks(spec, taskset)
     judge_list = judges if judges is not None else create_judge_list(spec)
-    config = build_config(spec, taskset, tasks, judge_names(judge_list))
+    config = build_config(spec, taskset, tasks, judge_names(judge_list), run_dir)
     if stored is not None:
         old = (stored.get("data") or {}).get("fingerprint")
         new = config["data"]["fingerprint"]
         if old and new and old != new:
             raise ConfigError(f"the tasks changed since this run started (fingerprint {old} -> {new}); "
                               "start a new run instead of resuming", path=layout.config)
-        # what a resume may change (pace, endpoints) is recorded, so the next resume uses it too
-        config = {**stored, "spec": {**(stored.get("spec") or {}), **_resume_changes(spec)},
-                  "resumed": [*stored.get("resumed", []), config["created"]]}
+        # What a resume may change (pace, endpoints) is recorded, so the next resume uses it too, and
+        # so is where the tasks (and a panel file) are now, relative to where the run folder is now.
+        fresh = config
+        spec_now = {**(stored.get("spec") or {}), **_resume_changes(spec), "judges": fresh["spec"]["judges"]}
+        if spec_now.get("source") is not None:
+            spec_now["source"] = fresh["spec"]["source"]
+        config = {**stored, "spec": spec_now, "resumed": [*stored.get("resumed", []), fresh["created"]],
+                  "source": fresh["source"], "data": {**(stored.get("data") or {}), "path": fresh["data"]["path"]}}
     _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()), check_keys=check_keys)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)

@@ -54,13 +54,12 @@ def errored_grade(key: TrialKey, judges: list[Any], error: str) -> dict[str, Any
 
     It is ``errored``, not a zero: the summary lists it as incomplete, and ``--resume`` reruns it.
     """
-    from ..judge import judge_method
     from ..scoring import TrialGrade, no_document_diagnostics
 
     t = key.task
     grade = TrialGrade(task_id=t.task_id, model=key.label, trial=key.trial, scenario_id=int(t.scenario_id),
                        turn=int(t.turn), side=t.side, input_group=t.input_group, variant=t.variant,
-                       status="errored", judge_method=judge_method(judges) if judges else "none",
+                       status="errored", judge_method="none",  # no judge saw it: not "scored by" anyone
                        judges=[getattr(j, "name", str(j)) for j in judges],
                        gate={"passed": False, "reason": "the agent produced no document"}, weighted=0.0,
                        errors=[f"agent error: {error}"], diagnostics=no_document_diagnostics())

@@ -14,6 +14,7 @@ redline, transcript and metrics are complete, so ``trials/`` never holds half a 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,30 @@ def slug(name: str) -> str:
     if out in {"", ".", ".."}:
         out = out.replace(".", "_") or "_"
     return out
+
+
+def portable(path: str | Path, run_dir: str | Path) -> str:
+    """A local path as config.json records it: relative to the run directory (``../../benchmark``),
+    or ``~/...`` when the relative form would spell out the home folder; absolute only when neither
+    exists (another drive). A run folder is shared without this machine's paths, and a run moved
+    together with its data still finds it (:func:`local_path` reads it back)."""
+    target = Path(path).expanduser().resolve()
+    base = Path(run_dir).expanduser().resolve()
+    home = Path.home().resolve()
+    in_home = home != Path(home.anchor) and target.is_relative_to(home)
+    if in_home and not base.is_relative_to(home):
+        return ("~/" + target.relative_to(home).as_posix()).rstrip("/")
+    try:
+        rel = Path(os.path.relpath(target, base)).as_posix()
+    except ValueError:  # no relative path between two drives
+        return "~/" + target.relative_to(home).as_posix() if in_home else str(target)
+    return rel if rel == "." or rel.startswith("..") else f"./{rel}"
+
+
+def local_path(recorded: str, run_dir: str | Path) -> Path:
+    """A path config.json recorded (see :func:`portable`; older runs recorded absolute paths) on this machine."""
+    path = Path(recorded).expanduser()
+    return path if path.is_absolute() else (Path(run_dir) / path).resolve()
 
 
 @dataclass(frozen=True)

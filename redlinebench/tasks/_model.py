@@ -93,6 +93,10 @@ class Rubric:
     def is_penalty(self) -> bool:
         return self.weight < 0
 
+    def __repr__(self) -> str:
+        # short for notebooks: the criterion clipped to one line, never the justification
+        return f"Rubric({self.id!r}, {self.weight:+d}, {self.category!r}, {_gist(self.criteria)!r})"
+
 
 @dataclass(frozen=True)
 class Task:
@@ -122,6 +126,13 @@ class Task:
     source_task_path: str
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     config: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __repr__(self) -> str:
+        # A notebook prints lists and dicts of tasks: the identity and the counts, not the
+        # instruction, playbooks and rubrics (those are one attribute away).
+        golden = "golden" if self.has_golden else "no golden"
+        return (f"Task({self.task_id!r}, scenario {self.scenario_id}, turn {self.turn}, side {self.side}, "
+                f"{len(self.rubrics)} rubrics, {len(self.grounding)} grounding texts, {golden})")
 
     # -- derived views -------------------------------------------------------------------
     @property
@@ -169,6 +180,12 @@ class Task:
             "counterparty": self.counterparty,
             "author": self.author,
         }
+
+
+def _gist(text: str, limit: int = 60) -> str:
+    """The start of ``text`` on one line (whitespace runs folded), with an ellipsis when cut."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def printable(text: str) -> str:

@@ -41,6 +41,10 @@ class Source:
         if self.tasks_dir is None:
             object.__setattr__(self, "tasks_dir", self.path / "tasks")
 
+    def __repr__(self) -> str:
+        rev = f", revision={self.revision[:12]!r}" if self.revision else ""
+        return f"Source({self.kind!r}, {str(self.path)!r}{rev})"
+
     def describe(self) -> str:
         rev = f" @ {self.revision}" if self.revision else ""
         return f"{self.kind}: {self.path}{rev} ({self.reason})"
@@ -141,6 +145,15 @@ def _snapshot_complete(folder: Path, revision: str) -> bool:
     return marker.get("revision") == revision and (folder / "tasks").is_dir()
 
 
+def no_widget_warning() -> None:
+    """Keep tqdm's "IProgress not found" warning (Jupyter without ipywidgets) out of notebooks: it is
+    raised when ``huggingface_hub`` or ``datasets`` first import ``tqdm.auto``, and every progress bar
+    of ours is off or plain text anyway. Call before importing either."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message="IProgress not found")
+
+
 def download_hub_snapshot(revision: str | None = None, *, offline: bool | None = None) -> Path:
     """Fetch (or reuse) the pinned snapshot as real files; raises ``HubError`` when impossible.
 
@@ -154,6 +167,7 @@ def download_hub_snapshot(revision: str | None = None, *, offline: bool | None =
     offline = config.hub_offline() if offline is None else offline
     if offline:
         raise HubError(f"HF_HUB_OFFLINE is set and no complete snapshot is cached at {folder}")
+    no_widget_warning()
     try:
         import httpx2
         from huggingface_hub import HfApi, snapshot_download
@@ -258,11 +272,25 @@ def resolve_source(source: str | Path | None = None) -> Source:
     source = _embedded(tuple(skipped), reason="no local tree and no Hub snapshot")
     if not config.hub_offline():
         # HF_HUB_OFFLINE chose this; an unreachable Hub did not, and scores on the synthetic set
-        # are not comparable with the real benchmark's: say so rather than fall back silently.
-        log.warning("warning: using the embedded synthetic task set, not %s (%s); ask for source 'hub' to "
-                    "require the real set, or set HF_HUB_OFFLINE=1 to choose the synthetic one",
-                    config.HUB_DATASET_ID, problem)
+        # are not comparable with the real benchmark's: say so, once per process (a notebook loads
+        # the tasks several times), rather than fall back silently.
+        _hub_notice(problem)
     return source
+
+
+_HUB_NOTICE_GIVEN = False
+
+
+def _hub_notice(problem: Exception) -> None:
+    global _HUB_NOTICE_GIVEN
+    if _HUB_NOTICE_GIVEN:
+        log.info("not using the Hub snapshot: %s", problem)
+        return
+    _HUB_NOTICE_GIVEN = True
+    reason = " ".join(str(problem).split())
+    reason = reason if len(reason) <= 120 else reason[:119] + "…"  # huggingface_hub's own texts run long
+    log.warning("warning: using the embedded synthetic task set, not %s (%s); source 'hub' requires the "
+                "real set, HF_HUB_OFFLINE=1 picks this one quietly", config.HUB_DATASET_ID, reason)
 
 
 def _from_hub(root: Path, revision: str, reason: str, skipped: tuple[str, ...]) -> Source:

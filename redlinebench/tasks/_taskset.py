@@ -47,7 +47,8 @@ class TaskSet:
         return task_id in self._by_id
 
     def __repr__(self) -> str:
-        return f"TaskSet({len(self.tasks)} tasks from {self.source.kind}: {self.source.path})"
+        groups, cells = len(self.input_groups()), len(self.cells())
+        return f"TaskSet({len(self.tasks)} tasks, {groups} input groups, {cells} cells, from {self.source.kind})"
 
     @property
     def ids(self) -> list[str]:

@@ -232,7 +232,7 @@ def test_hostile_files_one_line_errors(name, tmp_path):
 
 def test_missing_file_and_unwritable_output(contract, tmp_path):
     code, _, err = run("read", tmp_path / "nope.docx")
-    assert code == 1 and "not found" in err
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1  # a missing file: a usage error
     code, _, err = run("reject", contract, "-o", tmp_path / "no" / "such" / "dir" / "out.docx")
     assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
 

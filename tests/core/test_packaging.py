@@ -91,3 +91,19 @@ def test_an_installed_wheel_finds_prices_panels_and_presets_outside_a_checkout(i
     panel = yaml.safe_load((shipped / "judges" / "default.yaml").read_text(encoding="utf-8"))["judges"]
     assert found["panel"] == panel
     assert found["single"] == ["openai/gpt-5.4-mini"]
+
+
+def test_the_licence_is_an_spdx_expression(installed):
+    """PEP 639: ``license = "Apache-2.0"`` (a TOML table is deprecated by setuptools and warns at
+    every build); the wheel says so in ``License-Expression``."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["license"] == "Apache-2.0"
+    assert any(r.replace(" ", "").startswith("setuptools>=77") for r in project["build-system"]["requires"])
+    wheel, _ = installed
+    with zipfile.ZipFile(wheel) as z:
+        [meta] = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        headers = z.read(meta).decode().split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: Apache-2.0" in headers
+    assert not any(h.startswith("License:") for h in headers)

@@ -123,9 +123,9 @@ def test_errored_trials_are_reported_not_dropped_and_resume_redoes_them(tree, tm
     from redlinebench.errors import ConfigError
     from redlinebench.runner import TaskFilter
 
-    with pytest.raises(ConfigError, match=r"differs in filter \(.*'scenario': 2"):
+    with pytest.raises(ConfigError, match=r"differs in filter.scenario: None in the run, 2 given"):
         run(spec.replace(filter=TaskFilter(scenario=2)), tmp_path / "r", resume=True, progress=False)
-    with pytest.raises(ConfigError, match=r"differs in judges \('heuristic' in the run, 'panel' given\)"):
+    with pytest.raises(ConfigError, match=r"differs in judges: 'heuristic' in the run, 'panel' given"):
         run(spec.replace(judges="panel", run_id="other"), tmp_path / "r", resume=True, progress=False)
     third = run(spec.replace(concurrency=1, source=None), tmp_path / "r", resume=True, progress=False)
     assert third.progress.skipped == 3 and third.spec.concurrency == 1
@@ -298,7 +298,12 @@ def test_resume_may_point_at_a_restarted_model_server(tree, tmp_path, fake_opena
     assert json.loads((run_dir / "config.json").read_text())["spec"]["api_base"] == new_url
     r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--model", "openai/other",
                                   "--no-progress"])
-    assert r.exit_code != 0 and "--judge-api-base" in r.output and "drop --model" in r.output
+    assert r.exit_code == 2 and "--model/--agent: openai/local-x in the run, openai/other given" in r.output
+    # the options the run was started with, repeated (up-arrow, add --resume), are accepted
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--model", "openai/local-x",
+                                  "--judges", "none", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+                                  "--no-progress"])
+    assert r.exit_code == 0, r.output
 
 
 def test_scoring_a_run_made_without_judges_uses_the_default_panel(tree, tmp_path, monkeypatch):

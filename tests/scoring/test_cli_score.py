@@ -116,7 +116,7 @@ def test_score_against_misbehaving_llm_judges(tmp_path, fake_openai, monkeypatch
 
 def test_score_errors_are_one_line(tmp_path):
     result = CliRunner().invoke(main, ["score", str(tmp_path / "missing")])
-    assert result.exit_code != 0 and "no such run directory" in result.output
+    assert result.exit_code == 2 and "does not exist" in result.output  # a missing folder: a usage error
     (tmp_path / "empty").mkdir()
     result = CliRunner().invoke(main, ["score", str(tmp_path / "empty"), "--judges", "heuristic",
                                        "--source", str(build_tree(tmp_path / "d"))])

@@ -50,28 +50,34 @@ def test_no_grades_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
     assert result.exit_code != 0 and "no grade.json found" in result.output
     result = CliRunner().invoke(main, ["summarize", str(tmp_path / "nope")])
-    assert result.exit_code != 0 and "no such directory" in result.output
+    assert result.exit_code == 2 and "does not exist" in result.output  # a missing folder: a usage error
 
 
 def test_trials_with_an_episode_but_no_grade_are_named_not_dropped_silently(tmp_path):
+    """An errored episode (no grade.json) is listed as an incomplete trial of its model, so a model
+    whose every trial errored is a row with "-" as in `run`'s table; one not graded yet is named."""
     grades = fixture()
     write_grades(tmp_path / "run1", grades[:4])
-    for n, model in enumerate(("openai/down", "openai/down", grades[0]["model"])):
-        d = tmp_path / "run1" / "trials" / model.replace("/", "_") / f"redline-s1-t1-g0{n}a" / "1"
+    for n, (model, status) in enumerate((("openai/down", "errored"), ("openai/down", "errored"),
+                                         (grades[0]["model"], "completed"))):
+        d = tmp_path / "run1" / "trials" / model.replace("/", "_") / f"redline-s1-t1-g0{n + 5}a" / "1"
         d.mkdir(parents=True)
-        (d / "metrics.json").write_text(json.dumps({"task_id": f"redline-s1-t1-g0{n}a", "model": model,
-                                                    "status": "errored"}))
+        (d / "metrics.json").write_text(json.dumps({"task_id": f"redline-s1-t1-g0{n + 5}a", "model": model,
+                                                    "status": status, "error": "APIConnectionError: down"}))
     (tmp_path / "run1" / "metrics.json").write_text("{}")  # not a trial's metrics: ignored
     out = tmp_path / "summary.json"
     result = CliRunner().invoke(main, ["summarize", str(tmp_path / "run1"), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    warnings = json.loads(out.read_text())["warnings"]
-    assert warnings == [
-        f"{grades[0]['model']}: 1 trial(s) have an episode but no grade.json (errored, or not graded yet: "
-        "`redlinebench score RUN_DIR`), so they are not in this summary",
-        "openai/down: 2 trial(s) have an episode but no grade.json (errored, or not graded yet: "
+    summary = json.loads(out.read_text())
+    assert summary["warnings"] == [
+        f"{grades[0]['model']}: 1 trial(s) have an episode but no grade.json (not graded yet: "
         "`redlinebench score RUN_DIR`), so they are not in this summary"]
-    assert "openai/down: 2 trial(s)" in result.output
+    down = next(e for e in summary["leaderboard"] if e["model"] == "openai/down")
+    assert down["overall_turn_weighted"] is None and down["n_incomplete"] == 2
+    assert [(i["model"], i["status"]) for i in summary["incomplete"]] == [("openai/down", "errored")] * 2
+    assert "APIConnectionError: down" in summary["incomplete"][0]["reason"]
+    row = next(line for line in result.output.splitlines() if "openai/down" in line)
+    assert " - " in row  # no score: a dash, as in run's table
 
 
 def test_grades_below_a_symlinked_folder_are_read_once_and_a_link_loop_ends(tmp_path):

@@ -141,7 +141,10 @@ def test_an_unreachable_hub_falls_back_with_a_warning_but_explicit_offline_does_
     """HF_HUB_OFFLINE=1 chooses the embedded set on purpose; an unreachable Hub must not do so silently."""
     import logging
 
+    from redlinebench.tasks import _source
+
     shutil.rmtree(places["local"])
+    monkeypatch.setattr(_source, "_HUB_NOTICE_GIVEN", False)
     caplog.set_level(logging.INFO, logger="redlinebench.tasks")
     assert resolve_source().kind == "embedded"  # the suite runs with HF_HUB_OFFLINE=1
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
@@ -155,7 +158,9 @@ def test_an_unreachable_hub_falls_back_with_a_warning_but_explicit_offline_does_
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "2")
     assert resolve_source().kind == "embedded"
+    assert resolve_source().kind == "embedded"  # tried again, but the notice is given once per process
     [warning] = [r for r in caplog.records if r.levelno >= logging.WARNING]
     text = warning.getMessage()
+    assert len(text) < 300
     assert "\n" not in text and text.startswith("warning: using the embedded synthetic task set")
     assert f"not {config.HUB_DATASET_ID} (cannot reach the Hub" in text and "HF_HUB_OFFLINE=1" in text

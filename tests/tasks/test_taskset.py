@@ -81,3 +81,22 @@ def test_task_metadata_view_uses_real_spelling(tree: Path) -> None:
         "author": "Reviewing Counsel (LargeCo Legal)",
     }
     assert task.cell == (1, 2)
+
+
+def test_reprs_are_short_enough_for_a_notebook():
+    """A notebook prints ``input_groups()`` (a README line): ids, cells and counts, not the
+    instruction, playbooks and rubrics of every task (32,512 characters for one cell before)."""
+    import redlinebench as rb
+
+    tasks = rb.load_tasks("embedded")
+    groups = tasks.filter(scenario=1, turn=2).input_groups()
+    assert len(repr(groups)) < 600, repr(groups)
+    task = tasks.get("redline-s1-t2-g01a")
+    assert repr(task) == ("Task('redline-s1-t2-g01a', scenario 1, turn 2, side B, "
+                          f"{len(task.rubrics)} rubrics, {len(task.grounding)} grounding texts, golden)")
+    assert task.instruction[:40] not in repr(task)
+    rubric = repr(task.rubrics[0])
+    assert rubric.startswith(f"Rubric({task.rubrics[0].id!r}, ") and len(rubric) < 140
+    assert repr(tasks) == (f"TaskSet({len(tasks)} tasks, {len(tasks.input_groups())} input groups, "
+                           f"{len(tasks.cells())} cells, from embedded)")
+    assert len(repr(tasks.source)) < 200
