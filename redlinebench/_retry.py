@@ -2,7 +2,7 @@
 
 Which failures are retried (:func:`classify`): a missing or rejected key (401, 403, litellm's
 AuthenticationError / PermissionDeniedError, or no key in the environment for a provider that
-needs one) stops at once, since every retry would fail alike; any 5xx, 429, 408/409/425, timeout,
+needs one) stops at once, since every retry would fail alike; any 5xx, 429, 408 (a timeout), timeout,
 dropped connection or unparseable reply is retried *whatever its body says* (a 500 whose text
 mentions an API key is still a 500: providers put all sorts of words in error bodies); any other
 4xx is the request's fault and is not retried (the caller may drop a parameter and try again).
@@ -98,8 +98,8 @@ def retry_delay(retry: int, exc: BaseException | None = None) -> float:
     return floor if hint is None else min(RETRY_AFTER_CAP_S, max(hint, floor))
 
 
-#: 4xx statuses that mean "try again later", not "your request is wrong".
-RETRY_STATUS = frozenset({408, 409, 425, 429})
+#: The 4xx statuses retried (SPEC §5.3: no retry on 4xx other than 429; 408 is a timeout).
+RETRY_STATUS = frozenset({408, 429})
 AUTH_STATUS = frozenset({401, 403})
 _AUTH_TYPES = frozenset({"AuthenticationError", "PermissionDeniedError"})
 _PROVIDER_MODULES = frozenset({"litellm", "openai", "httpx", "httpcore", "aiohttp", "anthropic"})
