@@ -40,7 +40,7 @@ class AdaptiveLimiter:
         self.in_flight = 0
         self.n_calls = 0
         self.n_429 = 0
-        self.min_limit = int(self.limit)
+        self.min_limit = self.max           # the lowest a 429 has cut it to
         self.resume_at = 0.0                # no new call before this (a Retry-After)
         self._last_cut = -math.inf          # when the limit was last halved
         self._wake: list[asyncio.Future[None]] = []
