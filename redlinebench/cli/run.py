@@ -14,7 +14,8 @@ from .tasks import SOURCE_METAVAR
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
 # Options that define a run; a resumed run takes them from its config.json instead.
 _SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
-                 "dry_run", "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed")
+                 "dry_run", "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed",
+                 "no_prompt_cache")
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -71,6 +72,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
         seed=int(pick("seed", 0)),
         api_base=api_base,
         judge_api_base=opts.get("judge_api_base") or preset.get("judge_api_base"),
+        prompt_cache=False if opts.get("no_prompt_cache") else bool(preset.get("prompt_cache", True)),
     )
     if opts.get("run_id"):
         spec_kwargs["run_id"] = opts["run_id"]
@@ -195,6 +197,9 @@ def register(main: click.Group) -> None:
     @click.option("--timeout", type=click.FloatRange(1), help="Seconds per model call [300].")
     @click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature (default: provider's).")
     @click.option("--seed", type=int, default=None, help="Seed passed to providers that accept one [0].")
+    @click.option("--no-prompt-cache", is_flag=True, help="Turn prompt caching off: no cache markers for "
+                  "providers that need them (Anthropic, Bedrock/Vertex Claude). On by default; it does not "
+                  "change what the model sees, only what the provider bills.")
     @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
     @click.option("--skip-key-check", is_flag=True, help="Do not check provider credentials before starting "
                   "(for providers that authenticate without environment variables).")

@@ -72,10 +72,20 @@ class LiteLLMJudge:
         self.json_mode = bool(json_mode)
         self.temperature = temperature
         self.extra = dict(extra or {})
-        # the system prompt is the long prefix every call of this judge repeats: marked for cache
-        markers = cache_markers(self.model) if prompt_cache else None
-        self._markers = markers[:1] if markers else None
+        self.prompt_cache = prompt_cache
         self._placeholder: bool | None = None
+
+    @property
+    def prompt_cache(self) -> bool:
+        return self._markers is not None or not cache_markers(self.model)
+
+    @prompt_cache.setter
+    def prompt_cache(self, on: bool) -> None:
+        """The system prompt is the long prefix every call of this judge repeats: marked for
+        the provider's cache where it needs a marker (only the system breakpoint: the rest of
+        a judge prompt differs from call to call)."""
+        markers = cache_markers(self.model) if on else None
+        self._markers = markers[:1] if markers else None
 
     def __repr__(self) -> str:  # never shows the key
         return f"LiteLLMJudge(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
