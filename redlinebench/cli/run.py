@@ -144,15 +144,35 @@ def _dry_run(spec: Any) -> None:
     click.echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
     click.echo(f"limits per trial: {json.dumps(spec.limits.to_dict())}")
     table = Table(title="estimate (a model of a typical episode, not a measurement)")
-    for col in ("role", "name", "calls", "tokens in", "tokens out", "cost USD"):
+    for col in ("role", "name", "calls", "tokens in", "of them cached", "tokens out", "cost USD",
+                "with caching"):
         table.add_column(col, no_wrap=True)
     for r in est.rows:
-        table.add_row(r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}", f"{r['tokens_out']:,}",
-                      "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]))
-    Console(width=120).print(table)
-    total = est.total_cost
+        cached = r.get("cost_cached_usd", r["cost_usd"])
+        table.add_row(r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}",
+                      f"{r.get('cache_read_tokens', 0):,}", f"{r['tokens_out']:,}",
+                      "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]),
+                      "unknown price" if cached is None else _usd(cached))
+    Console(width=140).print(table)
+    total, total_cached = est.total_cost, est.total_cost_cached
     click.echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
-                            else f"about ${_usd(total)}"))
+                            else f"about ${_usd(total)} without prompt caching, about ${_usd(total_cached)} "
+                                 f"with it"))
+    from ..runner.estimate import ASSUMED_CACHE_HIT
+
+    click.echo(f"caching assumption: each agent call finds {ASSUMED_CACHE_HIT:.0%} of the previous call's prompt "
+               "in the provider's cache (read at its cache price; providers needing markers write the rest); "
+               "judges are estimated without caching" + ("" if spec.prompt_cache else
+                                                         "; this run has --no-prompt-cache, so both totals agree"))
+    from ..runner.preflight import missing_keys
+
+    models = [e.model for e in spec.entrants if e.agent == "llm" and e.model]
+    missing = missing_keys(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
+    for model, keys in missing.items():
+        click.echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the run would refuse to "
+                   "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
+    if not missing:
+        click.echo("credentials: every model and judge has a key (or an explicit endpoint)")
     click.echo("nothing was run (--dry-run)")
 
 

@@ -54,12 +54,32 @@ def test_dry_run_prints_plan_and_estimate_and_runs_nothing(tree, tmp_path, monke
                                   "--judges", "heuristic", "--dry-run"])
     assert r.exit_code == 0, r.output
     assert "1 entrant(s) x 3 task(s) x 2 trial(s) = 6 trials" in r.output
-    assert re.search(r"total: about \$\d+\.\d{2,4}\n", r.output)
+    found = re.search(r"total: about \$(\d+\.\d{2,4}) without prompt caching, about \$(\d+\.\d{2,4}) with it",
+                      r.output)
+    assert found and float(found.group(2)) < float(found.group(1))
+    assert "caching assumption: each agent call finds 90% of the previous call's prompt" in r.output
     assert "nothing was run" in r.output
     assert not (tmp_path / "runs").exists()
     r = CliRunner().invoke(main, ["run", "--model", "openai/not-a-priced-model", "--source", str(tree),
                                   "--judges", "none", "--dry-run"])
     assert r.exit_code == 0 and "unknown price" in r.output
+
+
+def test_dry_run_names_every_missing_key_as_a_warning_and_exits_0(tree, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o-mini", "--source", str(tree),
+                                  "--judges", "anthropic/claude-haiku-4-5", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "warning: openai/gpt-4o-mini needs OPENAI_API_KEY" in r.output
+    assert "warning: anthropic/claude-haiku-4-5 needs ANTHROPIC_API_KEY" in r.output
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-y")
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o-mini", "--source", str(tree),
+                                  "--judges", "anthropic/claude-haiku-4-5", "--dry-run", "--no-prompt-cache"])
+    assert r.exit_code == 0 and "warning" not in r.output and "every model and judge has a key" in r.output
+    assert "--no-prompt-cache, so both totals agree" in r.output
 
 
 def test_run_without_judges_writes_trials_and_a_report_but_no_grades(tree, tmp_path):
