@@ -3,8 +3,8 @@
 A fixed ``--concurrency`` either leaves a provider's quota unused or floods it with 429s. Each
 endpoint (provider + api_base) gets one AIMD limit on the calls in flight to it:
 
-- it starts small and doubles per round trip while calls succeed (slow start), then grows by
-  about one call per round trip (additive increase), never above ``--concurrency``;
+- it starts small and grows by half per round trip while calls succeed (slow start); after a
+  429, by one call every few round trips (additive increase); never above ``--concurrency``;
 - a 429 halves it (multiplicative decrease), once per round of calls: 429s answering calls sent
   before the last cut say nothing new and do not cut again;
 - a ``Retry-After`` on a 429 also holds every new call to that endpoint until it has passed.
@@ -26,6 +26,12 @@ from typing import Any, AsyncIterator, Callable
 INITIAL_LIMIT = 4
 #: An endpoint nobody configured (``score``, a notebook) is capped here.
 DEFAULT_MAX = 16
+#: Growth per successful call: below the threshold (before any 429) the limit grows by this much
+#: per call (x1.5 per round of calls); above it by ``1 / (limit * RECOVERY_ROUNDS)``, i.e. one
+#: more call in flight every ``RECOVERY_ROUNDS`` rounds: slow enough that a provider's burst
+#: allowance absorbs the probing, so 429s stay rare once the limit has been found.
+SLOW_START_STEP = 0.5
+RECOVERY_ROUNDS = 4
 
 
 class AdaptiveLimiter:
@@ -61,9 +67,9 @@ class AdaptiveLimiter:
     def on_success(self, started: float) -> None:
         self._done()
         if self.limit < self.threshold:
-            self.limit = min(self.max, self.limit + 1.0)           # slow start: doubles per round
+            self.limit = min(self.max, self.limit + SLOW_START_STEP)
         else:
-            self.limit = min(self.max, self.limit + 1.0 / self.limit)  # about +1 per round
+            self.limit = min(self.max, self.limit + 1.0 / (self.limit * RECOVERY_ROUNDS))
 
     def on_rate_limited(self, started: float, retry_after: float | None = None) -> None:
         self._done()

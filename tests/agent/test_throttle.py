@@ -26,10 +26,12 @@ def _fill(lim: AdaptiveLimiter) -> list[float]:
 def test_a_429_halves_the_limit_once_per_round_and_successes_bring_it_back():
     clock = Clock()
     lim = AdaptiveLimiter(32, initial=4, clock=clock)
-    for _ in range(4):  # slow start: every success adds one, so a round of successes doubles it
+    rounds = 0
+    while lim.current < 32:  # slow start: each success adds half a call, x1.5 per round
         for s in _fill(lim):
             lim.on_success(s)
-    assert lim.current == 32
+        rounds += 1
+    assert rounds <= 6
     starts = _fill(lim)
     assert len(starts) == 32
     clock.now += 1
@@ -44,13 +46,13 @@ def test_a_429_halves_the_limit_once_per_round_and_successes_bring_it_back():
     assert lim.current == 8
     for s in starts[6:]:
         lim.on_success(s)
-    assert 8 < lim.current < 16  # additive increase above the threshold: about one per round
+    assert 8 <= lim.limit < 9  # additive increase above the threshold: slow, one call per few rounds
     rounds = 0
     while lim.current < 32:
         for s in _fill(lim):
             lim.on_success(s)
         rounds += 1
-    assert 10 <= rounds <= 30  # recovers to the ceiling, one call per round, never past it
+    assert 40 <= rounds <= 150  # recovers to the ceiling, never past it
     for s in _fill(lim):
         lim.on_success(s)
     assert lim.current == 32 and lim.min_limit == 8
