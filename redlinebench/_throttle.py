@@ -7,7 +7,10 @@ endpoint (provider + api_base) gets one AIMD limit on the calls in flight to it:
   429, by one call every few round trips (additive increase); never above ``--concurrency``;
 - a 429 halves it (multiplicative decrease), once per round of calls: 429s answering calls sent
   before the last cut say nothing new and do not cut again;
-- a ``Retry-After`` on a 429 also holds every new call to that endpoint until it has passed.
+- calls are paced, the limit's worth spread over one round trip (a burst of starts would empty a
+  provider's token bucket at once and be refused together);
+- a ``Retry-After`` on a 429 also holds every new call to that endpoint until it has passed
+  (and any 429 holds them at least ``MIN_HOLD_S``).
 
 The limit is per process: with ``--workers N`` each worker limits its own share of the
 concurrency, and the run reports the sum. The clock is injectable, so tests need no sleeping.
@@ -27,18 +30,22 @@ INITIAL_LIMIT = 4
 #: An endpoint nobody configured (``score``, a notebook) is capped here.
 DEFAULT_MAX = 16
 #: Growth per successful call: below the threshold (before any 429) the limit grows by this much
-#: per call (x1.5 per round of calls); above it by ``1 / (limit * RECOVERY_ROUNDS)``, i.e. one
+#: per call (x1.25 per round of calls); above it by ``1 / (limit * RECOVERY_ROUNDS)``, i.e. one
 #: more call in flight every ``RECOVERY_ROUNDS`` rounds: slow enough that a provider's burst
 #: allowance absorbs the probing, so 429s stay rare once the limit has been found.
-SLOW_START_STEP = 0.5
-RECOVERY_ROUNDS = 4
+SLOW_START_STEP = 0.25
+RECOVERY_ROUNDS = 6
+#: Any 429 holds new calls at least this long (longer if its ``Retry-After`` says so): the
+#: provider's bucket is empty at that moment, so a short hold loses no throughput, while the calls
+#: it holds would only be refused too (a ``Retry-After`` of 50 ms is for one call, not for all).
+MIN_HOLD_S = 0.5
 
 
 class AdaptiveLimiter:
     """The AIMD limit of one endpoint. ``on_*`` are the pure state changes; ``slot`` uses them."""
 
     def __init__(self, max_limit: int, *, initial: int = INITIAL_LIMIT,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, pacing: bool = True) -> None:
         self.max = max(1, int(max_limit))
         self.limit = float(min(self.max, max(1, initial)))
         self.threshold = float(self.max)   # slow start below it, additive increase above
@@ -49,6 +56,9 @@ class AdaptiveLimiter:
         self.min_limit = self.max           # the lowest a 429 has cut it to
         self.resume_at = 0.0                # no new call before this (a Retry-After)
         self._last_cut = -math.inf          # when the limit was last halved
+        self.pacing = pacing
+        self.rtt: float | None = None       # smoothed duration of a successful call
+        self.next_start = 0.0               # pacing: the limit's calls spread over one round trip
         self._wake: list[asyncio.Future[None]] = []
 
     # -- the state machine ----------------------------------------------------------------
@@ -56,15 +66,24 @@ class AdaptiveLimiter:
     def current(self) -> int:
         return max(1, int(self.limit))
 
+    def ready_at(self) -> float:
+        """When the next call may start as far as time goes (a Retry-After hold, pacing)."""
+        return max(self.resume_at, self.next_start)
+
     def can_start(self) -> bool:
-        return self.in_flight < self.current and self.clock() >= self.resume_at
+        return self.in_flight < self.current and self.clock() >= self.ready_at()
 
     def start(self) -> float:
         self.in_flight += 1
         self.n_calls += 1
-        return self.clock()
+        now = self.clock()
+        if self.pacing and self.rtt:  # limit calls per round trip, evenly: no bursts into a bucket
+            self.next_start = now + self.rtt / self.limit
+        return now
 
     def on_success(self, started: float) -> None:
+        rtt = max(0.0, self.clock() - started)
+        self.rtt = rtt if self.rtt is None else 0.8 * self.rtt + 0.2 * rtt
         self._done()
         if self.limit < self.threshold:
             self.limit = min(self.max, self.limit + SLOW_START_STEP)
@@ -75,8 +94,9 @@ class AdaptiveLimiter:
         self._done()
         self.n_429 += 1
         now = self.clock()
-        if retry_after is not None and retry_after > 0:
-            self.resume_at = max(self.resume_at, now + retry_after)
+        hold = max(MIN_HOLD_S, retry_after or 0.0)
+        if hold > 0:
+            self.resume_at = max(self.resume_at, now + hold)
         if started >= self._last_cut:  # sent after the last cut: the cut was not enough
             self.limit = max(1.0, self.limit / 2.0)
             self.threshold = self.limit
@@ -100,7 +120,7 @@ class AdaptiveLimiter:
     # -- async use --------------------------------------------------------------------------
     async def acquire(self) -> float:
         while not self.can_start():
-            wait = self.resume_at - self.clock()
+            wait = self.ready_at() - self.clock()
             if wait > 0 and self.in_flight < self.current:
                 await asyncio.sleep(wait)
                 continue

@@ -25,13 +25,13 @@ def _fill(lim: AdaptiveLimiter) -> list[float]:
 
 def test_a_429_halves_the_limit_once_per_round_and_successes_bring_it_back():
     clock = Clock()
-    lim = AdaptiveLimiter(32, initial=4, clock=clock)
+    lim = AdaptiveLimiter(32, initial=4, clock=clock, pacing=False)
     rounds = 0
-    while lim.current < 32:  # slow start: each success adds half a call, x1.5 per round
+    while lim.current < 32:  # slow start: each success adds a quarter call, x1.25 per round
         for s in _fill(lim):
             lim.on_success(s)
         rounds += 1
-    assert rounds <= 6
+    assert rounds <= 10
     starts = _fill(lim)
     assert len(starts) == 32
     clock.now += 1
@@ -47,12 +47,14 @@ def test_a_429_halves_the_limit_once_per_round_and_successes_bring_it_back():
     for s in starts[6:]:
         lim.on_success(s)
     assert 8 <= lim.limit < 9  # additive increase above the threshold: slow, one call per few rounds
+    assert not lim.can_start()  # any 429 holds new calls a moment (MIN_HOLD_S)
+    clock.now += 1
     rounds = 0
     while lim.current < 32:
         for s in _fill(lim):
             lim.on_success(s)
         rounds += 1
-    assert 40 <= rounds <= 150  # recovers to the ceiling, never past it
+    assert 60 <= rounds <= 250  # recovers to the ceiling, never past it
     for s in _fill(lim):
         lim.on_success(s)
     assert lim.current == 32 and lim.min_limit == 8
@@ -60,7 +62,7 @@ def test_a_429_halves_the_limit_once_per_round_and_successes_bring_it_back():
 
 def test_the_limit_never_exceeds_the_ceiling_nor_drops_below_one():
     clock = Clock()
-    lim = AdaptiveLimiter(3, initial=10, clock=clock)
+    lim = AdaptiveLimiter(3, initial=10, clock=clock, pacing=False)
     assert lim.current == 3 and len(_fill(lim)) == 3 and not lim.can_start()
     for _ in range(10):
         clock.now += 1
@@ -70,7 +72,7 @@ def test_the_limit_never_exceeds_the_ceiling_nor_drops_below_one():
 
 def test_retry_after_holds_new_calls_until_it_has_passed():
     clock = Clock()
-    lim = AdaptiveLimiter(8, clock=clock)
+    lim = AdaptiveLimiter(8, clock=clock, pacing=False)
     s = lim.start()
     lim.on_rate_limited(s, retry_after=2.5)
     assert not lim.can_start()
@@ -81,7 +83,7 @@ def test_retry_after_holds_new_calls_until_it_has_passed():
 
 
 def test_a_5xx_or_timeout_frees_the_slot_without_changing_the_limit():
-    lim = AdaptiveLimiter(8, initial=4, clock=Clock())
+    lim = AdaptiveLimiter(8, initial=4, clock=Clock(), pacing=False)
     s = lim.start()
     lim.on_other(s)
     assert lim.current == 4 and lim.in_flight == 0 and lim.n_429 == 0
@@ -109,3 +111,18 @@ def test_agents_and_judges_on_one_endpoint_share_one_limit_never_above_the_concu
     assert list(snap) == ["openai@http://127.0.0.1:9/v1"]
     assert peak == 3 and snap["openai@http://127.0.0.1:9/v1"]["n_calls"] == 40
     _throttle.configure(_throttle.DEFAULT_MAX)
+
+
+def test_calls_are_paced_over_a_round_trip_instead_of_sent_in_a_burst():
+    clock = Clock()
+    lim = AdaptiveLimiter(8, initial=4, clock=clock)
+    s = lim.start()
+    clock.now += 1.0  # a round trip of 1 s
+    lim.on_success(s)
+    assert lim.rtt == 1.0 and lim.current == 4
+    lim.start()
+    assert not lim.can_start()  # the next start waits a quarter of the round trip
+    clock.now += 0.2
+    assert not lim.can_start()
+    clock.now += 0.05
+    assert lim.can_start()
