@@ -13,7 +13,9 @@ tool call, and our CPU per tool call (everything the runner's processes do, the 
 worker processes, model excluded). ``--workers`` defaults to what ``redlinebench demo`` uses (one
 per core, at most 4); ``--workers 1`` measures a single process.
 ``--stub-tools`` replaces the engine by a stub to separate the runner's cost from the engine's.
-Targets (issue 6): wall within 1.5x of ideal; overhead per tool call under 20 ms.
+Target (issue 6): overhead per tool call under 20 ms. The wall-time target (within 1.5x of
+ideal at 50 ms per call) is retired (issue 14): on 2 cores the CPU floor printed below is above
+it, so the wall ratio is printed beside that floor for reading, not counted against a target.
 """
 
 from __future__ import annotations
@@ -353,7 +355,8 @@ def main() -> None:
     print(f"document engine: {'stubbed (runner + litellm only)' if args.stub_tools else 'real'}")
     print(f"trials {len(metrics)} ({', '.join(statuses)}), model calls {steps}, tool calls {tool_calls}, "
           f"edits ok/failed {edits_ok}/{edits_failed}, graded {result.summary['n_trials'] if result.summary else 0}")
-    print(f"wall {wall:.2f} s, ideal {ideal:.2f} s -> ratio {wall / ideal:.2f} (target <= 1.5)")
+    print(f"wall {wall:.2f} s, ideal {ideal:.2f} s -> ratio {wall / ideal:.2f} (no target: compare it with the "
+          f"CPU-bound floor below)")
     print(f"tool dispatch per tool call: {1000 * tool_cpu / tool_calls:.2f} ms CPU "
           f"({1000 * tool_time / tool_calls:.2f} ms wall)")
     if args.workers > 1:
@@ -384,8 +387,8 @@ def main() -> None:
           f"{(cpu + server_cpu) / cores:.2f} s = {(cpu + server_cpu) / cores / ideal:.2f}x ideal "
           f"(the wall time cannot beat max(ideal, this floor))")
     print(f"CPU budget: our process {cpu:.2f} s + the fake model server {server_cpu:.2f} s = "
-          f"{cpu + server_cpu:.2f} CPU-s needed; at 1.5x ideal the machine offers {1.5 * ideal:.2f} s x "
-          f"{cores} cores = {1.5 * ideal * cores:.2f} CPU-s (and our single process at most {1.5 * ideal:.2f})")
+          f"{cpu + server_cpu:.2f} CPU-s needed; the ideal wall offers {ideal:.2f} s x {cores} cores = "
+          f"{ideal * cores:.2f} CPU-s")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"cpu count {os.cpu_count()}, load average {load:.2f} (other processes inflate wall time)")
 

@@ -65,3 +65,49 @@ def valid_cost(value: Any) -> float | None:
         return None
     value = float(value)
     return value if math.isfinite(value) and value >= 0 else None
+
+
+def _field(obj: Any, name: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def cache_usage(response: Any) -> tuple[int, int]:
+    """(cache-read, cache-write) input tokens of a reply, each an int >= 0 (hostile values: 0).
+
+    OpenAI-style providers report reads as ``prompt_tokens_details.cached_tokens``; Anthropic's
+    (through litellm) as ``cache_read_input_tokens`` and writes as ``cache_creation_input_tokens``.
+    Both are already part of ``prompt_tokens``. A read larger than the prompt is clipped to it.
+    """
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return 0, 0
+    details = _field(usage, "prompt_tokens_details")
+    read = max(_count(_field(usage, "cache_read_input_tokens")) or 0, _count(_field(details, "cached_tokens")) or 0)
+    write = _count(_field(usage, "cache_creation_input_tokens")) or 0
+    prompt = _count(_field(usage, "prompt_tokens"))
+    if prompt is not None:
+        read = min(read, prompt)
+        write = min(write, prompt - read)
+    return read, write
+
+
+#: Providers that serve Claude with explicit cache breakpoints (``cache_control``).
+_MARKER_PROVIDERS = frozenset({"anthropic", "bedrock", "bedrock_converse", "vertex_ai", "azure_ai", "openrouter"})
+
+
+def cache_markers(model: str) -> list[dict[str, Any]] | None:
+    """litellm ``cache_control_injection_points`` for a model whose provider caches only what is
+    marked (Claude on Anthropic, Bedrock, Vertex, Azure AI, OpenRouter), else ``None``.
+
+    Two breakpoints: the system message (its prefix is tools + system, the same every step) and
+    the newest message (so the next step reads everything this one wrote). Providers that cache
+    automatically (OpenAI, Gemini, DeepSeek, xAI) need no marker, only a byte-stable prefix.
+    """
+    provider, _, name = model.partition("/")
+    if provider not in _MARKER_PROVIDERS or "claude" not in (name or provider).lower():
+        return None
+    return [{"location": "message", "role": "system"}, {"location": "message", "index": -1}]

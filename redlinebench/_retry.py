@@ -1,6 +1,13 @@
-"""How long to wait before calling a provider again: shared by the agent and the judges.
+"""The one retry policy for provider calls, shared by the agent and the judges.
 
-One backoff formula (exponential, capped, jittered so parallel trials do not retry in lockstep),
+Which failures are retried (:func:`classify`): a missing or rejected key (401, 403, litellm's
+AuthenticationError / PermissionDeniedError, or no key in the environment for a provider that
+needs one) stops at once, since every retry would fail alike; any 5xx, 429, 408 (a timeout), timeout,
+dropped connection or unparseable reply is retried *whatever its body says* (a 500 whose text
+mentions an API key is still a 500: providers put all sorts of words in error bodies); any other
+4xx is the request's fault and is not retried (the caller may drop a parameter and try again).
+
+How long to wait: one backoff formula (exponential, capped, jittered so parallel trials do not retry in lockstep),
 and the provider's own ``Retry-After`` when it sends one: a rate-limited API knows better than
 our formula when it will accept the next request, and retrying earlier only burns an attempt.
 SPEC §5.3 caps a wait at 60 s, so a longer ``Retry-After`` is waited as 60 s; a shorter one than
@@ -10,10 +17,11 @@ backoff is the floor.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import random
 import time
-from typing import Any
+from typing import Any, Literal
 
 from .config import retry_base_delay
 
@@ -88,3 +96,54 @@ def retry_delay(retry: int, exc: BaseException | None = None) -> float:
     floor = backoff(retry)
     hint = retry_after(exc)
     return floor if hint is None else min(RETRY_AFTER_CAP_S, max(hint, floor))
+
+
+#: The 4xx statuses retried (SPEC §5.3: no retry on 4xx other than 429; 408 is a timeout).
+RETRY_STATUS = frozenset({408, 429})
+AUTH_STATUS = frozenset({401, 403})
+_AUTH_TYPES = frozenset({"AuthenticationError", "PermissionDeniedError"})
+_PROVIDER_MODULES = frozenset({"litellm", "openai", "httpx", "httpcore", "aiohttp", "anthropic"})
+
+Verdict = Literal["auth", "retry", "fail"]
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status an exception carries (``status_code`` or ``status``), if any."""
+    for attr in ("status_code", "status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def is_provider_error(exc: BaseException) -> bool:
+    """An error raised by the provider stack (litellm, openai, httpx) or a timeout, not by our code."""
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return True
+    module = type(exc).__module__ or ""
+    return module.split(".")[0] in _PROVIDER_MODULES
+
+
+def is_rate_limit(exc: BaseException) -> bool:
+    return status_of(exc) == 429 or any(c.__name__ == "RateLimitError" for c in type(exc).__mro__)
+
+
+def classify(exc: BaseException, *, key_missing: bool = False) -> Verdict:
+    """``auth`` (stop, name the key), ``retry`` or ``fail`` (not retryable) for one failed call.
+
+    ``key_missing``: the caller knows no key was available for this provider (none in the
+    environment, none configured, no explicit endpoint), so a failure is the missing key (litellm
+    reports a missing OpenAI key as a 500). Nothing here reads the error's text.
+    """
+    status = status_of(exc)
+    if status in AUTH_STATUS or any(c.__name__ in _AUTH_TYPES for c in type(exc).__mro__):
+        return "auth"
+    if key_missing:
+        return "auth"
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return "retry"
+    if type(exc).__name__ == "ContextWindowExceededError":
+        return "fail"  # a 400: the caller shortens the prompt instead
+    if status is None:
+        return "retry"  # connection failures, garbage bodies, unknown provider failures
+    return "retry" if status in RETRY_STATUS or status >= 500 else "fail"

@@ -27,11 +27,11 @@ def env_key_hint(model: str, *, placeholder_sent: bool = False) -> str:
     return "the key in the environment was rejected; check it"
 
 
-def is_auth_failure(exc: BaseException) -> bool:
-    """A missing or rejected credential (litellm's AuthenticationError, or a 401)."""
-    if any(c.__name__ == "AuthenticationError" for c in type(exc).__mro__):
-        return True
-    return getattr(exc, "status_code", None) == 401
+def is_auth_failure(exc: BaseException, *, key_missing: bool = False) -> bool:
+    """A missing or rejected credential, by the shared policy (401/403, or no key available)."""
+    from .._retry import classify
+
+    return classify(exc, key_missing=key_missing) == "auth"
 
 
 def missing_credentials(models: Iterable[str]) -> dict[str, list[str]]:

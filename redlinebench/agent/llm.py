@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, Episode, agent
 from .._retry import backoff
-from .._litellm import reply_usage, valid_cost
+from .._litellm import cache_markers, cache_usage, reply_usage, valid_cost
 from .._text import encodable
 from ..tools import tool_message
 from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
@@ -33,6 +33,10 @@ UNKNOWN_TOOL = "(unknown tool)"
 _OPTIONAL_PARAMS = ("max_tokens", "seed", "temperature", "tool_choice")
 _CHARS_PER_TOKEN = 4  # rough estimate used only to decide when to shorten old messages
 _SHORT_KEEP = 600
+#: Once the prompt is over its budget, shorten it down to this share of the budget, not just under
+#: it: shortening rewrites early messages, which breaks the provider's prompt cache from there on,
+#: so it must happen rarely and in large steps (here: after ~40% of the budget has been added).
+_SHORTEN_TO = 0.6
 _ARGS_KEY = "shortened_arguments"
 _ARGS_MARK = f'{{"{_ARGS_KEY}"'  # how shortened arguments start (json.dumps puts the key first)
 
@@ -101,6 +105,7 @@ class LLMAgent:
         seed: int | None = None,
         extra_params: dict[str, Any] | None = None,
         backend: Callable[[Any, Path], "ToolBackend"] | None = None,
+        prompt_cache: bool = True,
         **_: Any,
     ) -> None:
         if not model:
@@ -114,6 +119,10 @@ class LLMAgent:
         self.seed = seed
         self.extra_params = dict(extra_params or {})
         self.backend = backend or open_document_tools
+        #: Prompt caching: cache markers for providers that need them (Anthropic-style); the
+        #: prefix is kept byte-stable for every provider either way (automatic caches).
+        self.prompt_cache = bool(prompt_cache)
+        self._markers = cache_markers(model) if self.prompt_cache else None
         self._placeholder: bool | None = None
         self._dropped: set[str] = set()
 
@@ -137,6 +146,8 @@ class LLMAgent:
             params["temperature"] = self.limits.temperature
         if self.seed is not None:
             params["seed"] = self.seed
+        if self._markers:
+            params["cache_control_injection_points"] = self._markers
         params.update(self.extra_params)
         for name in self._dropped:
             params.pop(name, None)
@@ -158,6 +169,10 @@ class LLMAgent:
         if self._placeholder is None:
             self._placeholder = needs_placeholder_key(self.model)
         return self._placeholder
+
+    def _key_missing(self) -> bool:
+        """No key can reach the provider: none in the environment or the call, no local endpoint."""
+        return not self.api_base and "api_key" not in self.extra_params and self._needs_placeholder_key()
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
         litellm = _litellm()
@@ -200,11 +215,13 @@ class LLMAgent:
                                "note": "the provider reported no token counts, or counts that are not non-negative "
                                        "integers; they were counted as 0 and this call's cost as unknown (noted once "
                                        "per episode)"})
-                stats.add(usage, cost, latency)
+                cache_read, cache_write = cache_usage(response)
+                stats.add(usage, cost, latency, cache_read=cache_read, cache_write=cache_write)
                 message = _message(response)
                 messages.append(message)
                 log.write({"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
-                           "tokens_in": usage[0], "tokens_out": usage[1], "cost_usd": cost,
+                           "tokens_in": usage[0], "tokens_out": usage[1], "cache_read_tokens": cache_read,
+                           "cache_write_tokens": cache_write, "cost_usd": cost,
                            "finish_reason": _finish_reason(response), "message": message})
                 calls = message.get("tool_calls") or []
                 if not calls:
@@ -238,7 +255,9 @@ class LLMAgent:
                 session.save(out_path)  # end_session already saved it otherwise
             log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
         metrics = stats.metrics(session)
-        metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason})
+        metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason,
+                        "prompt_cache": self.prompt_cache, "cache_markers": bool(self._markers),
+                        "cost_uncached_usd": _uncached_cost(litellm, self.model, stats)})
         return Episode(status=status, end_reason=end_reason, metrics=metrics, error=error)
 
     async def _complete(self, litellm: Any, messages: list[dict], tools: list[dict],
@@ -266,6 +285,8 @@ class LLMAgent:
                     # litellm enforces the timeout itself; ours is a backstop for a stuck connection.
                     timeout_s=limits.call_timeout_s + 5.0,
                     on_retry=on_retry,
+                    endpoint=(self.model, self.api_base),
+                    key_missing=self._key_missing(),
                 )
             except Exception as exc:
                 if not is_provider_error(exc):
@@ -285,7 +306,7 @@ class LLMAgent:
                     log.write({"type": "shorten", "step": stats.steps + 1, "reason": "context_window",
                                "budget_tokens": stats.context_budget, **info})
                     continue
-                if is_auth_failure(exc):
+                if is_auth_failure(exc, key_missing=self._key_missing()):
                     hint = env_key_hint(self.model, placeholder_sent=bool(self.api_base)
                                         and self._needs_placeholder_key())
                     raise ProviderFailure(f"authentication failed for {self.model} ({hint}): "
@@ -378,6 +399,18 @@ def _cost(litellm: Any, response: Any) -> float | None:
     return valid_cost(value)
 
 
+def _uncached_cost(litellm: Any, model: str, stats: "_Stats") -> float | None:
+    """What the episode's tokens would have cost with no prompt cache (every input token at the
+    full rate): the figure the savings are read against. ``None`` when the model is not priced."""
+    if not stats.cost_known:
+        return None
+    try:
+        a, b = litellm.cost_per_token(model=model, prompt_tokens=stats.tokens_in, completion_tokens=stats.tokens_out)
+    except Exception:  # noqa: BLE001  unpriced models raise many kinds
+        return None
+    return valid_cost(round(float(a) + float(b), 6))
+
+
 def _message_chars(m: dict) -> int:
     """Characters one message adds to the prompt estimate (a tool call costs its arguments + 32)."""
     content = m.get("content")
@@ -439,7 +472,9 @@ def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | 
              keep_recent: int | None = None) -> dict[str, int]:
     """Shrink old tool outputs, old replies and old tool-call arguments until the prompt fits.
 
-    Oldest first. The last ``keep`` tool outputs and the replies they answer are left intact;
+    Nothing happens while the prompt is within its budget (the history stays byte-identical, so
+    prompt caches hit); over it, messages are shrunk until the prompt is ``_SHORTEN_TO`` of the
+    budget, so the next shortening is many steps away. Oldest first. The last ``keep`` tool outputs and the replies they answer are left intact;
     if the prompt still does not fit, long replies and arguments among those recent turns are cut
     too (a single huge reply would otherwise be re-sent until the provider refuses it), never the
     recent tool outputs. The estimate is kept as a running total: one pass, linear in the history.
@@ -450,6 +485,7 @@ def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | 
     total = sum(_message_chars(m) for m in messages)
     if total // _CHARS_PER_TOKEN <= budget:
         return {}
+    target = int(budget * _SHORTEN_TO)
     tool_idx = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
     kept_tools = set(tool_idx[-keep:]) if keep else set()
     recent = min(kept_tools) if kept_tools else len(messages)
@@ -471,7 +507,7 @@ def _shorten(messages: list[dict], limits: AgentLimits, *, budget_tokens: int | 
             n += 1
             for key, value in parts.items():
                 done[key] = done.get(key, 0) + value
-        return total // _CHARS_PER_TOKEN <= budget
+        return total // _CHARS_PER_TOKEN <= target
 
     fits = False
     for i, m in enumerate(messages):
@@ -495,6 +531,8 @@ class _Stats:
         self.steps = 0
         self.tokens_in = 0
         self.tokens_out = 0
+        self.cache_read = 0
+        self.cache_write = 0
         self.cost = 0.0
         self.cost_known = True
         self.bad_usage_noted = False
@@ -508,9 +546,12 @@ class _Stats:
         self.edits_ok = 0
         self.edits_failed = 0
 
-    def add(self, usage: tuple[int, int], cost: float | None, latency: float) -> None:
+    def add(self, usage: tuple[int, int], cost: float | None, latency: float, *, cache_read: int = 0,
+            cache_write: int = 0) -> None:
         self.tokens_in += usage[0]
         self.tokens_out += usage[1]
+        self.cache_read += cache_read
+        self.cache_write += cache_write
         if cost is None:
             self.cost_known = False
         else:
@@ -539,6 +580,8 @@ class _Stats:
             "steps": self.steps,
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
+            "cache_read_tokens": self.cache_read,     # of tokens_in, served from the provider's cache
+            "cache_write_tokens": self.cache_write,   # of tokens_in, written to it (marker providers)
             "cost_usd": round(self.cost, 6),
             "cost_known": self.cost_known,
             "model_latency_s": round(self.latency, 4),

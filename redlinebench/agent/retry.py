@@ -1,4 +1,4 @@
-"""Provider calls with retries: which errors are worth another try, and how long to wait."""
+"""Provider calls with retries for the agent; the policy itself is :mod:`redlinebench._retry`'s."""
 
 from __future__ import annotations
 
@@ -6,39 +6,14 @@ import asyncio
 from typing import Any, Awaitable, Callable
 
 from .._retry import backoff, retry_delay  # noqa: F401  (backoff: the one formula, re-exported)
+from .._retry import classify, is_provider_error, status_of  # noqa: F401  (the one policy)
 from .redact import redact
 
-_RETRY_STATUS = {408, 409, 425, 429}
-
-
-def status_of(exc: BaseException) -> int | None:
-    for attr in ("status_code", "status"):
-        value = getattr(exc, attr, None)
-        if isinstance(value, int):
-            return value
-    return None
-
-
-def is_provider_error(exc: BaseException) -> bool:
-    """An error raised by the provider stack (litellm, openai, httpx) or a timeout, not by our code."""
-    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
-        return True
-    module = type(exc).__module__ or ""
-    return module.split(".")[0] in {"litellm", "openai", "httpx", "httpcore", "aiohttp", "anthropic"}
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """Retry 429/408/409, 5xx, timeouts, connection failures and unparseable replies; not other 4xx."""
-    if not is_provider_error(exc):
-        return False
-    if type(exc).__name__ in {"ContextWindowExceededError", "AuthenticationError", "PermissionDeniedError"}:
-        return False
-    if "missing credentials" in str(exc).lower():  # litellm reports a missing key as a 500
-        return False
-    status = status_of(exc)
-    if status is None:
-        return True
-    return status in _RETRY_STATUS or status >= 500
+    """Whether the shared policy (:func:`redlinebench._retry.classify`) retries this provider error."""
+    return is_provider_error(exc) and classify(exc) == "retry"
 
 
 def describe(exc: BaseException, *, timeout_s: float | None = None) -> str:
@@ -69,18 +44,34 @@ async def call_with_retries(
     max_retries: int,
     timeout_s: float,
     on_retry: Callable[[int, BaseException, float], None] | None = None,
+    endpoint: tuple[str, str | None] | None = None,
+    key_missing: bool = False,
 ) -> Any:
-    """Await ``make_call()`` under ``timeout_s``; retry retryable provider errors up to ``max_retries`` times."""
+    """Await ``make_call()`` under ``timeout_s``; retry what the shared policy retries, up to
+    ``max_retries`` times. ``endpoint`` (model, api_base): each attempt holds a place in that
+    endpoint's adaptive limit (:mod:`redlinebench._throttle`) and reports how it went."""
+    from .._throttle import slot
+
     attempt = 0
     while True:
         try:
-            return await asyncio.wait_for(make_call(), timeout=timeout_s)
+            if endpoint is None:
+                return await asyncio.wait_for(make_call(), timeout=timeout_s)
+            async with slot(*endpoint) as outcome:
+                try:
+                    result = await asyncio.wait_for(make_call(), timeout=timeout_s)
+                except Exception as exc:
+                    outcome.failed(exc)
+                    raise
+                outcome.ok()
+                return result
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # classified below; our own bugs are re-raised untouched
             if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and not str(exc):
                 exc.timeout_s = timeout_s  # type: ignore[attr-defined]  # the backstop's silence: say how long
-            if not is_retryable(exc) or attempt >= max_retries:
+            if not is_provider_error(exc) or classify(exc, key_missing=key_missing) != "retry" \
+                    or attempt >= max_retries:
                 raise
             delay = retry_delay(attempt + 1, exc)
             if on_retry is not None:

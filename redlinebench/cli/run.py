@@ -16,15 +16,17 @@ AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
 # Options that define a run; a resumed run takes them from its config.json, and accepts them only
 # when they say the same.
 _SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
-                 "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed")
+                 "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed",
+                 "no_prompt_cache")
 #: RunSpec field (as ``runner.api.spec_changes`` names it) -> the option that sets it.
 _FIELD_OPTIONS = {"entrants": "--model/--agent", "filter.task_ids": "--tasks", "filter.scenario": "--scenario",
                   "filter.turn": "--turn", "filter.side": "--side", "trials": "--trials", "judges": "--judges",
                   "seed": "--seed", "limits.max_steps": "--max-steps", "limits.max_tokens": "--max-tokens",
                   "limits.max_cost_usd": "--max-cost", "limits.call_timeout_s": "--timeout",
-                  "limits.temperature": "--temperature"}
+                  "limits.temperature": "--temperature", "prompt_cache": "--no-prompt-cache"}
 #: preset key -> the option of the same meaning
-_PRESET_OPTIONS = {"models": "model", "model": "model", "agents": "agent", "agent": "agent"}
+_PRESET_OPTIONS = {"models": "model", "model": "model", "agents": "agent", "agent": "agent",
+                   "prompt_cache": "no_prompt_cache"}
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -81,6 +83,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
         seed=int(pick("seed", 0)),
         api_base=api_base,
         judge_api_base=opts.get("judge_api_base") or preset.get("judge_api_base"),
+        prompt_cache=False if opts.get("no_prompt_cache") else bool(preset.get("prompt_cache", True)),
     )
     if opts.get("run_id"):
         spec_kwargs["run_id"] = opts["run_id"]
@@ -105,7 +108,7 @@ def _stored_options(stored: Any) -> dict[str, Any]:
             "turn": f.turn, "side": f.side, "trials": stored.trials, "judges": stored.judges, "seed": stored.seed,
             "run_id": stored.run_id, "max_steps": lim.max_steps, "max_tokens": lim.max_tokens,
             "max_cost": lim.max_cost_usd, "timeout": lim.call_timeout_s, "temperature": lim.temperature,
-            "_limits": lim}
+            "no_prompt_cache": not stored.prompt_cache, "_limits": lim}
 
 
 def _resume_spec(opts: dict[str, Any], given: set[str]) -> Any:
@@ -213,15 +216,35 @@ def _dry_run(spec: Any) -> None:
     click.echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
     click.echo(f"limits per trial: {json.dumps(spec.limits.to_dict())}")
     table = Table(title="estimate (a model of a typical episode, not a measurement)")
-    for col in ("role", "name", "calls", "tokens in", "tokens out", "cost USD"):
+    for col in ("role", "name", "calls", "tokens in", "of them cached", "tokens out", "cost USD",
+                "with caching"):
         table.add_column(col, no_wrap=True)
     for r in est.rows:
-        table.add_row(r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}", f"{r['tokens_out']:,}",
-                      "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]))
-    Console(width=120).print(table)
-    total = est.total_cost
+        cached = r.get("cost_cached_usd", r["cost_usd"])
+        table.add_row(r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}",
+                      f"{r.get('cache_read_tokens', 0):,}", f"{r['tokens_out']:,}",
+                      "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]),
+                      "unknown price" if cached is None else _usd(cached))
+    Console(width=140).print(table)
+    total, total_cached = est.total_cost, est.total_cost_cached
     click.echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
-                            else f"about ${_usd(total)}"))
+                            else f"about ${_usd(total)} without prompt caching, about ${_usd(total_cached)} "
+                                 f"with it"))
+    from ..runner.estimate import ASSUMED_CACHE_HIT
+
+    click.echo(f"caching assumption: each agent call finds {ASSUMED_CACHE_HIT:.0%} of the previous call's prompt "
+               "in the provider's cache (read at its cache price; providers needing markers write the rest); "
+               "judges are estimated without caching" + ("" if spec.prompt_cache else
+                                                         "; this run has --no-prompt-cache, so both totals agree"))
+    from ..runner.preflight import missing_keys
+
+    models = [e.model for e in spec.entrants if e.agent == "llm" and e.model]
+    missing = missing_keys(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
+    for model, keys in missing.items():
+        click.echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the run would refuse to "
+                   "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
+    if not missing:
+        click.echo("credentials: every model and judge has a key (or an explicit endpoint)")
     click.echo("nothing was run (--dry-run)")
 
 
@@ -266,6 +289,9 @@ def register(main: click.Group) -> None:
     @click.option("--timeout", type=click.FloatRange(1), help="Seconds per model call [300].")
     @click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature (default: provider's).")
     @click.option("--seed", type=int, default=None, help="Seed passed to providers that accept one [0].")
+    @click.option("--no-prompt-cache", is_flag=True, help="Turn prompt caching off: no cache markers for "
+                  "providers that need them (Anthropic, Bedrock/Vertex Claude). On by default; it does not "
+                  "change what the model sees, only what the provider bills.")
     @click.option("--no-progress", is_flag=True, help="No progress bar (e.g. in CI logs).")
     @click.option("--skip-key-check", is_flag=True, help="Do not check provider credentials before starting "
                   "(for providers that authenticate without environment variables).")

@@ -1,11 +1,15 @@
 """A judge backed by any litellm model, with the SPEC §5 call policy.
 
 One call per task with all rubrics. JSON mode on, dropped once if the provider rejects it;
-temperature 0, dropped once if rejected; up to ``max_retries`` retries, waiting what the
-provider's ``Retry-After`` asks or else an exponential backoff (cap 60 s, jitter), on 429, 5xx,
-timeouts, connection errors and unparseable replies; no retry on any other 4xx, nor on a missing
-or rejected API key (which litellm sometimes reports as a 500): the error then names the
-environment variable to set. Tokens and cost are counted over every attempt.
+temperature 0, dropped once if rejected. What is retried is the agent's policy too
+(:func:`redlinebench._retry.classify`): up to ``max_retries`` retries, waiting what the
+provider's ``Retry-After`` asks or else an exponential backoff (cap 60 s, jitter), on any 5xx,
+429, timeout, connection error or unparseable reply, whatever the error's body says; no retry
+on any other 4xx; a 401/403 (or no key available at all) stops at once, and the error names the
+environment variable to set. Each call holds a place in its endpoint's adaptive limit, shared
+with the agents (:mod:`redlinebench._throttle`). The system prompt, the same for every call,
+carries a cache marker on providers that need one. Tokens (cache reads and writes among them)
+and cost are counted over every attempt.
 """
 
 from __future__ import annotations
@@ -13,14 +17,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import time
 from typing import Any
 
-from .._litellm import get_litellm, reply_usage, valid_cost
+from .._litellm import cache_markers, cache_usage, get_litellm, reply_usage, valid_cost
 from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, needs_placeholder_key
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
-from .._retry import retry_delay
+from .._retry import classify, retry_delay, status_of
+from .._throttle import slot
 from ._audit import AuditLog, redact
 from ._base import JudgeResult, judge
 from ._cache import JudgeCache, cache_key
@@ -34,31 +38,7 @@ RAW_LIMIT = 20_000
 
 
 def _status(exc: BaseException) -> int | None:
-    status = getattr(exc, "status_code", None)
-    return status if isinstance(status, int) else None
-
-
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, asyncio.TimeoutError):
-        return True
-    status = _status(exc)
-    if status is None:
-        return True  # connection errors, unknown failures
-    # SPEC §5.3: no retry on 4xx other than 429; 408 is how litellm reports a call that timed out
-    return status in (408, 429) or status >= 500
-
-
-#: How providers word a missing or rejected key when litellm does not raise AuthenticationError.
-_KEY_PROBLEM = re.compile(
-    r"missing credentials|missing [\w ]{0,30}api[ _-]?key|no key is set|api[ _-]?key[\w ]{0,30}must be set"
-    r"|(invalid|incorrect)[ _-]api[ _-]?key|authentication ?error", re.IGNORECASE)
-
-
-def _auth_failure(exc: BaseException, message: str) -> bool:
-    """A missing or rejected credential: retrying cannot fix it, whatever the status code says."""
-    if any(c.__name__ == "AuthenticationError" for c in type(exc).__mro__) or _status(exc) == 401:
-        return True
-    return bool(_KEY_PROBLEM.search(message))
+    return status_of(exc)
 
 
 def _answers_some(hit: dict[str, Any], rubric_ids: list[str]) -> bool:
@@ -79,7 +59,7 @@ class LiteLLMJudge:
                  api_key: str | None = None, api_key_env: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S, max_retries: int = DEFAULT_MAX_RETRIES,
                  json_mode: bool = True, temperature: float | None = 0.0,
-                 extra: dict[str, Any] | None = None) -> None:
+                 extra: dict[str, Any] | None = None, prompt_cache: bool = True) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("a litellm judge needs a model string")
         self.model = model.strip()
@@ -92,7 +72,20 @@ class LiteLLMJudge:
         self.json_mode = bool(json_mode)
         self.temperature = temperature
         self.extra = dict(extra or {})
+        self.prompt_cache = prompt_cache
         self._placeholder: bool | None = None
+
+    @property
+    def prompt_cache(self) -> bool:
+        return self._markers is not None or not cache_markers(self.model)
+
+    @prompt_cache.setter
+    def prompt_cache(self, on: bool) -> None:
+        """The system prompt is the long prefix every call of this judge repeats: marked for
+        the provider's cache where it needs a marker (only the system breakpoint: the rest of
+        a judge prompt differs from call to call)."""
+        markers = cache_markers(self.model) if on else None
+        self._markers = markers[:1] if markers else None
 
     def __repr__(self) -> str:  # never shows the key
         return f"LiteLLMJudge(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
@@ -109,6 +102,8 @@ class LiteLLMJudge:
     def _kwargs(self, messages: list[dict[str, str]], json_mode: bool, temperature: float | None) -> dict:
         kwargs: dict[str, Any] = {**self.extra, "model": self.model, "messages": messages,
                                   "timeout": self.timeout, "max_retries": 0}
+        if self._markers:
+            kwargs["cache_control_injection_points"] = self._markers
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
         if temperature is not None:
@@ -125,6 +120,11 @@ class LiteLLMJudge:
         if self._placeholder is None:
             self._placeholder = needs_placeholder_key(self.model)
         return self._placeholder
+
+    def _key_missing(self) -> bool:
+        """No key can reach the provider: none given, none in the environment, no local endpoint."""
+        return not self._api_key and not self.api_base and "api_key" not in self.extra \
+            and self._needs_placeholder_key()
 
     async def grade(self, task: Any, view: str, doc: Any = None, *, cache: JudgeCache | None = None,
                     audit: AuditLog | None = None, limiter: asyncio.Semaphore | None = None,
@@ -155,7 +155,7 @@ class LiteLLMJudge:
         json_mode, temperature = self.json_mode, self.temperature
         dropped: list[str] = []
         attempts: list[dict[str, Any]] = []
-        prompt_tokens = completion_tokens = 0
+        prompt_tokens = completion_tokens = cache_read = cache_write = 0
         cost: float | None = 0.0
         retries = 0
         raw: str | None = None
@@ -169,9 +169,15 @@ class LiteLLMJudge:
             outcome: dict[str, Any] = {"attempt": len(attempts) + 1}
             try:
                 async with (limiter if limiter is not None else contextlib.nullcontext()):
-                    response = await asyncio.wait_for(
-                        litellm.acompletion(**self._kwargs(messages, json_mode, temperature)),
-                        timeout=self.timeout + 5.0)
+                    async with slot(self.model, self.api_base) as place:
+                        try:
+                            response = await asyncio.wait_for(
+                                litellm.acompletion(**self._kwargs(messages, json_mode, temperature)),
+                                timeout=self.timeout + 5.0)
+                        except Exception as exc:  # noqa: BLE001  reported to the limiter, handled below
+                            place.failed(exc)
+                            raise
+                        place.ok()
             except Exception as exc:  # noqa: BLE001  every provider failure is data here
                 last_exc = exc
                 status = _status(exc)
@@ -180,14 +186,15 @@ class LiteLLMJudge:
                 error = (message or "")[:2000]
                 outcome.update(status=status, error=error, latency_s=round(time.monotonic() - t0, 4))
                 attempts.append(outcome)
-                if _auth_failure(exc, error):
+                verdict = classify(exc, key_missing=self._key_missing())
+                if verdict == "auth":
                     error = f"authentication failed for {self.model} ({self.key_hint()}): {error}"
                     outcome["error"] = error
                     break  # a missing or rejected key: ten more calls would fail the same way
-                if status is not None and 400 <= status < 500 and not _retryable(exc):
+                if verdict == "fail":
                     low = error.lower()
                     if status not in (400, 422):
-                        break  # auth, permission, unknown model: retrying cannot fix it
+                        break  # unknown model, bad route: retrying cannot fix it
                     if temperature is not None and "temperature" in low and "temperature" not in dropped:
                         temperature = None
                         dropped.append("temperature")
@@ -199,8 +206,11 @@ class LiteLLMJudge:
                     break  # a client error that retrying cannot fix
             else:
                 (p_tok, c_tok), bad_usage = reply_usage(response)
+                c_read, c_write = cache_usage(response)
                 prompt_tokens += p_tok
                 completion_tokens += c_tok
+                cache_read += c_read
+                cache_write += c_write
                 # a cost priced from counts we could not trust is unknown, never negative
                 this_cost = None if bad_usage else valid_cost(call_cost(self.model, response, p_tok, c_tok))
                 cost = None if cost is None or this_cost is None else cost + this_cost
@@ -211,7 +221,8 @@ class LiteLLMJudge:
                 except (AttributeError, IndexError, TypeError):
                     raw = None
                 outcome.update(status=200, latency_s=round(time.monotonic() - t0, 4),
-                               prompt_tokens=p_tok, completion_tokens=c_tok)
+                               prompt_tokens=p_tok, completion_tokens=c_tok, cache_read_tokens=c_read,
+                               cache_write_tokens=c_write)
                 try:
                     parsed = parse_verdicts(raw, rubric_ids)
                 except UnparseableReply as exc:
@@ -248,6 +259,7 @@ class LiteLLMJudge:
             audit.write({**audit_base, "cached": False, "ok": result.ok, "attempts": attempts,
                          "n_attempts": len(attempts), "dropped_params": dropped, "latency_s": round(latency, 4),
                          "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                         "cache_read_tokens": cache_read, "cache_write_tokens": cache_write,
                          "cost_usd": cost, "missing": result.missing, "raw": raw_kept, "error": result.error})
         return result
 

@@ -145,10 +145,17 @@ def _n_incomplete(e: Entry) -> int:
     return sum(1 for t in e.trials if t.judging_incomplete or t.errored)
 
 
+def _cached_share(trials: Sequence[Any]) -> float | None:
+    """Share of the input tokens served from the provider's prompt cache (None: not recorded)."""
+    pairs = [(t.cache_read_tokens, t.tokens_in) for t in trials if t.cache_read_tokens is not None and t.tokens_in]
+    total_in = sum(tin for _, tin in pairs)
+    return sum(r for r, _ in pairs) / total_in if total_in else None
+
+
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,
                  link_from: Path | None = None) -> Markup:
     head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
-            "Incomplete", "Cost / trial", "Tokens / trial", "Latency / trial"]
+            "Incomplete", "Cost / trial", "Tokens / trial", "Cached input", "Latency / trial"]
     numeric = set(head) - {"Model"}
     rows = []
     for rank, e in enumerate(entries, 1):
@@ -158,6 +165,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
         tokens = mean([(t.tokens_in or 0) + (t.tokens_out or 0) if (t.tokens_in is not None or t.tokens_out is not None) else None
                        for t in e.trials])
         latency = mean([t.latency for t in e.trials])
+        cached = _cached_share(e.trials)
         rows.append(el("tr",
                        num_cell(rank),
                        el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), el("bdi", e.model),
@@ -172,6 +180,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                        num_cell(s.get("n_gate_failures")), num_cell(_n_incomplete(e)),
                        num_cell(e.cost_per_trial, money(e.cost_per_trial)),
                        num_cell(tokens, count(tokens)),
+                       num_cell(cached, "—" if cached is None else f"{cached:.0%}"),
                        num_cell(latency, seconds(latency))))
     table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
                el("tbody", *rows), class_="sortable")

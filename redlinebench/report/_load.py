@@ -224,6 +224,15 @@ class TrialRecord:
                            "usage.prompt_tokens")
 
     @property
+    def cache_read_tokens(self) -> float | None:
+        """Input tokens the provider served from its prompt cache (part of ``tokens_in``)."""
+        return self.metric("cache_read_tokens")
+
+    @property
+    def cache_write_tokens(self) -> float | None:
+        return self.metric("cache_write_tokens")
+
+    @property
     def tokens_out(self) -> float | None:
         return self.metric("tokens_out", "output_tokens", "completion_tokens", "usage.tokens_out",
                            "usage.output_tokens", "usage.completion_tokens")

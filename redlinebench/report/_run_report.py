@@ -582,6 +582,7 @@ def _diag_list(t: TrialRecord, share: Callable[[str], str]) -> Markup:
                 items.append((f"Golden agreement · {k.replace('_', ' ')}", plain(v, 3)))
     m = t.metrics or {}
     run_items = [("Cost", money(t.cost)), ("Tokens in / out", f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
+                 ("Cached input read / written", f"{count(t.cache_read_tokens)} / {count(t.cache_write_tokens)}"),
                  ("Latency", seconds(t.latency)), ("Tool calls", plain(t.tool_calls)), ("Failed edits", plain(t.failed_edits)),
                  ("Transcript events", plain(t.transcript_steps))]
     by_name = t.tool_calls_by_name

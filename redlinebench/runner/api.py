@@ -96,9 +96,12 @@ def create_judge_list(spec: RunSpec) -> list[Any]:
         return []
     from ..judge import create_judges
 
-    if spec.judge_api_base:
-        return list(create_judges(spec.judges, api_base=spec.judge_api_base))
-    return list(create_judges(spec.judges))
+    judges = list(create_judges(spec.judges, api_base=spec.judge_api_base) if spec.judge_api_base
+                  else create_judges(spec.judges))
+    for j in judges:  # --no-prompt-cache reaches the judges too
+        if hasattr(j, "prompt_cache"):
+            j.prompt_cache = spec.prompt_cache
+    return judges
 
 
 def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool,

@@ -3,6 +3,11 @@
 The estimate is a model of an episode, not a measurement: ``ASSUMED_CALLS`` model calls per
 trial, each resending the system prompt, the document view (after the first read) and the
 conversation so far. Prices come from litellm's table; unknown prices are reported as unknown.
+
+With prompt caching, each call is assumed to find ``ASSUMED_CACHE_HIT`` of the previous call's
+prompt (its prefix) in the provider's cache, read at the provider's cache price; on providers
+that need markers the rest of the prompt is written to the cache (at their write price). Judges
+are estimated without caching (their shared prefix is only the system prompt).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ GROWTH_TOKENS = 700          # conversation growth per call (arguments + tool re
 OUTPUT_TOKENS_PER_CALL = 600
 JUDGE_OVERHEAD_TOKENS = 1_500
 JUDGE_OUTPUT_PER_RUBRIC = 80
+ASSUMED_CACHE_HIT = 0.9      # share of the previous call's prompt found in the provider's cache
 
 
 @dataclass
@@ -30,6 +36,12 @@ class Estimate:
         costs = [r["cost_usd"] for r in self.rows]
         return None if any(c is None for c in costs) else round(sum(costs), 4)
 
+    @property
+    def total_cost_cached(self) -> float | None:
+        """The total with prompt caching as assumed (rows without a cached figure count in full)."""
+        costs = [r.get("cost_cached_usd", r["cost_usd"]) for r in self.rows]
+        return None if any(c is None for c in costs) else round(sum(costs), 4)
+
 
 def _price(model: str, tokens_in: int, tokens_out: int) -> float | None:
     from .._litellm import get_litellm
@@ -37,6 +49,18 @@ def _price(model: str, tokens_in: int, tokens_out: int) -> float | None:
     litellm = get_litellm()
     try:
         a, b = litellm.cost_per_token(model=model, prompt_tokens=tokens_in, completion_tokens=tokens_out)
+    except Exception:
+        return None
+    return round(float(a) + float(b), 4)
+
+
+def _cached_price(model: str, tokens_in: int, tokens_out: int, read: int, write: int) -> float | None:
+    from .._litellm import get_litellm
+
+    litellm = get_litellm()
+    try:
+        a, b = litellm.cost_per_token(model=model, prompt_tokens=tokens_in, completion_tokens=tokens_out,
+                                      cache_read_input_tokens=read, cache_creation_input_tokens=write)
     except Exception:
         return None
     return round(float(a) + float(b), 4)
@@ -61,18 +85,28 @@ def estimate(spec: RunSpec, tasks: list[Any], judges: list[Any]) -> Estimate:
     calls = min(ASSUMED_CALLS, spec.limits.max_steps)
     sizes = [_task_sizes(t) for t in tasks]
     est = Estimate(n_trials=len(spec.entrants) * len(tasks) * spec.trials)
-    per_trial_in = 0
+    per_trial_in = per_trial_read = 0
     for system, view, _ in sizes:
-        per_trial_in += sum(system + (view if i else 0) + i * GROWTH_TOKENS for i in range(calls))
+        prompts = [system + (view if i else 0) + i * GROWTH_TOKENS for i in range(calls)]
+        per_trial_in += sum(prompts)
+        per_trial_read += sum(int(ASSUMED_CACHE_HIT * p) for p in prompts[:-1])  # call i reads call i-1's
     per_trial_out = calls * OUTPUT_TOKENS_PER_CALL * len(tasks)
     for e in spec.entrants:
         if e.agent != "llm":
             est.rows.append({"role": "agent", "name": e.label, "calls": 0, "tokens_in": 0, "tokens_out": 0,
                              "cost_usd": 0.0})
             continue
+        from .._litellm import cache_markers
+
         tin, tout = per_trial_in * spec.trials, per_trial_out * spec.trials
+        read = per_trial_read * spec.trials if spec.prompt_cache else 0
+        write = (tin - read) if spec.prompt_cache and cache_markers(e.model or "") else 0
+        uncached = _price(e.model or "", tin, tout)
+        cached = _cached_price(e.model or "", tin, tout, read, write) if read else uncached
         est.rows.append({"role": "agent", "name": e.label, "calls": calls * len(tasks) * spec.trials,
-                         "tokens_in": tin, "tokens_out": tout, "cost_usd": _price(e.model or "", tin, tout)})
+                         "tokens_in": tin, "tokens_out": tout, "cost_usd": uncached,
+                         "cache_read_tokens": read, "cache_write_tokens": write,
+                         "cost_cached_usd": None if uncached is None else cached})
     n_graded = est.n_trials
     for j in judges:
         model = getattr(j, "model", None)

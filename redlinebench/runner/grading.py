@@ -113,6 +113,8 @@ def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], stat
         "errors": state.errors,
         "stopped": state.stopped,
         "cost_usd": round(state.cost_usd, 6),
+        # adaptive concurrency per provider endpoint: final limit, ceiling, lowest cut, calls, 429s
+        "rate_limits": state.rate_limits,
     }
     write_json(layout.summary, summary)
     return summary

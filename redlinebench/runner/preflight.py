@@ -34,6 +34,16 @@ def check_routable(models: Iterable[tuple[str, str | None]]) -> None:
                           "OpenAI-compatible server)")
 
 
+def missing_keys(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
+                 judge_api_base: str | None) -> dict[str, list[str]]:
+    """``{model: [env vars, any one of which would do]}`` for every model and judge without a key
+    (those sent to an explicit endpoint are not checked: local servers often need none)."""
+    wanted = [] if api_base else [m for m in agent_models if m]
+    if not judge_api_base:
+        wanted += [j.model for j in judges if getattr(j, "model", None) and not getattr(j, "api_base", None)]
+    return missing_credentials(wanted)
+
+
 def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
                       judge_api_base: str | None) -> None:
     """Raise one ConfigError naming every model without credentials.
@@ -41,10 +51,7 @@ def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api
     Models sent to an explicit endpoint (``--api-base`` / ``--judge-api-base`` or a judge's own
     ``api_base``) are not checked: local servers often need no key.
     """
-    wanted = [] if api_base else list(agent_models)
-    if not judge_api_base:
-        wanted += [j.model for j in judges if getattr(j, "model", None) and not getattr(j, "api_base", None)]
-    missing = missing_credentials(wanted)
+    missing = missing_keys(agent_models, judges, api_base=api_base, judge_api_base=judge_api_base)
     if missing:
         lines = "; ".join(f"{m} needs {' or '.join(keys)}" for m, keys in missing.items())
         raise ConfigError(f"missing provider credentials: {lines}. Set them in the environment, use the "

@@ -1,7 +1,7 @@
 """Run presets: YAML files of defaults for ``redlinebench run --preset NAME|PATH``.
 
 A preset may set ``model`` or ``models`` and ``agent`` or ``agents`` (each a string or a list), ``judges``, ``trials``, ``concurrency``, ``workers``, ``seed``,
-``api_base`` and ``limits`` (see :class:`redlinebench.agent.AgentLimits`). Command-line options win.
+``api_base``, ``prompt_cache`` (true/false) and ``limits`` (see :class:`redlinebench.agent.AgentLimits`). Command-line options win.
 Names resolve to ``configs/presets/<name>.yaml`` in the working directory, then to the copy shipped
 inside the package (``redlinebench/configs/presets/``).
 """
@@ -15,7 +15,7 @@ from .. import config
 from ..errors import ConfigError
 
 KEYS = {"model", "models", "agent", "agents", "judges", "trials", "concurrency", "workers", "seed", "api_base", "judge_api_base", "limits",
-        "description"}
+        "description", "prompt_cache"}
 
 
 def preset_dirs() -> list[Path]:
@@ -92,6 +92,8 @@ def _normalized(data: dict[str, Any], path: Path) -> dict[str, Any]:
                            or out[key] < (0 if key == "seed" else 1)):
             low = 0 if key == "seed" else 1
             raise ConfigError(f"'{key}' must be a whole number of at least {low}, got {out[key]!r}", path=path)
+    if "prompt_cache" in out and not isinstance(out["prompt_cache"], bool):
+        raise ConfigError(f"'prompt_cache' must be true or false, got {out['prompt_cache']!r}", path=path)
     for key in ("judges", "api_base", "judge_api_base", "description"):
         if key in out and out[key] is not None and not isinstance(out[key], str):
             raise ConfigError(f"'{key}' must be a string, got {out[key]!r}", path=path)

@@ -47,6 +47,7 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable
         TextColumn("ETA"), TimeRemainingColumn(),
         TextColumn("cost ${task.fields[cost]:.4f}"),
         TextColumn("failures {task.fields[failures]}"),
+        TextColumn("{task.fields[limits]}"),
         console=console,
         transient=False,
     )
@@ -55,11 +56,22 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable
     def update(state: Progress) -> None:
         nonlocal handle
         if handle is None:
-            handle = bar.add_task(description, total=state.total, completed=state.done, cost=0.0, failures=0)
-        bar.update(handle, total=state.total, completed=state.done, cost=state.cost_usd, failures=state.failures)
+            handle = bar.add_task(description, total=state.total, completed=state.done, cost=0.0, failures=0,
+                                  limits="")
+        bar.update(handle, total=state.total, completed=state.done, cost=state.cost_usd, failures=state.failures,
+                   limits=limits_text(state))
 
     with bar:
         yield update
+
+
+def limits_text(state: Progress) -> str:
+    """The adaptive concurrency in a few words: ``limit 12/32, 429s 3`` (summed over endpoints)."""
+    rows = state.rate_limits.values()
+    if not rows:
+        return ""
+    limit, ceiling, n429 = (sum(r[k] for r in rows) for k in ("limit", "max", "n_429"))
+    return f"limit {limit}/{ceiling}, 429s {n429}"
 
 
 def _plain_logger(description: str) -> Callable[[Progress], None]:
@@ -75,7 +87,8 @@ def _plain_logger(description: str) -> Callable[[Progress], None]:
             return
         last[0] = now
         print(f"{description}: {state.done}/{state.total} trials, elapsed {now - started:.0f}s, "
-              f"ETA {_eta(state, started, first_done[0])}, cost ${state.cost_usd:.4f}, failures {state.failures}",
+              f"ETA {_eta(state, started, first_done[0])}, cost ${state.cost_usd:.4f}, failures {state.failures}"
+              + (f", {limits_text(state)}" if state.rate_limits else ""),
               file=sys.stderr, flush=True)
 
     return update

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -62,6 +63,20 @@ class Progress:
     consecutive_errors: dict[str, int] = field(default_factory=dict)  # per entrant label
     stopped_entrants: dict[str, str] = field(default_factory=dict)    # label -> why it was stopped
     stopped: str | None = None     # why episodes stopped being started (trials left for --resume)
+    #: per process (pid), the adaptive limits of the endpoints it calls (redlinebench._throttle)
+    throttle: dict[int, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def rate_limits(self) -> dict[str, dict[str, int]]:
+        """Per endpoint, summed over the processes of the run: the current adaptive limit, its
+        ceiling, the lowest a 429 cut it to, calls made and 429s received."""
+        out: dict[str, dict[str, int]] = {}
+        for endpoints in self.throttle.values():
+            for name, snap in endpoints.items():
+                row = out.setdefault(name, {"limit": 0, "max": 0, "min_limit": 0, "n_calls": 0, "n_429": 0})
+                for key in row:
+                    row[key] += int(snap.get(key) or 0)
+        return dict(sorted(out.items()))
 
     def may_start(self, label: str) -> bool:
         """Whether new episodes of this entrant may begin: one whose provider keeps failing is
@@ -78,7 +93,7 @@ STOP_AFTER_CONSECUTIVE_ERRORS = 8
 
 def make_agent(entrant: Entrant, spec: RunSpec) -> Agent:
     return create_agent(entrant.agent, model=entrant.model, limits=spec.limits, api_base=spec.api_base,
-                        seed=spec.seed)
+                        seed=spec.seed, prompt_cache=spec.prompt_cache)
 
 
 @dataclass
@@ -149,6 +164,8 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
         state.cost_usd += payload
     elif kind == "grade_failed":
         _failed(state, key, "grading failed: " + redact(payload))
+    elif kind == "throttle":
+        state.throttle[int(payload["pid"])] = payload["endpoints"]
     elif kind in ("done", "lost"):  # lost: the worker process running it died mid-trial
         if kind == "lost":
             _failed(state, key, payload)
@@ -182,6 +199,7 @@ class TrialPipeline:
                 discard(tdir)
                 metrics = await _run_agent(self.agents[key.label], key, self.layout)
                 self.emit(("episode", idx, {k: metrics.get(k) for k in ("status", "cost_usd", "cost_known", "error")}))
+                self._throttle(idx)
                 if metrics["status"] == "errored":
                     self.emit(("done", idx, None))
                     return
@@ -199,6 +217,7 @@ class TrialPipeline:
                     self.emit(("grade_failed", idx, str(exc)))
                 except Exception:  # a grading bug must not take the other trials down
                     self.emit(("grade_failed", idx, traceback.format_exc(limit=8)))
+        self._throttle(idx)
         if self.after is not None:
             try:
                 self.after(key, tdir, opened)
@@ -207,12 +226,24 @@ class TrialPipeline:
         self.emit(("done", idx, None))
 
 
+    def _throttle(self, idx: int) -> None:
+        from .._throttle import snapshot
+
+        endpoints = snapshot()
+        if endpoints:
+            self.emit(("throttle", idx, {"pid": os.getpid(), "endpoints": endpoints}))
+
+
 async def drive(pipeline: TrialPipeline, claim: Callable[[], int | None], slots: int) -> None:
     """Start trials while agent slots are free; ``claim`` hands out the next todo index, or None.
 
     A slot is taken before claiming, so a process only takes work it can start now (which is
-    what lets several worker processes share one list fairly).
+    what lets several worker processes share one list fairly). This process's provider calls
+    adapt to rate limits under the same ceiling (:func:`redlinebench._throttle.configure`).
     """
+    from .._throttle import configure
+
+    configure(slots)
     agent_slots = asyncio.Semaphore(slots)
     jobs: list[asyncio.Task[None]] = []
     try:

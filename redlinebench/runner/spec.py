@@ -109,6 +109,7 @@ class RunSpec:
     api_base: str | None = None                # the model's endpoint (OpenAI-compatible servers)
     judge_api_base: str | None = None          # the judges' endpoint, when they are served locally too
     run_id: str = field(default_factory=new_run_id)
+    prompt_cache: bool = True                  # cache markers / stable prefixes (--no-prompt-cache: off)
 
     def __post_init__(self) -> None:
         if not self.entrants:
@@ -154,6 +155,7 @@ class RunSpec:
             "seed": self.seed,
             "api_base": self.api_base,
             "judge_api_base": self.judge_api_base,
+            "prompt_cache": self.prompt_cache,
         }
 
     @classmethod
@@ -173,6 +175,7 @@ class RunSpec:
                 api_base=data.get("api_base"),
                 judge_api_base=data.get("judge_api_base"),
                 run_id=str(data["run_id"]),
+                prompt_cache=bool(data.get("prompt_cache", True)),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ConfigError(f"not a run configuration this version can resume ({exc!r})", path=where) from None

@@ -251,16 +251,24 @@ async def test_local_endpoint_without_any_key_gets_a_placeholder(tmp_path, monke
         assert server.requests[0].headers.get("authorization") == "Bearer no-key-set"
 
 
-def test_missing_credentials_and_auth_errors_are_not_retried():
+def test_one_policy_auth_stops_anything_5xx_or_429_is_retried_whatever_the_body_says():
+    """Issue 17.8: the body's words never decide; the status does (and a key known to be missing)."""
     from redlinebench._litellm import get_litellm
+    from redlinebench._retry import classify
     from redlinebench.agent.retry import is_retryable
 
     exc = get_litellm().exceptions
-    assert not is_retryable(exc.InternalServerError("OpenAIException - Missing credentials. Please pass an api_key",
-                                                    llm_provider="openai", model="x"))
-    assert not is_retryable(exc.AuthenticationError("bad key", llm_provider="openai", model="x"))
+    missing = exc.InternalServerError("OpenAIException - Missing credentials. Please pass an api_key",
+                                      llm_provider="openai", model="x")
+    assert is_retryable(missing)  # a 500 is a 500 ...
+    assert classify(missing, key_missing=True) == "auth"  # ... unless we know no key was available
+    assert is_retryable(exc.InternalServerError("Incorrect API key provided", llm_provider="openai", model="x"))
+    assert classify(exc.AuthenticationError("bad key", llm_provider="openai", model="x")) == "auth"
+    assert classify(exc.PermissionDeniedError("no", llm_provider="openai", model="x",
+                                              response=__import__("httpx").Response(403, request=__import__(
+                                                  "httpx").Request("POST", "http://x")))) == "auth"
     assert is_retryable(exc.InternalServerError("upstream hiccup", llm_provider="openai", model="x"))
-    assert is_retryable(exc.RateLimitError("slow down", llm_provider="openai", model="x"))
+    assert is_retryable(exc.RateLimitError("invalid api key, slow down", llm_provider="openai", model="x"))
     assert not is_retryable(ValueError("a bug of ours"))
 
 

@@ -1,7 +1,16 @@
-"""A loopback OpenAI-compatible chat server for tests.
+"""A loopback OpenAI-compatible chat server for tests (and the Anthropic Messages API beside it).
 
 Real HTTP on 127.0.0.1 (port 0), so litellm's real client code is exercised. Replies are
 scripted: per-model queues, a default queue, or a handler function that sees the request.
+
+Two wire formats on one server: ``/v1/chat/completions`` (OpenAI) and ``/v1/messages``
+(Anthropic: ``anthropic/NAME`` with ``api_base=srv.base_url``). A handler always sees an
+OpenAI-shaped body (an Anthropic request is translated), and a scripted :class:`Reply` is sent
+in the route's own format (tool calls become ``tool_use`` blocks).
+
+Options, off by default: ``srv.prompt_cache = PromptCache()`` makes usage report the request's
+real token count and cached tokens as each provider does (see ``prompt_cache.py``);
+``srv.bucket = TokenBucket(...)`` answers 429 beyond a rate (see ``token_bucket.py``).
 
     with FakeOpenAI() as srv:
         srv.enqueue(Reply.tool_calls([("read_document", {})]), Reply.text("done"), model="agent")
@@ -114,6 +123,10 @@ class FakeOpenAI:
         self.requests: list[RecordedRequest] = []
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.prompt_cache: Any = None   # a prompt_cache.PromptCache, or None: usage as scripted
+        self.bucket: Any = None         # a token_bucket.TokenBucket, or None: no rate limit
+        #: per answered request: {"route", "prompt_tokens", "cache_read", "cache_write", "marks"}
+        self.usage_log: list[dict[str, Any]] = []
 
     # -- scripting ----------------------------------------------------------------------
     def enqueue(self, *replies: Reply, model: str | None = None) -> None:
@@ -143,12 +156,44 @@ class FakeOpenAI:
             return self.default
         return Reply.error(500, f"fake server: no scripted reply left for model {model!r}")
 
+    def _usage(self, route: str, body: Mapping[str, Any], reply: Reply) -> dict[str, Any] | None:
+        """Usage computed from the request when a prompt cache is simulated (else: as scripted)."""
+        if self.prompt_cache is None:
+            return None
+        from .prompt_cache import marked
+
+        if route == "openai":
+            blocks = [*(body.get("tools") or []), *(body.get("messages") or [])]
+            total, read = self.prompt_cache.automatic(blocks)
+            usage = {"route": route, "prompt_tokens": total, "cache_read": read, "cache_write": 0, "marks": 0}
+        else:
+            system = body.get("system") or []
+            if isinstance(system, str):
+                system = [{"type": "text", "text": system}]
+            blocks = [*(body.get("tools") or []), *system]
+            for m in body.get("messages") or []:  # each content block is a block of the prefix
+                content = m.get("content")
+                parts = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
+                blocks += [{"role": m.get("role"), **p} if isinstance(p, dict) else p for p in parts]
+            marks = [i for i, b in enumerate(blocks) if marked(b)]
+            plain, read, write = self.prompt_cache.marked(blocks, marks)
+            usage = {"route": route, "prompt_tokens": plain + read + write, "input_tokens": plain,
+                     "cache_read": read, "cache_write": write, "marks": len(marks)}
+        with self._lock:
+            self.usage_log.append(usage)
+        return usage
+
     # -- lifecycle ----------------------------------------------------------------------
     @property
     def url(self) -> str:
         assert self._server is not None, "server not started"
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
+
+    @property
+    def base_url(self) -> str:
+        """The server root, as litellm's ``anthropic/`` provider wants it (it appends ``/v1/messages``)."""
+        return self.url[: -len("/v1")]
 
     def start(self) -> FakeOpenAI:
         server = _Server(("127.0.0.1", 0), _make_handler(self))
@@ -183,9 +228,12 @@ def _bare(model: str) -> str:
     return model.split("/", 1)[1] if "/" in model else model
 
 
-def completion_body(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+def completion_body(body: Mapping[str, Any], reply: Reply, usage: dict[str, int] | None = None) -> dict[str, Any]:
     prompt_tokens, completion_tokens = reply.usage
-    return {
+    cached = 0
+    if usage is not None:
+        prompt_tokens, cached = usage["prompt_tokens"], usage["cache_read"]
+    out = {
         "id": f"chatcmpl-fake-{next(_ids)}",
         "object": "chat.completion",
         "created": int(time.time()),
@@ -197,6 +245,9 @@ def completion_body(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
             "total_tokens": prompt_tokens + completion_tokens,
         },
     }
+    if usage is not None:
+        out["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+    return out
 
 
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
@@ -233,10 +284,21 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(400, b'{"error": {"message": "request body is not JSON"}}')
                 return
             server.requests.append(RecordedRequest(self.path, body, dict(self.headers.items())))
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._send(404, b'{"error": {"message": "only /chat/completions is faked"}}')
+            path = self.path.split("?", 1)[0].rstrip("/")
+            if path.endswith("/chat/completions"):
+                route = "openai"
+            elif path.endswith("/messages"):
+                route = "anthropic"
+            else:
+                self._send(404, b'{"error": {"message": "only /chat/completions and /v1/messages are faked"}}')
                 return
-            reply = server._next_reply(body)
+            if server.bucket is not None:
+                wait = server.bucket.take()
+                if wait is not None:
+                    self._send(429, json.dumps({"error": {"message": "rate limit exceeded", "type": "rate_limit",
+                                                          "code": 429}}).encode(), server.bucket.headers(wait))
+                    return
+            reply = server._next_reply(body if route == "openai" else anthropic_to_openai(body))
             if reply.wait_s:
                 if server._stop.wait(reply.wait_s):
                     return
@@ -244,8 +306,75 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 server._stop.wait(600)
                 return
             if reply.kind == "message":
-                self._send(200, json.dumps(completion_body(body, reply)).encode())
+                usage = server._usage(route, body, reply)
+                payload = completion_body(body, reply, usage) if route == "openai" else \
+                    anthropic_body(body, reply, usage)
+                self._send(200, json.dumps(payload).encode())
             else:  # error / garbage
                 self._send(reply.status, reply.raw, reply.headers)
 
     return _Handler
+
+
+# -- the Anthropic Messages API ------------------------------------------------------------
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def anthropic_to_openai(body: Mapping[str, Any]) -> dict[str, Any]:
+    """An Anthropic request as the OpenAI-shaped body scripted handlers read."""
+    messages: list[dict[str, Any]] = []
+    system = _text(body.get("system"))
+    if system:
+        messages.append({"role": "system", "content": system})
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        parts = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
+        if m.get("role") == "assistant":
+            calls = [{"id": p.get("id"), "type": "function",
+                      "function": {"name": p.get("name"), "arguments": json.dumps(p.get("input") or {})}}
+                     for p in parts if isinstance(p, dict) and p.get("type") == "tool_use"]
+            out: dict[str, Any] = {"role": "assistant", "content": _text(parts) or None}
+            if calls:
+                out["tool_calls"] = calls
+            messages.append(out)
+            continue
+        for p in parts:
+            if isinstance(p, dict) and p.get("type") == "tool_result":
+                messages.append({"role": "tool", "tool_call_id": p.get("tool_use_id"),
+                                 "content": _text(p.get("content")) if not isinstance(p.get("content"), str)
+                                 else p["content"]})
+        text = _text(parts)
+        if text:
+            messages.append({"role": "user", "content": text})
+    return {"model": body.get("model"), "messages": messages, "tools": body.get("tools") or []}
+
+
+def anthropic_body(body: Mapping[str, Any], reply: Reply, usage: dict[str, int] | None) -> dict[str, Any]:
+    """A scripted reply in Messages API format: text and ``tool_use`` blocks, Anthropic usage."""
+    message = reply.message or {}
+    blocks: list[dict[str, Any]] = []
+    if message.get("content"):
+        blocks.append({"type": "text", "text": message["content"]})
+    for call in message.get("tool_calls") or []:
+        try:
+            args = json.loads(call["function"]["arguments"] or "{}")
+        except (TypeError, ValueError):
+            args = {}
+        blocks.append({"type": "tool_use", "id": call["id"].replace("call_", "toolu_"),
+                       "name": call["function"]["name"], "input": args if isinstance(args, dict) else {}})
+    prompt_tokens, completion_tokens = reply.usage
+    u = {"input_tokens": prompt_tokens, "output_tokens": completion_tokens,
+         "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+    if usage is not None:
+        u.update(input_tokens=usage["input_tokens"], cache_read_input_tokens=usage["cache_read"],
+                 cache_creation_input_tokens=usage["cache_write"])
+    return {"id": f"msg_fake_{next(_ids)}", "type": "message", "role": "assistant",
+            "model": str(body.get("model", "fake")), "content": blocks,
+            "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn", "stop_sequence": None,
+            "usage": u}

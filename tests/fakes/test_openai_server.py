@@ -10,13 +10,13 @@ from redlinebench._litellm import get_litellm
 from tests.fakes.openai_server import Reply
 
 
-def _call(srv, model: str = "openai/fake-a", **kw):
+def _call(srv, model: str = "openai/fake-a", messages=None, **kw):
     litellm = get_litellm()
     return litellm.completion(
         model=model,
         api_base=srv.url,
         api_key="sk-test",
-        messages=[{"role": "user", "content": "hi"}],
+        messages=messages or [{"role": "user", "content": "hi"}],
         num_retries=0,
         **kw,
     )
@@ -73,3 +73,57 @@ def test_handler_sees_request(fake_openai):
     fake_openai.set_handler(lambda body: Reply.json({"echo": body["messages"][-1]["content"]}))
     resp = _call(fake_openai)
     assert json.loads(resp.choices[0].message.content) == {"echo": "hi"}
+
+
+def test_the_anthropic_route_speaks_the_messages_api_and_caches_only_marked_prefixes(fake_openai):
+    from tests.fakes.prompt_cache import PromptCache
+
+    fake_openai.prompt_cache = PromptCache()
+    fake_openai.enqueue(*[Reply.tool_calls([("read_document", {})])] * 3)
+    litellm = get_litellm()
+    system = "You are counsel. " * 300
+    tools = [{"type": "function", "function": {"name": "read_document", "parameters": {"type": "object",
+                                                                                      "properties": {}}}}]
+
+    def call(marked: bool):
+        content = [{"type": "text", "text": system, **({"cache_control": {"type": "ephemeral"}} if marked else {})}]
+        return litellm.completion(model="anthropic/claude-haiku-4-5", api_base=fake_openai.base_url,
+                                  api_key="sk-test", max_tokens=50, tools=tools,
+                                  messages=[{"role": "system", "content": content}, {"role": "user", "content": "go"}])
+
+    plain = call(False)
+    assert fake_openai.requests[-1].path == "/v1/messages"
+    assert plain.choices[0].message.tool_calls[0].function.name == "read_document"
+    assert plain.usage.cache_read_input_tokens == 0 and plain.usage.cache_creation_input_tokens == 0
+    wrote = call(True)
+    assert wrote.usage.cache_creation_input_tokens > 1000 and wrote.usage.cache_read_input_tokens == 0
+    read = call(True)
+    assert read.usage.cache_read_input_tokens == wrote.usage.cache_creation_input_tokens
+    assert read.usage.prompt_tokens == wrote.usage.prompt_tokens
+
+
+def test_the_openai_route_reports_cached_tokens_for_a_repeated_prefix(fake_openai):
+    from tests.fakes.prompt_cache import PromptCache
+
+    fake_openai.prompt_cache = PromptCache()
+    fake_openai.enqueue(Reply.text("a"), Reply.text("b"), Reply.text("c"))
+    long = [{"role": "system", "content": "Clause text. " * 800}]
+    first = _call(fake_openai, messages=long + [{"role": "user", "content": "one"}])
+    second = _call(fake_openai, messages=long + [{"role": "user", "content": "two"}])
+    short = _call(fake_openai, messages=[{"role": "user", "content": "hi"}])
+    assert first.usage.prompt_tokens_details.cached_tokens == 0
+    assert 1024 <= second.usage.prompt_tokens_details.cached_tokens < second.usage.prompt_tokens
+    assert short.usage.prompt_tokens_details.cached_tokens == 0
+
+
+def test_the_token_bucket_answers_429_beyond_its_rate_with_or_without_a_hint():
+    from tests.fakes.token_bucket import TokenBucket
+
+    now = [0.0]
+    bucket = TokenBucket(10, 3, clock=lambda: now[0])
+    assert [bucket.take() for _ in range(3)] == [None, None, None]
+    wait = bucket.take()
+    assert wait == pytest.approx(0.1) and bucket.headers(wait) == {"Retry-After": "1", "retry-after-ms": "100"}
+    now[0] += 0.1
+    assert bucket.take() is None and (bucket.accepted, bucket.refused) == (4, 1)
+    assert TokenBucket(10, 1, retry_after=False).headers(0.5) == {}

@@ -363,3 +363,39 @@ async def test_a_cached_answer_that_answered_no_rubric_is_not_served(fake_openai
     # and the good answer replaced it
     again = await make(fake_openai).grade(TASK, VIEW, None, cache=cache)
     assert again.cached and again.verdicts["r1"] == "PASS"
+
+
+@pytest.mark.parametrize("body", ["Incorrect API key provided: sk-abc", "Missing credentials", "authentication error"])
+async def test_a_5xx_is_retried_whatever_its_body_says(fake_openai, body):
+    """Issue 17.8: the agent and the judge share one policy; a 500 is retried even when its text
+    mentions a key (it was an auth stop for the judge and a retry for the agent)."""
+    fake_openai.enqueue(Reply.error(500, body), Reply.json(ALL_PASS), model="judge-a")
+    result = await make(fake_openai).grade(TASK, VIEW, None)
+    assert result.ok and result.attempts == 2
+
+
+async def test_a_403_stops_at_once_naming_the_key(fake_openai, monkeypatch):
+    monkeypatch.setenv("RB_JUDGE_KEY", "sk-bad-key-0000")
+    fake_openai.enqueue(Reply.error(403, "forbidden"), Reply.json(ALL_PASS), model="judge-a")
+    judge = LiteLLMJudge("openai/judge-a", api_base=fake_openai.url, api_key_env="RB_JUDGE_KEY", timeout=5)
+    result = await judge.grade(TASK, VIEW, None)
+    assert not result.ok and result.attempts == 1 and "RB_JUDGE_KEY is set but was rejected" in result.error
+
+
+async def test_the_judge_marks_its_system_prompt_for_claude_and_counts_cache_tokens(fake_openai, tmp_path):
+    from tests.fakes.prompt_cache import PromptCache
+
+    fake_openai.prompt_cache = PromptCache()
+    fake_openai.set_handler(lambda body: Reply.json(ALL_PASS))
+    audit = AuditLog(tmp_path / "judge_audit.jsonl")
+    judge = LiteLLMJudge("anthropic/claude-haiku-4-5", api_base=fake_openai.base_url, api_key="sk-test", timeout=5)
+    for _ in range(2):
+        assert (await judge.grade(TASK, VIEW, None, audit=audit)).ok
+    system = fake_openai.requests[-1].body["system"]
+    assert any("cache_control" in block for block in system)
+    rows = [json.loads(line) for line in (tmp_path / "judge_audit.jsonl").read_text().splitlines()]
+    assert rows[0]["cache_write_tokens"] > 0 and rows[1]["cache_read_tokens"] == rows[0]["cache_write_tokens"]
+    plain = LiteLLMJudge("anthropic/claude-haiku-4-5", api_base=fake_openai.base_url, api_key="sk-test",
+                         timeout=5, prompt_cache=False)
+    assert (await plain.grade(TASK, VIEW, None)).ok
+    assert "cache_control" not in json.dumps(fake_openai.requests[-1].body)

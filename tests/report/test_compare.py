@@ -144,3 +144,23 @@ def test_link_to_a_run_report_in_a_folder_with_url_characters(run_dir, tmp_path)
     assert len(hrefs) == len(MODELS)
     for href in hrefs:
         assert not any(c in href for c in "#? ") and (tmp_path / unquote(href)).resolve() == (odd / "report.html").resolve()
+
+
+def test_the_leaderboard_shows_the_share_of_input_served_from_the_prompt_cache(run_dir, tmp_path):
+    """Issue 14.2: cache reads recorded in metrics.json appear beside the tokens (none recorded: a dash)."""
+    import json
+
+    before = parse(write_comparison([run_dir], tmp_path / "a.html"))
+    head = [th.text_content() for th in before.xpath("//section[@id='leaderboard']//thead/tr/th")]
+    col = head.index("Cached input") + 1
+    assert {r.xpath(f"./td[{col}]")[0].text_content() for r in before.xpath("//section[@id='leaderboard']//tbody/tr")} \
+        == {"—"}
+    for path in (run_dir / "trials").rglob("metrics.json"):
+        m = json.loads(path.read_text())
+        if m.get("model") == MODELS[0]:
+            m.update(tokens_in=1000, cache_read_tokens=750)
+            path.write_text(json.dumps(m))
+    tree = parse(write_comparison([run_dir], tmp_path / "b.html"))
+    cells = {r.xpath("./td[2]/bdi/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
+             for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
+    assert cells[MODELS[0]] == "75%"

@@ -54,12 +54,32 @@ def test_dry_run_prints_plan_and_estimate_and_runs_nothing(tree, tmp_path, monke
                                   "--judges", "heuristic", "--dry-run"])
     assert r.exit_code == 0, r.output
     assert "1 entrant(s) x 3 task(s) x 2 trial(s) = 6 trials" in r.output
-    assert re.search(r"total: about \$\d+\.\d{2,4}\n", r.output)
+    found = re.search(r"total: about \$(\d+\.\d{2,4}) without prompt caching, about \$(\d+\.\d{2,4}) with it",
+                      r.output)
+    assert found and float(found.group(2)) < float(found.group(1))
+    assert "caching assumption: each agent call finds 90% of the previous call's prompt" in r.output
     assert "nothing was run" in r.output
     assert not (tmp_path / "runs").exists()
     r = CliRunner().invoke(main, ["run", "--model", "openai/not-a-priced-model", "--source", str(tree),
                                   "--judges", "none", "--dry-run"])
     assert r.exit_code == 0 and "unknown price" in r.output
+
+
+def test_dry_run_names_every_missing_key_as_a_warning_and_exits_0(tree, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o-mini", "--source", str(tree),
+                                  "--judges", "anthropic/claude-haiku-4-5", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "warning: openai/gpt-4o-mini needs OPENAI_API_KEY" in r.output
+    assert "warning: anthropic/claude-haiku-4-5 needs ANTHROPIC_API_KEY" in r.output
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-y")
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o-mini", "--source", str(tree),
+                                  "--judges", "anthropic/claude-haiku-4-5", "--dry-run", "--no-prompt-cache"])
+    assert r.exit_code == 0 and "warning" not in r.output and "every model and judge has a key" in r.output
+    assert "--no-prompt-cache, so both totals agree" in r.output
 
 
 def test_run_without_judges_writes_trials_and_a_report_but_no_grades(tree, tmp_path):
@@ -394,3 +414,23 @@ def test_a_broken_task_outside_the_selection_does_not_block_running_or_scoring_t
         r = CliRunner().invoke(main, ["run", "--agent", "golden", "--source", str(src), "--judges", "none",
                                       "--run-dir", str(tmp_path / "x"), "--no-progress", *selection])
         assert r.exit_code == 1 and "task.toml: malformed TOML" in r.output, (selection, r.output)
+
+
+def test_resume_compares_no_prompt_cache_with_the_stored_run(tree, tmp_path):
+    """A run started with --no-prompt-cache resumes with the flag repeated, or with other equal options
+    (the stored value is not taken for a change); turning caching back on is named."""
+    run_dir = tmp_path / "r"
+    start = ["run", "--agent", "noop", "--judges", "none", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+             "--run-dir", str(run_dir), "--no-progress", "--no-prompt-cache"]
+    r = CliRunner().invoke(main, start)
+    assert r.exit_code == 0, r.output
+    assert json.loads((run_dir / "config.json").read_text())["spec"]["prompt_cache"] is False
+    r = CliRunner().invoke(main, [*start, "--resume"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--judges", "none", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    other = tmp_path / "cached"
+    r = CliRunner().invoke(main, [*start[:-3], str(other), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(other), "--no-prompt-cache", "--no-progress"])
+    assert r.exit_code == 2 and "--no-prompt-cache: True in the run, False given" in r.output, r.output

@@ -16,7 +16,7 @@ from redlinebench.runner.presets import load_preset
 BASE = dict(model=(), agent=(), preset=None, source=None, tasks=None, scenario=None, turn=None, side=None,
             trials=None, concurrency=None, judges=None, run_dir=None, run_id=None, resume=False, dry_run=False,
             api_base=None, judge_api_base=None, max_steps=None, max_tokens=None, max_cost=None, timeout=None, temperature=None,
-            seed=None, no_progress=True)
+            seed=None, no_progress=True, no_prompt_cache=False)
 
 
 def spec(**over):
@@ -141,3 +141,31 @@ def test_an_endpoint_that_is_not_an_http_url_is_refused_before_any_call(field, u
     with pytest.raises(ConfigError, match=r"must be an http:// or https:// URL"):
         spec(model=("openai/a",), **{field: url})
     assert spec(model=("openai/a",), **{field: "http://127.0.0.1:8000/v1"})
+
+
+def test_prompt_cache_is_on_by_default_and_off_from_the_flag_or_a_preset(tmp_path):
+    from redlinebench.runner.scheduler import make_agent
+    from redlinebench.runner.spec import RunSpec
+
+    on = spec(model=("anthropic/claude-haiku-4-5",))
+    assert on.prompt_cache is True and make_agent(on.entrants[0], on)._markers
+    off = spec(model=("anthropic/claude-haiku-4-5",), no_prompt_cache=True)
+    assert off.prompt_cache is False and not make_agent(off.entrants[0], off)._markers
+    preset = tmp_path / "p.yaml"
+    preset.write_text("prompt_cache: false\n")
+    assert spec(model=("openai/a",), preset=str(preset)).prompt_cache is False
+    assert RunSpec.from_dict(off.to_dict()).prompt_cache is False  # recorded in config.json, resumed as is
+    assert RunSpec.from_dict({k: v for k, v in on.to_dict().items() if k != "prompt_cache"}).prompt_cache is True
+    preset.write_text("prompt_cache: maybe\n")
+    with pytest.raises(ConfigError, match="'prompt_cache' must be true or false"):
+        load_preset(str(preset))
+
+
+def test_no_prompt_cache_reaches_the_judges():
+    from redlinebench.runner.api import create_judge_list
+    from redlinebench.runner.spec import RunSpec
+
+    judges = create_judge_list(spec(model=("openai/a",), judges="anthropic/claude-haiku-4-5", no_prompt_cache=True))
+    assert judges[0].prompt_cache is False and judges[0]._markers is None
+    judges = create_judge_list(spec(model=("openai/a",), judges="anthropic/claude-haiku-4-5"))
+    assert judges[0]._markers == [{"location": "message", "role": "system"}]

@@ -123,3 +123,29 @@ def test_llm_run_end_to_end_is_graded_summarized_and_keeps_no_secret(tmp_path, f
     assert len(files) >= 10
     for p in files:
         assert SECRET.encode() not in p.read_bytes(), p
+
+
+def test_429s_from_agent_and_judges_share_one_adaptive_limit_recorded_in_the_summary(tmp_path, fake):
+    """Issue 14.4: one limiter per endpoint, agents and judges together; the run section says so."""
+    handler = fake.handler
+    first: set[str] = set()
+
+    def limited(body):
+        if body["model"] not in first:  # each model's first call is rate-limited once
+            first.add(body["model"])
+            return Reply.error(429, "slow down", headers={"retry-after-ms": "1"})
+        return handler(body)
+
+    fake.set_handler(limited)
+    tree = build_tree(tmp_path / "bench")
+    spec = RunSpec(entrants=(Entrant("llm", "openai/agent-e2e"),), source=str(tree),
+                   filter=TaskFilter(task_ids=("redline-s1-t2-g02a",)),
+                   judges="openai/judge-a,openai/judge-b", api_base=fake.url, judge_api_base=fake.url,
+                   run_id="e2e-429", concurrency=6)
+    result = run(spec, tmp_path / "run", progress=False)
+    assert result.ok
+    limits = json.loads((tmp_path / "run" / "metrics_summary.json").read_text())["run"]["rate_limits"]
+    assert list(limits) == [f"openai@{fake.url}"]
+    row = limits[f"openai@{fake.url}"]
+    assert row["n_429"] == 3 and row["max"] == 6 and row["n_calls"] == len(fake.requests)
+    assert 1 <= row["min_limit"] < 6 and row["limit"] <= 6
