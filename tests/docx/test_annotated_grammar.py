@@ -4,30 +4,18 @@ comment anchor and every paragraph's current text, equal to the engine's own lis
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from redlinebench.docx import RedlineDocument
 from tests.docx.util import docx, dele, ins, p, r_
-from tests.docx.viewgrammar import engine_facts, parse_annotated
+from tests.docx.viewgrammar import engine_facts, parse_annotated, shipped_redlines
 from tests.fixtures import multiauthor
 
-TASKS = Path(__file__).resolve().parents[2] / "redlinebench" / "_data" / "benchmark" / "tasks"
 
 
-def _distinct(paths):
-    """One path per distinct file: tasks of one turn share their golden, so each is checked once."""
-    seen: dict[str, Path] = {}
-    for path in paths:
-        seen.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
-    return list(seen.values())
-
-
-SHIPPED = _distinct(sorted(TASKS.glob("*/tests/attorney_redlines.docx"))
-                    + sorted(TASKS.glob("*/tests/judge_check/*.docx")))
+SHIPPED = shipped_redlines()
 
 
 def assert_round_trip(doc, focus_author=None) -> None:

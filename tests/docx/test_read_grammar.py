@@ -10,30 +10,19 @@ known limit); the annotated view's test (test_annotated_grammar.py) draws hostil
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redlinebench.docx import RedlineDocument
-from tests.docx.viewgrammar import engine_read_facts, parse_read
+from tests.docx.viewgrammar import engine_read_facts, parse_read, shipped_redlines
 from tests.fixtures import multiauthor
 
-TASKS = Path(__file__).resolve().parents[2] / "redlinebench" / "_data" / "benchmark" / "tasks"
 PLAIN_AUTHORS = ("Alice (LargeCo)", "Bob B.", "Carol")
 
 
-def _distinct(paths):
-    seen: dict[str, Path] = {}
-    for path in paths:
-        seen.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
-    return list(seen.values())
-
-
-SHIPPED = _distinct(sorted(TASKS.glob("*/tests/attorney_redlines.docx"))
-                    + sorted(TASKS.glob("*/tests/judge_check/*.docx")))
+SHIPPED = shipped_redlines()
 
 
 def assert_round_trip(doc) -> None:

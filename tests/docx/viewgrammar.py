@@ -10,10 +10,23 @@ the renderer's code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
+
+_TASKS = Path(__file__).resolve().parents[2] / "redlinebench" / "_data" / "benchmark" / "tasks"
+
+
+def shipped_redlines() -> list[Path]:
+    """Every golden and judge-check redline of the embedded set, one path per distinct file (tasks of
+    one turn share their golden, so each is checked once)."""
+    seen: dict[str, Path] = {}
+    for path in sorted(_TASKS.glob("*/tests/attorney_redlines.docx")) + sorted(_TASKS.glob("*/tests/judge_check/*.docx")):
+        seen.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
+    return list(seen.values())
 
 
 @dataclass
