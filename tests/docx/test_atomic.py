@@ -19,6 +19,10 @@ from redlinebench.docx import RedlineDocument
 from redlinebench.docx.build import sample_contract
 from redlinebench.errors import ToolFailure
 
+#: A fault raised inside a generator expression is reported again by Python when the abandoned
+#: generator is collected ("Exception ignored in ..."): that echo of the injected fault is expected.
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+
 ENGINE = (str(Path(redlinebench.__file__).parent / "docx"), str(Path(redlinebench.__file__).parent / "errors.py"))
 AUTHOR = "Reviewing Counsel"
 WHEN = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)   # a fixed date: reruns give the same bytes

@@ -20,9 +20,9 @@ def test_check_synthetic_prints_counts_and_shares():
 def test_missing_sources_is_one_line_without_traceback(tmp_path):
     result = CliRunner().invoke(main, ["data", "build-synthetic", "--out", str(tmp_path / "o"),
                                        "--sources", str(tmp_path / "nowhere")])
-    assert result.exit_code == 1
-    assert result.output.strip().startswith("error: ")
-    assert "synthetic sources not found" in result.output
+    assert result.exit_code == 2  # a path that does not exist is a usage error (README: exit codes)
+    assert result.output.strip().startswith("error: ") and len(result.output.strip().splitlines()) == 1
+    assert "--sources" in result.output and "nowhere" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "o").exists()
 
