@@ -31,9 +31,11 @@ MAX_ENTRY_BYTES = 50 * 1024 * 1024
 MAX_XML_PART_BYTES = 25 * 1024 * 1024
 #: Markup (``<`` characters) over every XML part together, counted before anything is parsed: an
 #: element costs libxml2 over 100 bytes, so 25 MB of ``<a/>`` would be 700 MB of tree, and every
-#: part is parsed at open (then validated, saved and reopened for grading). 300,000 keeps all of
-#: that under 500 MB and 2 s per call; a 600-paragraph contract has about 25,000.
-MAX_XML_MARKUP = 300_000
+#: part is parsed at open (then validated, saved and reopened for grading). 600,000 keeps all of
+#: that under 500 MB and 2 s per call (``benchmarks/hostile.py``; a 14,500-paragraph contract near
+#: every limit peaks at about 320 MB, its slowest call 1.2 s) and leaves a 9,600-paragraph contract
+#: (about 270,000 tags) room to be edited; a 600-paragraph contract has about 25,000.
+MAX_XML_MARKUP = 600_000
 #: Every entry inflated, counted together (and the file itself): the package is held in memory
 #: as bytes, parsed trees and a saved copy, so this bounds the peak well under 500 MB. A real
 #: contract is well under 5 MB, images included.
