@@ -69,14 +69,19 @@ def fake(monkeypatch):
         yield srv
 
 
+def _e2e_spec(tree, url: str, *, run_id: str, concurrency: int) -> RunSpec:
+    """One LLM agent on one turn-2 task, judged by a two-judge panel, all against the fake at ``url``."""
+    return RunSpec(entrants=(Entrant("llm", "openai/agent-e2e"),), source=str(tree),
+                   filter=TaskFilter(task_ids=("redline-s1-t2-g02a",)),
+                   judges="openai/judge-a,openai/judge-b", api_base=url, judge_api_base=url,
+                   run_id=run_id, concurrency=concurrency)
+
+
 def test_llm_run_end_to_end_is_graded_summarized_and_keeps_no_secret(tmp_path, fake):
     from redlinebench.docx import RedlineDocument
 
     tree = build_tree(tmp_path / "bench")
-    spec = RunSpec(entrants=(Entrant("llm", "openai/agent-e2e"),), source=str(tree),
-                   filter=TaskFilter(task_ids=("redline-s1-t2-g02a",)),
-                   judges="openai/judge-a,openai/judge-b", api_base=fake.url, judge_api_base=fake.url,
-                   run_id="e2e", concurrency=2)
+    spec = _e2e_spec(tree, fake.url, run_id="e2e", concurrency=2)
     result = run(spec, tmp_path / "run", progress=False)
     trial = tmp_path / "run" / "trials" / "openai_agent-e2e" / "redline-s1-t2-g02a" / "1"
 
@@ -138,10 +143,7 @@ def test_429s_from_agent_and_judges_share_one_adaptive_limit_recorded_in_the_sum
 
     fake.set_handler(limited)
     tree = build_tree(tmp_path / "bench")
-    spec = RunSpec(entrants=(Entrant("llm", "openai/agent-e2e"),), source=str(tree),
-                   filter=TaskFilter(task_ids=("redline-s1-t2-g02a",)),
-                   judges="openai/judge-a,openai/judge-b", api_base=fake.url, judge_api_base=fake.url,
-                   run_id="e2e-429", concurrency=6)
+    spec = _e2e_spec(tree, fake.url, run_id="e2e-429", concurrency=6)
     result = run(spec, tmp_path / "run", progress=False)
     assert result.ok
     limits = json.loads((tmp_path / "run" / "metrics_summary.json").read_text())["run"]["rate_limits"]
