@@ -10,7 +10,7 @@ Times (median of --repeat runs, each from the same input bytes):
   * accept-all: open the redlined output, ``accept()``, ``to_bytes()``
 Scale (issue 14): the read view alone (first ``read_view()`` of a freshly opened document: the
 index build and the view; opening not timed) at --paragraphs and at --scale-paragraphs (9,600), per
-paragraph, CPU time (median); target: per-paragraph time at scale within 1.3x of the smaller figure.
+paragraph, CPU time (median of rounds that alternate the two sizes); target: per-paragraph time at scale within 1.3x of the smaller figure.
 And a repeated ``read_view()`` of the unchanged document (answered from the cache).
 Also: the process CPU time of each step (less sensitive to a busy machine than wall time),
 peak Python memory over the whole cycle (tracemalloc) and the process's peak RSS, and the read
@@ -103,31 +103,36 @@ def run_cycle(data: bytes, edits: list[dict], comments: list[tuple[str, str]], o
             "cpu:accept-all (open + accept + serialise)": (c3 - c2) * 1000}
 
 
-def read_view_times(data: bytes, repeat: int) -> dict[str, float]:
-    """Median wall and CPU ms of a first read view of a freshly opened document, and of a repeat."""
+def read_view_once(data: bytes) -> dict[str, float]:
+    """Wall and CPU ms of a first read view of a freshly opened document, and of a repeat."""
     from redlinebench.docx import RedlineDocument
 
-    wall, cpu, again = [], [], []
-    for _ in range(repeat):
-        doc = RedlineDocument.open(data)
-        t0, c0 = time.perf_counter(), time.process_time()
-        view = doc.read_view()
-        t1, c1 = time.perf_counter(), time.process_time()
-        if doc.read_view() is not view:
-            raise SystemExit("a repeated read_view() of an unchanged document was rebuilt, not cached")
-        t2 = time.perf_counter()
-        wall.append((t1 - t0) * 1000)
-        cpu.append((c1 - c0) * 1000)
-        again.append((t2 - t1) * 1000)
-    return {"wall": statistics.median(wall), "cpu": statistics.median(cpu), "cached": statistics.median(again),
+    doc = RedlineDocument.open(data)
+    t0, c0 = time.perf_counter(), time.process_time()
+    view = doc.read_view()
+    t1, c1 = time.perf_counter(), time.process_time()
+    if doc.read_view() is not view:
+        raise SystemExit("a repeated read_view() of an unchanged document was rebuilt, not cached")
+    t2 = time.perf_counter()
+    return {"wall": (t1 - t0) * 1000, "cpu": (c1 - c0) * 1000, "cached": (t2 - t1) * 1000,
             "paragraphs": len(doc.paragraphs)}
 
 
 def scale_report(small: int, large: int, repeat: int, other_author: bool) -> bool:
-    """Print read-view time per paragraph at both sizes and their ratio; True when within target."""
+    """Print read-view time per paragraph at both sizes and their ratio; True when within target.
+
+    The two sizes are measured in alternating rounds, so a change in the machine's load during the
+    run reaches both medians alike instead of skewing the ratio.
+    """
+    inputs = {n: build_input(n, other_author) for n in (small, large)}
+    samples: dict[int, list[dict[str, float]]] = {small: [], large: []}
+    for _ in range(max(5, repeat)):
+        for n, data in inputs.items():
+            samples[n].append(read_view_once(data))
     rows = {}
-    for n, reps in ((small, repeat), (large, max(3, repeat // 2))):
-        times = read_view_times(build_input(n, other_author), reps)
+    for n in (small, large):
+        times = {key: statistics.median(s[key] for s in samples[n]) for key in ("wall", "cpu", "cached")}
+        times["paragraphs"] = samples[n][0]["paragraphs"]
         rows[n] = times
         per_cpu = times["cpu"] / times["paragraphs"] * 1000
         per_wall = times["wall"] / times["paragraphs"] * 1000

@@ -11,12 +11,15 @@ anchor; tests/docx/test_annotated_grammar.py holds the parser that checks it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
 from .runs import W_AUTHOR as _W_AUTHOR
 from .runs import W_DELTEXT as _W_DELTEXT
 from .runs import REVISION_WRAPPERS, W_PPR, W_PPRCHANGE, W_RPRCHANGE
 from .runs import W_T as _W_T
 from .runs import W_TR as _W_TR
+from .runs import Walk
 from .view import _whole
 
 #: Bump on any change to the annotated view's form: the judge prompt's version includes it.
@@ -59,8 +62,11 @@ def _quoted(text: object) -> str:
     return '"' + escape(text, quote=True) + '"'
 
 
-def author_aliases(doc, focus_author: str | None) -> dict[str, str]:
-    """Author name -> ``A<n>``: the focus author first, then every change's and comment's author."""
+def author_aliases(doc, focus_author: str | None, walks: Sequence[Walk] | None = None) -> dict[str, str]:
+    """Author name -> ``A<n>``: the focus author first, then every change's and comment's author.
+
+    ``walks``: the paragraphs' walks when the caller has them (one walk per paragraph and view).
+    """
     names: list[str] = []
 
     def add(name) -> None:
@@ -70,8 +76,9 @@ def author_aliases(doc, focus_author: str | None) -> dict[str, str]:
 
     if focus_author:
         add(focus_author)
-    for para in doc.paragraphs:
-        for atom in para._walk.atoms:
+    paragraphs = doc.paragraphs
+    for para, walk in zip(paragraphs, walks if walks is not None else (p.walk() for p in paragraphs)):
+        for atom in walk.atoms:
             if atom.rev is not None:
                 add(atom.rev.get(_W_AUTHOR))
             if atom.outer is not None:
@@ -86,7 +93,8 @@ def author_aliases(doc, focus_author: str | None) -> dict[str, str]:
 
 
 def annotated_view(doc, *, focus_author: str | None = None) -> str:
-    aliases = author_aliases(doc, focus_author)
+    walks = [para.walk() for para in doc.paragraphs]
+    aliases = author_aliases(doc, focus_author, walks)
     lines = [LEGEND, "# Authors:"]
     for name, alias in aliases.items():
         role = ""
@@ -100,10 +108,10 @@ def annotated_view(doc, *, focus_author: str | None = None) -> str:
     ranged = _ranged_comments(doc.paragraphs)
     fmt_changes = _format_changes_by_paragraph(doc.body)
     previous_row = None
-    for para in doc.paragraphs:
+    for para, walk in zip(doc.paragraphs, walks):
         row = _row_of(para) if para.in_table else None
         lines.append(annotated_line(para, aliases, fmt_changes.get(para.element, ()), ranged,
-                                    row_start=row is not None and row is not previous_row))
+                                    row_start=row is not None and row is not previous_row, walk=walk))
         previous_row = row
     lines.append("")
     lines.append(f"## Comments ({len(comments)})")
@@ -118,7 +126,7 @@ def _ranged_comments(paragraphs) -> set[int]:
     """Comment numbers with both a range start and a range end: their reference adds nothing."""
     starts, ends = set(), set()
     for para in paragraphs:
-        for m in para._walk.markers:
+        for m in para.markers:
             (starts if m.tag == "start" else ends if m.tag == "end" else set()).add(m.comment_id)
     return starts & ends
 
@@ -165,13 +173,12 @@ def _marker(m, ranged: set[int]) -> str:
     return "" if m.comment_id in ranged else f"{{cmt-{m.comment_id}}}"
 
 
-def _content(para, aliases: dict[str, str], ranged: set[int]) -> str:
+def _content(walk: Walk, aliases: dict[str, str], ranged: set[int]) -> str:
     """The paragraph's text with its changes and comment markers, in document order.
 
     Atoms are grouped by their outermost revision wrapper: a deletion inside an insertion is
     written inside that insertion, each wrapper (one revision) with one tag.
     """
-    walk = para._walk
     at: dict[int, list] = {}
     for m in walk.markers:
         at.setdefault(m.index, []).append(m)
@@ -239,7 +246,7 @@ def _format_note(change, aliases: dict[str, str]) -> str | None:
 
 
 def annotated_line(para, aliases: dict[str, str], fmt_changes=(), ranged: set[int] = frozenset(),
-                   *, row_start: bool = False) -> str:
+                   *, row_start: bool = False, walk: Walk | None = None) -> str:
     """One paragraph: ``[id number]``, leading notes, the text with its changes, trailing notes."""
     head = f"[{escape(para.id)}" + (f" {escape(para.number)}" if para.number else "") + "]"
     before: list[str] = []
@@ -263,7 +270,7 @@ def annotated_line(para, aliases: dict[str, str], fmt_changes=(), ranged: set[in
             note = _format_note(change, aliases)
             if note:
                 after.append(note)
-    content = _content(para, aliases, ranged)
+    content = _content(walk if walk is not None else para.walk(), aliases, ranged)
     return (head + "".join(f" [{n}]" for n in before) + (" " + content if content else "")
             + "".join(f" [{n}]" for n in after))
 

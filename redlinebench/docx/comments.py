@@ -94,7 +94,7 @@ def read_comments(doc, paragraphs) -> list[Comment]:
     ends: dict[int, tuple[int, int, int]] = {}
     refs: dict[int, tuple[int, int, int]] = {}
     for i, para in enumerate(paragraphs):
-        for marker in para._walk.markers:
+        for marker in para.markers:
             table = starts if marker.tag == "start" else ends if marker.tag == "end" else refs
             table.setdefault(marker.comment_id, (i, marker.pos, marker.index))
     raw = []
@@ -122,7 +122,7 @@ def read_comments(doc, paragraphs) -> list[Comment]:
             paragraph_ids = [paragraphs[k].id for k in range(a, b + 1)]
             visible, everything = [], []
             for k in range(a, b + 1):
-                atoms = paragraphs[k]._walk.atoms
+                atoms = paragraphs[k].walk().atoms
                 s = first[2] if k == a and number in starts else 0
                 e = final[2] if k == b and number in ends else len(atoms)
                 chunk = atoms[s:e] if e >= s else []

@@ -103,17 +103,22 @@ class IdAllocator:
 
 
 class Paragraph:
-    """One paragraph as the tools see it (a snapshot: rebuilt after every mutation)."""
+    """One paragraph as the tools see it (a snapshot: rebuilt after every mutation).
+
+    It keeps strings, its comment markers and the ``w:p`` element, not the walk it was described
+    from: a walk holds an lxml proxy per run and text node, and keeping every paragraph's alive made
+    each collector pass cost more per paragraph the longer the document (``walk()`` walks again).
+    """
 
     __slots__ = ("id", "index", "number", "style", "in_table", "flags", "segments", "comment_ids",
-                 "text", "accepted_text", "original_text", "_p", "_walk", "mark", "row", "_format_revisions",
+                 "text", "accepted_text", "original_text", "_p", "markers", "mark", "row", "_format_revisions",
                  "mark_kinds", "revision_ids")
 
     def __init__(self, p, pid: str, index: int, walk: Walk, *, number: str | None, style: str | None,
                  in_table: bool, mark: tuple[str, object] | None, comment_ids: list[str], flags: list[str],
                  segments: list[Segment]) -> None:
         self._p = p
-        self._walk = walk
+        self.markers = tuple(walk.markers)
         self.id = pid
         self.index = index
         self.number = number
@@ -134,6 +139,13 @@ class Paragraph:
     @property
     def element(self):
         return self._p
+
+    def walk(self) -> Walk:
+        """The paragraph's atoms and comment markers, walked afresh from its element.
+
+        On a snapshot older than the document's last change this is the element as it is now.
+        """
+        return walk_paragraph(self._p)
 
     def __repr__(self) -> str:
         return f"<Paragraph {self.id} {self.number or ''} {self.text[:40]!r}>"
@@ -311,10 +323,10 @@ def collector_paused():
     """Hold Python's cyclic garbage collector while a view (and the index under it) is built.
 
     The build allocates a few hundred thousand short-lived objects (lxml proxies, atoms, segments,
-    strings) and makes no reference cycles; each allocation burst triggers collections that walk
-    every live object, so their cost grows with the document and made ``read_view`` superlinear
-    (9,600 paragraphs: half the time was the collector's). Reference counting still frees everything
-    at once; a collection pending from the pause runs on the next allocations after it.
+    strings) and makes no reference cycles, so reference counting frees them as it goes. With the
+    collector running, the allocation bursts also trigger full collections that walk every live
+    object, a cost that grows with the document. The one pass pending from the pause runs on the
+    next allocations after it and visits only what the index keeps (about ten objects a paragraph).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -351,9 +363,6 @@ class RedlineDocument:
         self._generation = 0
         self._index_cache: _Index | None = None
         self._index_generation = -1
-        # per-paragraph memo of the costly walk/describe step, keyed by element; an entry is reused
-        # only when the paragraph's serialisation and every node in it are unchanged (see _described)
-        self._described_cache: dict[object, tuple] = {}
         self._view_cache: dict[tuple, str] = {}   # read views of the current state (see read_view)
         self._view_generation = -1
         #: the read view's author aliases (``A1``...): they only grow, so results keep their meaning
@@ -530,15 +539,16 @@ class RedlineDocument:
         seen_rows: set = set()
         field_depth = 0   # complex-field nesting carried across paragraph marks (a TOC spans many)
         has_fields = next(self._body.iter(W_FLDCHAR_TAG), None) is not None
-        memo = self._described_cache
-        fresh_memo: dict[object, tuple] | None = {} if self._generation else None
         for index, (p, pid, in_table) in enumerate(pending):
             ppr = first_child(p, W_PPR)
             # Holding pPr's children keeps their lxml proxies alive while the mark, numbering and
             # style lookups below each visit them (a new proxy per visit costs more than the visit).
             ppr_children = list(ppr) if ppr is not None else None  # noqa: F841
-            walk, marks, segments, flags, para_revs = self._described(p, pid, fmt_changes.get(p, ()),
-                                                                       memo, fresh_memo)
+            # described afresh every build: one walk per paragraph and build stays cheaper than
+            # proving a paragraph unchanged, and the walk is dropped once the paragraph is described
+            walk = walk_paragraph(p)
+            marks = mark_revisions(p)
+            segments, flags, para_revs = self._describe(p, pid, walk, marks, fmt_changes.get(p, ()))
             crosses = field_depth > 0
             if has_fields:
                 for fc in p.iter(W_FLDCHAR_TAG):
@@ -596,39 +606,10 @@ class RedlineDocument:
             paragraphs.append(para)
             by_id[pid] = para
             revisions.extend(para_revs)
-        self._described_cache = fresh_memo if fresh_memo is not None else {}
         comments = read_comments(self, paragraphs)
         self._index_cache = _Index(paragraphs, by_id, comments, revisions)
         self._index_generation = self._generation
         return self._index_cache
-
-    def _described(self, p, pid, changes, memo, fresh_memo):
-        """Walk and describe ``p``, reusing the last build's result when ``p`` is provably unchanged.
-
-        Everything computed here depends only on ``p``'s own subtree and id. Reuse needs the same
-        serialised bytes *and* the very same node objects (a snapshot restore or a rebuilt run with
-        identical XML must not leave atoms pointing at detached nodes). Fresh lists are handed out
-        because the index builder appends to ``flags`` and ``para_revs``. ``fresh_memo`` is None
-        while the document is unedited: a document that is only read (grading, reports, a first
-        read) never rebuilds, so it does not pay for serialising every paragraph.
-        """
-        if fresh_memo is None:
-            walk = walk_paragraph(p)
-            marks = mark_revisions(p)
-            segments, flags, revs = self._describe(p, pid, walk, marks, changes)
-            return walk, marks, segments, flags, revs
-        xml = etree.tostring(p, with_tail=False)
-        nodes = list(p.iter())
-        hit = memo.get(p)
-        if (hit is not None and hit[0] == pid and hit[1] == xml and len(hit[2]) == len(nodes)
-                and all(a is b for a, b in zip(hit[2], nodes))):
-            walk, marks, segments, flags, revs = hit[3]
-        else:
-            walk = walk_paragraph(p)
-            marks = mark_revisions(p)
-            segments, flags, revs = self._describe(p, pid, walk, marks, changes)
-        fresh_memo[p] = (pid, xml, nodes, (walk, marks, segments, list(flags), list(revs)))
-        return walk, marks, list(segments), list(flags), list(revs)
 
     def _describe(self, p, pid, walk: Walk, marks, changes):
         # consecutive atoms of one kind, revision and outer revision make one segment

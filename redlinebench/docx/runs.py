@@ -271,7 +271,12 @@ def walk_paragraph(p) -> Walk:
             elif tag == W_CRE:
                 markers.append(Marker("end", _int(child.get(W_ID)), 0, child))
 
-    visit(p)
+    try:
+        visit(p)
+    finally:
+        # ``visit`` calls itself through its closure cell: a cycle that held this walk's atoms,
+        # lists and lxml proxies until a collection, which then freed every walk of a read at once
+        visit = None  # noqa: F841
     # positions: markers are interleaved by document order, so recompute via a second pass
     _assign_positions(p, atoms, markers)
     return Walk(atoms, markers)

@@ -20,7 +20,6 @@ import re
 from collections import Counter
 from pathlib import PurePath
 
-from .runs import VISIBLE
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
 
@@ -344,7 +343,7 @@ def plain_text(doc, mode: str = "current") -> str:
         if para.row == ("del" if mode == "accepted" else "ins"):
             continue   # the whole table row goes away in this view
         if mode == "accepted":
-            text = _accepted(para)
+            text = para.accepted_text
             vanishes = bool(para.mark_kinds & {"para_del", "move_from"})
         else:
             text = para.original_text
@@ -362,10 +361,6 @@ def plain_text(doc, mode: str = "current") -> str:
     if carry:
         lines.append(_one_line_plain(carry))
     return "\n".join(lines)
-
-
-def _accepted(para) -> str:
-    return "".join(a.text for a in para._walk.atoms if a.kind in VISIBLE)
 
 
 _W_P = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
