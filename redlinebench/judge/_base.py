@@ -26,6 +26,8 @@ class JudgeResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
+    cache_read_tokens: int = 0    # of prompt_tokens: read from the provider's prompt cache
+    cache_write_tokens: int = 0   # of prompt_tokens: written to it
     cached: bool = False
     raw: str | None = None
     method: str = "llm"
@@ -53,6 +55,8 @@ class JudgeResult:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cost_usd": self.cost_usd,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
             "cached": self.cached,
             "raw": self.raw,
         }

@@ -245,7 +245,8 @@ class LiteLLMJudge:
             result = JudgeResult(
                 judge=self.name, ok=True, verdicts=parsed.verdicts, justifications=parsed.justifications,
                 missing=parsed.missing, invalid=parsed.invalid, attempts=len(attempts), latency_s=latency,
-                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept)
+                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept,
+                cache_read_tokens=cache_read, cache_write_tokens=cache_write)
             if cache is not None:
                 cache.put(key, {"verdicts": parsed.verdicts, "justifications": parsed.justifications,
                                 "missing": parsed.missing, "invalid": parsed.invalid, "raw": raw_kept,
@@ -254,7 +255,8 @@ class LiteLLMJudge:
             result = JudgeResult(
                 judge=self.name, ok=False, error=f"no verdicts after {len(attempts)} attempt(s): {error}",
                 attempts=len(attempts), latency_s=latency, prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept)
+                completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept,
+                cache_read_tokens=cache_read, cache_write_tokens=cache_write)
         if audit is not None:
             audit.write({**audit_base, "cached": False, "ok": result.ok, "attempts": attempts,
                          "n_attempts": len(attempts), "dropped_params": dropped, "latency_s": round(latency, 4),

@@ -288,6 +288,8 @@ async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str
     grade.usage = {
         "prompt_tokens": sum(r.prompt_tokens for r in results),
         "completion_tokens": sum(r.completion_tokens for r in results),
+        "cache_read_tokens": sum(r.cache_read_tokens for r in results),
+        "cache_write_tokens": sum(r.cache_write_tokens for r in results),
         "cost_usd": None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
         "cached_judges": [r.judge for r in results if r.cached],
         "attempts": {r.judge: r.attempts for r in results},

@@ -121,3 +121,24 @@ async def test_a_task_without_rubrics_costs_no_call(fake_openai):
     grade = await grade_trial(task, redline().to_bytes(), panel(fake_openai), model="m", trial=1, cache=False)
     assert grade.status == "graded" and grade.weighted == 0.0 and grade.per_rubric == []
     assert not fake_openai.requests
+
+
+async def test_the_panel_sums_its_judges_prompt_cache_tokens_into_the_grade(fake_openai, tmp_path):
+    """A second grading of the same view finds the judges' prompts in the provider's cache: grade.json
+    says how much of its input was read from the cache (issue 14: judges' cache tokens)."""
+    from tests.fakes.prompt_cache import PromptCache
+
+    fake_openai.prompt_cache = PromptCache()
+    fake_openai.set_handler(lambda body: Reply.json(verdicts(r1="PASS", r2="PASS", r3="FAIL", r4="FAIL")))
+    out = tmp_path / "trial"
+    out.mkdir()
+    redline().save(out / "redline.docx")
+    grades = [await grade_trial(TASK, out / "redline.docx", panel(fake_openai), model="openai/agent", trial=1,
+                                run_dir=tmp_path, cache=False, trial_dir=out) for _ in range(2)]
+    read = [g.usage["cache_read_tokens"] for g in grades]
+    logged = [sum(u["cache_read"] for u in calls) for calls in (fake_openai.usage_log[:3], fake_openai.usage_log[3:])]
+    assert read == logged and read[1] > read[0]
+    on_disk = json.loads((out / "grade.json").read_text())
+    assert on_disk["usage"]["cache_read_tokens"] == read[1]
+    per_judge = [json.loads(f.read_text()) for f in sorted((out / "judges").iterdir())]
+    assert sum(j["cache_read_tokens"] for j in per_judge) == read[1]

@@ -389,12 +389,16 @@ async def test_the_judge_marks_its_system_prompt_for_claude_and_counts_cache_tok
     fake_openai.set_handler(lambda body: Reply.json(ALL_PASS))
     audit = AuditLog(tmp_path / "judge_audit.jsonl")
     judge = LiteLLMJudge("anthropic/claude-haiku-4-5", api_base=fake_openai.base_url, api_key="sk-test", timeout=5)
-    for _ in range(2):
-        assert (await judge.grade(TASK, VIEW, None, audit=audit)).ok
+    results = [await judge.grade(TASK, VIEW, None, audit=audit) for _ in range(2)]
+    assert all(r.ok for r in results)
     system = fake_openai.requests[-1].body["system"]
     assert any("cache_control" in block for block in system)
     rows = [json.loads(line) for line in (tmp_path / "judge_audit.jsonl").read_text().splitlines()]
     assert rows[0]["cache_write_tokens"] > 0 and rows[1]["cache_read_tokens"] == rows[0]["cache_write_tokens"]
+    # the result (and so grade.json's judge_results) carries them too
+    assert [(r.cache_read_tokens, r.cache_write_tokens) for r in results] == \
+        [(0, rows[0]["cache_write_tokens"]), (rows[0]["cache_write_tokens"], 0)]
+    assert results[1].to_dict()["cache_read_tokens"] == rows[1]["cache_read_tokens"]
     plain = LiteLLMJudge("anthropic/claude-haiku-4-5", api_base=fake_openai.base_url, api_key="sk-test",
                          timeout=5, prompt_cache=False)
     assert (await plain.grade(TASK, VIEW, None)).ok
