@@ -166,15 +166,25 @@ def doc() -> None:
 
 @doc.command("read")
 @_FILE
-@click.option("--json", "as_json", is_flag=True, help="Paragraphs, comments and revisions as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Paragraphs, comments and revisions as JSON (whole document).")
+@click.option("--start-id", default=None, help="First paragraph of a range to read, e.g. p-040 (alone: to the end).")
+@click.option("--end-id", default=None, help="Last paragraph of the range, inclusive (alone: from the start).")
+@click.option("--clause", default=None, help='A clause number such as "3.3": that clause and its sub-clauses.')
+@click.option("--author", default=None, help="Your tracked-change author name: the legend marks it (you).")
 @_guard
-def read_cmd(file: Path, as_json: bool) -> None:
-    """The read_document view (one line per paragraph with ids, numbers and changes)."""
+def read_cmd(file: Path, as_json: bool, start_id: str | None, end_id: str | None, clause: str | None,
+             author: str | None) -> None:
+    """The read_document view (one line per paragraph with ids, numbers and changes), or part of it."""
+    from ..tools._functions import read_range
+
+    if as_json and (start_id or end_id or clause):
+        raise click.UsageError("--json prints the whole document; leave out --start-id, --end-id and --clause")
     document = _open(file)
     if as_json:
         _emit_json(document_json(document))
-    else:
-        click.echo(document.read_view())
+        return
+    first, last, label = read_range(document, start_id, end_id, clause)
+    click.echo(document.read_view(reader=author or None, first=first, last=last, label=label))
 
 
 @doc.command("view")

@@ -8,6 +8,7 @@ correct; the session turns that into an error dict.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 from ..docx.document import collector_paused
@@ -52,15 +53,29 @@ class Edit(TypedDict):
 _PID = re.compile(r"^\[?\s*p-?0*(\d+)\s*\]?$", re.IGNORECASE)
 
 
+def paragraph_ids_by_number(doc: Any) -> dict[int, str]:
+    """The number in each paragraph id -> that id (``12`` -> ``"p-012"``), first id of a number wins."""
+    out: dict[int, str] = {}
+    for pid in doc.paragraph_ids():  # ids only: no full index rebuild after an edit
+        digits = "".join(ch for ch in pid if ch.isdigit())
+        if digits:
+            out.setdefault(int(digits), pid)
+    return out
+
+
 def normalize_paragraph_id(session: ToolSession, value: str) -> str:
     """Map "[p-12]", "p-12" or "P-0012" to the document's own id; unknown ids pass through unchanged."""
+    return _canonical_id(value, session.paragraph_ids_by_number)
+
+
+def _canonical_id(value: str, ids_by_number: Mapping[int, str]) -> str:
     value = value.strip()
     if bounded_id(value) is None:   # the one id rule for every id (errors.bounded_id): not found
         return value
     match = _PID.match(value)
     if not match:
         return value
-    return session.paragraph_ids_by_number.get(int(match.group(1)), value)
+    return ids_by_number.get(int(match.group(1)), value)
 
 
 def read_document(session: ToolSession, start_id: str | None = None, end_id: str | None = None,
@@ -81,7 +96,21 @@ def read_document(session: ToolSession, start_id: str | None = None, end_id: str
         end_id: Optional last paragraph id of the range, inclusive (alone: from the start).
         clause: Optional clause number, e.g. "3.3": that clause and its sub-clauses. Not with ids.
     """
-    doc = session.doc
+    first, last, label = read_range(session.doc, start_id, end_id, clause, session.paragraph_ids_by_number)
+    view = session.doc.read_view(reader=session.author, first=first, last=last, label=label)
+    session.legend_shown = len(session.doc.read_view_aliases)
+    return {VIEW_KEY: view}
+
+
+def read_range(doc: Any, start_id: str | None, end_id: str | None, clause: str | None,
+               ids_by_number: Mapping[int, str] | None = None) -> tuple[int | None, int | None, str | None]:
+    """(first, last, label) of the paragraphs ``read_document``'s range arguments ask for.
+
+    ``None, None, None``: the whole document. ToolFailure ``invalid_range`` names what is wrong
+    and the valid span or the nearby clause numbers.
+    """
+    if ids_by_number is None:
+        ids_by_number = paragraph_ids_by_number(doc)
     first = last = None
     label = None
     if clause is not None:
@@ -97,20 +126,18 @@ def read_document(session: ToolSession, start_id: str | None = None, end_id: str
             raise ToolFailure("invalid_range", str(exc), path="arguments.clause") from None
         label = f"clause {clause.strip()}"
     elif start_id is not None or end_id is not None:
-        first = _paragraph_index(session, start_id, "start_id") if start_id is not None else 0
-        last = _paragraph_index(session, end_id, "end_id") if end_id is not None else len(doc.paragraphs) - 1
+        first = _paragraph_index(doc, ids_by_number, start_id, "start_id") if start_id is not None else 0
+        last = (_paragraph_index(doc, ids_by_number, end_id, "end_id") if end_id is not None
+                else len(doc.paragraphs) - 1)
         if first > last:
             raise ToolFailure("invalid_range", f"start_id {doc.paragraphs[first].id} comes after end_id "
                                                f"{doc.paragraphs[last].id}", path="arguments.start_id")
-    view = doc.read_view(reader=session.author, first=first, last=last, label=label)
-    session.legend_shown = len(doc.read_view_aliases)
-    return {VIEW_KEY: view}
+    return first, last, label
 
 
-def _paragraph_index(session: ToolSession, value: str, field: str) -> int:
+def _paragraph_index(doc: Any, ids_by_number: Mapping[int, str], value: str, field: str) -> int:
     """The index of paragraph ``value`` (any id spelling); ToolFailure naming the valid ids otherwise."""
-    doc = session.doc
-    pid = normalize_paragraph_id(session, value)
+    pid = _canonical_id(value, ids_by_number)
     try:
         return doc.paragraph(pid).index
     except KeyError:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._text import encodable_obj
 from ..errors import ToolFailure
-from ._functions import TOOL_FUNCTIONS
+from ._functions import TOOL_FUNCTIONS, paragraph_ids_by_number
 from ._schema import check_arguments, function_schema
 
 if TYPE_CHECKING:
@@ -169,12 +169,7 @@ class ToolSession:
     @property
     def paragraph_ids_by_number(self) -> dict[int, str]:
         if self._pid_cache is None:
-            cache: dict[int, str] = {}
-            for pid in self.doc.paragraph_ids():  # ids only: no full index rebuild after an edit
-                digits = "".join(ch for ch in pid if ch.isdigit())
-                if digits:
-                    cache.setdefault(int(digits), pid)
-            self._pid_cache = cache
+            self._pid_cache = paragraph_ids_by_number(self.doc)
         return self._pid_cache
 
     def record_edits(self, ok: int, failed: int, comments: int = 0) -> None:

@@ -54,6 +54,32 @@ def test_read_view_and_json_shape(contract):
     assert comments[0]["resolved"] is True and comments[1]["parent"] == comments[0]["id"]
 
 
+def test_read_a_range_as_the_read_document_tool_does(tmp_path):
+    """`doc read` is the container agent's read_document: the same ranges, the same view, the same errors."""
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.tools import ToolSession
+    from redlinebench.tools._functions import read_document
+    from tests.docx.viewgrammar import shipped_redlines
+
+    path = tmp_path / "contract.docx"
+    path.write_bytes(shipped_redlines()[0].read_bytes())
+    for args, kwargs in ((["--clause", "3"], {"clause": "3"}),
+                         (["--start-id", "p-5", "--end-id", "p-006"], {"start_id": "p-5", "end_id": "p-006"}),
+                         (["--end-id", "p-004"], {"end_id": "p-004"})):
+        code, out, err = run("read", path, *args, "--author", "Agent Counsel")
+        assert code == 0, err
+        session = ToolSession(RedlineDocument.open(path, name=str(path)), "Agent Counsel")
+        assert out == read_document(session, **kwargs)["view"] + "\n"
+    code, out, _ = run("read", path, "--clause", "3")
+    assert code == 0 and "(clause 3)" in out.splitlines()[0] and "(you)" not in out
+    code, _, err = run("read", path, "--clause", "99")
+    assert code == 1 and "invalid_range: no clause numbered '99'" in err and str(path) in err
+    code, _, err = run("read", path, "--start-id", "p-9999")
+    assert code == 1 and "the ids run p-001.." in err
+    code, _, err = run("read", path, "--json", "--clause", "3")
+    assert code == 2 and "--json prints the whole document" in err
+
+
 def test_view_annotated(contract):
     code, out, _ = run("view", contract)   # the annotated view is the default: no flag needed
     assert code == 0 and "sixty (60)" in out and "thirty (30)" in out
