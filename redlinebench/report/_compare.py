@@ -26,7 +26,7 @@ from ._labels import short_labels
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._palette import ink_on, ramp
-from ._stats import judge_agreement, mean
+from ._stats import cached_share, judge_agreement, mean
 from ._svg import heatmap
 
 TOP_RUBRICS = 40
@@ -145,13 +145,6 @@ def _n_incomplete(e: Entry) -> int:
     return sum(1 for t in e.trials if t.judging_incomplete or t.errored)
 
 
-def _cached_share(trials: Sequence[Any]) -> float | None:
-    """Share of the input tokens served from the provider's prompt cache (None: not recorded)."""
-    pairs = [(t.cache_read_tokens, t.tokens_in) for t in trials if t.cache_read_tokens is not None and t.tokens_in]
-    total_in = sum(tin for _, tin in pairs)
-    return sum(r for r, _ in pairs) / total_in if total_in else None
-
-
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,
                  link_from: Path | None = None) -> Markup:
     head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
@@ -165,7 +158,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
         tokens = mean([(t.tokens_in or 0) + (t.tokens_out or 0) if (t.tokens_in is not None or t.tokens_out is not None) else None
                        for t in e.trials])
         latency = mean([t.latency for t in e.trials])
-        cached = _cached_share(e.trials)
+        cached = cached_share(e.trials)
         rows.append(el("tr",
                        num_cell(rank),
                        el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), el("bdi", e.model),

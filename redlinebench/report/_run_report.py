@@ -36,7 +36,7 @@ from ._page import page, write_atomic
 from ._fragments import FragmentCache, cache_dir
 from ._redline import AuthorColours, fragment_for, render_annotated, render_path
 from ._pack import Packer
-from ._stats import judge_agreement, mean, total
+from ._stats import cached_share, judge_agreement, mean, total
 from ._tasks import load_run_tasks, source_root
 from ._transcript import read_events, render_transcript
 
@@ -58,6 +58,7 @@ CARD_HELP = {
     "gate failures": "outputs with no tracked change or comment by the task author: reward 0",
     "judging incomplete": "trials whose judge panel did not finish: listed, not averaged",
     "errored": "trials whose agent run failed (provider or agent error) or that were never graded: listed, not averaged",
+    "cached input": "agent input tokens read from the provider's prompt cache (billed at its cache price)",
     "coverage": "scenario x turn cells with at least one scored task (the real benchmark has 12)",
 }
 
@@ -193,6 +194,9 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
             ("agent cost", money_total([t.cost for t in trials])),
             ("judge cost", money_total([t.judge_cost for t in trials])),
         ]
+        cached = cached_share(trials)
+        if cached is not None:
+            dl.append(("cached input", f"{pct(cached)} of input"))
         cells = _cells_text(e)
         if cells:
             dl.append(("coverage", cells))

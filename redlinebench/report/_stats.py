@@ -118,3 +118,10 @@ def total(values: Sequence[float | None]) -> float | None:
 def mean(values: Sequence[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return sum(present) / len(present) if present else None
+
+
+def cached_share(trials: Sequence[TrialRecord]) -> float | None:
+    """Share of the input tokens served from the provider's prompt cache (None: not recorded)."""
+    pairs = [(t.cache_read_tokens, t.tokens_in) for t in trials if t.cache_read_tokens is not None and t.tokens_in]
+    total_in = sum(tin for _, tin in pairs)
+    return sum(r for r, _ in pairs) / total_in if total_in else None

@@ -269,3 +269,18 @@ def test_cards_count_errored_trials(run_dir):
              dict(zip([d.text_content() for d in c.xpath(".//dt")], [d.text_content() for d in c.xpath(".//dd")]))
              for c in tree.xpath("//div[@class='card']")}
     assert cards[MODELS[1]]["errored"] == "1" and cards[MODELS[0]]["errored"] == "0"
+
+
+def test_cards_show_the_share_of_input_read_from_the_prompt_cache(run_dir):
+    """Issue 14.2: a model whose trials recorded cache reads says how much of its input they were; a model
+    with none recorded shows no such line (not a made-up 0%)."""
+    for path in (run_dir / "trials" / slug(MODELS[0])).rglob("metrics.json"):
+        m = json.loads(path.read_text())
+        m.update(tokens_in=2000, cache_read_tokens=1500)
+        path.write_text(json.dumps(m))
+    tree = parse(write_run_report(run_dir))
+    cards = {c.xpath(".//div[@class='model']")[0].text_content():
+             dict(zip([d.text_content() for d in c.xpath(".//dt")], [d.text_content() for d in c.xpath(".//dd")]))
+             for c in tree.xpath("//div[@class='card']")}
+    assert cards[MODELS[0]]["cached input"] == "75% of input"
+    assert "cached input" not in cards[MODELS[1]]
