@@ -109,6 +109,7 @@ def read_comments(doc, paragraphs) -> list[Comment]:
         if last:
             by_para_id[last.upper()] = cid
         raw.append((el, number, cid, last))
+    walks: dict[int, list] = {}   # paragraph index -> its atoms: many comments may share a paragraph
     out = []
     for el, number, cid, last in raw:
         parent_pid, done = extended.get((last or "").upper(), (None, False))
@@ -122,7 +123,9 @@ def read_comments(doc, paragraphs) -> list[Comment]:
             paragraph_ids = [paragraphs[k].id for k in range(a, b + 1)]
             visible, everything = [], []
             for k in range(a, b + 1):
-                atoms = paragraphs[k].walk().atoms
+                atoms = walks.get(k)
+                if atoms is None:
+                    atoms = walks[k] = paragraphs[k].walk().atoms
                 s = first[2] if k == a and number in starts else 0
                 e = final[2] if k == b and number in ends else len(atoms)
                 chunk = atoms[s:e] if e >= s else []
