@@ -175,7 +175,7 @@ def doc() -> None:
 def read_cmd(file: Path, as_json: bool, start_id: str | None, end_id: str | None, clause: str | None,
              author: str | None) -> None:
     """The read_document view (one line per paragraph with ids, numbers and changes), or part of it."""
-    from ..tools._functions import read_range
+    from ..tools import read_range
 
     if as_json and (start_id or end_id or clause):
         raise click.UsageError("--json prints the whole document; leave out --start-id, --end-id and --clause")

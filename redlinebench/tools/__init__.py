@@ -6,9 +6,9 @@ call and always returns a dict (errors as ``{"error": code, "message": ...}``);
 The tools know the document, never litellm.
 """
 
-from ._functions import Anchor, Edit
+from ._functions import Anchor, Edit, read_range
 from ._render import tool_message
 from ._session import TOOL_NAMES, TOOL_SCHEMAS, ToolLimits, ToolSession, tool_schemas
 
 __all__ = ["TOOL_SCHEMAS", "TOOL_NAMES", "ToolLimits", "ToolSession", "tool_schemas", "tool_message", "Anchor",
-           "Edit"]
+           "Edit", "read_range"]
