@@ -208,15 +208,22 @@ def _original(g) -> bool:
     return g is None or g.kind == "move_from" or (g.kind == "del" and g.parent is None)
 
 
-def parse_annotated(view: str) -> Facts:
-    lines = view.split("\n")
+def _legend(lines: list[str], author_line: re.Pattern, name=lambda raw: raw) -> tuple[dict[str, str], int]:
+    """A view's ``#`` header: alias -> author name (``name`` decodes the quoted form), and the index
+    of the first line after the header."""
     authors: dict[str, str] = {}
     i = 0
     while lines[i].startswith("#"):
-        m = _AUTHOR.match(lines[i])
+        m = author_line.match(lines[i])
         if m:
-            authors[m.group(1)] = unescape(m.group(2))
+            authors[m.group(1)] = name(m.group(2))
         i += 1
+    return authors, i
+
+
+def parse_annotated(view: str) -> Facts:
+    lines = view.split("\n")
+    authors, i = _legend(lines, _AUTHOR, unescape)
     if lines[i] != "":
         raise GrammarError("the legend is not followed by a blank line")
     i += 1
@@ -355,13 +362,7 @@ def engine_read_facts(doc) -> Facts:
 
 def parse_read(view: str) -> Facts:
     lines = view.split("\n")
-    authors: dict[str, str] = {}
-    i = 0
-    while lines[i].startswith("#"):
-        m = _READ_AUTHOR.match(lines[i])
-        if m:
-            authors[m.group(1)] = m.group(2)
-        i += 1
+    authors, i = _legend(lines, _READ_AUTHOR)
     i += 1
     facts = Facts()
     while lines[i] != "":
