@@ -1,6 +1,8 @@
 """What every agent is: given a task and an empty directory, leave a redline and a transcript there.
 
-Agents are registered by name so a run stores names and rebuilds the same agents on resume.
+Agents are registered by name so a run stores names and rebuilds the same agents on resume. Besides
+the built-in names, :func:`create_agent` takes an import path (``pkg.module:factory``) or a name a
+package registers in the ``redlinebench.agents`` entry-point group (``agent.plugins``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,20 @@ REDLINE = "redline.docx"
 TRANSCRIPT = "transcript.jsonl"
 
 
+#: ``Episode.end_reason`` of an agent that deliberately leaves no redline (an imported folder with
+#: no file for the task): graded as a gate failure ("no output document was produced", reward 0),
+#: not as an errored episode that ``--resume`` would retry.
+NO_OUTPUT = "no_output"
+
+
 class Agent(Protocol):
+    """What the runner calls, once per trial, in a fresh empty ``workdir``.
+
+    It must leave ``workdir/redline.docx`` (the document to grade; ``agent.episode`` saves it for
+    you) and should leave ``workdir/transcript.jsonl`` (one JSON object a line; the report shows
+    it), then return an :class:`Episode`. Exceptions are recorded as an errored trial.
+    """
+
     name: str
     label: str   # the "model" column of grades and the leaderboard
 
@@ -56,14 +71,17 @@ def agent_names() -> list[str]:
 
 
 def create_agent(name: str, **kwargs: Any) -> Agent:
-    """Build the agent registered as ``name`` (``llm``, ``noop``, ``accept-all``, ``golden``)."""
+    """Build the agent registered as ``name`` (``llm``, ``noop``, ``accept-all``, ``golden``,
+    ``outputs``), or a plugin: an import path ``pkg.module:factory`` or a ``redlinebench.agents``
+    entry-point name (``agent.plugins``). A plugin that cannot be loaded is a ConfigError."""
     _load_builtins()
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        raise ConfigError(f"unknown agent {name!r} (known: {', '.join(sorted(_REGISTRY))})") from None
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        from .plugins import load_plugin
+
+        factory = load_plugin(name, known=sorted(_REGISTRY)).factory
     return factory(**kwargs)
 
 
 def _load_builtins() -> None:
-    from . import baselines, llm  # noqa: F401  (register on import)
+    from . import baselines, llm, outputs  # noqa: F401  (register on import)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from .. import config
+from ._options import SCENARIO, SIDE, TURN
 from .tasks import SOURCE_METAVAR
 
 
@@ -173,6 +174,68 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summ
         click.echo(f"summary: {report.summary_path}")
 
 
+@click.command("outputs")
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--label", required=True, metavar="NAME",
+              help="Name of the imported system: the model column of the leaderboard and trials/<NAME>/.")
+@click.option("--source", metavar=SOURCE_METAVAR, help="The task set the redlines answer (as `run --source`).")
+@click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to grade (default: all).")
+@click.option("--scenario", type=SCENARIO, help="Only this scenario.")
+@click.option("--turn", type=TURN, help="Only this turn.")
+@click.option("--side", type=SIDE, help="Only tasks of this side: A or B.")
+@click.option("--judges", metavar="SPEC", default="panel", show_default=True,
+              help="panel, heuristic (offline, unpublishable), a comma list of litellm models, or a YAML file.")
+@click.option("--judge-api-base", metavar="URL", help="OpenAI-compatible endpoint for the judges.")
+@click.option("--run-dir", type=click.Path(path_type=Path), help="Run directory [runs/import-<label>-<time>].")
+@click.option("--partial", is_flag=True, help="Grade only the selected tasks that have a file (the summary "
+              "then says which scenario x turn cells are missing) instead of scoring a task with no file 0.")
+@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
+              help="Trials graded at once.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--skip-key-check", is_flag=True, help="Do not check the judges' provider credentials first.")
+def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str | None, scenario: int | None,
+                       turn: int | None, side: str | None, judges: str, judge_api_base: str | None,
+                       run_dir: Path | None, partial: bool, concurrency: int, no_progress: bool,
+                       skip_key_check: bool) -> None:
+    """Grade a folder of redlines made by any tool, exactly as a run grades its agents' redlines.
+
+    \b
+    FOLDER/<task_id>.docx            one trial per task, or
+    FOLDER/<task_id>/<trial>.docx    trials 1, 2, ... of a task
+    A selected task with no file is a gate failure ("no output", reward 0) unless --partial. Files
+    that match no selected task are listed and ignored. `run --resume --run-dir` or `score` finish
+    judging that did not complete. The redlines carry no transcript and no cost.
+    """
+    from rich.console import Console
+
+    from ..errors import ConfigError
+    from ..runner import TaskFilter, import_outputs
+    from .run import _finish, _interrupted
+
+    ids = tuple(t.strip() for t in (tasks or "").split(",") if t.strip())
+    if tasks is not None and not ids:
+        raise ConfigError(f"--tasks {tasks!r} names no task id; leave it out to grade every task")
+    if source and Path(source).expanduser().exists():
+        source = str(Path(source).expanduser().resolve())
+    target = run_dir
+    try:
+        done = import_outputs(folder, label, run_dir=run_dir, source=source,
+                              filter=TaskFilter(task_ids=ids, scenario=scenario, turn=turn, side=side), judges=judges,
+                              partial=partial, concurrency=concurrency, judge_api_base=judge_api_base,
+                              progress=not no_progress, check_keys=not skip_key_check)
+    except KeyboardInterrupt:
+        _interrupted(Path(target or "runs"))
+    n_files = sum(len(v) for v in done.scan.found.values())
+    click.echo(f"imported {n_files} file(s) for {len(done.scan.found)} task(s) from {folder} as {label!r}")
+    for line in done.ignored:
+        click.echo(f"  ignored: {line}")
+    if done.missing:
+        click.echo(f"  no output (gate failure, reward 0): {', '.join(done.missing)}")
+    if done.left_out:
+        click.echo(f"  left out (--partial): {', '.join(done.left_out)}")
+    _finish(done.run, Console())
+
+
 @click.command("verify")
 @click.option("--task-dir", type=click.Path(path_type=Path), required=True, help="The task (with tests/rubrics.json).")
 @click.option("--output", type=click.Path(path_type=Path), required=True, help="The agent's redlined .docx.")
@@ -265,7 +328,9 @@ def register(main: click.Group) -> None:
     push.add_command(push_results)
     push.add_command(push_dataset)
     _group(main, "export", "Export tasks for other harnesses.").add_command(export_harbor_cmd)
-    _group(main, "import", "Import runs from other harnesses.").add_command(import_harbor_cmd)
+    imports = _group(main, "import", "Import runs from other harnesses, or redlines made by any tool.")
+    imports.add_command(import_harbor_cmd)
+    imports.add_command(import_outputs_cmd)
     main.add_command(verify_cmd)
     _group(main, "lighteval", "Run lighteval custom tasks on lighteval's inspect-ai backend.").add_command(
         lighteval_eval_cmd)

@@ -47,7 +47,8 @@ def _build_spec(opts: dict[str, Any]) -> Any:
         agents = ["llm"] if models else []
     if not agents:
         raise ConfigError("say what to run: --model M (an LLM through litellm) or --agent noop|accept-all|golden")
-    if models and "llm" not in agents:
+    plugins = [a for a in agents if a not in AGENT_CHOICES]
+    if models and "llm" not in agents and not plugins:
         raise ConfigError(f"--model was given but --agent is {', '.join(agents)}; add --agent llm to run the model")
     entrants = []
     for a in agents:
@@ -55,6 +56,8 @@ def _build_spec(opts: dict[str, Any]) -> Any:
             if not models:
                 raise ConfigError("--agent llm needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
             entrants.extend(Entrant("llm", m) for m in models)
+        elif a in plugins and models:  # a plugin takes each --model (its factory gets model=...)
+            entrants.extend(Entrant(a, m) for m in models)
         else:
             entrants.append(Entrant(a))
     limits = opts.get("_limits") or AgentLimits.from_mapping(preset.get("limits"), where=preset.get("_path", "preset"))
@@ -101,7 +104,7 @@ def run_id_for(run_dir: Path) -> str:
 
 def _stored_options(stored: Any) -> dict[str, Any]:
     """A stored RunSpec as the run options that would build it again."""
-    llm = [e.model for e in stored.entrants if e.agent == "llm"]
+    llm = list(dict.fromkeys(e.model for e in stored.entrants if e.agent == "llm" or e.is_plugin and e.model))
     f, lim = stored.filter, stored.limits
     return {"model": tuple(llm), "agent": tuple(dict.fromkeys(e.agent for e in stored.entrants)),
             "source": stored.source, "tasks": ",".join(f.task_ids) or None, "scenario": f.scenario,
@@ -253,8 +256,10 @@ def register(main: click.Group) -> None:
     @click.option("--model", "-m", multiple=True, metavar="MODEL",
                   help="litellm model string, e.g. openai/gpt-5.4-mini, anthropic/claude-sonnet-4-5, "
                        "ollama_chat/qwen3 or openai/<name> with --api-base. Repeat to run several models.")
-    @click.option("--agent", "-a", multiple=True, type=click.Choice(AGENT_CHOICES),
-                  help="llm (default with --model) or a baseline: noop, accept-all, golden. Repeatable.")
+    @click.option("--agent", "-a", multiple=True, metavar="AGENT",
+                  help="llm (default with --model), a baseline (noop, accept-all, golden), or your own agent: "
+                       "an import path pkg.module:factory or a name registered in the 'redlinebench.agents' "
+                       "entry-point group (it gets each --model, if any). Repeatable.")
     @click.option("--source", metavar=SOURCE_METAVAR,
                   help="Task tree (a dataset root containing tasks/, or a tasks/ directory), the pinned Hub "
                        "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
@@ -303,6 +308,7 @@ def register(main: click.Group) -> None:
           redlinebench run --model openai/gpt-5.4-mini --judges panel
           redlinebench run --model openai/my-model --api-base http://localhost:8000/v1 --judges heuristic
           redlinebench run --agent golden --agent noop --judges heuristic --scenario 1
+          redlinebench run --agent my_pkg.agent:make_agent --model openai/gpt-5.4-mini
           redlinebench run --resume --run-dir runs/20260101-120000-abc123
 
         \b

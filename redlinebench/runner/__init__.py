@@ -1,8 +1,9 @@
 """Run agents over the benchmark: RunSpec, the resumable async scheduler and the run directory."""
 
 from .api import RunResult, arun, default_run_dir, load_selected_tasks, run
+from .imports import OutputsImport, import_outputs, outputs_spec
 from .paths import RunLayout, slug
 from .spec import BASELINES, Entrant, RunSpec, TaskFilter
 
-__all__ = ["BASELINES", "Entrant", "RunLayout", "RunResult", "RunSpec", "TaskFilter", "arun", "default_run_dir",
+__all__ = ["BASELINES", "Entrant", "OutputsImport", "import_outputs", "outputs_spec", "RunLayout", "RunResult", "RunSpec", "TaskFilter", "arun", "default_run_dir",
            "load_selected_tasks", "run", "slug"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -118,7 +118,9 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool,
         resumed = RunSpec.from_dict(stored.get("spec") or {}, where=str(layout.config))
         # the data the run resolved (not whatever this shell would pick now), found from the run folder
         resumed = resumed.replace(source=recorded_source(stored, run_dir) or stored_path(resumed.source, run_dir),
-                                  judges=stored_path(resumed.judges, run_dir))
+                                  judges=stored_path(resumed.judges, run_dir),
+                                  entrants=tuple(replace(e, outputs=stored_path(e.outputs, run_dir))
+                                                 for e in resumed.entrants))
         if spec is not None:  # how fast to go, and where the servers are, may change; what to run may not
             changed = spec_differences(spec, resumed)
             if changed:
@@ -251,6 +253,9 @@ async def arun(
         config = {**stored, "spec": spec_now, "resumed": [*stored.get("resumed", []), fresh["created"]],
                   "source": fresh["source"], "data": {**(stored.get("data") or {}), "path": fresh["data"]["path"]}}
     _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()), check_keys=check_keys)
+    agents, config["plugins"] = build_plugin_agents(spec, agents, stored)
+    if not config["plugins"]:
+        del config["plugins"]
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = hold_lock(run_dir)
@@ -262,6 +267,34 @@ async def arun(
                               on_update=on_update)
     finally:
         release_lock(lock)
+
+
+def build_plugin_agents(spec: RunSpec, agents: dict[str, Any] | None,
+                        stored: dict[str, Any] | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Load every plugin entrant (and the outputs agent) before anything runs, so a plugin that does
+    not import is one ConfigError, not a run of errored trials. Returns the agents (given ones
+    kept) and config.json's ``plugins``: per label, the import path, distribution and version
+    (``--resume`` warns when the installed version is not the one the run started with)."""
+    from ..agent.plugins import load_plugin
+    from .scheduler import make_agent
+
+    given = dict(agents or {})
+    records: dict[str, Any] = {}
+    before = (stored or {}).get("plugins") if isinstance((stored or {}).get("plugins"), dict) else {}
+    for e in spec.entrants:
+        if e.is_plugin:
+            records[e.label] = record = load_plugin(e.agent).record()
+            old = before.get(e.label) if isinstance(before.get(e.label), dict) else None
+            if old is not None and old.get("version") != record["version"]:
+                print(f"warning: agent {e.agent!r} is {record['distribution']} {record['version']} now; the run "
+                      f"started with {old.get('version')}: the trials left are run with the new version",
+                      file=sys.stderr, flush=True)
+                records[e.label] = {**old, "resumed_with": record["version"]}
+            elif old is not None:
+                records[e.label] = old
+        if (e.is_plugin or e.outputs is not None) and e.label not in given:
+            given[e.label] = make_agent(e, spec)
+    return (given or None), records
 
 
 async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judge_list: list[Any],

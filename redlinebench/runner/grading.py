@@ -39,8 +39,9 @@ def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKe
 
     async def grade(key: TrialKey, tdir: Path) -> Any:
         redline = tdir / paths.REDLINE
-        document, _ = open_output(redline)  # when it does not open, grade_trial says why
-        result = await grade_trial(key.task, redline, judges, model=key.label, trial=key.trial,
+        output = redline if redline.is_file() else None  # none: an agent that handed in nothing (NO_OUTPUT)
+        document, _ = open_output(output)  # when it does not open, grade_trial says why
+        result = await grade_trial(key.task, output, judges, model=key.label, trial=key.trial,
                                    run_dir=layout.root, trial_dir=tdir, document=document)
         if not (tdir / paths.GRADE).is_file():  # a grader that only returns its grade
             write_json(tdir / paths.GRADE, _grade_dict(result))

@@ -91,7 +91,12 @@ def build_config(spec: RunSpec, taskset: Any, tasks: list[Any], judge_names: lis
     spec_dict = spec.to_dict()
     spec_dict["source"] = recorded_spec_source(spec.source, getattr(taskset, "source", None), run_dir)
     spec_dict["judges"] = recorded_judges(spec.judges, run_dir)
-    return {
+    for entrant in spec_dict["entrants"]:  # a folder of imported outputs, relative to the run
+        if entrant.get("outputs") is not None and run_dir is not None:
+            entrant["outputs"] = portable(entrant["outputs"], run_dir)
+    imported = [{"kind": "outputs", "label": e["label"], "folder": e["outputs"]}
+                for e in spec_dict["entrants"] if e.get("outputs") is not None]
+    config = {
         "schema_version": CONFIG_SCHEMA_VERSION,
         "run_id": spec.run_id,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -104,3 +109,6 @@ def build_config(spec: RunSpec, taskset: Any, tasks: list[Any], judge_names: lis
         "data": data,
         "versions": versions(),
     }
+    if imported:  # an `import outputs` run: whose redlines, from which folder
+        config["imported"] = imported
+    return config

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..agent.base import Agent, Episode, create_agent
+from ..agent.base import NO_OUTPUT, Agent, Episode, create_agent
 from ..agent.redact import redact
 from ..errors import RedlineBenchError
 from . import paths
@@ -92,8 +92,19 @@ STOP_AFTER_CONSECUTIVE_ERRORS = 8
 
 
 def make_agent(entrant: Entrant, spec: RunSpec) -> Agent:
-    return create_agent(entrant.agent, model=entrant.model, limits=spec.limits, api_base=spec.api_base,
-                        seed=spec.seed, prompt_cache=spec.prompt_cache)
+    """Build one entrant's agent; a plugin whose import or factory fails is one ConfigError."""
+    extra = {"outputs": entrant.outputs} if entrant.outputs is not None else {}
+    try:
+        return create_agent(entrant.agent, model=entrant.model, limits=spec.limits, api_base=spec.api_base,
+                            seed=spec.seed, prompt_cache=spec.prompt_cache, **extra)
+    except RedlineBenchError:
+        raise
+    except Exception as exc:  # a plugin factory's own failure, in one line, before anything runs
+        if not entrant.is_plugin:
+            raise
+        from ..errors import ConfigError
+
+        raise ConfigError(f"agent {entrant.agent!r}: its factory failed: {type(exc).__name__}: {exc}") from None
 
 
 @dataclass
@@ -276,7 +287,8 @@ class Launch:
 
         self.spec, self.layout = spec, layout
         self.plan = plan_trials(spec, layout, tasks, grading=grader is not None)
-        agents = agents or {e.label: make_agent(e, spec) for e in spec.entrants}
+        given = agents or {}
+        agents = {e.label: given.get(e.label) or make_agent(e, spec) for e in spec.entrants}
         self.make_pipeline = functools.partial(TrialPipeline, self.plan, layout, agents, grader, after=after)
         self.pool = start_pool(spec, self.plan, self.make_pipeline)
 
@@ -365,7 +377,7 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> di
                **episode.metrics}
     if episode.error:
         metrics["error"] = redact(episode.error)
-    if episode.status != "errored" and not (staging / paths.REDLINE).is_file():
+    if episode.status != "errored" and not (staging / paths.REDLINE).is_file() and episode.end_reason != NO_OUTPUT:
         metrics["status"] = "errored"
         metrics["error"] = "the agent finished without writing redline.docx"
     write_json(staging / paths.METRICS, metrics)

@@ -18,22 +18,42 @@ from ..tasks import parse_task_name
 
 BASELINES = ("noop", "accept-all", "golden")
 AGENTS = ("llm", *BASELINES)
+#: the agent of ``import outputs``: redlines read from a folder (``agent.outputs``)
+OUTPUTS = "outputs"
 
 
 @dataclass(frozen=True)
 class Entrant:
-    """One competitor of a run: an agent, and for ``llm`` the litellm model string."""
+    """One competitor of a run: an agent, and for ``llm`` the litellm model string.
+
+    ``agent`` may also be ``outputs`` (``model`` is then the label, ``outputs`` the folder) or a
+    plugin: an import path ``pkg.module:factory`` or a ``redlinebench.agents`` entry-point name,
+    optionally with a ``model`` handed to its factory.
+    """
 
     agent: str
     model: str | None = None
+    outputs: str | None = None
+
+    @property
+    def is_plugin(self) -> bool:
+        return self.agent not in AGENTS and self.agent != OUTPUTS
 
     @property
     def label(self) -> str:
-        """The ``model`` column of grades: the model string, or the baseline's name."""
-        return self.model if self.agent == "llm" else self.agent
+        """The ``model`` column of grades: the model string, the baseline's name, the imported
+        folder's label, or a plugin's name (with its model: ``name/model``)."""
+        if self.agent in ("llm", OUTPUTS):
+            return self.model  # type: ignore[return-value]
+        if self.is_plugin and self.model:
+            return f"{self.agent}/{self.model}"
+        return self.agent
 
     def to_dict(self) -> dict[str, Any]:
-        return {"agent": self.agent, "model": self.model, "label": self.label}
+        d: dict[str, Any] = {"agent": self.agent, "model": self.model, "label": self.label}
+        if self.outputs is not None:
+            d["outputs"] = self.outputs
+        return d
 
 
 @dataclass(frozen=True)
@@ -114,9 +134,14 @@ class RunSpec:
     def __post_init__(self) -> None:
         if not self.entrants:
             raise ConfigError("a run needs at least one agent (--agent) or model (--model)")
+        from ..agent.plugins import plausible_name
+
         for e in self.entrants:
-            if e.agent not in AGENTS:
-                raise ConfigError(f"unknown agent {e.agent!r} (known: {', '.join(AGENTS)})")
+            if e.agent == OUTPUTS and not (e.model and e.outputs):
+                raise ConfigError("imported outputs need a label (--label) and their folder")
+            if e.is_plugin and not plausible_name(e.agent):
+                raise ConfigError(f"unknown agent {e.agent!r} (known: {', '.join(AGENTS)}; or a plugin: an import "
+                                  "path pkg.module:factory or a 'redlinebench.agents' entry-point name)")
             if e.agent == "llm" and not e.model:
                 raise ConfigError("the llm agent needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
         labels = [e.label for e in self.entrants]
@@ -163,7 +188,7 @@ class RunSpec:
         try:
             f = data.get("filter") or {}
             return cls(
-                entrants=tuple(Entrant(e["agent"], e.get("model")) for e in data["entrants"]),
+                entrants=tuple(Entrant(e["agent"], e.get("model"), e.get("outputs")) for e in data["entrants"]),
                 source=data.get("source"),
                 filter=TaskFilter(tuple(f.get("task_ids") or ()), f.get("scenario"), f.get("turn"), f.get("side")),
                 trials=int(data.get("trials", 1)),
@@ -182,7 +207,8 @@ class RunSpec:
 
     def replace(self, **changes: Any) -> "RunSpec":
         data = {**asdict(self), **changes}
-        data["entrants"] = tuple(Entrant(**e) if isinstance(e, dict) else e for e in data["entrants"])
+        data["entrants"] = tuple(Entrant(**{k: v for k, v in e.items() if k != "label"}) if isinstance(e, dict) else e
+                                 for e in data["entrants"])
         if isinstance(data["filter"], dict):
             data["filter"] = TaskFilter(**data["filter"])
         if isinstance(data["limits"], dict):

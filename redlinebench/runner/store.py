@@ -7,6 +7,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from ..agent.base import NO_OUTPUT
 from . import paths
 from .atomic import read_json
 
@@ -38,7 +39,9 @@ def trial_state(trial_dir: Path, *, want_grade: bool) -> TrialState:
     (and its grade) are finished work that a re-run would throw away and pay for again.
     """
     metrics = read_json(trial_dir / paths.METRICS)
-    has_output = (trial_dir / paths.REDLINE).is_file()
+    # an agent that declared it had nothing to hand in (NO_OUTPUT) is finished: its grade is a gate failure
+    has_output = (trial_dir / paths.REDLINE).is_file() or (
+        isinstance(metrics, dict) and metrics.get("end_reason") == NO_OUTPUT and metrics.get("status") != "errored")
     if not has_output or (isinstance(metrics, dict) and metrics.get("status") == "errored"):
         return TrialState.TODO
     if want_grade:
