@@ -1,0 +1,1 @@
+"""An example RedlineBench agent plugin (see agent.py)."""

@@ -1,0 +1,147 @@
+"""Agents from outside the package: examples/plugin_agent run by import path and by entry point
+(installed from its folder into a target directory), against the loopback fake model; killed
+midway and resumed; a plugin that does not load is one clear error before anything runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.runner.taskfixture import build_tree
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "plugin_agent"
+
+
+def reviewer(body: dict) -> Reply:
+    """The plugin's model: one comment, then end_session; a little slow so a run can be killed."""
+    step = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    assert body["messages"][0]["content"].startswith("You review a contract for")  # the plugin's own prompt
+    if step == 0:
+        reply = Reply.tool_calls([("add_comment", {"paragraph_id": "p-002", "text": "Please confirm."})])
+    else:
+        reply = Reply.tool_calls([("end_session", {"summary": "done"})])
+    return Reply.delay(0.15, reply)
+
+
+def _env(*paths: Path) -> dict[str, str]:
+    return {**os.environ, "OPENAI_API_KEY": "sk-plugin-test-abcdefgh", "REDLINEBENCH_RETRY_BASE_DELAY": "0",
+            "PYTHONPATH": os.pathsep.join(str(p) for p in (ROOT, *paths))}
+
+
+def _cli(args: list[str], env: dict, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "redlinebench", *args], cwd=kw.get("cwd", ROOT), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _graded(run_dir: Path) -> list[Path]:
+    return sorted(p.parent for p in (run_dir / "trials").glob("*/*/*/grade.json")) if (run_dir / "trials").exists() \
+        else []
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """examples/plugin_agent installed from its folder into a target directory (its entry point too)."""
+    target = tmp_path_factory.mktemp("site")
+    build = tmp_path_factory.mktemp("build")
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
+                           "--no-index", "--quiet", "--target", str(target), str(EXAMPLE)],
+                          capture_output=True, text=True, cwd=build, env={**os.environ, "PIP_NO_CACHE_DIR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    assert list(target.glob("redline_plugin_agent*.dist-info"))
+    return target
+
+
+def test_plugin_by_import_path_runs_and_records_itself(tmp_path):
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    with FakeOpenAI() as srv:
+        srv.set_handler(reviewer)
+        proc = _cli(["run", "--agent", "redline_plugin_agent.agent:make_agent", "--model", "openai/plug",
+                     "--source", str(tree), "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress",
+                     "--api-base", srv.url], _env(EXAMPLE))
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    cfg = json.loads((run_dir / "config.json").read_text())
+    label = "redline_plugin_agent.agent:make_agent/openai/plug"
+    assert cfg["models"] == [label]
+    assert cfg["plugins"][label] == {"agent": "redline_plugin_agent.agent:make_agent", "kind": "import_path",
+                                     "target": "redline_plugin_agent.agent:make_agent", "distribution": None,
+                                     "version": None}
+    trials = _graded(run_dir)
+    assert len(trials) == 3
+    for t in trials:
+        grade = json.loads((t / "grade.json").read_text())
+        assert grade["model"] == label and grade["status"] in ("graded", "gate_failed")
+        metrics = json.loads((t / "metrics.json").read_text())
+        assert metrics["agent"] == "redline_plugin_agent.agent:make_agent"
+        assert metrics["tool_calls"] == {"add_comment": 1, "end_session": 1} and metrics["steps"] == 2
+        assert metrics["end_reason"] == "end_session" and metrics["prompt"] == "terse-reviewer-v1"
+        events = [json.loads(line)["type"] for line in (t / "transcript.jsonl").read_text().splitlines()]
+        assert events[0] == "start" and events[-1] == "end" and events.count("tool") == 2
+    # the comment the plugin made through the tools is in the graded document, by the task's author
+    turn1 = json.loads((trials[0] / "grade.json").read_text())
+    assert turn1["gate"]["passed"] is True
+
+
+def test_plugin_by_entry_point_survives_a_kill_and_resumes(tmp_path, installed):
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    env = _env(installed)
+    args = ["run", "--agent", "terse-reviewer", "--model", "openai/plug", "--source", str(tree), "--trials", "3",
+            "--concurrency", "2", "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress"]
+    with FakeOpenAI() as srv:
+        srv.set_handler(reviewer)
+        proc = _cli([*args, "--api-base", srv.url], env, cwd=tmp_path)
+        deadline = time.monotonic() + 60
+        while len(_graded(run_dir)) < 2:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        before = {p: (p / "metrics.json").read_bytes() for p in _graded(run_dir)}
+        assert 2 <= len(before) < 9
+        cfg = json.loads((run_dir / "config.json").read_text())
+        record = cfg["plugins"]["terse-reviewer/openai/plug"]
+        assert record["kind"] == "entry_point" and record["target"] == "redline_plugin_agent.agent:make_agent"
+        assert record["distribution"].replace("_", "-") == "redline-plugin-agent" and record["version"] == "0.1.0"
+
+        resumed = _cli(["run", "--resume", "--run-dir", str(run_dir), "--no-progress", "--api-base", srv.url], env,
+                       cwd=tmp_path)
+        out, err = resumed.communicate(timeout=180)
+        assert resumed.returncode == 0, err
+    trials = _graded(run_dir)
+    assert len(trials) == 9  # 3 tasks x 3 trials, each once
+    for p, data in before.items():
+        assert (p / "metrics.json").read_bytes() == data
+    assert json.loads((run_dir / "config.json").read_text())["plugins"] == cfg["plugins"]
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert summary["n_trials"] == 9 and summary["run"]["not_graded"] == []
+
+
+@pytest.mark.parametrize("agent, expected", [
+    ("no_such_pkg.agent:make", "cannot import 'no_such_pkg.agent'"),
+    ("redline_plugin_agent.agent:nothing_here", "has no attribute 'nothing_here'"),
+    ("no-such-agent", "unknown agent 'no-such-agent'"),
+    ("tests.runner._broken_plugin:make", "importing 'tests.runner._broken_plugin' failed"),
+    ("redline_plugin_agent.agent:make_agent", "its factory failed: ValueError"),
+])
+def test_a_plugin_that_does_not_load_is_one_error_before_anything_runs(tmp_path, agent, expected):
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    proc = _cli(["run", "--agent", agent, "--source", str(tree), "--judges", "heuristic", "--run-dir", str(run_dir),
+                 "--no-progress"], _env(EXAMPLE))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert expected in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not run_dir.exists()
