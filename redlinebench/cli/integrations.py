@@ -236,6 +236,45 @@ def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str 
     _finish(done.run, Console())
 
 
+@click.command("mcp")
+@click.option("--document", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="The .docx to redline (with --author).")
+@click.option("--author", metavar="NAME", help="Tracked-change author of every edit and comment.")
+@click.option("--task-dir", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="A task folder: its contract, author, instruction and grounding (prompt and resources).")
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Where end_session saves the redline [with --task-dir: OUTPUTS/<task_id>.docx, where "
+                   "`import outputs OUTPUTS` finds it; else <document>.redline.docx].")
+@click.option("--outputs", "outputs_dir", type=click.Path(path_type=Path, file_okay=False),
+              default=Path("redlinebench-outputs"), show_default=True, help="The folder of outputs (--task-dir).")
+@click.option("--trial", type=click.IntRange(1), help="Save as OUTPUTS/<task_id>/<trial>.docx (several trials).")
+@click.option("--date", "date_text", metavar="ISO", help="Timestamp on every change (reproducible files) [now].")
+def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, output: Path | None,
+            outputs_dir: Path, trial: int | None, date_text: str | None) -> None:
+    """Serve the five redlining tools over MCP (stdio) for Claude Code, Codex, Cursor or any MCP client.
+
+    \b
+    Claude Code:  claude mcp add redline -- redlinebench mcp --task-dir benchmark/tasks/<task_id>
+    .mcp.json:    {"mcpServers": {"redline": {"command": "redlinebench",
+                   "args": ["mcp", "--document", "draft.docx", "--author", "Our Counsel"]}}}
+    Same schemas, results and errors as the benchmark's own agent loop.
+    """
+    from datetime import datetime
+
+    from ..errors import ConfigError
+    from ..integrations.mcp_server import open_setup, serve_stdio
+
+    date = None
+    if date_text:
+        try:
+            date = datetime.fromisoformat(date_text.replace("Z", "+00:00"))
+        except ValueError:
+            raise ConfigError(f"--date {date_text!r} is not an ISO timestamp (e.g. 2026-01-02T03:04:05Z)") from None
+    setup = open_setup(document=document, author=author, task_dir=task_dir, output=output, outputs=outputs_dir,
+                       trial=trial, date=date)
+    serve_stdio(setup)
+
+
 @click.command("verify")
 @click.option("--task-dir", type=click.Path(path_type=Path), required=True, help="The task (with tests/rubrics.json).")
 @click.option("--output", type=click.Path(path_type=Path), required=True, help="The agent's redlined .docx.")
@@ -332,5 +371,6 @@ def register(main: click.Group) -> None:
     imports.add_command(import_harbor_cmd)
     imports.add_command(import_outputs_cmd)
     main.add_command(verify_cmd)
+    main.add_command(mcp_cmd)
     _group(main, "lighteval", "Run lighteval custom tasks on lighteval's inspect-ai backend.").add_command(
         lighteval_eval_cmd)
