@@ -85,7 +85,7 @@ def _add(scan: OutputsScan, task_id: str, trial: int, path: Path) -> None:
 def output_path(folder: Path, task_id: str, trial: int) -> Path | None:
     """Where the output of ``task_id`` / ``trial`` is in ``folder`` (None when there is none)."""
     nested = folder / task_id / f"{trial}{SUFFIX}"
-    if os.path.lexists(nested):
+    if os.path.lexists(nested) and not (folder / task_id).is_symlink():  # a linked folder is not followed either
         return nested
     flat = folder / f"{task_id}{SUFFIX}"
     return flat if trial == 1 and os.path.lexists(flat) else None

@@ -92,9 +92,9 @@ def estimate(spec: RunSpec, tasks: list[Any], judges: list[Any]) -> Estimate:
         per_trial_read += sum(int(ASSUMED_CACHE_HIT * p) for p in prompts[:-1])  # call i reads call i-1's
     per_trial_out = calls * OUTPUT_TOKENS_PER_CALL * len(tasks)
     for e in spec.entrants:
-        if e.agent != "llm":
+        if e.agent != "llm":  # a plugin runs its own loop: its cost cannot be modelled here (unknown)
             est.rows.append({"role": "agent", "name": e.label, "calls": 0, "tokens_in": 0, "tokens_out": 0,
-                             "cost_usd": 0.0})
+                             "cost_usd": None if e.is_plugin else 0.0})
             continue
         from .._litellm import cache_markers
 

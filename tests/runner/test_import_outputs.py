@@ -43,22 +43,12 @@ def _golden_redline(tree: Path, task_id: str, dest: Path) -> Path:
 def _python_docx_insertion(contract: Path, author: str, dest: Path) -> Path:
     """A tracked insertion written with python-docx's XML layer (no code of ours touches the file)."""
     import docx
-    from docx.oxml import OxmlElement
-    from docx.oxml.ns import qn
+
+    from tests.tasks.treefactory import append_tracked_insertion
 
     document = docx.Document(str(contract))
     para = next(p for p in document.paragraphs if "thirty (30)" in p.text)
-    ins = OxmlElement("w:ins")
-    ins.set(qn("w:id"), "901")
-    ins.set(qn("w:author"), author)
-    ins.set(qn("w:date"), "2026-01-02T03:04:05Z")
-    run_el = OxmlElement("w:r")
-    text = OxmlElement("w:t")
-    text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
-    text.text = " Invoices are payable in fifteen (15) days."
-    run_el.append(text)
-    ins.append(run_el)
-    para._p.append(ins)
+    append_tracked_insertion(para, author, " Invoices are payable in fifteen (15) days.", date="2026-01-02T03:04:05Z")
     document.save(str(dest))
     return dest
 

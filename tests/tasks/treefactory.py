@@ -47,6 +47,23 @@ DEFAULT_LAYOUT: list[tuple[int, int, int, str, bool]] = [
 _DOCX_CACHE: dict[tuple, bytes] = {}
 
 
+def append_tracked_insertion(paragraph, author: str, text: str, *, date: str = "2026-01-01T00:00:00Z",
+                             rev_id: str = "901") -> None:
+    """Append ``text`` to a python-docx paragraph as a tracked insertion by ``author`` (python-docx's XML layer)."""
+    ins = OxmlElement("w:ins")
+    ins.set(qn("w:id"), rev_id)
+    ins.set(qn("w:author"), author)
+    ins.set(qn("w:date"), date)
+    run = OxmlElement("w:r")
+    t = OxmlElement("w:t")
+    if text != text.strip():
+        t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    t.text = text
+    run.append(t)
+    ins.append(run)
+    paragraph._p.append(ins)
+
+
 def make_docx(paragraphs: list[str], *, insert: tuple[str, str] | None = None, comment: tuple[str, str] | None = None) -> bytes:
     """A real Word document; ``insert=(author, text)`` adds a tracked insertion paragraph."""
     key = (tuple(paragraphs), insert, comment)
@@ -57,17 +74,7 @@ def make_docx(paragraphs: list[str], *, insert: tuple[str, str] | None = None, c
         document.add_paragraph(text)
     if insert is not None:
         author, text = insert
-        paragraph = document.add_paragraph()
-        ins = OxmlElement("w:ins")
-        ins.set(qn("w:id"), "901")
-        ins.set(qn("w:author"), author)
-        ins.set(qn("w:date"), "2026-01-01T00:00:00Z")
-        run = OxmlElement("w:r")
-        t = OxmlElement("w:t")
-        t.text = text
-        run.append(t)
-        ins.append(run)
-        paragraph._p.append(ins)
+        append_tracked_insertion(document.add_paragraph(), author, text)
     if comment is not None:
         author, text = comment
         document.add_comment(document.paragraphs[0].runs, text=text, author=author)
