@@ -201,3 +201,36 @@ def test_python_api_resumes_an_import(tmp_path, tree):
     grade.unlink()
     again = run(None, done.run.run_dir, resume=True, progress=False)
     assert again.progress.skipped == 0 and grade.is_file() and again.ok
+
+
+def test_a_run_moved_with_its_outputs_and_data_resumes(tmp_path, tree):
+    """config.json records the folder of outputs relative to the run, as it records the data."""
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    _golden_redline(tree, T1, outputs / f"{T1}.docx")
+    done = import_outputs(outputs, "moved", run_dir=tmp_path / "run", source=str(tree), judges="heuristic",
+                          filter=TaskFilter(task_ids=(T1, T2)), progress=False)
+    (done.run.run_dir / "trials" / "moved" / T2 / "1").joinpath("grade.json").unlink()
+    shutil.move(str(tmp_path), str(tmp_path.parent / (tmp_path.name + "-moved")))
+    moved = tmp_path.parent / (tmp_path.name + "-moved")
+    _golden_redline(moved / "bench", T2, moved / "outputs" / f"{T2}.docx")  # T2's file arrives late
+    (moved / "run" / "trials" / "moved" / T2 / "1" / "metrics.json").unlink()  # so its trial is redone
+    again = run(None, moved / "run", resume=True, progress=False)
+    assert again.ok
+    grade = json.loads((moved / "run" / "trials" / "moved" / T2 / "1" / "grade.json").read_text())
+    assert grade["status"] == "graded"
+
+
+def test_entrants_of_imports_and_plugins_round_trip_through_config():
+    from redlinebench.errors import ConfigError
+    from redlinebench.runner import Entrant, RunSpec
+
+    spec = RunSpec(entrants=(Entrant("outputs", "acme", "/x/outputs"), Entrant("pkg.mod:make", "openai/m"),
+                             Entrant("my-agent")))
+    assert [e.label for e in spec.entrants] == ["acme", "pkg.mod:make/openai/m", "my-agent"]
+    assert RunSpec.from_dict(spec.to_dict()) == spec
+    assert spec.replace(trials=2).entrants == spec.entrants
+    with pytest.raises(ConfigError, match="unknown agent 'bad name!'"):
+        RunSpec(entrants=(Entrant("bad name!"),))
+    with pytest.raises(ConfigError, match="need a label"):
+        RunSpec(entrants=(Entrant("outputs", None, "/x"),))
