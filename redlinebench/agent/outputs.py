@@ -130,6 +130,10 @@ class OutputsAgent:
         if not outputs:
             raise ConfigError("the outputs agent needs the folder of outputs (redlinebench import outputs DIR)")
         self.folder = Path(outputs)
+        if not self.folder.is_dir():  # e.g. a run resumed after its outputs folder moved: never "no output" for all
+            raise ConfigError("the folder of outputs this import reads is not there (a run moved without it?); "
+                              "put it back where config.json's `imported` says, relative to the run folder",
+                              path=self.folder)
         self.label = model or "outputs"
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:

@@ -235,6 +235,8 @@ async def arun(
     run_dir = Path(run_dir)
     spec, stored = open_run(spec, run_dir, resume=resume)
     layout = paths.RunLayout(run_dir)
+    injected = set(agents or ())
+    agents, plugins = build_plugin_agents(spec, agents, stored)  # a plugin that does not load stops us here
     taskset, tasks = load_selected_tasks(spec, taskset)
     judge_list = judges if judges is not None else create_judge_list(spec)
     config = build_config(spec, taskset, tasks, judge_names(judge_list), run_dir)
@@ -252,10 +254,9 @@ async def arun(
             spec_now["source"] = fresh["spec"]["source"]
         config = {**stored, "spec": spec_now, "resumed": [*stored.get("resumed", []), fresh["created"]],
                   "source": fresh["source"], "data": {**(stored.get("data") or {}), "path": fresh["data"]["path"]}}
-    _preflight(spec, layout, tasks, judge_list, injected_agents=set(agents or ()), check_keys=check_keys)
-    agents, config["plugins"] = build_plugin_agents(spec, agents, stored)
-    if not config["plugins"]:
-        del config["plugins"]
+    _preflight(spec, layout, tasks, judge_list, injected_agents=injected, check_keys=check_keys)
+    if plugins:
+        config["plugins"] = plugins
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = hold_lock(run_dir)

@@ -234,3 +234,17 @@ def test_entrants_of_imports_and_plugins_round_trip_through_config():
         RunSpec(entrants=(Entrant("bad name!"),))
     with pytest.raises(ConfigError, match="need a label"):
         RunSpec(entrants=(Entrant("outputs", None, "/x"),))
+
+
+def test_resuming_without_the_outputs_folder_is_an_error_not_a_row_of_zeros(tmp_path, tree):
+    from redlinebench.errors import ConfigError
+
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    _golden_redline(tree, T1, outputs / f"{T1}.docx")
+    done = import_outputs(outputs, "gone", run_dir=tmp_path / "run", source=str(tree), judges="heuristic",
+                          filter=TaskFilter(task_ids=(T1,)), progress=False)
+    shutil.rmtree(done.run.run_dir / "trials" / "gone" / T1)
+    shutil.rmtree(outputs)
+    with pytest.raises(ConfigError, match="the folder of outputs this import reads is not there"):
+        run(None, done.run.run_dir, resume=True, progress=False)

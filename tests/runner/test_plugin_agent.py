@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,8 +53,10 @@ def installed(tmp_path_factory) -> Path:
     """examples/plugin_agent installed from its folder into a target directory (its entry point too)."""
     target = tmp_path_factory.mktemp("site")
     build = tmp_path_factory.mktemp("build")
+    source = build / "plugin_agent"  # a copy: setuptools leaves build/ and *.egg-info beside the sources
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-                           "--no-index", "--quiet", "--target", str(target), str(EXAMPLE)],
+                           "--no-index", "--quiet", "--target", str(target), str(source)],
                           capture_output=True, text=True, cwd=build, env={**os.environ, "PIP_NO_CACHE_DIR": "1"})
     assert proc.returncode == 0, proc.stderr
     assert list(target.glob("redline_plugin_agent*.dist-info"))
@@ -135,13 +138,27 @@ def test_plugin_by_entry_point_survives_a_kill_and_resumes(tmp_path, installed):
     ("tests.runner._broken_plugin:make", "importing 'tests.runner._broken_plugin' failed"),
     ("redline_plugin_agent.agent:make_agent", "its factory failed: ValueError"),
 ])
-def test_a_plugin_that_does_not_load_is_one_error_before_anything_runs(tmp_path, agent, expected):
+def test_a_plugin_that_does_not_load_is_one_error_before_anything_runs(tmp_path, monkeypatch, agent, expected):
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    monkeypatch.syspath_prepend(str(EXAMPLE))
     tree = build_tree(tmp_path / "bench")
     run_dir = tmp_path / "run"
-    proc = _cli(["run", "--agent", agent, "--source", str(tree), "--judges", "heuristic", "--run-dir", str(run_dir),
-                 "--no-progress"], _env(EXAMPLE))
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2, (out, err)
-    assert expected in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
+    r = CliRunner().invoke(main, ["run", "--agent", agent, "--source", str(tree), "--judges", "heuristic",
+                                  "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 2, r.output
+    assert expected in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
     assert not run_dir.exists()
+
+
+def test_the_process_exits_2_with_one_line_and_no_traceback(tmp_path):
+    tree = build_tree(tmp_path / "bench")
+    proc = _cli(["run", "--agent", "tests.runner._broken_plugin:make", "--source", str(tree), "--judges",
+                 "heuristic", "--run-dir", str(tmp_path / "run"), "--no-progress"], _env(EXAMPLE))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in err
+    assert err.strip().splitlines() == ["error: agent 'tests.runner._broken_plugin:make': importing "
+                                        "'tests.runner._broken_plugin' failed: RuntimeError: this plugin fails on import"]
