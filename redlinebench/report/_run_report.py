@@ -128,9 +128,33 @@ def _key_settings(run: RunData) -> Markup:
         ("Tasks from", _source_text(run)), ("Task-set fingerprint", config_value(run.config, "data.fingerprint", "fingerprint")),
         ("Trials per task", config_value(run.config, "spec.trials", "trials")),
         ("redlinebench", config_value(run.config, "versions.redlinebench")),
+        ("Plugin agents", _plugins_text(run.config)),
+        ("Imported outputs", _imported_text(run.config)),
         ("Run directory", run.path.resolve().name),   # its name only: the page is shared, the folder is not
     ]
     return el("dl", *[join([el("dt", k), el("dd", str(v))]) for k, v in picks if v not in (None, "")], class_="kv")
+
+
+def _plugins_text(config: Any) -> str | None:
+    """``label: distribution version (import path)`` per plugin entrant (config.json ``plugins``)."""
+    plugins = config_value(config, "plugins")
+    if not isinstance(plugins, dict):
+        return None
+    parts = []
+    for label, rec in plugins.items():
+        rec = rec if isinstance(rec, dict) else {}
+        dist = " ".join(str(x) for x in (rec.get("distribution"), rec.get("version")) if x) or "not installed"
+        parts.append(f"{label}: {dist} ({rec.get('target') or rec.get('agent')})")
+    return "; ".join(parts) or None
+
+
+def _imported_text(config: Any) -> str | None:
+    """``label from folder`` per ``import outputs`` entrant (no transcript, no cost)."""
+    imported = config_value(config, "imported")
+    if not isinstance(imported, list):
+        return None
+    rows = [f"{i.get('label')} from {i.get('folder')}" for i in imported if isinstance(i, dict)]
+    return "; ".join(rows) + " (no transcripts, no costs)" if rows else None
 
 
 def _source_text(run: RunData) -> str | None:

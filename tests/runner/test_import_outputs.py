@@ -122,7 +122,7 @@ def test_outside_tools_redlines_grade_exactly_as_verify_grades_each_file(tmp_pat
     assert summary["n_trials"] == 6 and summary["run"]["not_graded"] == []
     cfg = json.loads((done.run.run_dir / "config.json").read_text())
     assert cfg["imported"] == [{"kind": "outputs", "label": "outside", "folder": "../outputs"}]
-    assert (done.run.run_dir / "report.html").is_file()
+    assert "outside from ../outputs (no transcripts, no costs)" in (done.run.run_dir / "report.html").read_text()
 
 
 def test_partial_grades_only_tasks_with_a_file_and_notes_the_grid(tmp_path, tree):

@@ -129,6 +129,8 @@ def test_plugin_by_entry_point_survives_a_kill_and_resumes(tmp_path, installed):
     assert json.loads((run_dir / "config.json").read_text())["plugins"] == cfg["plugins"]
     summary = json.loads((run_dir / "metrics_summary.json").read_text())
     assert summary["n_trials"] == 9 and summary["run"]["not_graded"] == []
+    page = (run_dir / "report.html").read_text()  # the report names the plugin and its version too
+    assert f"{record['distribution']} 0.1.0 (redline_plugin_agent.agent:make_agent)" in page
 
 
 @pytest.mark.parametrize("agent, expected", [
