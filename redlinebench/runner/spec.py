@@ -138,7 +138,8 @@ class RunSpec:
 
         for e in self.entrants:
             if e.agent == OUTPUTS and not (e.model and e.outputs):
-                raise ConfigError("imported outputs need a label (--label) and their folder")
+                raise ConfigError("the outputs agent grades a folder of redlines: use `redlinebench import outputs DIR "
+                                  "--label NAME` (from Python: runner.import_outputs); it needs a label and a folder")
             if e.is_plugin and not plausible_name(e.agent):
                 raise ConfigError(f"unknown agent {e.agent!r} (known: {', '.join(AGENTS)}; or a plugin: an import "
                                   "path pkg.module:factory or a 'redlinebench.agents' entry-point name)")

@@ -232,7 +232,7 @@ def test_entrants_of_imports_and_plugins_round_trip_through_config():
     assert spec.replace(trials=2).entrants == spec.entrants
     with pytest.raises(ConfigError, match="unknown agent 'bad name!'"):
         RunSpec(entrants=(Entrant("bad name!"),))
-    with pytest.raises(ConfigError, match="need a label"):
+    with pytest.raises(ConfigError, match="needs a label and a folder"):
         RunSpec(entrants=(Entrant("outputs", None, "/x"),))
 
 
