@@ -219,3 +219,18 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path):
                            str(tmp_path / "o.docx")], capture_output=True, text=True, env=_env(), cwd=ROOT,
                           stdin=subprocess.DEVNULL, timeout=60)
     assert proc.returncode == 2 and "pip install 'redlinebench[mcp]'" in proc.stderr
+
+
+def test_a_client_that_leaves_without_end_session_still_gets_its_work_saved(tmp_path):
+    task = _turn4_task()
+    outputs = tmp_path / "outputs"
+    para = next(p for p in RedlineDocument.open(task.contract_path).paragraphs if len(p.text.split()) > 6)
+    asyncio.run(_sdk_session(_server_args("--task-dir", str(task.root), "--outputs", str(outputs), "--trial", "2"),
+                             [("add_comment", {"paragraph_id": para.id, "text": "MCP test: left early."})]))
+    saved = outputs / task.task_id / "2.docx"
+    assert [c.author for c in RedlineDocument.open(saved).comments if c.text == "MCP test: left early."] == \
+        [task.author]
+    # a client that changed nothing leaves nothing (import outputs then scores "no output")
+    asyncio.run(_sdk_session(_server_args("--task-dir", str(task.root), "--outputs", str(outputs), "--trial", "3"),
+                             [("read_document", {})]))
+    assert not (outputs / task.task_id / "3.docx").exists()
