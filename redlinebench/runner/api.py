@@ -283,7 +283,7 @@ def build_plugin_agents(spec: RunSpec, agents: dict[str, Any] | None,
     records: dict[str, Any] = {}
     before = (stored or {}).get("plugins") if isinstance((stored or {}).get("plugins"), dict) else {}
     for e in spec.entrants:
-        if e.is_plugin:
+        if e.is_plugin and e.label not in given:  # an injected agent object is the caller's, not loaded here
             records[e.label] = record = load_plugin(e.agent).record()
             old = before.get(e.label) if isinstance(before.get(e.label), dict) else None
             if old is not None and old.get("version") != record["version"]:
