@@ -15,7 +15,7 @@ saved where ``import outputs`` looks for it (``<outputs>/<task_id>.docx``).
 document, the document as it stands is saved on exit (as a run grades an episode that hit its
 step limit).
 
-Requires the optional extra ``mcp`` (``pip install 'redlinebench[mcp]'``).
+Requires the optional extra ``mcp`` (``pip install ".[mcp]"`` in the checkout).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from ..errors import ConfigError
 SERVER_NAME = "redlinebench"
 PROMPT_NAME = "redline_task"
 RESOURCE_PREFIX = "redlinebench://task/"
-INSTALL_HINT = "the MCP server needs the official MCP SDK: pip install 'redlinebench[mcp]'"
+INSTALL_HINT = ('the MCP server needs the official MCP SDK: pip install ".[mcp]" in the redlinebench checkout '
+                "(or pip install 'mcp>=2.3,<3')")
 
 
 def _sdk() -> tuple[Any, Any]:

@@ -218,7 +218,7 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, "mcp", "--document", contract, "--author", "X", "--output",
                            str(tmp_path / "o.docx")], capture_output=True, text=True, env=_env(), cwd=ROOT,
                           stdin=subprocess.DEVNULL, timeout=60)
-    assert proc.returncode == 2 and "pip install 'redlinebench[mcp]'" in proc.stderr
+    assert proc.returncode == 2 and 'pip install ".[mcp]"' in proc.stderr
 
 
 def test_a_client_that_leaves_without_end_session_still_gets_its_work_saved(tmp_path):
