@@ -191,12 +191,17 @@ def test_a_folder_with_nothing_to_grade_is_one_clear_error(tmp_path, tree):
     assert not (tmp_path / "run").exists()
 
 
-def test_python_api_resumes_an_import(tmp_path, tree):
+def _import_golden_t1(tmp_path: Path, tree: Path, label: str, task_ids=(T1,)):
+    """A folder holding T1's golden redline, imported as ``label`` for ``task_ids``: (folder, import)."""
     outputs = tmp_path / "outputs"
     outputs.mkdir()
     _golden_redline(tree, T1, outputs / f"{T1}.docx")
-    done = import_outputs(outputs, "py", run_dir=tmp_path / "run", source=str(tree), judges="heuristic",
-                          filter=TaskFilter(task_ids=(T1,)), progress=False)
+    return outputs, import_outputs(outputs, label, run_dir=tmp_path / "run", source=str(tree), judges="heuristic",
+                                   filter=TaskFilter(task_ids=tuple(task_ids)), progress=False)
+
+
+def test_python_api_resumes_an_import(tmp_path, tree):
+    _, done = _import_golden_t1(tmp_path, tree, "py")
     grade = done.run.run_dir / "trials" / "py" / T1 / "1" / "grade.json"
     grade.unlink()
     again = run(None, done.run.run_dir, resume=True, progress=False)
@@ -205,11 +210,7 @@ def test_python_api_resumes_an_import(tmp_path, tree):
 
 def test_a_run_moved_with_its_outputs_and_data_resumes(tmp_path, tree):
     """config.json records the folder of outputs relative to the run, as it records the data."""
-    outputs = tmp_path / "outputs"
-    outputs.mkdir()
-    _golden_redline(tree, T1, outputs / f"{T1}.docx")
-    done = import_outputs(outputs, "moved", run_dir=tmp_path / "run", source=str(tree), judges="heuristic",
-                          filter=TaskFilter(task_ids=(T1, T2)), progress=False)
+    _, done = _import_golden_t1(tmp_path, tree, "moved", (T1, T2))
     (done.run.run_dir / "trials" / "moved" / T2 / "1").joinpath("grade.json").unlink()
     shutil.move(str(tmp_path), str(tmp_path.parent / (tmp_path.name + "-moved")))
     moved = tmp_path.parent / (tmp_path.name + "-moved")
@@ -239,11 +240,7 @@ def test_entrants_of_imports_and_plugins_round_trip_through_config():
 def test_resuming_without_the_outputs_folder_is_an_error_not_a_row_of_zeros(tmp_path, tree):
     from redlinebench.errors import ConfigError
 
-    outputs = tmp_path / "outputs"
-    outputs.mkdir()
-    _golden_redline(tree, T1, outputs / f"{T1}.docx")
-    done = import_outputs(outputs, "gone", run_dir=tmp_path / "run", source=str(tree), judges="heuristic",
-                          filter=TaskFilter(task_ids=(T1,)), progress=False)
+    outputs, done = _import_golden_t1(tmp_path, tree, "gone")
     shutil.rmtree(done.run.run_dir / "trials" / "gone" / T1)
     shutil.rmtree(outputs)
     with pytest.raises(ConfigError, match="the folder of outputs this import reads is not there"):
