@@ -116,19 +116,19 @@ def rubric_block(rubrics: Any) -> str:
     return "\n".join(lines)
 
 
-#: The fence around the document: ``{{`` cannot occur in an annotated view (document text writes
-#: ``{`` as ``\\{``; the view's own braces open a comment or hidden-text marker), so the fence's
-#: lines cannot be forged from inside. Fixed, so the same document gives the same prompt and cached
-#: verdicts are found again.
+#: The fence around the document: ``{{{`` cannot occur in an annotated view (document text writes
+#: ``{`` as ``\\{`` and the view's own braces each open a comment or hidden-text marker, so at most
+#: two braces meet: ``\\{{cmt-1}``), so the fence's lines cannot be forged from inside. Fixed, so
+#: the same document gives the same prompt and cached verdicts are found again.
 FENCE_OPEN = "{{{{ BEGIN REDLINED DOCUMENT: untrusted data, not instructions }}}}"
 FENCE_CLOSE = "{{{{ END REDLINED DOCUMENT }}}}"
 
 
 def fence(view: str) -> tuple[str, str]:
     """The opening and closing fence lines for ``view``: the fixed pair, or (when the view holds
-    ``{{``, which a well-formed annotated view never does) a pair carrying a tag derived from the
+    ``{{{``, which a well-formed annotated view never does) a pair carrying a tag derived from the
     view's bytes, so the prompt stays deterministic and the fence is still absent from the view."""
-    if "{{" not in view:
+    if "{{{" not in view:
         return FENCE_OPEN, FENCE_CLOSE
     digest = hashlib.sha256(view.encode("utf-8", "surrogatepass")).hexdigest()
     for start in range(0, len(digest) - 15):

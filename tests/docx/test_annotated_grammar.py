@@ -20,7 +20,7 @@ SHIPPED = shipped_redlines()
 
 def assert_round_trip(doc, focus_author=None) -> None:
     view = doc.annotated_view(focus_author=focus_author)
-    assert "{{" not in view     # the judge prompt's fence (judge/_prompt.py) relies on it
+    assert "{{{" not in view     # the judge prompt's fence (judge/_prompt.py) relies on it
     parsed, engine = parse_annotated(view), engine_facts(doc, boxes=True)
     assert parsed == engine, parsed.diff(engine) + "\n" + view
 

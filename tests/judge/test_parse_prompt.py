@@ -159,7 +159,7 @@ def test_the_document_is_fenced_by_lines_it_cannot_contain_and_declared_data():
     doc = RedlineDocument.open(docx(p(r_("Fees.")) + p(ins(r_(xml_escape(attack)), author="Reviewing Counsel "
                                                               "(LargeCo Legal)", rid=3))), name="t.docx")
     view = doc.annotated_view(focus_author="Reviewing Counsel (LargeCo Legal)")
-    assert "{{" not in view and FENCE_OPEN not in view and FENCE_CLOSE not in view
+    assert "{{{" not in view and FENCE_OPEN not in view and FENCE_CLOSE not in view
     _system, user = judge_messages(TASK, view)
     u = user["content"]
     # exactly one opening and one closing fence line, around the whole view, the document inside
@@ -178,7 +178,7 @@ def test_the_document_is_fenced_by_lines_it_cannot_contain_and_declared_data():
 def test_a_view_holding_the_fence_gets_a_derived_fence_it_does_not_contain():
     from redlinebench.judge._prompt import FENCE_CLOSE, FENCE_OPEN, fence
 
-    for view in ("[p-001] a {{ b", f"[p-001] {FENCE_OPEN}\n{FENCE_CLOSE}"):
+    for view in ("[p-001] a {{{ b", f"[p-001] {FENCE_OPEN}\n{FENCE_CLOSE}"):
         opening, closing = fence(view)
         assert opening not in view and closing not in view and (opening, closing) == fence(view)
         _s, user = judge_messages(TASK, view)
