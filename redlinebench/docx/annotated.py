@@ -14,6 +14,7 @@ tests/docx/test_annotated_grammar.py holds the parser that checks it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
@@ -93,15 +94,17 @@ def escape(text: object, *, quote: bool = False) -> str:
     lookalikes of the markers and invisible or direction-changing characters as code escapes."""
     if text is None:
         return ""
-    out = []
-    for ch in str(text):
-        if ch in _ESCAPED or (quote and ch == '"'):
-            out.append("\\" + ch)
-        elif " " <= ch <= "~":
-            out.append(ch)
-        else:
-            out.append(_escaped_char(ch))
-    return "".join(out)
+    return (_SPECIAL_Q if quote else _SPECIAL).sub(_escape_match, str(text))
+
+
+def _escape_match(m) -> str:
+    ch = m.group(0)
+    return "\\" + ch if ch in _ESCAPED or ch == '"' else _escaped_char(ch)
+
+
+#: What ``escape`` looks at: the marker characters and everything outside printable ASCII and tab.
+_SPECIAL = re.compile(r'[\\+~\[\]{}]|[^\t -~]')
+_SPECIAL_Q = re.compile(r'[\\+~\[\]{}"]|[^\t -~]')
 
 
 def _quoted(text: object) -> str:

@@ -31,6 +31,7 @@ _W_P = qn("w:p")
 _TOGGLES = (("w:vanish", "hidden (w:vanish)"), ("w:specVanish", "hidden (w:specVanish)"),
             ("w:webHidden", "hidden (w:webHidden)"))
 _TOGGLE_TAGS = tuple((qn(tag), why) for tag, why in _TOGGLES)
+_TOGGLE_WHY = dict(_TOGGLE_TAGS)
 _W_SZ = qn("w:sz")
 _W_HIGHLIGHT = qn("w:highlight")
 _W_SHD = qn("w:shd")
@@ -63,7 +64,7 @@ class Visibility:
         background = root.find(_W_BACKGROUND) if root is not None else None
         self.page = _rgb(background.get(_W_COLOR) if background is not None else None) or (255, 255, 255)
         self._styles: dict[str, object] = {}
-        self._defaults = None
+        self._defaults: dict = {}
         styles_part = doc.part_for(_RT_STYLES)
         if styles_part:
             styles = doc.package.xml(styles_part)
@@ -72,89 +73,135 @@ class Visibility:
                 if sid and sid not in self._styles:
                     self._styles[sid] = style
             defaults = styles.find(_W_DOCDEFAULTS)
-            if defaults is not None:
-                holder = defaults.find(_W_RPRDEFAULT)
-                self._defaults = holder.find(_W_RPR) if holder is not None else None
-        self._cache: dict[object, str | None] = {}
+            holder = defaults.find(_W_RPRDEFAULT) if defaults is not None else None
+            rpr = holder.find(_W_RPR) if holder is not None else None
+            if rpr is not None:
+                self._defaults = _props(rpr)
+        #: no run of the document can be hidden (the usual case: one C-level scan decides it)
+        self.never = _nothing_hides([doc.body] + ([doc.package.xml(styles_part)] if styles_part else []), self.page)
+        self._base: dict[tuple, dict] = {}          # (character style, paragraph style) -> properties
+        self._pstyles: dict[object, str | None] = {}  # w:p -> its paragraph style
+        self._reasons: dict[tuple, str | None] = {}   # properties -> reason
 
-    def _chain(self, sid: str | None) -> list:
-        """The rPr of a style and the styles it is based on, nearest first (cycles cut)."""
-        out, seen = [], set()
+    def _chain(self, sid: str | None) -> dict:
+        """The properties a style sets, with those of the styles it is based on (cycles cut)."""
+        layers, seen = [], set()
         while sid and sid not in seen and sid in self._styles:
             seen.add(sid)
             style = self._styles[sid]
             rpr = style.find(_W_RPR)
             if rpr is not None:
-                out.append(rpr)
+                layers.append(_props(rpr))
             based = style.find(_W_BASEDON)
             sid = based.get(_W_VAL) if based is not None else None
+        out: dict = {}
+        for layer in reversed(layers):
+            out.update(layer)
         return out
 
-    def _layers(self, run) -> list:
-        """Every rPr that formats ``run``, highest priority first."""
-        layers = []
-        rpr = run.find(_W_RPR)
-        if rpr is not None:
-            layers.append(rpr)
-            rstyle = rpr.find(_W_RSTYLE)
-            if rstyle is not None:
-                layers.extend(self._chain(rstyle.get(_W_VAL)))
+    def _pstyle(self, run) -> str | None:
         p = run.getparent()
         while p is not None and p.tag != _W_P:
             p = p.getparent()
-        if p is not None:
-            ppr = p.find(_W_PPR)
+        try:
+            return self._pstyles[p]
+        except KeyError:
+            ppr = p.find(_W_PPR) if p is not None else None
             pstyle = ppr.find(_W_PSTYLE) if ppr is not None else None
-            layers.extend(self._chain(pstyle.get(_W_VAL) if pstyle is not None else "Normal"))
-        if self._defaults is not None:
-            layers.append(self._defaults)
-        return layers
+            sid = pstyle.get(_W_VAL) if pstyle is not None else "Normal"
+            self._pstyles[p] = sid
+            return sid
 
     def reason(self, run) -> str | None:
         """Why ``run``'s text is invisible to a Word reader, or None when it is visible."""
-        if run is None:
+        if run is None or self.never:
             return None
+        rpr = run.find(_W_RPR)
+        direct = _props(rpr) if rpr is not None else {}
+        rstyle = direct.pop("rstyle", None)
+        key = (rstyle, self._pstyle(run))
+        base = self._base.get(key)
+        if base is None:
+            base = dict(self._defaults)
+            base.update(self._chain(key[1]))
+            base.update(self._chain(rstyle))
+            base.pop("rstyle", None)
+            self._base[key] = base
+        props = {**base, **direct} if direct else base
+        memo = tuple(sorted(props.items()))
         try:
-            return self._cache[run]
+            return self._reasons[memo]
         except KeyError:
-            pass
-        why = self._reason(self._layers(run))
-        self._cache[run] = why
-        return why
+            why = self._reasons[memo] = _reason(props, self.page)
+            return why
 
-    def _reason(self, layers: list) -> str | None:
-        def first(tag):
-            for layer in layers:
-                el = layer.find(tag)
-                if el is not None:
-                    return el
-            return None
 
-        for tag, why in _TOGGLE_TAGS:
-            el = first(tag)
-            if el is not None and (el.get(_W_VAL) or "true").lower() not in _FALSE:
-                return why
-        size = first(_W_SZ)
-        if size is not None:
+def _nothing_hides(roots, page: tuple[int, int, int]) -> bool:
+    """True when no element under ``roots`` could hide text: no hiding toggle, no tiny size, no
+    highlight or shading, no font colour near the page's."""
+    for root in roots:
+        for el in root.iter(*_TOGGLE_WHY, _W_SZ, _W_COLOR, _W_HIGHLIGHT, _W_SHD):
+            tag = el.tag
+            if tag in _TOGGLE_WHY:
+                if (el.get(_W_VAL) or "true").lower() not in _FALSE:
+                    return False
+            elif tag == _W_SZ:
+                try:
+                    if int(el.get(_W_VAL) or "") < MIN_HALF_POINTS:
+                        return False
+                except ValueError:
+                    pass
+            elif tag == _W_COLOR:
+                rgb = _rgb(el.get(_W_VAL))
+                if rgb is not None and max(abs(a - b) for a, b in zip(rgb, page)) <= COLOUR_DISTANCE:
+                    return False
+            elif tag == _W_HIGHLIGHT and (el.get(_W_VAL) or "none") != "none":
+                return False
+            elif tag == _W_SHD and _rgb(el.get(_W_FILL)) is not None:
+                return False
+    return True
+
+
+def _props(rpr) -> dict:
+    """The properties of one ``w:rPr`` that decide visibility (its ``w:rPrChange``, the old state, skipped)."""
+    out: dict = {}
+    for child in rpr:
+        tag = child.tag
+        if tag in _TOGGLE_WHY:
+            out[tag] = (child.get(_W_VAL) or "true").lower() not in _FALSE
+        elif tag == _W_SZ:
             try:
-                half_points = int(size.get(_W_VAL) or "")
+                out[tag] = int(child.get(_W_VAL) or "")
             except ValueError:
-                half_points = MIN_HALF_POINTS
-            if half_points < MIN_HALF_POINTS:
-                return f"font size {half_points / 2:g} pt"
-        colour = first(_W_COLOR)
-        rgb = _rgb(colour.get(_W_VAL)) if colour is not None else None
-        if rgb is not None:
-            behind, what = self.page, "the page"
-            highlight = first(_W_HIGHLIGHT)
-            shading = first(_W_SHD)
-            if highlight is not None and _HIGHLIGHTS.get(highlight.get(_W_VAL) or ""):
-                behind, what = _rgb(_HIGHLIGHTS[highlight.get(_W_VAL)]), "its highlight"
-            elif shading is not None and _rgb(shading.get(_W_FILL)) is not None:
-                behind, what = _rgb(shading.get(_W_FILL)), "its shading"
-            if max(abs(a - b) for a, b in zip(rgb, behind)) <= COLOUR_DISTANCE:
-                return f"font colour {colour.get(_W_VAL).upper()} on {what} ({'%02X%02X%02X' % behind})"
+                pass
+        elif tag == _W_COLOR or tag == _W_HIGHLIGHT:
+            out[tag] = child.get(_W_VAL) or ""
+        elif tag == _W_SHD:
+            out[tag] = child.get(_W_FILL) or ""
+        elif tag == _W_RSTYLE:
+            out["rstyle"] = child.get(_W_VAL)
+    return out
+
+
+def _reason(props: dict, page: tuple[int, int, int]) -> str | None:
+    for tag, why in _TOGGLE_TAGS:
+        if props.get(tag):
+            return why
+    half_points = props.get(_W_SZ)
+    if half_points is not None and half_points < MIN_HALF_POINTS:
+        return f"font size {half_points / 2:g} pt"
+    rgb = _rgb(props.get(_W_COLOR))
+    if rgb is None:
         return None
+    behind, what = page, "the page"
+    highlight = _HIGHLIGHTS.get(props.get(_W_HIGHLIGHT) or "")
+    if highlight:
+        behind, what = _rgb(highlight), "its highlight"
+    elif _rgb(props.get(_W_SHD)) is not None:
+        behind, what = _rgb(props.get(_W_SHD)), "its shading"
+    if max(abs(a - b) for a, b in zip(rgb, behind)) <= COLOUR_DISTANCE:
+        return f"font colour {props[_W_COLOR].upper()} on {what} ({'%02X%02X%02X' % behind})"
+    return None
 
 
 __all__ = ["COLOUR_DISTANCE", "MIN_HALF_POINTS", "Visibility"]
