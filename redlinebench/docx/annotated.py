@@ -196,13 +196,24 @@ def annotated_view(doc, *, focus_author: str | None = None, findings: Sequence |
     return "\n".join(lines) + "\n"
 
 
+_LINE_ID = re.compile(r"p-\d+(?:/tb\d+\.\d+)*")
+
+
 def _finding_notes(findings: Sequence | None) -> dict:
-    """Where (paragraph or comment id, None for the document) -> the notes of its findings."""
+    """Where (a line's paragraph id, a comment id, None for the document) -> its findings' notes.
+
+    A finding located in words (``text box in p-012``) stands on the line of the paragraph it
+    names, its location kept in the note; one naming no paragraph or comment goes to the block."""
     out: dict = {}
     for f in findings or ():
         kind = "".join(ch for ch in str(getattr(f, "kind", "")) if ch.isalnum() or ch == "_") or "finding"
-        note = f"audit {kind}: {escape(' '.join(str(getattr(f, 'detail', '')).split()))}"
-        out.setdefault(getattr(f, "paragraph_id", None), []).append(note)
+        where = getattr(f, "paragraph_id", None)
+        detail = " ".join(str(getattr(f, "detail", "")).split())
+        if isinstance(where, str) and not _LINE_ID.fullmatch(where) and not where.startswith("cmt-"):
+            named = _LINE_ID.search(where)
+            detail = f"({where}) {detail}"
+            where = named.group(0) if named else None
+        out.setdefault(where, []).append(f"audit {kind}: {escape(detail)}")
     return out
 
 
