@@ -691,10 +691,7 @@ class _Audit:
         a_where = []
         for u in units:
             a_where.extend([u[5]] * len(u[0]))
-        matcher = SequenceMatcher(None, a_text, r.text, autojunk=False)
-        for op, i1, i2, j1, j2 in matcher.get_opcodes():
-            if op == "equal":
-                continue
+        for op, i1, i2, j1, j2 in _word_diff(a_text, r.text):
             at = self.where_at(r, j1, a_where[i1] if i1 < len(a_where) else None)
             removed = a_text[i1:i2]
             added = r.text[j1:j2]
@@ -810,6 +807,37 @@ class _Stream:
     starts: list[int]
     wheres: list[str]
     inserted_at: dict[int, str]
+
+
+_TOKEN = re.compile(r"\w+|\s+|.", re.DOTALL)
+
+
+def _word_diff(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
+    """Character ranges where ``a`` and ``b`` differ, found word by word; changes separated only by
+    whitespace are one change (so a finding quotes "twelve (12)" -> "three (3)", not letters)."""
+    a_tok = [m.span() for m in _TOKEN.finditer(a)]
+    b_tok = [m.span() for m in _TOKEN.finditer(b)]
+    matcher = SequenceMatcher(None, [a[x:y] for x, y in a_tok], [b[x:y] for x, y in b_tok], autojunk=False)
+
+    def at(tokens, k, text):
+        return tokens[k][0] if k < len(tokens) else len(text)
+
+    out: list[list] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        ca1, ca2, cb1, cb2 = at(a_tok, i1, a), at(a_tok, i2, a), at(b_tok, j1, b), at(b_tok, j2, b)
+        if op == "equal":
+            continue
+        if out and not a[out[-1][2]:ca1].strip() and not b[out[-1][4]:cb1].strip():
+            out[-1][2], out[-1][4] = ca2, cb2
+            out[-1][0] = "replace"
+        else:
+            out.append([op, ca1, ca2, cb1, cb2])
+    for item in out:
+        if item[1] == item[2]:
+            item[0] = "insert"
+        elif item[3] == item[4]:
+            item[0] = "delete"
+    return [tuple(x) for x in out]
 
 
 def _content_key(para: _Para) -> tuple:
