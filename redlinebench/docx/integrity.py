@@ -699,35 +699,33 @@ class _Audit:
                 continue   # an empty paragraph added or removed: no text changed
             removed_codes = set(a_code[i1:i2])
             added_codes = set(r.code[j1:j2])
+            context = _quote(_around(r.text, j1, j2))
+            change = f"{_quote(removed)} -> {_quote(added)} in {context}"
             if op == "replace" and removed_codes == added_codes and PLAIN not in removed_codes:
                 self.add("altered_prior_revision", at, f"text of {self.label_text(min(removed_codes))} changed: "
-                         f"{_quote(removed)} -> {_quote(added)}")
+                         f"{change}")
                 continue
-            if op in ("delete", "replace"):
-                plain_gone = "".join(c for c, k in zip(removed, a_code[i1:i2])
-                                     if k == PLAIN or self.labels.labels[k][0] == "del" and False)
-                if plain_gone.strip(" "):
-                    inside = any(k != PLAIN for k in removed_codes)
-                    kind = "altered_prior_revision" if inside and not plain_gone.strip(" " + MARK) else "untracked_change"
-                    if op == "replace":
-                        self.add(kind, at, f"text changed without a tracked change: {_quote(removed)} -> "
-                                 f"{_quote(added)}")
-                    else:
-                        self.add(kind, at, f"text removed without a tracked change: {_quote(removed)}")
-                elif op == "delete" and any(self.labels.labels[k][0] == "ins" and self.labels.labels[k][1] != self.author
-                                            for k in removed_codes if k != PLAIN):
+            foreign = sorted(added_codes - {PLAIN})
+            if foreign:
+                self.add("forged_revision", at, f"new {', '.join(self.label_text(c) for c in foreign)}: "
+                         f"{_quote(added)}")
+            plain_gone = "".join(c for c, k in zip(removed, a_code[i1:i2]) if k == PLAIN).strip(" ")
+            inside = bool(removed_codes - {PLAIN})
+            theirs = [k for k in removed_codes - {PLAIN} if self.labels.labels[k][0] == "ins"
+                      and self.labels.labels[k][1] != self.author]
+            if op == "delete":
+                if plain_gone:
+                    kind = "altered_prior_revision" if inside and not plain_gone.strip(MARK) else "untracked_change"
+                    self.add(kind, at, f"text removed without a tracked change: {_quote(removed)} in {context}")
+                elif theirs:
                     self.add("silent_reject", at, f"insertion removed without a tracked change: {_quote(removed)}")
-            if op in ("insert", "replace"):
-                foreign = sorted(added_codes - {PLAIN})
-                if foreign:
-                    self.add("forged_revision", at, f"new {', '.join(self.label_text(c) for c in foreign)}: "
-                             f"{_quote(added)}")
-                elif op == "insert" and added.strip(" "):
-                    self.add("untracked_change", at, f"text added without a tracked change: {_quote(added)}")
-                elif op == "replace" and not any(f.kind in ("untracked_change", "altered_prior_revision")
-                                                 and f.paragraph_id == at for f in self.findings[-1:]):
-                    self.add("untracked_change", at, f"text changed without a tracked change: {_quote(removed)} -> "
-                             f"{_quote(added)}")
+            elif op == "insert":
+                if not foreign and added.strip(" "):
+                    self.add("untracked_change", at, f"text added without a tracked change: {_quote(added)} in "
+                             f"{context}")
+            elif plain_gone or not foreign:
+                kind = "altered_prior_revision" if inside and not plain_gone else "untracked_change"
+                self.add(kind, at, f"text changed without a tracked change: {change}")
 
     # ------------------------------------------------------------------ moves
     def moves(self) -> None:
@@ -809,6 +807,11 @@ class _Stream:
     starts: list[int]
     wheres: list[str]
     inserted_at: dict[int, str]
+
+
+def _around(text: str, i: int, j: int, width: int = 24) -> str:
+    """``text[i:j]`` with a few words either side, for a finding's quote."""
+    return text[max(0, i - width):j + width]
 
 
 def _empty_paragraphs(text: str, i: int, j: int) -> bool:
