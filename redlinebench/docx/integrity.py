@@ -277,6 +277,7 @@ class _Seg:
     fmt: int = 0
     tracked_fmt: bool = False
     src: str = "p"
+    outer: str = ""   # a deletion inside an insertion: the insertion's code (rejecting the deletion restores it)
 
 
 @dataclass(slots=True)
@@ -410,7 +411,11 @@ class _Reader:
             return _Seg(text, PLAIN, None, hidden, fmt, tracked)
         code = self.labels.code(kind if kind in ("ins", "del", "move_from", "move_to") else "ins",
                                 rev_author or "", rev.get(W_DATE))
-        return _Seg(text, code, rev, hidden, fmt, tracked)
+        wrapper = ""
+        if outer is not None and kind not in _INSERTING:
+            wrapper = self.labels.code(REVISION_WRAPPERS.get(outer.tag, "ins"), outer.get(W_AUTHOR) or "",
+                                       outer.get(W_DATE))
+        return _Seg(text, code, rev, hidden, fmt, tracked, "p", wrapper)
 
 
 def _mark_context(p):
@@ -533,20 +538,20 @@ class _Audit:
 
     # ------------------------------------------------------------------ one gap
     def compare(self, a_paras: list[_Para], b_paras: list[_Para]) -> None:
-        units: list[tuple[str, str, object, str, str, str]] = []   # text, code, unit, hidden, fmt, where
+        # text, code, unit, hidden, fmt, where, outer code
+        units: list[tuple[str, str, object, str, str, str, str]] = []
         for para in a_paras:
             for seg in para.segs:
                 hid = "1" if seg.hidden else "0"
                 fmt = chr(0x100 + seg.fmt)
-                if units and seg.code == PLAIN and units[-1][1] == PLAIN:
-                    t, c, u, h, f, w = units[-1]
-                    units[-1] = (t + seg.text, c, u, h + hid * len(seg.text), f + fmt * len(seg.text), w)
-                elif units and seg.code != PLAIN and units[-1][2] is seg.unit and units[-1][1] == seg.code:
-                    t, c, u, h, f, w = units[-1]
-                    units[-1] = (t + seg.text, c, u, h + hid * len(seg.text), f + fmt * len(seg.text), w)
+                last = units[-1] if units else None
+                if last is not None and last[1] == seg.code and last[6] == seg.outer and (
+                        seg.code == PLAIN or last[2] is seg.unit):
+                    t, c, u, h, f, w, o = last
+                    units[-1] = (t + seg.text, c, u, h + hid * len(seg.text), f + fmt * len(seg.text), w, o)
                 else:
                     units.append((seg.text, seg.code, seg.unit, hid * len(seg.text), fmt * len(seg.text),
-                                  para.where))
+                                  para.where, seg.outer))
         r_text, r_code, r_hid, r_fmt, r_trk, r_src, starts, wheres = [], [], [], [], [], [], [], []
         inserted_at: dict[int, str] = {}
         pos = 0
@@ -589,7 +594,7 @@ class _Audit:
         labels = self.labels.labels
         n = len(r.text)
         layer: dict[int, tuple[int, object]] = {0: (0, None)}
-        for index, (text, code, _unit, _h, _f, _w) in enumerate(units):
+        for index, (text, code, _unit, _h, _f, _w, outer) in enumerate(units):
             kind, who, _ = labels[code]
             mine = who == author
             size = len(text)
@@ -619,7 +624,7 @@ class _Audit:
                     else:
                         if seen == {code}:
                             tag = "ok"
-                        elif seen <= {PLAIN, code}:
+                        elif seen <= {PLAIN, code, outer}:
                             if mine:
                                 tag = "ok"
                             elif set(r.src[p:p + size]) == {"d"}:
@@ -646,7 +651,7 @@ class _Audit:
         return steps
 
     def report_step(self, item, r: _Stream) -> None:
-        (index, p, size, tag), (text, code, _unit, hid, fmt, where) = item
+        (index, p, size, tag), (text, code, _unit, hid, fmt, where, _outer) = item
         at = self.where_at(r, p, where)
         if tag == "silent_reject":
             self.add("silent_reject", at, f"{self.label_text(code)} resolved without a tracked change: {_quote(text)}")

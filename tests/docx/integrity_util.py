@@ -120,5 +120,8 @@ def append_xml(text: str, xml: str):
 
 
 def ins_xml(text: str, author: str = AUTHOR, rpr: str = "", date: str = "2026-03-01T10:00:00Z", rid: int = 9001) -> str:
-    return (f'<w:ins w:id="{rid}" w:author="{author}" w:date="{date}"><w:r>{("<w:rPr>" + rpr + "</w:rPr>") if rpr else ""}'
+    from xml.sax.saxutils import escape, quoteattr
+
+    text = escape(text)
+    return (f'<w:ins w:id="{rid}" w:author={quoteattr(author)} w:date="{date}"><w:r>{("<w:rPr>" + rpr + "</w:rPr>") if rpr else ""}'
             f'<w:t xml:space="preserve">{text}</w:t></w:r></w:ins>')
