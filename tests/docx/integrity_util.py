@@ -125,3 +125,63 @@ def ins_xml(text: str, author: str = AUTHOR, rpr: str = "", date: str = "2026-03
     text = escape(text)
     return (f'<w:ins w:id="{rid}" w:author={quoteattr(author)} w:date="{date}"><w:r>{("<w:rPr>" + rpr + "</w:rPr>") if rpr else ""}'
             f'<w:t xml:space="preserve">{text}</w:t></w:r></w:ins>')
+
+
+# ------------------------------------------------------------------ corpora (tests and benchmarks/integrity.py)
+def scripted_session(data: bytes, author: str) -> bytes:
+    """The engine's five tools driven as an agent would: an edit on the first clause with two
+    words, a reply to the first comment, a comment, a reserved paragraph, end_session."""
+    import tempfile
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    from redlinebench.tools import ToolSession
+
+    doc = open_doc(data)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "redline.docx"
+        session = ToolSession(doc, author, output_path=out, date=datetime(2026, 3, 1, tzinfo=timezone.utc))
+        session.dispatch("read_document", {})
+        texts = [(pid, text) for pid, text in doc.paragraph_texts() if len(text.split()) >= 4]
+        pid, text = texts[len(texts) // 2]
+        session.dispatch("propose_edits", {"edits": [
+            {"op": "replace", "anchor": {"paragraph_id": pid, "text": text.split()[1]}, "new_text": "amended",
+             "comment": "Aligned with our position."},
+            {"op": "insert_after", "anchor": {"paragraph_id": pid}, "new_text": "The parties shall cooperate.",
+             "comment": "Added."}]})
+        if doc.comments:
+            session.dispatch("add_comment", {"reply_to": doc.comments[0].id, "text": "Accepted."})
+        session.dispatch("add_comment", {"paragraph_id": texts[0][0], "text": "Please confirm."})
+        session.dispatch("mark_reserved", {"start_id": texts[-1][0], "end_id": texts[-1][0], "comment": "Removed."})
+        session.dispatch("end_session", {"summary": "done"})
+        return out.read_bytes()
+
+
+def legitimate_corpus(tasks=None, *, per_task: int = 99):
+    """(name, input bytes, legitimate output bytes, author) over the shipped tasks: the golden
+    (as the golden baseline submits it), every judge-check document, the accept-all baseline's
+    output, the unchanged input (noop) and a scripted session of the engine's tools; plus engine
+    outputs on the small test contract."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    from redlinebench.agent.baselines import AcceptAllAgent, golden_output
+    from redlinebench.tasks import load_tasks
+
+    out = []
+    for task in tasks if tasks is not None else load_tasks("embedded"):
+        src = Path(task.contract_path).read_bytes()
+        items = [("noop", src), ("scripted", scripted_session(src, task.author))]
+        if task.golden_path is not None:
+            items.append(("golden", golden_output(task)[0]))
+        with tempfile.TemporaryDirectory() as tmp:
+            asyncio.run(AcceptAllAgent().run(task, Path(tmp), trial=1))
+            items.append(("accept-all", (Path(tmp) / "redline.docx").read_bytes()))
+        check = Path(task.contract_path).parents[2] / "tests" / "judge_check"
+        for path in sorted(check.glob("*.docx")) if check.is_dir() else []:
+            items.append((f"judge-check {path.stem}", path.read_bytes()))
+        out.extend((f"{task.task_id} {name}", src, data, task.author) for name, data in items[:per_task])
+    base = base_contract()
+    out.append(("small contract scripted", base, scripted_session(base, AUTHOR), AUTHOR))
+    return out
