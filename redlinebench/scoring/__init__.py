@@ -7,6 +7,7 @@ from ._aggregate import FULL_GRID, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
+from ._integrity import finding_kinds, grade_integrity, integrity_counts, integrity_failed, integrity_flagged
 from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, majority, normalize_verdict, panel_vote, votes_cast
 
@@ -21,6 +22,11 @@ __all__ = [
     "TrialGrade",
     "bootstrap_ci",
     "document_diagnostics",
+    "finding_kinds",
+    "grade_integrity",
+    "integrity_counts",
+    "integrity_failed",
+    "integrity_flagged",
     "no_document_diagnostics",
     "golden_agreement",
     "majority",
