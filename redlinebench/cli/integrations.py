@@ -35,7 +35,8 @@ def _group(main: click.Group, name: str, help_text: str) -> click.Group:
 @click.option("--source-url", default=None, help="Link to logs or a report for this result.")
 @click.option("--source-name", default=None, help="Display name of --source-url.")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")
-@click.option("--force", is_flag=True, help="Publish even heuristic-judge / incomplete / partial results.")
+@click.option("--force", is_flag=True, help="Publish even heuristic-judge / incomplete / partial results, or trials the integrity audit "
+                   "failed or flagged.")
 @click.option("--dry-run", is_flag=True, help="Show the files and YAML; contact nothing.")
 def push_results(target: Path, model_repo: str, model: str | None, dataset_repo: str, revision: str | None,
                  source_url: str | None, source_name: str | None, create_pr: bool, force: bool, dry_run: bool) -> None:
