@@ -7,7 +7,8 @@ from ._aggregate import FULL_GRID, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
-from ._integrity import finding_kinds, grade_integrity, integrity_counts, integrity_failed, integrity_flagged
+from ._integrity import (finding_kinds, grade_integrity, integrity_counts, integrity_failed, integrity_flagged,
+                         with_integrity)
 from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, majority, normalize_verdict, panel_vote, votes_cast
 
@@ -38,4 +39,5 @@ __all__ = [
     "seed_for",
     "summarize",
     "votes_cast",
+    "with_integrity",
 ]

@@ -69,3 +69,21 @@ def finding_kinds(grades: Iterable[Any]) -> Counter[str]:
         if report is not None:
             kinds.update({f.kind for f in report.findings})
     return kinds
+
+
+def with_integrity(grade: Mapping[str, Any], report: IntegrityReport) -> dict[str, Any]:
+    """A grade dict written before the audit, with the audit folded in: ``integrity`` recorded and,
+    on a fatal finding, the gate failed as SPEC §5.1 says (reward 0, every rubric FAIL, the reason
+    naming the finding). Diagnostics and identity are kept; the input is not changed."""
+    out = dict(grade)
+    out["integrity"] = report.to_dict()
+    if report.passed or out.get("status") not in ("graded", "gate_failed"):
+        return out
+    reason = report.gate_reason()
+    note = f"gate failed: {reason}"
+    score = dict(out.get("score") or {})
+    score.update(weighted=0.0, earned_weight=0, penalty_weight=0, n_pass=0)
+    score["per_rubric"] = [{**row, "verdict": "FAIL", "justification": note, **({"votes": {}} if "votes" in row else {})}
+                           for row in score.get("per_rubric") or [] if isinstance(row, Mapping)]
+    out.update(status="gate_failed", gate={"passed": False, "reason": reason}, score=score)
+    return out
