@@ -695,6 +695,8 @@ class _Audit:
             at = self.where_at(r, j1, a_where[i1] if i1 < len(a_where) else None)
             removed = a_text[i1:i2]
             added = r.text[j1:j2]
+            if _empty_paragraphs(a_text, i1, i2) and _empty_paragraphs(r.text, j1, j2):
+                continue   # an empty paragraph added or removed: no text changed
             removed_codes = set(a_code[i1:i2])
             added_codes = set(r.code[j1:j2])
             if op == "replace" and removed_codes == added_codes and PLAIN not in removed_codes:
@@ -807,6 +809,18 @@ class _Stream:
     starts: list[int]
     wheres: list[str]
     inserted_at: dict[int, str]
+
+
+def _empty_paragraphs(text: str, i: int, j: int) -> bool:
+    """``text[i:j]`` holds only paragraph marks and spaces, and taking it out merges no text
+    (it borders a paragraph mark or an end of the stream): empty paragraphs, not a split."""
+    if text[i:j].strip(" " + MARK):
+        return False
+    if i == j:
+        return True
+    before = text[:i].rstrip(" ")
+    after = text[j:].lstrip(" ")
+    return not before or not after or before[-1] == MARK or after[0] == MARK
 
 
 _TOKEN = re.compile(r"\w+|\s+|.", re.DOTALL)
