@@ -148,7 +148,7 @@ def _n_incomplete(e: Entry) -> int:
 def _integrity(e: Entry) -> tuple[int, int] | None:
     """(trials failed, trials flagged) by the integrity audit; None when no trial was audited (graded before it)."""
     # the summary's counts are 0 for grades that carry no audit: the grades themselves say whether it ran
-    if e.trials and not any(t.integrity is not None for t in e.trials):
+    if e.trials and not any(t.integrity is not None and t.integrity.skipped is None for t in e.trials):
         return None
     if not e.trials and not any(k in e.summary for k in ("n_integrity_failures", "n_integrity_flags")):
         return None

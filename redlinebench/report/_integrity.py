@@ -62,6 +62,8 @@ def findings_table(report: Any, *, caption: str | None = None) -> Markup:
 def trial_findings(t: TrialRecord) -> Markup | None:
     """The trial's audit: a callout with every finding (None when the audit found nothing)."""
     report = t.integrity
+    if report is not None and report.skipped is not None and t.status in ("graded", "gate_failed"):
+        return el("div", el("b", "Integrity audit not run"), report.skipped, class_="callout info integrity")
     if report is None or not report.findings:
         return None
     if report.fatal:

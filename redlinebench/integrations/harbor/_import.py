@@ -287,7 +287,9 @@ def _taskset(source: str | None) -> Any:
 def audit_imported(grade: dict[str, Any], trial: HarborTrial, taskset: Any, report: ImportReport) -> dict[str, Any]:
     """A grade its verifier wrote without the integrity audit (a wheel older than SPEC §5.1), audited
     now against the task's input when the task set is known; otherwise listed as unaudited."""
-    if "integrity" in grade or grade.get("status") not in ("graded", "gate_failed"):
+    recorded = grade.get("integrity")
+    ran = isinstance(recorded, Mapping) and recorded.get("skipped") is None
+    if ran or grade.get("status") not in ("graded", "gate_failed"):
         return grade
     output = trial.path / "verifier" / "redline.docx"
     task = taskset.get(trial.task_id) if taskset is not None and trial.task_id in taskset else None
