@@ -122,3 +122,31 @@ def test_import_keeps_the_verifiers_own_audit(tmp_path, task):
     assert res.exit_code == 0 and "audited on import" not in res.output
     [path] = list(run.glob(f"trials/*/{TASK_ID}/1/grade.json"))
     assert json.loads(path.read_text())["integrity"]["passed"] is True
+
+
+def test_the_container_brief_says_every_change_must_be_tracked_and_what_the_audit_refuses(exported):
+    import tomllib
+
+    from redlinebench.integrations.harbor._export import BRIEF_VERSION, container_instruction
+
+    text = (exported / "instruction.md").read_text()
+    for needle in ("Every change must be a tracked change or a comment", "without tracking",
+                   "any author name other than yours", "the other side's revisions or comments altered",
+                   "hidden text", "addressed to the grader"):
+        assert needle in text, needle
+    assert text.count("**Integrity.**") == 1
+    meta = tomllib.loads((exported / "task.toml").read_text())["metadata"]
+    assert meta["redlinebench_brief_version"] == BRIEF_VERSION == "harbor-brief-2"
+    # a brief already written for the container gets the rule once, and keeps it on a second pass
+    own = "# Brief\n\nLeave the file at /app/output/redline.docx.\n"
+    once = container_instruction(own, "Counsel")
+    assert once.count("**Integrity.**") == 1 and container_instruction(once, "Counsel") == once
+
+
+def test_doc_help_says_what_the_audit_refuses():
+    res = CliRunner().invoke(main, ["doc", "--help"], terminal_width=200)
+    assert res.exit_code == 0
+    text = " ".join(res.output.split())
+    for needle in ("every change must be tracked", "without tracking", "another author's name",
+                   "the other side's revisions or comments altered", "hidden text", "addressed to the grader"):
+        assert needle in text, needle
