@@ -161,7 +161,16 @@ def register(main: click.Group) -> None:
 
 @click.group()
 def doc() -> None:
-    """Read, redline, comment on, accept/reject and validate a .docx."""
+    """Read, redline, comment on, accept/reject and validate a .docx.
+
+    Every change these commands make is a native Word tracked change or comment under --author.
+    When the document is a benchmark answer, every change must be tracked: the verifier's
+    integrity audit compares it with the original contract and scores 0 for text added, removed
+    or altered without tracking (as editing the file with python-docx does), revisions or comments
+    under another author's name, the other side's revisions or comments altered, and hidden text
+    (hidden, white or tiny font); it flags the other side's revisions or comments removed
+    silently and text addressed to the grader or judges.
+    """
 
 
 @doc.command("read")

@@ -36,7 +36,8 @@ def _group(main: click.Group, name: str, help_text: str) -> click.Group:
 @click.option("--source-url", default=None, help="Link to logs or a report for this result.")
 @click.option("--source-name", default=None, help="Display name of --source-url.")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to main.")
-@click.option("--force", is_flag=True, help="Publish even heuristic-judge / incomplete / partial results.")
+@click.option("--force", is_flag=True, help="Publish even heuristic-judge / incomplete / partial results, or trials the integrity audit "
+                   "failed or flagged.")
 @click.option("--dry-run", is_flag=True, help="Show the files and YAML; contact nothing.")
 def push_results(target: Path, model_repo: str, model: str | None, dataset_repo: str, revision: str | None,
                  source_url: str | None, source_name: str | None, create_pr: bool, force: bool, dry_run: bool) -> None:
@@ -159,7 +160,8 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
 @click.argument("jobs_dir", type=click.Path(path_type=Path))
 @click.option("--run-dir", type=click.Path(path_type=Path), required=True, help="Our run directory to fill.")
 @click.option("--source", default=None, metavar=SOURCE_METAVAR,
-              help="Task source the Harbor tasks were exported from (recorded; enables goldens in the report).")
+              help="Task source the Harbor tasks were exported from (recorded; enables goldens in the report, and "
+                   "the integrity audit of grades whose verifier predates it).")
 @click.option("--no-summary", is_flag=True, help="Do not recompute metrics_summary.json.")
 def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summary: bool) -> None:
     """Turn Harbor job trials into a redlinebench run directory (summarize and reports then work)."""
@@ -168,6 +170,12 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summ
     report = import_harbor(jobs_dir, run_dir, source=source, summarize=not no_summary)
     click.echo(f"imported {len(report.imported)} trial(s) into {run_dir}"
                + (f", {len(report.skipped)} already present" if report.skipped else ""))
+    if report.audited:
+        click.echo(f"integrity audit: {len(report.audited)} trial(s) were graded by a verifier without it and were "
+                   "audited on import against the task inputs")
+    if report.unaudited:
+        click.echo(f"warning: {len(report.unaudited)} trial(s) were graded by a verifier without the integrity audit "
+                   "and are not audited (pass --source with the task set they were exported from)", err=True)
     for line in report.errored:
         click.echo(f"warning: errored trial kept as an errored row: {line}", err=True)
     if report.summary_path is not None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import config
 from ..errors import HubError
-from ..scoring import redline_overall
+from ..scoring import finding_kinds, integrity_counts, redline_overall
 
 RESULTS_PATH = ".eval_results/redlinebench.yaml"
 TASK_ID = "redline_overall"
@@ -294,7 +294,27 @@ def publish_problems(results: RunResults, entry: Mapping[str, Any], *, dataset_i
     synthetic = synthetic_source(results) if dataset_id == config.HUB_DATASET_ID else None
     if synthetic:
         problems.append(f"{model}: the run used {synthetic}, not {dataset_id}")
+    integrity = integrity_problem(results, entry)
+    if integrity:
+        problems.append(integrity)
     return problems
+
+
+def integrity_problem(results: RunResults, entry: Mapping[str, Any]) -> str | None:
+    """One sentence naming how many trials the integrity audit (SPEC §5.1) failed or flagged, and the
+    kinds; None when it found nothing. Read from the grades when the run directory is at hand, else
+    from the summary's counts (which name no kinds)."""
+    model = entry.get("model")
+    grades = [g for g in _model_grades(results, str(model)) if g.get("status") in ("graded", "gate_failed")]
+    counts = integrity_counts(grades) if grades else {
+        key: int(entry.get(key) or 0) for key in ("n_integrity_failures", "n_integrity_flags")}
+    failed, flagged = counts["n_integrity_failures"], counts["n_integrity_flags"]
+    if not failed and not flagged:
+        return None
+    kinds = finding_kinds(grades)
+    named = f" ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))})" if kinds else ""
+    return (f"{model}: the integrity audit found problems in {failed + flagged} trial(s): {failed} failed the gate, "
+            f"{flagged} flagged{named}; see each grade.json's 'integrity'")
 
 
 # ----------------------------------------------------------------------------- the YAML

@@ -145,10 +145,33 @@ def _n_incomplete(e: Entry) -> int:
     return sum(1 for t in e.trials if t.judging_incomplete or t.errored)
 
 
+def _integrity(e: Entry) -> tuple[int, int] | None:
+    """(trials failed, trials flagged) by the integrity audit; None when no trial was audited (graded before it)."""
+    # the summary's counts are 0 for grades that carry no audit: the grades themselves say whether it ran
+    if e.trials and not any(t.integrity is not None and t.integrity.skipped is None for t in e.trials):
+        return None
+    if not e.trials and not any(k in e.summary for k in ("n_integrity_failures", "n_integrity_flags")):
+        return None
+    failed, flagged = e.summary.get("n_integrity_failures"), e.summary.get("n_integrity_flags")
+    return (int(failed) if is_number(failed) else sum(1 for t in e.trials if t.integrity_failed),
+            int(flagged) if is_number(flagged) else sum(1 for t in e.trials if t.integrity_flagged))
+
+
+def _integrity_cell(counts: tuple[int, int] | None) -> Markup:
+    if counts is None:
+        return el("td", "not audited", class_="num muted small", data_v="-1",
+                  title="graded before the integrity audit: an untracked change was not caught")
+    failed, flagged = counts
+    if not failed and not flagged:
+        return el("td", "0", class_="num", data_v="0")
+    return el("td", el("span", f"{failed} fail · {flagged} flag", class_="badge b-fail b-integrity"), class_="num",
+              data_v=str(failed * 1000 + flagged), title="trials the audit failed (reward 0) · graded with a flag")
+
+
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,
                  link_from: Path | None = None) -> Markup:
     head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
-            "Incomplete", "Cost / trial", "Tokens / trial", "Cached input", "Latency / trial"]
+            "Integrity", "Incomplete", "Cost / trial", "Tokens / trial", "Cached input", "Latency / trial"]
     numeric = set(head) - {"Model"}
     rows = []
     for rank, e in enumerate(entries, 1):
@@ -170,7 +193,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                        num_cell(s.get("best_at_k_turn_weighted"), score100(s.get("best_at_k_turn_weighted"))),
                        num_cell(side.get("A"), score100(side.get("A"))), num_cell(side.get("B"), score100(side.get("B"))),
                        num_cell(s.get("n_trials", len(e.trials))),
-                       num_cell(s.get("n_gate_failures")), num_cell(_n_incomplete(e)),
+                       num_cell(s.get("n_gate_failures")), _integrity_cell(_integrity(e)), num_cell(_n_incomplete(e)),
                        num_cell(e.cost_per_trial, money(e.cost_per_trial)),
                        num_cell(tokens, count(tokens)),
                        num_cell(cached, "—" if cached is None else f"{cached:.0%}"),
@@ -186,6 +209,17 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
     if any(r.judge_method and "heuristic" in r.judge_method for r in runs):
         warnings.append(el("div", el("b", "Heuristic judge"), "Some runs were scored by the offline heuristic judge: an "
                                                               "approximation for demos, never publishable.", class_="callout info"))
+    audit = {e.label: _integrity(e) for e in entries}
+    found = [label for label, c in audit.items() if c is not None and any(c)]
+    if found:
+        warnings.append(el("div", el("b", "Integrity audit findings"), "These entries have trials the integrity audit failed "
+                           "(an untracked change, a forged or altered revision, hidden text: reward 0) or flagged: ",
+                           _names(found), ". Each run's report lists the findings.", class_="callout bad"))
+    unaudited = [label for label, c in audit.items() if c is None]
+    if unaudited and len(unaudited) < len(entries):
+        warnings.append(el("div", el("b", "Graded before the integrity audit"), "These entries were graded without it, so an "
+                           "output that changed the contract without tracking scored like an honest one: ", _names(unaudited),
+                           ". Grade them again (`redlinebench score RUN --rejudge`) before comparing.", class_="callout"))
     fps = {str(config_value(r.config, "data.fingerprint", "fingerprint", "source.fingerprint"))
            for r in runs if config_value(r.config, "data.fingerprint", "fingerprint", "source.fingerprint")}
     if len(fps) > 1:

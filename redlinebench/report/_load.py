@@ -196,6 +196,44 @@ class TrialRecord:
         """A gate failure of a floor baseline (``noop``): what it is for, not an alarm."""
         return self.status == "gate_failed" and self.agent in FLOOR_AGENTS
 
+    # -- the integrity audit (SPEC §5.1), as grading recorded it
+    @property
+    def integrity(self) -> Any:
+        """The grade's ``IntegrityReport``; None when the output was never audited (older grades)."""
+        from ..scoring import grade_integrity
+
+        return grade_integrity(self.grade) if self.grade else None
+
+    @property
+    def integrity_failed(self) -> bool:
+        """The gate failed on a fatal integrity finding (not for want of the author's work)."""
+        from ..scoring import integrity_failed
+
+        return self.grade is not None and integrity_failed(self.grade)
+
+    @property
+    def integrity_flagged(self) -> bool:
+        """Graded with at least one flagged finding (shown to the judges, refused by ``push``)."""
+        from ..scoring import integrity_flagged
+
+        return self.grade is not None and integrity_flagged(self.grade)
+
+    @property
+    def golden_integrity(self) -> Any:
+        """The golden baseline's audit of the task's own golden (metrics.json ``golden_integrity``):
+        an ``IntegrityReport``, a string when the audit was skipped, None when not recorded."""
+        from ..docx.integrity_types import IntegrityReport
+
+        raw = (self.metrics or {}).get("golden_integrity")
+        if not isinstance(raw, dict):
+            return None
+        if "skipped" in raw:
+            return str(raw["skipped"])
+        try:
+            return IntegrityReport.from_dict(raw)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
     @property
     def errored(self) -> bool:
         """No output to grade: the agent run failed, or the trial was never graded."""

@@ -34,6 +34,7 @@ from ._html import Markup, count, el, is_number, join, money, pct, plain, score1
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._fragments import FragmentCache, cache_dir
+from ._integrity import card_text, golden_findings, integrity_badge, summary_callout, trial_findings
 from ._redline import AuthorColours, fragment_for, render_annotated, render_path
 from ._pack import Packer
 from ._stats import cached_share, judge_agreement, mean, total
@@ -55,7 +56,8 @@ CARD_HELP = {
     "best@k": "the same score using each task's best trial (equals the score with one trial per task)",
     "trials": "graded trials that enter the score (gate failures included as 0); 'N of M' when some were not scored",
     "input groups": "distinct input contracts; their rubric variants and trials are averaged first",
-    "gate failures": "outputs with no tracked change or comment by the task author: reward 0",
+    "gate failures": "outputs with no tracked change or comment by the task author, or failed by the integrity audit: reward 0",
+    "integrity": "the integrity audit: trials whose gate failed on a fatal finding (reward 0) · trials graded with a flag",
     "judging incomplete": "trials whose judge panel did not finish: listed, not averaged",
     "errored": "trials whose agent run failed (provider or agent error) or that were never graded: listed, not averaged",
     "cached input": "agent input tokens read from the provider's prompt cache (billed at its cache price)",
@@ -224,10 +226,14 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
         cells = _cells_text(e)
         if cells:
             dl.append(("coverage", cells))
+        integrity = card_text(e, trials)
+        if integrity:
+            dl.insert(5, ("integrity", integrity))
         cards.append(el("div",
                         el("div", model, class_="model"),
                         el("div", f"{ro:.1f}" if ro is not None else "—",
                            el("small", " redline_overall" if ro is not None else " not scored"), class_="big"),
+                        el("a", f"integrity audit: {integrity}", href="#integrity", class_="alarm") if integrity else None,
                         el("dl", *[join([el("dt", k, title=CARD_HELP.get(k)), el("dd", v)]) for k, v in dl]),
                         class_="card", style=f"--c:{colours(model)}"))
     callouts = _callouts(run)
@@ -272,6 +278,9 @@ def _callouts(run: RunData) -> Markup:
         # nothing to read a score from: say so first, and do not describe a judge that judged nothing
         out.append(_errored_callout(run, other, title=f"Nothing was scored: {_nothing_scored(other)}"))
         other = []
+    alarm = summary_callout(run.trials, _trial_id)
+    if alarm is not None:
+        out.append(alarm)
     if scored and run.judge_method and "heuristic" in run.judge_method.lower():
         out.append(el("div", el("b", "Scored by the offline heuristic judge"),
                       "These numbers approximate the LLM judge panel for demos and smoke tests; they are not comparable with "
@@ -286,7 +295,8 @@ def _callouts(run: RunData) -> Markup:
     if notes:
         out.append(el("div", el("b", "Read the headline with care"), el("ul", *[el("li", n) for n in notes[:20]]),
                       class_="callout"))
-    gate = [t for t in run.trials if t.status == "gate_failed" and not t.expected_gate_failure]
+    # integrity failures are listed by the audit's callout above, with their findings
+    gate = [t for t in run.trials if t.status == "gate_failed" and not t.expected_gate_failure and not t.integrity_failed]
     if gate:
         out.append(el("div", el("b", f"{len(gate)} trial(s) failed the validity gate (scored 0, counted in the averages)"),
                       _list([el("li", el("a", t.task_id, href=f"#{_trial_id(t)}"), " · ", el("bdi", t.model), f" · trial {t.trial}: ",
@@ -389,7 +399,8 @@ def _task_table(run: RunData) -> Markup:
                        el("td", el("a", t.task_id, href=f"#{_trial_id(t)}", class_="mono")),
                        el("td", el("bdi", _breakable(t.model)), class_="model"),
                        reward_cell(t.reward),
-                       el("td", status_badge(t.status, expected=t.expected_gate_failure), data_v=t.status),
+                       el("td", status_badge(t.status, expected=t.expected_gate_failure), " " if integrity_badge(t) else None,
+                          integrity_badge(t), data_v="integrity_failed" if t.integrity_failed else t.status),
                        num_cell(t.trial if isinstance(t.trial, int) else None, str(t.trial)),
                        el("td", t.scenario or "—"), el("td", t.turn or "—"), el("td", t.side or "—"),
                        el("td", passed, class_="num", data_v=f"{n_pass / n_tot:.6f}" if is_number(n_pass) and is_number(n_tot) and n_tot else ""),
@@ -662,9 +673,10 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
     if t.expected_gate_failure:
         callouts.append(el("div", el("b", f"Validity gate failed, as {t.agent} does by design: reward 0 (the floor)"),
                         t.gate.get("reason") or "no reason recorded", class_="callout info"))
-    elif t.status == "gate_failed":
+    elif t.status == "gate_failed" and not (t.integrity_failed and t.integrity is not None):
         callouts.append(el("div", el("b", "Validity gate failed: reward 0"), t.gate.get("reason") or "no reason recorded",
                         class_="callout bad"))
+    callouts += [c for c in (trial_findings(t), golden_findings(t)) if c is not None]
     failures = [run.share(f) for f in _judge_failures(t)]
     if t.judging_incomplete:
         missing = t.missing_judges
@@ -708,7 +720,8 @@ def _trial_block(run: RunData, t: TrialRecord, colours: AuthorColours, golden_do
         annotated = el("p", "No annotated_view.md for this trial.", class_="small muted")
     return el("details",
               el("summary", el("bdi", t.model), " · trial ", str(t.trial), " · reward ", score100(t.reward), " ",
-                 status_badge(t.status, expected=t.expected_gate_failure)),
+                 status_badge(t.status, expected=t.expected_gate_failure), " " if integrity_badge(t) else None,
+                 integrity_badge(t)),
               _file_links(t, link_from), *callouts, el("h4", "Rubrics"), _rubric_table(t, notes), _diag_list(t, run.share), el("h4", "Redline"), redlines, annotated, transcript,
               class_="trial", id=dom)
 

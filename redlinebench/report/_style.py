@@ -59,6 +59,9 @@ table.sortable th[aria-sort=descending]::after{content:" ▼";font-size:10px}
 .b-fail{background:#fbe7e7;color:var(--bad);border-color:#efc1c1}
 .b-warn{background:#fff1d6;color:var(--warn);border-color:#f0d39b}
 .b-na{background:#eee;color:#555}
+.b-integrity{border-style:dashed}
+.card .alarm{display:block;margin:4px 0 0;color:var(--bad);font-weight:600;font-size:13px}
+.callout.integrity table{font-size:13px;margin-top:6px}
 .b-pen{background:#f3e8fb;color:#5b2a86;border-color:#dcc6ee}
 .reward{font-weight:600;font-variant-numeric:tabular-nums}
 .bar{display:inline-block;width:64px;height:8px;background:#ece9e1;border-radius:4px;vertical-align:middle;margin-left:6px;overflow:hidden}

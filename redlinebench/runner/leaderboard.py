@@ -21,10 +21,17 @@ def judging_incomplete_lines(rows: list[dict[str, Any]], limit: int = 5) -> list
             for r in rows[:limit]]
 
 
+#: The integrity audit's counts (SPEC §5.1): fatal findings fail the gate, flags are graded but shown.
+INTEGRITY_COLUMNS = (("n_integrity_failures", "integrity fail"), ("n_integrity_flags", "integrity flags"))
+
+
 def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, str]]:
     """One row per model, scores as 0-100 with one decimal (``redline_overall`` convention)."""
     rows = []
-    for e in summary.get("leaderboard", []):
+    entries = summary.get("leaderboard", [])
+    # shown only when some trial has them: most runs never do, and the table is wide already
+    integrity_cols = [(key, label) for key, label in INTEGRITY_COLUMNS if any(e.get(key) for e in entries)]
+    for e in entries:
         # no scored cell: the summary's [0.0, 0.0] placeholder is not an interval
         ci = e.get("ci") if e.get("overall_turn_weighted") is not None and e.get("ci") else [None, None]
         by_turn = e.get("by_turn") or {}
@@ -37,6 +44,8 @@ def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, str]]:
             row[f"side {side}"] = _pct(by_side.get(side))
         row["trials"] = str(e.get("n_trials", "-"))
         row["gate fail"] = str(e.get("n_gate_failures", "-"))
+        for key, label in integrity_cols:
+            row[label] = str(e.get(key) or 0)
         row["incomplete"] = str(e.get("n_incomplete", 0))
         row["judge"] = str(e.get("judge_method") or "-")
         rows.append(row)
@@ -70,3 +79,16 @@ def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
     grid_note = (summary.get("grid") or {}).get("note")
     for note in notes or ([grid_note] if grid_note else []):  # each model's missing cells, by name
         console.print(note, markup=False, highlight=False)
+    for line in integrity_lines(summary):
+        console.print(line, style="red", markup=False, highlight=False)
+
+
+def integrity_lines(summary: dict[str, Any]) -> list[str]:
+    """One line per model whose trials the integrity audit failed or flagged (none when clean)."""
+    lines = []
+    for e in summary.get("leaderboard", []):
+        failed, flagged = e.get("n_integrity_failures") or 0, e.get("n_integrity_flags") or 0
+        if failed or flagged:
+            lines.append(f"{e.get('model')}: integrity audit: {failed} trial(s) failed the gate on a fatal finding, "
+                         f"{flagged} graded with flags (see each grade.json's 'integrity')")
+    return lines

@@ -19,6 +19,7 @@ from typing import Any
 from ._ci import bootstrap_ci
 from ._diagnostics import GOLDEN_AGREEMENT_FIELDS
 from ._grade import DIAGNOSTIC_FIELDS, TrialGrade
+from ._integrity import integrity_counts
 from ._reward import rubric_satisfied
 from ._vote import PASS
 
@@ -193,6 +194,7 @@ def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
         "diagnostics": _means_of((g.diagnostics for g in scored), DIAGNOSTIC_FIELDS),
         "golden_agreement": _means_of((g.golden_agreement for g in scored), GOLDEN_AGREEMENT_FIELDS),
         "n_gate_failures": len(gate_failures),
+        **integrity_counts(scored),
         "n_trials": len(scored),
         "n_tasks": len({g.task_id for g in scored}),
         "n_input_groups": len(agg.group_scores),
@@ -277,5 +279,6 @@ def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
         "incomplete": incomplete,
         "n_gate_failures": len(gate_failures),
         "gate_failures": gate_failures,
+        **integrity_counts(g for g in parsed if g.scored),
         "warnings": warnings,
     }

@@ -356,12 +356,16 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
     summary = json.loads((run / "metrics_summary.json").read_text())
     [row] = summary["leaderboard"]
     assert row["grid_complete"] is True and row["n_incomplete"] == 0
-    missing = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
+    # the fixture's goldens drop the prior turn's insertion without a tracked change: the audit flags it
+    flagged = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
                       env={"HF_TOKEN": TOKEN})
+    assert flagged.exit_code == 1 and "5 flagged (silent_reject x5)" in flagged.output
+    missing = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
+                      "--force", env={"HF_TOKEN": TOKEN})
     assert missing.exit_code == 1 and "(repository or revision not found)" in missing.output
     fake_hub.seed("org/golden", {"README.md": "# golden baseline"})
     pushed = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
-                     "--revision", "abc123", env={"HF_TOKEN": TOKEN})
+                     "--revision", "abc123", "--force", env={"HF_TOKEN": TOKEN})
     assert pushed.exit_code == 0, pushed.output
     [entry] = parse_eval_result_entries(yaml.safe_load(fake_hub.files_at("org/golden")[hub.RESULTS_PATH]))
     assert entry.value == row["redline_overall"] == round(100 * row["overall_turn_weighted"], 1)
@@ -424,3 +428,50 @@ def test_a_pushed_dataset_loads_back_through_the_task_loader_at_its_commit(tmp_p
     for task_id in original.ids:
         assert loaded.get(task_id).rubrics == original.get(task_id).rubrics
     assert loaded.source.kind == "hub" and loaded.source.revision == sha
+
+
+def _with_integrity(run: Path, *findings_per_trial: list[dict]) -> None:
+    """Record the integrity audit in the run's grades, one list of findings per grade (in path order)."""
+    for path, findings in zip(sorted(run.glob("trials/**/grade.json")), findings_per_trial):
+        grade = json.loads(path.read_text())
+        fatal = [f for f in findings if f["severity"] == "fatal"]
+        grade["integrity"] = {"passed": not fatal, "version": "integrity-v1", "findings": findings}
+        if fatal:
+            grade.update(status="gate_failed", gate={"passed": False, "reason": f"integrity: {fatal[0]['kind']}"},
+                         score={"weighted": 0.0})
+        path.write_text(json.dumps(grade))
+
+
+def test_a_run_the_integrity_audit_flagged_is_refused_in_one_line_unless_forced(tmp_path, fake_hub):
+    run = _run_dir(tmp_path, [_row()], statuses=("graded", "graded", "graded"))
+    _with_integrity(run,
+                    [{"kind": "untracked_change", "severity": "fatal", "paragraph_id": "p-012", "detail": "q"}],
+                    [{"kind": "silent_reject", "severity": "flag", "detail": "q"},
+                     {"kind": "judge_directed_text", "severity": "flag", "detail": "q"}],
+                    [])
+    fake_hub.seed("org/model", {"config.json": "{}"})
+    res = _invoke("push", "results", str(run), "--model-repo", "org/model", env={"HF_TOKEN": TOKEN})
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    [line] = [ln for ln in res.output.splitlines() if "integrity" in ln]
+    assert "integrity audit found problems in 2 trial(s): 1 failed the gate, 1 flagged" in line
+    assert "judge_directed_text x1, silent_reject x1, untracked_change x1" in line and "--force" in line
+    assert fake_hub.commits == []
+    forced = _invoke("push", "results", str(run), "--model-repo", "org/model", "--force", env={"HF_TOKEN": TOKEN})
+    assert forced.exit_code == 0, forced.output
+    assert "integrity audit found problems in 2 trial(s)" in forced.output and len(fake_hub.commits) == 1
+
+
+def test_a_summary_alone_is_refused_on_its_integrity_counts(tmp_path):
+    summary = tmp_path / "metrics_summary.json"
+    summary.write_text(json.dumps({"judge_method": "panel", "leaderboard": [
+        _row(judges=JUDGES, n_integrity_failures=0, n_integrity_flags=3)]}))
+    with pytest.raises(HubError, match=r"problems in 3 trial\(s\): 0 failed the gate, 3 flagged; see"):
+        hub.plan_results_push(summary, model_repo="org/model")
+    plan, problems = hub.plan_results_push(summary, model_repo="org/model", force=True)
+    assert any("3 flagged" in p for p in problems)
+
+
+def test_a_clean_audit_is_no_problem(tmp_path):
+    run = _run_dir(tmp_path, [_row()])
+    _with_integrity(run, [])
+    assert hub.integrity_problem(hub.load_results(run), _row()) is None

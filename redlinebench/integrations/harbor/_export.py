@@ -100,6 +100,23 @@ exec redlinebench verify \\
 """
 
 
+#: The version of what a container agent reads beyond the task's own brief (``container_mechanics``),
+#: recorded in every exported task.toml's ``[metadata]``: Harbor results of different brief versions
+#: are not comparable. harbor-brief-2: says every change must be tracked and what the integrity audit
+#: (SPEC §5.1) refuses.
+BRIEF_VERSION = "harbor-brief-2"
+
+#: What the verifier's integrity audit refuses, as the container brief and ``doc --help`` say it.
+INTEGRITY_RULES = (
+    "Every change must be a tracked change or a comment. The verifier compares your file with the "
+    "original contract and scores 0 (no judge reads it) when it finds: text added, removed or altered "
+    "without tracking (editing the .docx with python-docx or by hand does exactly that); revisions or "
+    "comments under any author name other than yours; the other side's revisions or comments altered; "
+    "hidden text (hidden, white or tiny font). Silently removing the other side's revisions or comments, "
+    "and text addressed to the grader or judges, are flagged, shown to the judges and keep the result "
+    "off the leaderboard."
+)
+
 #: The in-process tool API of a local run, and the ``redlinebench doc`` command doing the same in a container.
 TOOL_COMMANDS = {
     "read_document": "redlinebench doc read",
@@ -142,6 +159,8 @@ def container_mechanics(author: str) -> str:
         "Every edit is recorded as a native Word tracked change (`w:ins`/`w:del`) with a margin comment, under "
         f"the author name **`{author}`** (pass it exactly as `--author`). Do not accept or delete the other "
         "side's revisions silently: respond to them with tracked changes and replies.\n\n"
+        f"**Integrity.** {INTEGRITY_RULES} Make every change with the `redlinebench doc` commands above, which "
+        "track everything.\n\n"
         f"## Deliverable (Harbor)\n\nWhen the redline is ready to send, leave it at `{out}`: that file, the same "
         f"document as `{APP_DIR}/contract.docx` with your tracked changes and comments, is what is graded.\n"
     )
@@ -160,8 +179,10 @@ def container_instruction(instruction: str, author: str) -> str:
     left elsewhere in the brief is mapped to its command in a closing note, so the brief never
     offers tools the container does not have.
     """
-    if OUTPUT_PATH in instruction and not _TOOL_NAME.search(instruction):
-        return instruction  # already written for the container
+    if OUTPUT_PATH in instruction and not _TOOL_NAME.search(instruction):  # already written for the container
+        if INTEGRITY_RULES in instruction:
+            return instruction
+        return instruction.rstrip("\n") + f"\n\n**Integrity.** {INTEGRITY_RULES}\n"
     mechanics = container_mechanics(author)
     text, n = _MECHANICS.subn(lambda _m: mechanics + "\n", instruction, count=1)
     if not n:
@@ -189,6 +210,7 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     metadata = dict(data.get("metadata") or {})
     for key, value in task.metadata().items() if hasattr(task, "metadata") else ():
         metadata.setdefault(key, value)
+    metadata["redlinebench_brief_version"] = BRIEF_VERSION
     data["metadata"] = metadata
     output_dir = str(Path(OUTPUT_PATH).parent)
     artifacts = list(data.get("artifacts") or [])

@@ -40,6 +40,8 @@ class ImportReport:
     imported: list[Path] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)      # already imported (same Harbor trial)
     errored: list[str] = field(default_factory=list)      # imported as errored rows
+    audited: list[str] = field(default_factory=list)      # graded without the integrity audit: audited here
+    unaudited: list[str] = field(default_factory=list)    # graded without it and not auditable (no --source)
     summary_path: Path | None = None
 
 
@@ -207,6 +209,7 @@ def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | No
     trials = [read_trial(p) for p in find_trials(jobs_dir)]
     _check_task_ids(trials)
     report = ImportReport()
+    taskset = _taskset(source)
     trials_root = run_dir / "trials"
 
     # What earlier imports already brought in: Harbor trial path -> our trial dir.
@@ -236,15 +239,15 @@ def import_harbor(jobs_dir: str | Path, run_dir: str | Path, *, source: str | No
             number = next(n for n in range(1, len(used) + 2) if n not in used)
             used.add(number)
             dest = trials_root / slug(model) / task_id / str(number)
-            _import_one(trial, dest, number, report)
+            _import_one(trial, dest, number, report, taskset)
     run_dir.mkdir(parents=True, exist_ok=True)
-    _write_import_config(run_dir, jobs_dir, source)
+    _write_import_config(run_dir, jobs_dir, source, taskset)
     if summarize:
         report.summary_path = write_summary(run_dir)
     return report
 
 
-def _write_import_config(run_dir: Path, jobs_dir: Path, source: str | None) -> None:
+def _write_import_config(run_dir: Path, jobs_dir: Path, source: str | None, taskset: Any = None) -> None:
     """config.json of an imported run: which Harbor jobs, and (with ``source``) which task set."""
     path = run_dir / "config.json"
     cfg: dict[str, Any] = _load_json_file(path) if path.is_file() else {}
@@ -260,7 +263,7 @@ def _write_import_config(run_dir: Path, jobs_dir: Path, source: str | None) -> N
         from ...runner.record import data_record
         from ...tasks import load_tasks
 
-        taskset = load_tasks(source)
+        taskset = taskset if taskset is not None else load_tasks(source)
         ids = sorted({d.name for d in (run_dir / "trials").glob("*/*") if d.is_dir()})
         unknown = [i for i in ids if i not in taskset]
         if unknown:
@@ -272,7 +275,42 @@ def _write_import_config(run_dir: Path, jobs_dir: Path, source: str | None) -> N
     _atomic_write(path, json.dumps(cfg, indent=2) + "\n")
 
 
-def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportReport) -> None:
+def _taskset(source: str | None) -> Any:
+    """The task set the trials were exported from (None without ``source``): the audit's inputs."""
+    if source is None:
+        return None
+    from ...tasks import load_tasks
+
+    return load_tasks(source)
+
+
+def audit_imported(grade: dict[str, Any], trial: HarborTrial, taskset: Any, report: ImportReport) -> dict[str, Any]:
+    """A grade its verifier wrote without the integrity audit (a wheel older than SPEC §5.1), audited
+    now against the task's input when the task set is known; otherwise listed as unaudited."""
+    recorded = grade.get("integrity")
+    ran = isinstance(recorded, Mapping) and recorded.get("skipped") is None
+    if ran or grade.get("status") not in ("graded", "gate_failed"):
+        return grade
+    output = trial.path / "verifier" / "redline.docx"
+    task = taskset.get(trial.task_id) if taskset is not None and trial.task_id in taskset else None
+    if task is None or not output.is_file():
+        report.unaudited.append(trial.name)
+        return grade
+    from ...docx import RedlineDocument
+    from ...docx.integrity import audit
+    from ...scoring import with_integrity
+
+    try:
+        original = RedlineDocument.open(task.contract_path)
+        produced = RedlineDocument.open(output)
+    except Exception:  # noqa: BLE001  the verifier's gate already judged an output that does not open
+        report.unaudited.append(trial.name)
+        return grade
+    report.audited.append(trial.name)
+    return with_integrity(grade, audit(original, produced, task.author))
+
+
+def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportReport, taskset: Any = None) -> None:
     tmp = dest.with_name(f".{dest.name}.partial")
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "harbor").mkdir(parents=True)
@@ -287,6 +325,8 @@ def _import_one(trial: HarborTrial, dest: Path, number: int, report: ImportRepor
             problem = _grade_problem(grade, trial.path / "verifier" / "grade.json")
             if problem:
                 grade = None
+            else:
+                grade = audit_imported(grade, trial, taskset, report)
         if grade is None:
             reason = problem or trial.exception or (
                 "the verifier wrote no grade.json (not a redlinebench verifier?)"
