@@ -1,7 +1,8 @@
-"""Round trip of the agent's read view (issue 16, item 2): a reader of its documented grammar
-(tests/docx/viewgrammar.py ``parse_read``) recovers every body revision (kind, author, paragraph,
-and the text as the appendix shows it: trimmed, clipped at 200), every comment anchor (paragraphs,
-anchor text clipped at 120) and every paragraph's clause number and current text.
+"""Round trip of the agent's read view (issues 16 and 25): a reader of its documented grammar
+(tests/docx/viewgrammar.py ``parse_read``) recovers every body revision (kind, author, text,
+paragraph), every comment (author, parent, resolved, and its anchor: paragraphs and text) and every
+paragraph's clause number and current text, from the inline marks, notes and threads alone: no
+appendix, nothing clipped.
 
 The read view writes document text verbatim and line breaks as `` ↵ ``, so this property is drawn
 on documents whose text holds no marker characters and no line breaks (docs/VIEWS.md "Read view",
@@ -27,6 +28,7 @@ SHIPPED = shipped_redlines()
 
 def assert_round_trip(doc) -> None:
     view = doc.read_view()
+    assert "## Tracked changes" not in view and "rev-" not in view   # every change once, inline
     parsed, engine = parse_read(view), engine_read_facts(doc)
     assert parsed == engine, parsed.diff(engine) + "\n" + view
 
