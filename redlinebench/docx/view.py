@@ -300,7 +300,7 @@ def read_view(doc, *, reader: str | None = None, first: int | None = None, last:
     else:
         scope = (f"paragraphs {_one_line(shown[0].id)}..{_one_line(shown[-1].id)} of {n}"
                  + (f" ({_one_line(label)})" if label else ""))
-    lines = [f"# {name}: {scope}, one a line: [paragraph id] clause number text [notes]", LEGEND,
+    lines = [f"# {name}: {scope}. Line: [paragraph id] clause number text [notes]", LEGEND,
              read_legend(doc, reader), ""]
     threads = _Threads(doc, aliases, shown)
     lines.extend(threads.block(para) for para in shown)

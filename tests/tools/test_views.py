@@ -138,7 +138,7 @@ def test_a_reply_shows_the_thread_paragraph(session):
 def test_results_go_to_the_model_as_text_beside_small_json(session):
     read = session.dispatch("read_document", {})
     message = tool_message(read)
-    assert message == read["view"] and message.startswith("# contract.docx: 80 paragraphs,")
+    assert message == read["view"] and message.startswith("# contract.docx: 80 paragraphs.")
     assert '\\"' not in message and "\\n" not in message   # nothing escaped
     pid = session.doc.paragraphs[3].id
     word = session.doc.paragraphs[3].text.split()[1]
