@@ -227,9 +227,10 @@ def main() -> None:
         return
     ref, before = agent2_rows(args.agent2_ref, task_ids)
     version = rows[0]["version"] if rows else "?"
-    print(f"\nthe same episodes, agent-2 (tree of {ref}) beside {version} (this tree), in this run:")
-    print(f"  {'task':<20} {'route':<10} {'caching':<8} {'agent-2 in':>10} {version + ' in':>10} "
-          f"{'agent-2 billed':>14} {version + ' billed':>14} {'ratio':>6}")
+    was_version = before[0]["version"] if before else "?"
+    print(f"\nthe same episodes, {was_version} (tree of {ref}) beside {version} (this tree), in this run:")
+    print(f"  {'task':<20} {'route':<10} {'caching':<8} {was_version + ' in':>10} {version + ' in':>10} "
+          f"{was_version + ' billed':>14} {version + ' billed':>14} {'ratio':>6}")
     old = {(r["task"], r["route"], r["cache"]): r for r in before}
     for row in rows:
         was = old.get((row["task"], row["route"], row["cache"]))
