@@ -97,8 +97,9 @@ def _content(walk, aliases: dict[str, str], markers: "_Markers") -> str:
     outer_change = inner_change = None
 
     def put(piece) -> None:
-        holder = inner_change or outer_change
-        (holder.pieces if holder is not None else top).append(piece)
+        if piece:   # a marker of a comment not shown writes nothing: it must not split a replacement
+            holder = inner_change or outer_change
+            (holder.pieces if holder is not None else top).append(piece)
 
     for i, atom in enumerate(walk.atoms):
         if atom.kind == "text" and not atom.text and i not in at:
@@ -119,8 +120,10 @@ def _content(walk, aliases: dict[str, str], markers: "_Markers") -> str:
             inner, inner_change = want_inner, _Change(atom.kind, _alias(aliases, want_inner.get(_W_AUTHOR)))
             outer_change.pieces.append(inner_change)
         put(_one_line(atom.text))
+    outer_change = inner_change = None   # markers after the last character stand after its change
     for i in sorted(at):
-        top.extend(markers.write(m) for m in at[i])
+        for m in at[i]:
+            put(markers.write(m))
     out: list[str] = []
     k = 0
     while k < len(top):

@@ -196,6 +196,27 @@ def test_read_view_shows_other_side_changes_inline():
     assert "rev-" not in view and "## Tracked" not in view   # stated once, inline
 
 
+def test_a_replacement_is_one_mark_only_for_one_author_with_nothing_between():
+    """issue 25: a deletion directly followed by the same author's insertion reads as one mark."""
+    doc = open_body(p(r_("Pay in "), dele("thirty", author="Me", rid=3), ins(r_("sixty"), author="Me", rid=4),
+                      r_(" days, "), dele("net", author="Me", rid=5), ins(r_("gross"), author="Them", rid=6),
+                      r_(" of "), dele("tax", author="Me", rid=7), r_(" "), ins(r_("VAT"), author="Me", rid=8)))
+    line = doc.read_view().split("\n\n", 1)[1].splitlines()[0]
+    assert line == "[p-001] Pay in {-thirty+sixty}A1 days, {-net}A1{+gross}A2 of {-tax}A1 {+VAT}A1"
+
+
+def test_a_comment_spanning_paragraphs_ends_by_name_and_a_partial_read_keeps_its_thread():
+    comments = ('<w:comment w:id="4" w:author="Them" w:date="2025-01-01T00:00:00Z"><w:p><w:r><w:t>Both.</w:t>'
+                '</w:r></w:p></w:comment>')
+    body = (p("One ", '<w:commentRangeStart w:id="4"/>', r_("two")) + p("three", '<w:commentRangeEnd w:id="4"/>',
+                                                                     '<w:r><w:commentReference w:id="4"/></w:r>', " four"))
+    doc = open_body(body, comments=comments)
+    assert doc.read_view().split("\n\n", 1)[1] == ("[p-001] One <cmt-4>two\ncmt-4 A1 2025-01-01 00:00: Both.\n"
+                                                    "[p-002] three</cmt-4> four\n")
+    part = doc.read_view(first=1, last=1).split("\n\n", 1)[1]
+    assert part == "[p-002] three</cmt-4> four\ncmt-4 A1 2025-01-01 00:00: Both.\n"
+
+
 def test_annotated_view_attribution():
     doc = open_body(p(r_("Pay in "), dele("thirty", author="Me", rid=3), ins(r_("sixty"), author="Me", rid=4),
                       r_(" days"), ins(r_(" net"), author="Them", rid=5)))
