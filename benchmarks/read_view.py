@@ -22,7 +22,7 @@ import importlib.util
 import os
 import subprocess
 import sys
-import tempfile
+import types
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,16 +58,12 @@ def agent2_ref() -> str:
 
 
 def old_view_module(ref: str):
-    """``redlinebench/docx/view.py`` as it is on ``ref``, loaded beside today's engine modules."""
+    """``redlinebench/docx/view.py`` as it is on ``ref``, run as a module of today's package."""
     source = subprocess.run(["git", "-C", str(REPO), "show", f"{ref}:redlinebench/docx/view.py"],
                             check=True, capture_output=True, text=True).stdout
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "view_agent2.py"
-        path.write_text(source, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location("redlinebench.docx._view_agent2", path)
-        module = importlib.util.module_from_spec(spec)
-        module.__package__ = "redlinebench.docx"
-        spec.loader.exec_module(module)
+    module = types.ModuleType("redlinebench.docx._view_agent2")
+    module.__package__ = "redlinebench.docx"
+    exec(compile(source, f"{ref}:redlinebench/docx/view.py", "exec"), module.__dict__)   # noqa: S102
     return module
 
 
