@@ -408,7 +408,10 @@ class _Threads:
 def paragraph_line(para, aliases: dict[str, str], markers: _Markers) -> str:
     """One paragraph's line: ``[p-014] 3.3.5 text [notes]``."""
     number = f"{_one_line(para.number)} " if para.number else ""
-    return (f"[{_one_line(para.id)}] {number}{_content(para.walk(), aliases, markers)}"
+    # a paragraph with no change and no comment marker is its text: no need to walk it again
+    plain = not para.markers and all(s.kind == "text" for s in para.segments)
+    content = _one_line(para.text) if plain else _content(para.walk(), aliases, markers)
+    return (f"[{_one_line(para.id)}] {number}{content}"
             f"{_notes(para, aliases, _first_of_row(para))}")
 
 
