@@ -3,15 +3,20 @@
 Every tracked change carries its own author tag right after it (``++new++[A1]``, ``~~old~~[A2]``);
 a deletion inside another author's insertion is written inside it (``++kept ~~struck~~[A2] kept++[A1]``),
 so no marker run is ambiguous; structure (tables, paragraph marks, formatting) is written as
-bracketed notes. Document text is escaped (``\\+ \\~ \\[ \\] \\{ \\} \\\\``, line breaks as ``\\n``), so
-nothing the document says can read as markup: every unescaped marker was written here. A reader
-of the grammar recovers every body revision (kind, author, text, paragraph) and every comment
-anchor; tests/docx/test_annotated_grammar.py holds the parser that checks it.
+bracketed notes. Document text is escaped (``\\+ \\~ \\[ \\] \\{ \\} \\\\``, line breaks as ``\\n``;
+lookalikes of those characters, bidirectional and other invisible controls as ``\\uXXXX``), so
+nothing the document says can read as markup: every unescaped marker was written here. Text in
+text boxes and shapes gets its own lines, text a Word reader cannot see is marked, and the
+integrity audit's findings (SPEC §5.1) stand as notes where they apply. A reader of the grammar
+recovers every revision (kind, author, text, paragraph) and every comment anchor;
+tests/docx/test_annotated_grammar.py holds the parser that checks it.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
 from .runs import W_AUTHOR as _W_AUTHOR
@@ -19,15 +24,50 @@ from .runs import W_DELTEXT as _W_DELTEXT
 from .runs import REVISION_WRAPPERS, W_PPR, W_PPRCHANGE, W_RPRCHANGE
 from .runs import W_T as _W_T
 from .runs import W_TR as _W_TR
-from .runs import Walk
+from .runs import Walk, walk_paragraph
+from .hidden import Visibility
+from .textboxes import box_paragraphs
 from .view import _whole
 
 #: Bump on any change to the annotated view's form: the judge prompt's version includes it.
-ANNOTATED_VIEW_VERSION = "av2"
+#: av3: lookalike markup and invisible controls escaped, text boxes shown, hidden text marked,
+#: integrity audit notes.
+ANNOTATED_VIEW_VERSION = "av3"
 
 _ESCAPED = frozenset("\\+~[]{}")
 _BREAK_ESCAPES = {"\n": "\\n", "\r": "\\r"}
-_OTHER_BREAKS = frozenset("\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+#: What a lookalike would pass for: a character whose compatibility form (NFKC) holds one of these
+#: is written as a code escape (fullwidth U+FF0B, small form U+FE62, superscript U+207A...).
+_MARKUP_CHARS = frozenset('\\+~[]{}"')
+#: Lookalikes NFKC leaves alone: heavy plus/minus signs, tildes and wave dashes, and the square,
+#: curly and lenticular brackets of other scripts and of mathematics.
+_CONFUSABLE = frozenset(
+    "\u02d6\u02dc\u02f7\u1fc0\u2053\u2064\u223c\u223d\u2241\u2307\u2795\u2796\u29fe\u301c\u3030"  # + ~
+    "\u2045\u2046\u2308\u2309\u230a\u230b\u23a1\u23a2\u23a3\u23a4\u23a5\u23a6\u23a7\u23a8\u23a9\u23aa"
+    "\u23ab\u23ac\u23ad\u2774\u2775\u27e6\u27e7\u27ec\u27ed\u2983\u2984\u298b\u298c\u298d\u298e"
+    "\u298f\u2990\u3010\u3011\u3014\u3015\u3016\u3017\u3018\u3019\u301a\u301b\ufe47\ufe48"
+    "\ufe5d\ufe5e\uff62\uff63"  # [ ] { }
+    "\u2216\u29f5\u29f9\ufe68")  # backslash
+#: Categories written as code escapes: controls, format characters (bidirectional overrides and
+#: isolates U+202A-202E/2066-2069, marks U+200E/200F/061C, zero widths, tag characters), line and
+#: paragraph separators, surrogates, private use and unassigned code points.
+_CODE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+
+
+@lru_cache(maxsize=4096)
+def _escaped_char(ch: str) -> str:
+    """One non-ASCII or control character as the view writes it (itself when it is plain)."""
+    if ch in _BREAK_ESCAPES:
+        return _BREAK_ESCAPES[ch]
+    if ch == "\t":
+        return ch
+    code = ord(ch)
+    if (unicodedata.category(ch) in _CODE_CATEGORIES or ch in _CONFUSABLE
+            or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF          # variation selectors
+            or (code > 0x7F and not _MARKUP_CHARS.isdisjoint(unicodedata.normalize("NFKC", ch)))):
+        return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return ch
+
 
 LEGEND = """\
 # Annotated redline (grammar: docs/VIEWS.md). Each line: [paragraph id and clause number] text.
@@ -37,24 +77,30 @@ LEGEND = """\
 # {cmt-N> ... {<cmt-N} = the text comment N is anchored on; {cmt-N} = a comment's point anchor.
 # [notes] in brackets describe the paragraph: [table], [table row] (first paragraph of a row),
 # [new paragraph by A1], [paragraph deleted by A1], [¶ inserted by A1] (a paragraph break added),
-# [formatting changed by A1: "text"]. A backslash makes the next character plain document text
-# (\\+ \\~ \\[ \\] \\{ \\} \\\\), \\n is a line break: brackets, ++ and ~~ without one are markup."""
+# [formatting changed by A1: "text"].
+# [p-012/tb1.2] = paragraph 2 of text box (or shape) 1 anchored in p-012; [in text box inserted
+# by A1] = the whole box is A1's tracked insertion.
+# {hidden>text{<hidden} = text a reader of the document in Word cannot see (hidden formatting,
+# font coloured like the background, under 4 pt); [hidden from a Word reader: why] says why.
+# [audit <kind>: detail] = a finding of the grader's integrity audit (software, not the agent).
+# A backslash makes the next character plain document text (\\+ \\~ \\[ \\] \\{ \\} \\\\);
+# \\n is a line break, \\uXXXX a character written by its code (lookalikes and invisible marks).
+# Brackets, braces, ++ and ~~ without a backslash are markup."""
 
 
 def escape(text: object, *, quote: bool = False) -> str:
-    """Document text made inert in the view: marker characters escaped, line breaks as escapes."""
+    """Document text made inert in the view: marker characters escaped, line breaks as escapes,
+    lookalikes of the markers and invisible or direction-changing characters as code escapes."""
     if text is None:
         return ""
     out = []
     for ch in str(text):
         if ch in _ESCAPED or (quote and ch == '"'):
             out.append("\\" + ch)
-        elif ch in _BREAK_ESCAPES:
-            out.append(_BREAK_ESCAPES[ch])
-        elif ch in _OTHER_BREAKS:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
+        elif " " <= ch <= "~":
             out.append(ch)
+        else:
+            out.append(_escaped_char(ch))
     return "".join(out)
 
 
@@ -85,6 +131,17 @@ def author_aliases(doc, focus_author: str | None, walks: Sequence[Walk] | None =
                 add(atom.outer.get(_W_AUTHOR))
         for mark in mark_revisions(para.element):
             add(mark.get(_W_AUTHOR))
+        for _pid, inner, box in box_paragraphs(para.element, para.id):
+            if box.rev is not None:
+                add(box.rev.get(_W_AUTHOR))
+            for atom in walk_paragraph(inner).atoms:
+                for wrapper in (atom.rev, atom.outer):
+                    if wrapper is not None:
+                        add(wrapper.get(_W_AUTHOR))
+            for mark in mark_revisions(inner):
+                add(mark.get(_W_AUTHOR))
+            for change in inner.iter(W_RPRCHANGE, W_PPRCHANGE):
+                add(change.get(_W_AUTHOR))
     for rev in doc.revisions:
         add(rev.author)
     for c in doc.comments:
@@ -92,7 +149,12 @@ def author_aliases(doc, focus_author: str | None, walks: Sequence[Walk] | None =
     return {name: f"A{i + 1}" for i, name in enumerate(names)}
 
 
-def annotated_view(doc, *, focus_author: str | None = None) -> str:
+def annotated_view(doc, *, focus_author: str | None = None, findings: Sequence | None = None) -> str:
+    """The judge's view of ``doc``; ``findings`` (``IntegrityFinding``s of the audit) become notes.
+
+    A finding stands as a note on the line of its paragraph (or text-box paragraph), on its
+    comment's appendix line when it names a comment, else in a findings block after the comments.
+    """
     walks = [para.walk() for para in doc.paragraphs]
     aliases = author_aliases(doc, focus_author, walks)
     lines = [LEGEND, "# Authors:"]
@@ -104,22 +166,69 @@ def annotated_view(doc, *, focus_author: str | None = None) -> str:
     if not aliases:
         lines.append("#   (no tracked changes or comments)")
     lines.append("")
+    notes = _finding_notes(findings)
     comments = doc.comments
     ranged = _ranged_comments(doc.paragraphs)
     fmt_changes = _format_changes_by_paragraph(doc.body)
+    seen = Visibility(doc)
     previous_row = None
     for para, walk in zip(doc.paragraphs, walks):
         row = _row_of(para) if para.in_table else None
         lines.append(annotated_line(para, aliases, fmt_changes.get(para.element, ()), ranged,
-                                    row_start=row is not None and row is not previous_row, walk=walk))
+                                    row_start=row is not None and row is not previous_row, walk=walk,
+                                    visibility=seen, audit=notes.pop(para.id, ())))
         previous_row = row
+        lines.extend(_box_lines(para.element, para.id, aliases, ranged, seen, notes, fmt_changes))
     lines.append("")
     lines.append(f"## Comments ({len(comments)})")
     for c in comments:
-        lines.append(_comment_line(c, aliases))
+        lines.append(_comment_line(c, aliases) + "".join(f" [{n}]" for n in notes.pop(c.id, ())))
     if not comments:
         lines.append("(none)")
+    left = [(where, n) for where, items in notes.items() for n in items]
+    if left:
+        lines.append("")
+        lines.append(f"## Integrity audit ({len(left)} more finding(s) of the grader's software)")
+        lines.extend(f"{escape(where) if where else 'document'}: [{n}]" for where, n in left)
     return "\n".join(lines) + "\n"
+
+
+def _finding_notes(findings: Sequence | None) -> dict:
+    """Where (paragraph or comment id, None for the document) -> the notes of its findings."""
+    out: dict = {}
+    for f in findings or ():
+        kind = "".join(ch for ch in str(getattr(f, "kind", "")) if ch.isalnum() or ch == "_") or "finding"
+        note = f"audit {kind}: {escape(' '.join(str(getattr(f, 'detail', '')).split()))}"
+        out.setdefault(getattr(f, "paragraph_id", None), []).append(note)
+    return out
+
+
+def _box_lines(host, head: str, aliases: dict[str, str], ranged: set[int], seen: Visibility,
+               notes: dict, fmt_changes: dict) -> list[str]:
+    """One line per paragraph of each text box anchored in ``host`` (boxes in boxes follow theirs).
+
+    A box paragraph's mark changes are written in their ``[¶ ... by A1]`` form: a box is not
+    numbered or split into the body's paragraphs, so "whole paragraph" notes add nothing.
+    """
+    lines: list[str] = []
+    for pid, p, box in box_paragraphs(host, head):
+        where = []
+        if box.rev is not None:
+            who = aliases.get(box.rev.get(_W_AUTHOR) or "", "A?")
+            where.append(f"in text box {_BOX_NOTE.get(box.kind, box.kind)} by {who}")
+        content, hidden = _content(walk_paragraph(p), aliases, ranged, seen)
+        after = [f"{_MARK_NOTE[MARK_TAGS[m.tag]]} by {aliases.get(m.get(_W_AUTHOR) or '', 'A?')}"
+                 for m in mark_revisions(p)]
+        after += [n for n in (_format_note(c, aliases) for c in fmt_changes.get(p, ())
+                              if c.tag in (W_PPRCHANGE, W_RPRCHANGE)) if n]
+        after += [f"hidden from a Word reader: {', '.join(hidden)}"] if hidden else []
+        after += list(notes.pop(pid, ()))
+        lines.append(f"[{escape(pid)}]" + "".join(f" [{x}]" for x in where) + (" " + content if content else "")
+                     + "".join(f" [{x}]" for x in after))
+    return lines
+
+
+_BOX_NOTE = {"ins": "inserted", "del": "deleted", "move_to": "moved here", "move_from": "moved away"}
 
 
 def _ranged_comments(paragraphs) -> set[int]:
@@ -173,20 +282,31 @@ def _marker(m, ranged: set[int]) -> str:
     return "" if m.comment_id in ranged else f"{{cmt-{m.comment_id}}}"
 
 
-def _content(walk: Walk, aliases: dict[str, str], ranged: set[int]) -> str:
-    """The paragraph's text with its changes and comment markers, in document order.
+def _content(walk: Walk, aliases: dict[str, str], ranged: set[int],
+             visibility: Visibility | None = None) -> tuple[str, list[str]]:
+    """The paragraph's text with its changes and comment markers, in document order, and why any
+    of it is hidden from a Word reader (each reason once).
 
     Atoms are grouped by their outermost revision wrapper: a deletion inside an insertion is
-    written inside that insertion, each wrapper (one revision) with one tag.
+    written inside that insertion, each wrapper (one revision) with one tag. Hidden text is
+    enclosed in ``{hidden>`` ... ``{<hidden}`` inside whatever change holds it.
     """
     at: dict[int, list] = {}
     for m in walk.markers:
         at.setdefault(m.index, []).append(m)
     out: list[str] = []
+    reasons: list[str] = []
     top = None        # the open outermost wrapper (None: plain text)
     top_kind = ""
     inner = None      # the open nested deletion inside it
     inner_kind = ""
+    hidden = False    # a {hidden> is open
+
+    def close_hidden() -> None:
+        nonlocal hidden
+        if hidden:
+            out.append("{<hidden}")
+            hidden = False
 
     def close_inner() -> None:
         nonlocal inner
@@ -206,6 +326,9 @@ def _content(walk: Walk, aliases: dict[str, str], ranged: set[int]) -> str:
             continue
         want_top = atom.outer if atom.outer is not None else atom.rev
         want_inner = atom.rev if atom.outer is not None else None
+        why = visibility.reason(atom.run) if visibility is not None and atom.text else None
+        if hidden and (why is None or i in at or want_top is not top or want_inner is not inner):
+            close_hidden()
         if want_top is not top:
             close_top()
         elif want_inner is not inner:
@@ -218,11 +341,18 @@ def _content(walk: Walk, aliases: dict[str, str], ranged: set[int]) -> str:
         if want_inner is not None and inner is None:
             inner, inner_kind = want_inner, atom.kind
             out.append("~~")
+        if why is not None:
+            if why not in reasons:
+                reasons.append(why)
+            if not hidden:
+                out.append("{hidden>")
+                hidden = True
         out.append(escape(atom.text))
+    close_hidden()
     close_top()
     for i in sorted(at):
         out.extend(_marker(m, ranged) for m in at[i])
-    return "".join(out)
+    return "".join(out), reasons
 
 
 _WHOLE_NOTE = {"para_ins": "new paragraph", "para_del": "paragraph deleted",
@@ -246,10 +376,15 @@ def _format_note(change, aliases: dict[str, str]) -> str | None:
 
 
 def annotated_line(para, aliases: dict[str, str], fmt_changes=(), ranged: set[int] = frozenset(),
-                   *, row_start: bool = False, walk: Walk | None = None) -> str:
-    """One paragraph: ``[id number]``, leading notes, the text with its changes, trailing notes."""
+                   *, row_start: bool = False, walk: Walk | None = None, visibility: Visibility | None = None,
+                   audit: Sequence[str] = ()) -> str:
+    """One paragraph: ``[id number]``, leading notes, the text with its changes, trailing notes.
+
+    ``audit``: notes of integrity findings on this paragraph; judge-directed text is flagged
+    before the text, so a judge reads the flag before the words it concerns.
+    """
     head = f"[{escape(para.id)}" + (f" {escape(para.number)}" if para.number else "") + "]"
-    before: list[str] = []
+    before: list[str] = [n for n in audit if n.startswith("audit judge_directed_text")]
     after: list[str] = []
     if para.in_table:
         if row_start and para.row:
@@ -270,7 +405,10 @@ def annotated_line(para, aliases: dict[str, str], fmt_changes=(), ranged: set[in
             note = _format_note(change, aliases)
             if note:
                 after.append(note)
-    content = _content(walk if walk is not None else para.walk(), aliases, ranged)
+    content, hidden = _content(walk if walk is not None else para.walk(), aliases, ranged, visibility)
+    if hidden:
+        after.append(f"hidden from a Word reader: {', '.join(hidden)}")
+    after.extend(n for n in audit if not n.startswith("audit judge_directed_text"))
     return (head + "".join(f" [{n}]" for n in before) + (" " + content if content else "")
             + "".join(f" [{n}]" for n in after))
 

@@ -793,10 +793,11 @@ class RedlineDocument:
             self._view_cache[(reader, first, last, label, len(self.read_view_aliases))] = view
         return view
 
-    def annotated_view(self, *, focus_author: str | None = None) -> str:
+    def annotated_view(self, *, focus_author: str | None = None, findings: Sequence | None = None) -> str:
+        """The judges' view (``annotated.annotated_view``); ``findings``: the integrity audit's, as notes."""
         from .annotated import annotated_view
 
-        return annotated_view(self, focus_author=focus_author)
+        return annotated_view(self, focus_author=focus_author, findings=findings)
 
     def text(self, mode: Literal["current", "accepted", "original"] = "current") -> str:
         from .view import plain_text

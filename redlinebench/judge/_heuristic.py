@@ -287,6 +287,46 @@ def clause_numbers(doc: Any, author: str) -> list[str | None]:
     return out
 
 
+class _SeenParagraph:
+    """A paragraph as a Word reader sees it (``docx.seen``): its segments and current text without
+    hidden text, with its text boxes' text; everything else is the engine's paragraph."""
+
+    __slots__ = ("_para", "segments", "text")
+
+    def __init__(self, para: Any, segments: list[Any]) -> None:
+        self._para, self.segments = para, segments
+        self.text = "".join(s.text for s in segments if s.kind in ("text", "ins", "move_to"))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._para, name)
+
+
+class SeenDocument:
+    """The document the heuristic grades: hidden text earns nothing (a reader of the contract cannot
+    see it), and text in text boxes counts like body text only where it is visible and tracked."""
+
+    def __init__(self, doc: Any) -> None:
+        from ..docx.hidden import Visibility
+        from ..docx.seen import seen_segments
+
+        self.doc = doc
+        seen = Visibility(doc)
+        self.paragraphs = []
+        for para in doc.paragraphs:
+            segments = seen_segments(para, seen, untracked_boxes=False)
+            self.paragraphs.append(para if segments is None else _SeenParagraph(para, segments))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.doc, name)
+
+
+def seen(doc: Any) -> Any:
+    """``doc`` as a Word reader sees it (a :class:`SeenDocument`; one already made is kept)."""
+    if doc is None or isinstance(doc, SeenDocument) or not hasattr(doc, "body"):
+        return doc
+    return SeenDocument(doc)
+
+
 def find_region(doc: Any, clauses: list[str], author: str, numbers: list[str | None] | None = None) -> Region:
     """Paragraphs of the named clauses: the numbered paragraph, its sub-clauses, and unnumbered followers."""
     paragraphs = list(doc.paragraphs)
@@ -756,6 +796,7 @@ class HeuristicJudge:
                 pending: list[Pending] | None = None) -> tuple[str, str]:
         """One rubric: ``pending`` holds the input's open comment threads (None when unknown)."""
         parsed = parse_rubric(criteria)
+        doc = seen(doc)
         region = find_region(doc, parsed.clauses, author, numbers)
         ok, reason = decide(parsed, region, doc, pending, numbers)
         if ok and parsed.then is not None:
@@ -789,6 +830,7 @@ class HeuristicJudge:
         verdicts: dict[str, str] = {}
         notes: dict[str, str] = {}
         numbers = clause_numbers(doc, task.author)
+        doc = seen(doc)   # once per grade: every rubric reads the same visible text
         pending = None
         contract = getattr(task, "contract_path", None)
         if contract:

@@ -407,32 +407,89 @@ def fragment_for(path: Path, *, dom: str, focus_author: str | None, label: str,
     return fragment, None
 
 
-#: The annotated view's markers (docs/VIEWS.md): a backslash escapes document text, so an escaped
-#: ``\~`` or ``\+`` never opens or closes one; comment ranges are ``{cmt-N>`` ... ``{<cmt-N}``, a
-#: paragraph head ``[p-NNN clause]``.
-_MARKUP = re.compile(r"((?<!\\)~~.+?(?<!\\)~~|(?<!\\)\+\+.+?(?<!\\)\+\+|\{<?cmt-\d+>?\}?|\[p-\d+[^\]]*\])", re.S)
+#: One token of an annotated view's line (docs/VIEWS.md): an escape (a backslash and the character
+#: it makes plain, or a code escape), a change marker, a bracket (head, tag or note; escapes inside),
+#: a comment or hidden-text marker, or a run of plain text.
+_AV_TOKEN = re.compile(r"\\U[0-9a-fA-F]{8}|\\u[0-9a-fA-F]{4}|\\.|\+\+|~~|\[(?:[^\]\\]|\\.)*\]"
+                       r"|\{<?cmt-\d+>?\}?|\{hidden>|\{<hidden\}|[^\\+~\[\]{}]+|.", re.S)
+_AV_NOTE = (("audit ", "av-audit"), ("hidden from ", "av-hidnote"))
 
 
 def render_annotated(text: str) -> Markup:
-    """The judge's annotated view, verbatim, with its ~~del~~ / ++ins++ / {cmt-N} markers tinted."""
+    """The judge's annotated view, verbatim, tinted by its grammar: legend and heading lines are
+    never markup, escaped characters stay text, and each line closes what it opened (a tint never
+    leaks past its line)."""
     out = []
-    for part in _MARKUP.split(text):
-        if not part:
-            continue
-        if part.startswith("~~") and part.endswith("~~") and len(part) >= 4:
-            css = "av-del"
-        elif part.startswith("++") and part.endswith("++") and len(part) >= 4:
-            css = "av-ins"
-        elif part.startswith(("{cmt-", "{<cmt-")):
-            css = "av-cmt"
-        elif part.startswith("[p-"):
-            css = "av-pid"
+    for line in text.split("\n"):
+        if line.startswith("#"):
+            out.append(Markup('<span class="av-legend">') + esc(line) + Markup("</span>"))
         else:
-            out.append(esc(part))
-            continue
-        # el("span", part, class_=css), written out: one per marker of a long view
-        out.append(Markup(f'<span class="{css}">{esc(part)}</span>'))
-    return el("pre", *out, class_="annot")
+            out.append(_tint_line(line))
+    return el("pre", Markup("\n".join(out)), class_="annot")
+
+
+def _tint_line(line: str) -> Markup:
+    html: list[str] = []
+    spans: list[str] = []     # open span kinds: "++", "~~" (changes), "hidden"
+    groups: list[str] = []    # open change markers, outermost first
+    closed = False            # the previous token closed a change: a bracket now is its tag
+    plain: list[str] = []
+
+    def flush() -> None:
+        if plain:
+            html.append(str(esc("".join(plain))))
+            plain.clear()
+
+    def span(css: str, body: str) -> None:
+        flush()
+        html.append(f'<span class="{css}">{esc(body)}</span>')
+
+    def close_until(kind: str) -> None:
+        while spans:
+            html.append("</span>")
+            if spans.pop() == kind:
+                break
+
+    for k, m in enumerate(_AV_TOKEN.finditer(line)):
+        tok = m.group(0)
+        was_closed, closed = closed, False
+        if tok in ("++", "~~"):
+            if not groups or (groups == ["++"] and tok == "~~"):
+                flush()
+                groups.append(tok)
+                spans.append(tok)
+                html.append(f'<span class="{"av-ins" if tok == "++" else "av-del"}">{tok}')
+            elif tok == groups[-1]:
+                flush()
+                html.append(tok)
+                close_until(groups.pop())
+                closed = True
+            else:
+                plain.append(tok)
+        elif tok.startswith("[") and tok.endswith("]") and len(tok) > 1:
+            inner = tok[1:-1]
+            if was_closed:
+                span("av-tag", tok)
+            elif k == 0 and inner.startswith("p-"):
+                span("av-pid", tok)
+            else:
+                span(next((css for prefix, css in _AV_NOTE if inner.startswith(prefix)), "av-note"), tok)
+        elif tok == "{hidden>":
+            span("av-hidmark", tok)
+            spans.append("hidden")
+            html.append('<span class="av-hidden">')
+        elif tok == "{<hidden}":
+            flush()
+            if "hidden" in spans:
+                close_until("hidden")
+            span("av-hidmark", tok)
+        elif tok.startswith("{") and "cmt-" in tok:
+            span("av-cmt", tok)
+        else:
+            plain.append(tok)
+    flush()
+    html.extend("</span>" for _ in spans)
+    return Markup("".join(html))
 
 
 

@@ -144,6 +144,13 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .av-ins{color:var(--good);text-decoration:underline}
 .av-cmt{background:#fff0b3}
 .av-pid{color:#8a8a8a}
+.av-legend{color:#8a8a8a}
+.av-tag{color:#5a5a5a;font-size:11.5px}
+.av-note{color:#5a5a5a;font-style:italic}
+.av-audit{background:#fde2e2;color:#6d1b1f;font-weight:600}
+.av-hidnote{background:#efe6ff;color:#4b2a7a}
+.av-hidden{background:#efe6ff;outline:1px dashed #8c6bc4}
+.av-hidmark{color:#8c6bc4}
 .heat td.h{text-align:center;font-weight:600;font-variant-numeric:tabular-nums;min-width:54px}
 .heat th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:260px;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;text-align:left;font-size:12.5px;padding:8px 4px}
 .heat td.h{width:58px;max-width:58px}

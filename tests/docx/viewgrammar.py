@@ -34,6 +34,9 @@ class Facts:
     revisions: Counter = field(default_factory=Counter)       # (kind, author, text, paragraph id) -> count
     anchors: dict = field(default_factory=dict)                # comment id -> (paragraph ids, anchor text)
     texts: dict = field(default_factory=dict)                  # paragraph id -> current text
+    # annotated view only, not compared: paragraph id -> text marked hidden; notes of the audit
+    hidden: dict = field(default_factory=dict, compare=False)
+    audit: list = field(default_factory=list, compare=False)   # (paragraph id | comment id | None, note)
 
     def diff(self, other: "Facts") -> str:
         """What differs, readably (empty when equal)."""
@@ -51,11 +54,25 @@ class Facts:
         return "\n".join(out)
 
 
-def engine_facts(doc) -> Facts:
-    """The facts from the engine's revision list, comments and paragraphs."""
-    return Facts(Counter((r.type, r.author, r.text, r.paragraph_id) for r in doc.revisions),
-                 {c.id: (tuple(c.paragraph_ids), c.anchor_text) for c in doc.comments},
-                 {p.id: p.text for p in doc.paragraphs})
+def engine_facts(doc, *, boxes: bool = False) -> Facts:
+    """The facts from the engine's revision list, comments and paragraphs; with ``boxes``, also the
+    paragraphs of text boxes (ids ``p-012/tb1.2``), each described by the engine's own describer."""
+    facts = Facts(Counter((r.type, r.author, r.text, r.paragraph_id) for r in doc.revisions),
+                  {c.id: (tuple(c.paragraph_ids), c.anchor_text) for c in doc.comments},
+                  {p.id: p.text for p in doc.paragraphs})
+    if boxes:
+        from redlinebench.docx.document import _format_changes_by_paragraph, mark_revisions
+        from redlinebench.docx.runs import walk_paragraph
+        from redlinebench.docx.textboxes import box_paragraphs
+
+        fmt = _format_changes_by_paragraph(doc.body)
+        for para in doc.paragraphs:
+            for pid, el, _box in box_paragraphs(para.element, para.id):
+                walk = walk_paragraph(el)
+                facts.texts[pid] = walk.current
+                _segments, _flags, revs = doc._describe(el, pid, walk, mark_revisions(el), fmt.get(el, ()))
+                facts.revisions.update((r.type, r.author, r.text, r.paragraph_id) for r in revs)
+    return facts
 
 
 class GrammarError(ValueError):
@@ -64,9 +81,9 @@ class GrammarError(ValueError):
 
 # ------------------------------------------------------------------------------ annotated view
 _AUTHOR = re.compile(r'^#   (A\d+) = "((?:[^"\\]|\\.)*)"')
-_HEAD = re.compile(r"^\[(p-\d+)(?: ((?:[^\\\]]|\\.)*))?\]")
+_HEAD = re.compile(r"^\[(p-\d+(?:/tb\d+\.\d+)*)(?: ((?:[^\\\]]|\\.)*))?\]")
 _TAG = re.compile(r"^(A\d+)( moved here| moved away)?$")
-_CMT = re.compile(r"\{cmt-(-?\d+)>|\{<cmt-(-?\d+)\}|\{cmt-(-?\d+)\}")
+_CMT = re.compile(r"\{cmt-(-?\d+)>|\{<cmt-(-?\d+)\}|\{cmt-(-?\d+)\}|\{(hidden>)|\{(<hidden)\}")
 _NOTE_MARK = {"new paragraph": "para_ins", "paragraph deleted": "para_del", "paragraph moved here": "move_to",
               "paragraph moved away": "move_from", "¶ inserted": "para_ins", "¶ deleted": "para_del",
               "¶ moved here": "move_to", "¶ moved away": "move_from"}
@@ -87,6 +104,9 @@ def unescape(text: str) -> str:
             elif nxt == "u":
                 out.append(chr(int(text[i + 2:i + 6], 16)))
                 i += 4
+            elif nxt == "U":
+                out.append(chr(int(text[i + 2:i + 10], 16)))
+                i += 8
             else:
                 out.append(nxt)
             i += 2
@@ -97,12 +117,12 @@ def unescape(text: str) -> str:
 
 
 def _tokens(s: str):
-    """('c', char) | ('mark', '++'|'~~') | ('br', raw inner) | ('cmt', start|end|ref, id)."""
+    """('c', char) | ('mark', '++'|'~~') | ('br', raw inner) | ('cmt', start|end|ref, id) | ('hidden', open|close)."""
     i = 0
     while i < len(s):
         ch = s[i]
         if ch == "\\":
-            j = i + 6 if s[i + 1] == "u" else i + 2
+            j = i + 6 if s[i + 1] == "u" else i + 10 if s[i + 1] == "U" else i + 2
             yield ("c", unescape(s[i:j]))
             i = j
         elif s.startswith("++", i) or s.startswith("~~", i):
@@ -118,6 +138,10 @@ def _tokens(s: str):
             m = _CMT.match(s, i)
             if not m:
                 raise GrammarError(f"unescaped {{ that is no comment marker: {s[i:i + 20]!r}")
+            if m.group(4) or m.group(5):
+                yield ("hidden", "open" if m.group(4) else "close")
+                i = m.end()
+                continue
             kind = "start" if m.group(1) else "end" if m.group(2) else "ref"
             yield ("cmt", kind, int(m.group(1) or m.group(2) or m.group(3)))
             i = m.end()
@@ -158,7 +182,27 @@ def _paragraph(line: str, authors: dict[str, str]):
     revisions: list[tuple[str, str, str]] = []
     group: _Group | None = None
     expect_tag: _Group | None = None
+    hidden: list[str] | None = None    # the text of an open {hidden> ... {<hidden}
+    hidden_texts: list[str] = []
+    hidden_group: _Group | None = None
     for tok in kept:
+        if tok[0] == "hidden":
+            if expect_tag is not None:
+                raise GrammarError(f"{pid}: a change without its tag")
+            if (tok[1] == "open") == (hidden is not None):
+                raise GrammarError(f"{pid}: unbalanced hidden marker")
+            if tok[1] == "open":
+                hidden, hidden_group = [], group
+            else:
+                if group is not hidden_group:
+                    raise GrammarError(f"{pid}: a hidden span crosses a change marker")
+                if not hidden:
+                    raise GrammarError(f"{pid}: an empty hidden span")
+                hidden_texts.append("".join(hidden))
+                hidden = None
+            continue
+        if hidden is not None and tok[0] != "c":
+            raise GrammarError(f"{pid}: a hidden span holds markup {tok!r}")
         if expect_tag is not None:
             if tok[0] != "br":
                 raise GrammarError(f"{pid}: a change without its tag")
@@ -177,6 +221,8 @@ def _paragraph(line: str, authors: dict[str, str]):
             expect_tag = None
             continue
         if tok[0] == "c":
+            if hidden is not None:
+                hidden.append(tok[1])
             chars.append((tok[1], group))
             g = group
             while g is not None:
@@ -195,9 +241,9 @@ def _paragraph(line: str, authors: dict[str, str]):
                 raise GrammarError(f"{pid}: {tok[1]} cannot open inside {group.opener}")
         else:
             raise GrammarError(f"{pid}: stray bracket [{tok[1]}]")
-    if group is not None or expect_tag is not None:
+    if group is not None or expect_tag is not None or hidden is not None:
         raise GrammarError(f"{pid}: an unclosed change")
-    return pid, head.group(2), notes, chars, markers, revisions
+    return pid, head.group(2), notes, chars, markers, revisions, hidden_texts
 
 
 def _visible(g) -> bool:
@@ -232,15 +278,27 @@ def parse_annotated(view: str) -> Facts:
     row: dict | None = None
     rows: list[dict] = []
     while lines[i] != "":
-        pid, _number, notes, chars, markers, revisions = _paragraph(lines[i], authors)
+        pid, _number, notes, chars, markers, revisions, hidden = _paragraph(lines[i], authors)
+        boxed = "/tb" in pid
         current = "".join(c for c, g in chars if _visible(g))
         original = "".join(c for c, g in chars if _original(g))
         facts.texts[pid] = current
+        if hidden:
+            facts.hidden[pid] = hidden
         for kind, author, text in revisions:
             facts.revisions[(kind, author, text, pid)] += 1
         in_table = False
+        reasons = []
         for note in notes:
-            if note in ("table", "table row"):
+            if note.startswith("audit "):
+                if not re.match(r"^audit [a-z_]+: ", note):
+                    raise GrammarError(f"{pid}: bad audit note [{note}]")
+                facts.audit.append((pid, note))
+                continue
+            if note.startswith("hidden from a Word reader: "):
+                reasons.append(note)
+                continue
+            if note in ("table", "table row") and not boxed:
                 in_table = True
                 if note == "table row":
                     row = {"pid": pid, "rev": None, "texts": []}
@@ -250,10 +308,13 @@ def parse_annotated(view: str) -> Facts:
             if not m or m.group(2) not in authors:
                 raise GrammarError(f"{pid}: unknown note [{note}]")
             what, author = m.group(1), authors[m.group(2)]
-            if what in ("table row inserted", "table row deleted"):
+            if what in ("table row inserted", "table row deleted") and not boxed:
                 in_table = True
                 row = {"pid": pid, "rev": ("ins" if what.endswith("inserted") else "del", author), "texts": []}
                 rows.append(row)
+            elif boxed and what in ("in text box inserted", "in text box deleted", "in text box moved here",
+                                    "in text box moved away"):
+                continue
             elif what in _NOTE_MARK:
                 kind = _NOTE_MARK[what]
                 facts.revisions[(kind, author, original if kind == "para_del" else current, pid)] += 1
@@ -265,12 +326,16 @@ def parse_annotated(view: str) -> Facts:
                 facts.revisions[("format", author, unescape(m.group(3)), pid)] += 1
             else:
                 raise GrammarError(f"{pid}: unknown note [{note}]")
+        if bool(hidden) != bool(reasons):
+            raise GrammarError(f"{pid}: hidden text and its reason note go together")
+        i += 1
+        if boxed:        # a text box's line: no table row, no comment anchor of the engine's body
+            continue
         if not in_table:
             row = None
         elif row is not None:
             row["texts"].append((current, original))
         paras.append((pid, chars, markers))
-        i += 1
     for r in rows:
         if r["rev"]:
             kind, author = r["rev"]
@@ -280,9 +345,24 @@ def parse_annotated(view: str) -> Facts:
     if not lines[i].startswith("## Comments ("):
         raise GrammarError("no comment appendix")
     listed = []
+    block = False
     for line in lines[i + 1:]:
+        if line.startswith("## Integrity audit ("):
+            block = True
+            continue
+        if block:
+            m = re.match(r"^((?:p-\d+(?:/tb\d+\.\d+)*)|cmt-\d+|.+?|document): \[(audit [a-z_]+: .*)\]$", line)
+            if line and not m:
+                raise GrammarError(f"bad audit line {line!r}")
+            if m:
+                facts.audit.append((None if m.group(1) == "document" else unescape(m.group(1)), m.group(2)))
+            continue
         if line == "" or line == "(none)":
             continue
+        audit = re.search(r"( \[audit [a-z_]+: (?:[^\]\\]|\\.)*\])+$", line)
+        if audit:
+            facts.audit.extend((line.split(" | ")[0], n[2:-1]) for n in re.findall(r" \[audit (?:[^\]\\]|\\.)*\]",
+                                                                                  audit.group(0)))
         parts = line.split(" | ")
         k = 2
         while parts[k].startswith("reply to ") or parts[k] == "resolved":

@@ -73,3 +73,43 @@ async def test_grade_is_deterministic_and_offline():
     assert all(first.justifications.values())
     missing_doc = await judge.grade(task, "", None)
     assert not missing_doc.ok
+
+
+# ---------------------------------------------------------------- what a Word reader sees (issue 22)
+FRAUD = "Inserts in Section 1.3 a carve-out preserving liability for fraud"
+CARVE = " This cap does not apply to liability for fraud (a carve-out)."
+
+
+def _clause(insertion: str, untracked: str = "") -> RedlineDocument:
+    from tests.docx.util import docx, ins, p, r_
+
+    return RedlineDocument.open(docx(p(r_("1.2 Fees are due monthly.")) + p(r_("1.3 Liability is capped at fees."),
+                                                                           ins(insertion, author=AUTHOR, rid=5),
+                                                                           untracked)
+                                     + p(r_("1.4 Term."))), name="t.docx")
+
+
+@pytest.mark.parametrize("rpr", ["<w:vanish/>", '<w:color w:val="FFFFFF"/>', '<w:sz w:val="2"/>',
+                                 "<w:specVanish/>", "<w:webHidden/>"])
+def test_hidden_insertions_earn_nothing(rpr):
+    judge = HeuristicJudge()
+    visible = _clause(f"<w:r><w:t xml:space=\"preserve\">{CARVE}</w:t></w:r>")
+    hidden = _clause(f"<w:r><w:rPr>{rpr}</w:rPr><w:t xml:space=\"preserve\">{CARVE}</w:t></w:r>")
+    assert judge.verdict(FRAUD, visible, AUTHOR)[0] == "PASS"
+    assert judge.verdict(FRAUD, hidden, AUTHOR)[0] == "FAIL"
+
+
+def test_text_box_text_counts_when_tracked_and_visible():
+    from tests.docx.test_annotated_grammar import _box
+    from tests.docx.util import ins, p, r_
+
+    judge = HeuristicJudge()
+    tracked = _clause("<w:r><w:t>.</w:t></w:r>", untracked=_box(p(ins(r_(CARVE), author=AUTHOR, rid=9))))
+    assert judge.verdict(FRAUD, tracked, AUTHOR)[0] == "PASS"
+    whole_box = _clause(f"<w:r><w:t>.</w:t></w:r>" + _box(p(r_(CARVE))))   # the box is the tracked insertion
+    assert judge.verdict(FRAUD, whole_box, AUTHOR)[0] == "PASS"
+    untracked = _clause("<w:r><w:t>.</w:t></w:r>", untracked=_box(p(r_(CARVE))))
+    assert judge.verdict(FRAUD, untracked, AUTHOR)[0] == "FAIL"
+    hidden = _clause("<w:r><w:t>.</w:t></w:r>", untracked=_box(p(ins(f"<w:r><w:rPr><w:vanish/></w:rPr><w:t>{CARVE}</w:t></w:r>",
+                                                            author=AUTHOR, rid=9))))
+    assert judge.verdict(FRAUD, hidden, AUTHOR)[0] == "FAIL"

@@ -381,3 +381,30 @@ async def test_sorting_keeps_rows_without_a_value_last_both_ways(chromium, run_d
     assert result.errors == []
     for column in result.values["sorted"]:
         assert column[-1] == "—" and "—" not in column[:-1], column
+
+
+async def test_annotated_pane_tints_insertions_not_the_legend(chromium, tmp_path):
+    """Issue 26: the legend's "brackets, ++ and ~~ without one are markup." opened an insertion tint that ran to
+    the end of the pane, and the real insertion stayed untinted. As a reader sees it: computed styles."""
+    from redlinebench.report._redline import render_annotated
+
+    from .test_redline import _every_construct_view
+
+    path = tmp_path / "annot.html"
+    path.write_text(render_page(title="annot", subtitle=[], nav=[], body=render_annotated(_every_construct_view())),
+                    encoding="utf-8")
+    js = """(() => { const deco = e => getComputedStyle(e).textDecorationLine;
+        const legend = [...document.querySelectorAll('pre.annot .av-legend')];
+        const under = [...document.querySelectorAll('pre.annot span')].filter(s => deco(s) === 'underline')
+            .map(s => s.textContent);
+        return {legend: legend.map(deco), under: under,
+                struck: [...document.querySelectorAll('pre.annot span')].filter(s => deco(s) === 'line-through')
+                    .map(s => s.textContent)}; })()"""
+    async with Chromium(chromium) as browser:
+        result = await browser.open(path, evaluate={"tint": js}, full_page=False)
+    assert result.errors == []
+    tint = result.values["tint"]
+    assert set(tint["legend"]) == {"none"}
+    assert "++sixty++" in tint["under"] and "++Clause in a box.++" in tint["under"]
+    assert not any(s.startswith("#") for s in tint["under"] + tint["struck"])
+    assert "~~ninety~~" in tint["struck"]
