@@ -461,7 +461,7 @@ def engine_read_facts(doc) -> ReadFacts:
     return ReadFacts(Counter((r.type, r.author, one_line(r.text), r.paragraph_id) for r in doc.revisions),
                      {c.id: (tuple(c.paragraph_ids), one_line(c.anchor_text)) for c in doc.comments},
                      {p.id: one_line((f"{p.number} " if p.number else "") + p.text) for p in doc.paragraphs},
-                     {c.id: (c.author, c.parent, c.resolved) for c in doc.comments})
+                     comments={c.id: (c.author, c.parent, c.resolved) for c in doc.comments})
 
 
 class _ReadLine:
