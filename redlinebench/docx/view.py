@@ -23,12 +23,15 @@ import re
 from collections import Counter
 from pathlib import PurePath
 
-from .document import MARK_TAGS, _row_mark, mark_revisions
-from .runs import REVISION_WRAPPERS
+from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
+from .runs import REVISION_WRAPPERS, walk_paragraph
+from .textboxes import box_paragraphs
 
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
 _W_P = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
+_BOX_REVISION_TAGS = tuple("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}" + t for t in (
+    "ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange"))
 
 
 #: Every character Python (and so a line-splitting reader) takes as a line break, except the
@@ -193,17 +196,63 @@ def _notes(para, aliases: dict[str, str], row_first: bool) -> str:
                 "para_del": "paragraph deleted" if whole else "paragraph break after it deleted (joins the next)",
                 "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
         parts.append(f"{word} by {_alias(aliases, mark.get(_W_AUTHOR))}")
-    for rev in para._format_revisions:
-        who = _alias(aliases, rev.author)
-        if rev.text == "\u00b6":
-            parts.append(f"paragraph mark formatting changed by {who}")
-        elif rev.text == para.text:
-            parts.append(f"formatting changed by {who}")
-        else:
-            parts.append(f"formatting of {json.dumps(_one_line(rev.text), ensure_ascii=False)} changed by {who}")
+    parts += _format_notes(para._format_revisions, para.text, aliases)
     if "spanning_field" in para.flags:
         parts.append("in a field spanning paragraphs (e.g. table of contents): not editable")
     return f" [{'; '.join(parts)}]" if parts else ""
+
+
+def _format_notes(revisions, current: str, aliases: dict[str, str]) -> list[str]:
+    """One note per formatting revision: the paragraph's, its mark's, or a run's (text quoted)."""
+    out = []
+    for rev in revisions:
+        if rev.type != "format":
+            continue
+        who = _alias(aliases, rev.author)
+        if rev.text == "\u00b6":
+            out.append(f"paragraph mark formatting changed by {who}")
+        elif rev.text == current:
+            out.append(f"formatting changed by {who}")
+        else:
+            out.append(f"formatting of {json.dumps(_one_line(rev.text), ensure_ascii=False)} changed by {who}")
+    return out
+
+
+#: a text box anchored by a tracked change: how its note says so
+_BOX_CHANGE = {"ins": "inserted", "del": "deleted", "move_to": "moved here", "move_from": "moved away"}
+
+
+def _box_lines(doc, para, aliases: dict[str, str]) -> list[str]:
+    """One line per paragraph of each text box (or shape) anchored in ``para``: what a Word reader
+    sees there (SPEC §5.1). Ids name the host (``p-012/tb1.2``); the tools do not edit boxes."""
+    out = []
+    fmt = None
+    for pid, p, box in box_paragraphs(para.element, para.id):
+        if fmt is None:
+            fmt = _format_changes_by_paragraph(para.element)
+        walk = walk_paragraph(p)
+        notes = ["text box, not editable"]
+        if box.rev is not None:
+            notes.append(f"text box {_BOX_CHANGE.get(box.kind, box.kind)} by {_alias(aliases, box.rev.get(_W_AUTHOR))}")
+        for mark in mark_revisions(p):
+            kind = MARK_TAGS[mark.tag]
+            word = {"para_ins": "paragraph break after it inserted",
+                    "para_del": "paragraph break after it deleted (joins the next)",
+                    "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
+            notes.append(f"{word} by {_alias(aliases, mark.get(_W_AUTHOR))}")
+        _, _, revisions = doc._describe(p, pid, walk, [], fmt.get(p, ()))
+        notes += _format_notes(revisions, walk.current, aliases)
+        out.append(f"[{_one_line(pid)}] {_content(walk, aliases, _Markers(set(), set()))} [{'; '.join(notes)}]")
+    return out
+
+
+def _box_authors(doc, para):
+    """Authors of the changes in and around the text boxes anchored in ``para`` (usually none)."""
+    for _pid, p, box in box_paragraphs(para.element, para.id):
+        if box.rev is not None:
+            yield box.rev.get(_W_AUTHOR)
+        for el in p.iter(*_BOX_REVISION_TAGS):
+            yield el.get(_W_AUTHOR)
 
 
 def _whole(para, kind: str) -> bool:
@@ -244,6 +293,8 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
                 add(seg.inserted_by)
         if para.mark is not None:
             add(para.mark[1].get(_W_AUTHOR))
+        for name in _box_authors(doc, para):
+            add(name)
     for rev in doc.revisions:
         add(rev.author)
     for c in doc.comments:
@@ -335,7 +386,7 @@ class _Threads:
         ids = {para.id for para in shown}
         comments = [c for c in doc.comments if ids.intersection(c.paragraph_ids) or not c.paragraph_ids]
         by_id = {c.id: c for c in comments}
-        self.aliases, self.usual = aliases, _usual_dates(doc.comments)
+        self.doc, self.aliases, self.usual = doc, aliases, _usual_dates(doc.comments)
         self.children: dict[str, list] = {}
         roots = []
         for c in comments:
@@ -370,8 +421,7 @@ class _Threads:
 
     def block(self, para) -> str:
         """The paragraph's line, then the threads that follow it."""
-        line = paragraph_line(para, self.aliases, self.markers.line())
-        out = [line]
+        out = [paragraph_line(para, self.aliases, self.markers.line()), *_box_lines(self.doc, para, self.aliases)]
         for c in self.after.get(para.id, ()):
             self._thread(c, out, set())
         return "\n".join(out)

@@ -419,7 +419,7 @@ def _anchors(paras, listed) -> dict:
 # " ↵ ": its facts are compared in that form. Every change is inline with its author alias, every
 # comment's anchor is marked in the text and its thread follows the paragraph; nothing is clipped.
 _READ_AUTHOR = re.compile(r"^# (A\d+)(?: \([^)]*\))? = (.*)$")
-_READ_HEAD = re.compile(r"^\[(p-\d+)\] ")
+_READ_HEAD = re.compile(r"^\[(p-\d+(?:/tb\d+\.\d+)*)\] ")
 _READ_COMMENT = re.compile(r"^(cmt-\S+) (A\d+|\?)(?: (\S+(?: \d\d:\d\d)?))??(?: reply to (cmt-\S+))?"
                            r"( resolved)?( unanchored)?: (.*)$")
 _READ_TAG = re.compile(r"A\d+|\?")
@@ -429,7 +429,8 @@ _READ_NOTE = re.compile(r'^(?:table cell|table row (?:inserted|deleted)(?: by (A
                         r"|paragraph break after it deleted \(joins the next\)|paragraph moved away"
                         r"|paragraph moved here|formatting changed|paragraph mark formatting changed"
                         r'|formatting of ("(?:[^"\\]|\\.)*") changed) by (A\d+|\?)'
-                        r"|in a field spanning paragraphs \(e\.g\. table of contents\): not editable)$")
+                        r"|in a field spanning paragraphs \(e\.g\. table of contents\): not editable"
+                        r"|text box, not editable|text box (?:inserted|deleted|moved here|moved away) by (?:A\d+|\?))$")
 _MARK_KIND = {"paragraph inserted": "para_ins", "paragraph break after it inserted": "para_ins",
               "paragraph deleted": "para_del", "paragraph break after it deleted (joins the next)": "para_del",
               "paragraph moved away": "move_from", "paragraph moved here": "move_to"}
@@ -457,7 +458,18 @@ class ReadFacts(Facts):
 
 def engine_read_facts(doc) -> ReadFacts:
     """``engine_facts`` in the read view's form: line breaks as the view writes them, each
-    paragraph's text after its clause number, and every comment's author, parent and status."""
+    paragraph's text after its clause number, every comment's author, parent and status, and the
+    paragraphs of text boxes (``p-012/tb1.1``) with their changes."""
+    boxed = engine_facts(doc, boxes=True)
+    facts = _engine_read_body(doc)
+    for (kind, author, text, pid), count in boxed.revisions.items():
+        if "/tb" in pid:
+            facts.revisions[(kind, author, one_line(text), pid)] += count
+    facts.texts.update((pid, one_line(text)) for pid, text in boxed.texts.items() if "/tb" in pid)
+    return facts
+
+
+def _engine_read_body(doc) -> ReadFacts:
     return ReadFacts(Counter((r.type, r.author, one_line(r.text), r.paragraph_id) for r in doc.revisions),
                      {c.id: (tuple(c.paragraph_ids), one_line(c.anchor_text)) for c in doc.comments},
                      {p.id: one_line((f"{p.number} " if p.number else "") + p.text) for p in doc.paragraphs},
@@ -613,8 +625,8 @@ def parse_read(view: str) -> ReadFacts:
     if lines[i] != "":
         raise GrammarError("the legend is not followed by a blank line")
     i += 1
-    paras: list[_ReadLine] = []
-    listed: list[tuple[re.Match, _ReadLine | None]] = []   # comment lines, with the paragraph they follow
+    paras: list[_ReadLine] = []      # body paragraphs and text-box paragraphs (``p-012/tb1.1``)
+    listed: list[tuple[re.Match, _ReadLine | None]] = []   # comment lines, with the body paragraph they follow
     loose = False
     for line in lines[i:]:
         if line.startswith("## Changes in"):
@@ -626,7 +638,8 @@ def parse_read(view: str) -> ReadFacts:
             m = _READ_COMMENT.match(line)
             if not m:
                 raise GrammarError(f"bad comment line {line!r}")
-            listed.append((m, paras[-1] if paras and not loose else None))
+            body = [x for x in paras if "/tb" not in x.pid]
+            listed.append((m, body[-1] if body and not loose else None))
             continue
         paras.append(_ReadLine(line, authors))
     facts = ReadFacts()
@@ -636,7 +649,8 @@ def parse_read(view: str) -> ReadFacts:
             facts.revisions[(kind, author, text, para.pid)] += 1
     _read_notes(facts, paras)
     parents = {m.group(1): m.group(4) for m, _ in listed}
-    own = {m.group(1): _read_anchor(paras, int(m.group(1).removeprefix("cmt-"))) for m, _ in listed}
+    body = [x for x in paras if "/tb" not in x.pid]   # comments are anchored in the body only
+    own = {m.group(1): _read_anchor(body, int(m.group(1).removeprefix("cmt-"))) for m, _ in listed}
 
     def anchor(cid: str, depth: int = 0) -> tuple[tuple, str]:
         if own[cid][0] or depth > len(own):
