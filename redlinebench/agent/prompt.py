@@ -29,7 +29,8 @@ from earlier turns of the negotiation.
   `{{-deleted}}A1`, `{{-old+new}}A1` (a replacement); the header's legend says who each alias is and
   which one is you. `<cmt-N>...</>` marks the text comment `cmt-N` is on; the comment thread
   (`cmt-N A1 [reply to cmt-M] [resolved]: text`) follows the paragraph's line. A trailing `[...]`
-  notes table cells and changes the text does not show. Call it once at the start; for part of
+  notes table cells and changes the text does not show; `[p-NNN/tb1.1]` lines show text in a
+  text box (not editable). Call it once at the start; for part of
   the contract pass `clause` (e.g. "3.3": that clause and its sub-clauses) or `start_id`/`end_id`.
 - `propose_edits`: a batch of tracked edits. Each edit has `op` (`replace`, `delete` or
   `insert_after`), an `anchor` with the `paragraph_id` and the exact `text` to act on as it reads
