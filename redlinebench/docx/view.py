@@ -25,7 +25,7 @@ from pathlib import PurePath
 
 from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
 from .runs import REVISION_WRAPPERS, walk_paragraph
-from .textboxes import box_paragraphs
+from .textboxes import W_TXBXCONTENT, box_paragraphs
 
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
@@ -189,7 +189,7 @@ def _notes(para, aliases: dict[str, str], row_first: bool) -> str:
             mark = _row_mark(para.element)
             word += f" by {_alias(aliases, mark.get(_W_AUTHOR) if mark is not None else None)}"
         parts.append(word)
-    for mark in mark_revisions(para.element):
+    for mark in mark_revisions(para.element) if para.mark is not None else ():
         kind = MARK_TAGS[mark.tag]
         whole = _whole(para, kind)
         word = {"para_ins": "paragraph inserted" if whole else "paragraph break after it inserted",
@@ -246,7 +246,13 @@ def _box_lines(doc, para, aliases: dict[str, str]) -> list[str]:
     return out
 
 
-def _box_authors(doc, para):
+def _has_boxes(doc) -> bool:
+    """True when the body holds any text box (one C-level scan; most contracts hold none)."""
+    body = getattr(doc, "body", None)
+    return body is not None and next(body.iter(W_TXBXCONTENT), None) is not None
+
+
+def _box_authors(para):
     """Authors of the changes in and around the text boxes anchored in ``para`` (usually none)."""
     for _pid, p, box in box_paragraphs(para.element, para.id):
         if box.rev is not None:
@@ -293,8 +299,10 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
                 add(seg.inserted_by)
         if para.mark is not None:
             add(para.mark[1].get(_W_AUTHOR))
-        for name in _box_authors(doc, para):
-            add(name)
+    if _has_boxes(doc):
+        for para in doc.paragraphs:
+            for name in _box_authors(para):
+                add(name)
     for rev in doc.revisions:
         add(rev.author)
     for c in doc.comments:
@@ -355,7 +363,7 @@ def read_view(doc, *, reader: str | None = None, first: int | None = None, last:
         scope = (f"paragraphs {_one_line(shown[0].id)}..{_one_line(shown[-1].id)} of {n}"
                  + (f" ({_one_line(label)})" if label else ""))
     lines = [f"# {name}: {scope}. Line: [paragraph id] clause number text [notes]", LEGEND,
-             read_legend(doc, reader), ""]
+             _legend(aliases, reader, _usual_dates(doc.comments)), ""]
     threads = _Threads(doc, aliases, shown)
     lines.extend(threads.block(para) for para in shown)
     loose = threads.unanchored()
@@ -387,6 +395,7 @@ class _Threads:
         comments = [c for c in doc.comments if ids.intersection(c.paragraph_ids) or not c.paragraph_ids]
         by_id = {c.id: c for c in comments}
         self.doc, self.aliases, self.usual = doc, aliases, _usual_dates(doc.comments)
+        self.boxes = _has_boxes(doc)
         self.children: dict[str, list] = {}
         roots = []
         for c in comments:
@@ -421,7 +430,9 @@ class _Threads:
 
     def block(self, para) -> str:
         """The paragraph's line, then the threads that follow it."""
-        out = [paragraph_line(para, self.aliases, self.markers.line()), *_box_lines(self.doc, para, self.aliases)]
+        out = [paragraph_line(para, self.aliases, self.markers.line())]
+        if self.boxes:
+            out += _box_lines(self.doc, para, self.aliases)
         for c in self.after.get(para.id, ()):
             self._thread(c, out, set())
         return "\n".join(out)
