@@ -291,6 +291,7 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
     def add(name):
         if name and name not in aliases:
             aliases[name] = f"A{len(aliases) + 1}"
+    boxes = _has_boxes(doc)
     for para in doc.paragraphs:
         for seg in para.segments:
             if seg.author:
@@ -299,10 +300,8 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
                 add(seg.inserted_by)
         if para.mark is not None:
             add(para.mark[1].get(_W_AUTHOR))
-    if _has_boxes(doc):
-        for para in doc.paragraphs:
-            for name in _box_authors(para):
-                add(name)
+        for name in _box_authors(para) if boxes else ():
+            add(name)
     for rev in doc.revisions:
         add(rev.author)
     for c in doc.comments:
