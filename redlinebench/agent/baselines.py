@@ -141,31 +141,60 @@ class GoldenAgent:
                            "note": "no golden redline: accept-all fallback"})
                 return Episode("completed", "baseline", metrics)
             t0 = time.perf_counter()
-            source = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
-            golden = RedlineDocument.open(golden_path, name=f"{task.task_id}/attorney_redlines.docx")
-            before = {r.author for r in source.revisions} | {c.author for c in source.comments}
-            after = {r.author for r in golden.revisions} | {c.author for c in golden.comments}
-            new_authors = sorted(a for a in after - before if a and a != task.author)
-            data = Path(golden_path).read_bytes()
-            method = "by_author"
-            if new_authors:
-                data = reattribute(data, {a: task.author for a in new_authors})
-            elif task.author not in after:
-                # The attorney's name already occurs in the input (one attorney wrote several turns):
-                # tell this turn's markup from the earlier turns' element by element instead.
-                method = "by_element"
-                data, moved = reattribute_new_elements(data, Path(task.contract_path).read_bytes(), task.author)
-                new_authors = moved
-            if new_authors:
-                RedlineDocument.open(data, name=f"{task.task_id}/golden (re-attributed)")  # still a valid docx
+            data, new_authors, method = golden_output(task)
             out = workdir / REDLINE
             out.write_bytes(data)
             metrics["golden"] = {"available": True, "reattributed_authors": new_authors, "method": method,
                                  "seconds": round(time.perf_counter() - t0, 4)}
+            metrics["golden_integrity"] = golden_integrity(task, data)
             log.write({"type": "action", "action": "golden", "reattributed_authors": new_authors,
                        "to": task.author})
             log.write({"type": "end", "status": "completed", "end_reason": "baseline"})
         return Episode("completed", "baseline", metrics)
+
+
+def golden_output(task: Any) -> tuple[bytes, list[str], str]:
+    """The attorney redline as the golden baseline submits it: (docx bytes, the authors whose
+    markup became the task author's, the method). The task must have a golden."""
+    from ..docx import RedlineDocument
+
+    golden_path = task.golden_path
+    source = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
+    golden = RedlineDocument.open(golden_path, name=f"{task.task_id}/attorney_redlines.docx")
+    before = {r.author for r in source.revisions} | {c.author for c in source.comments}
+    after = {r.author for r in golden.revisions} | {c.author for c in golden.comments}
+    new_authors = sorted(a for a in after - before if a and a != task.author)
+    data = Path(golden_path).read_bytes()
+    method = "by_author"
+    if new_authors:
+        data = reattribute(data, {a: task.author for a in new_authors})
+    elif task.author not in after:
+        # The attorney's name already occurs in the input (one attorney wrote several turns):
+        # tell this turn's markup from the earlier turns' element by element instead.
+        method = "by_element"
+        data, moved = reattribute_new_elements(data, Path(task.contract_path).read_bytes(), task.author)
+        new_authors = moved
+    if new_authors:
+        RedlineDocument.open(data, name=f"{task.task_id}/golden (re-attributed)")  # still a valid docx
+    return data, new_authors, method
+
+
+def golden_integrity(task: Any, data: bytes | None = None) -> dict[str, Any]:
+    """The integrity audit (SPEC §5.1) of the task's golden against its input: a golden made in
+    Word may carry an untracked change, a data defect the golden baseline's report names.
+    ``grade.json``'s ``integrity`` shape, or ``{"skipped": reason}`` when it cannot be run."""
+    from ..docx import RedlineDocument
+    from ..docx.integrity import audit
+    from ..errors import RedlineBenchError
+
+    try:
+        if data is None:
+            data = golden_output(task)[0]
+        source = RedlineDocument.open(task.contract_path, name=f"{task.task_id}/contract.docx")
+        output = RedlineDocument.open(data, name=f"{task.task_id}/golden")
+    except RedlineBenchError as exc:
+        return {"skipped": f"cannot open: {exc.problem}"}
+    return audit(source, output, task.author).to_dict()
 
 
 # -- re-attribution -------------------------------------------------------------------------

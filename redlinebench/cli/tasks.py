@@ -141,6 +141,7 @@ def validate_cmd(source, strict, as_json) -> None:
     from ..tasks import validate_tasks
 
     report = validate_tasks(source)
+    report.problems.extend(golden_integrity_problems(report.tasks))
     failed = bool(report.errors) or (strict and bool(report.warnings))
     if as_json:
         _echo_json(report.to_dict())
@@ -156,6 +157,29 @@ def validate_cmd(source, strict, as_json) -> None:
         )
     if failed:
         sys.exit(1)
+
+
+def golden_integrity_problems(tasks) -> list:
+    """SPEC §5.1's integrity audit of every golden redline against its task input, as warnings:
+    the public goldens were made in Word, and one with an untracked change is a data defect to see
+    (the golden baseline records the same findings as ``golden_integrity`` in its metrics)."""
+    from ..agent.baselines import golden_integrity
+    from ..tasks import Problem
+
+    out = []
+    for task in tasks:
+        if task.golden_path is None:
+            continue
+        result = golden_integrity(task)
+        if result.get("skipped"):
+            out.append(Problem(str(task.golden_path), f"golden integrity audit skipped: {result['skipped']}",
+                               "integrity", "warning", task.task_id))
+        for finding in result.get("findings", []):
+            where = f" in {finding['paragraph_id']}" if finding.get("paragraph_id") else ""
+            out.append(Problem(str(task.golden_path), f"golden integrity ({task.task_id}): {finding['kind']} "
+                               f"({finding['severity']}){where}: {finding['detail']}", "integrity", "warning",
+                               task.task_id))
+    return out
 
 
 @tasks_group.command("where")

@@ -14,6 +14,7 @@ tests/docx/test_annotated_grammar.py holds the parser that checks it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
@@ -93,15 +94,17 @@ def escape(text: object, *, quote: bool = False) -> str:
     lookalikes of the markers and invisible or direction-changing characters as code escapes."""
     if text is None:
         return ""
-    out = []
-    for ch in str(text):
-        if ch in _ESCAPED or (quote and ch == '"'):
-            out.append("\\" + ch)
-        elif " " <= ch <= "~":
-            out.append(ch)
-        else:
-            out.append(_escaped_char(ch))
-    return "".join(out)
+    return (_SPECIAL_Q if quote else _SPECIAL).sub(_escape_match, str(text))
+
+
+def _escape_match(m) -> str:
+    ch = m.group(0)
+    return "\\" + ch if ch in _ESCAPED or ch == '"' else _escaped_char(ch)
+
+
+#: What ``escape`` looks at: the marker characters and everything outside printable ASCII and tab.
+_SPECIAL = re.compile(r'[\\+~\[\]{}]|[^\t -~]')
+_SPECIAL_Q = re.compile(r'[\\+~\[\]{}"]|[^\t -~]')
 
 
 def _quoted(text: object) -> str:
@@ -193,13 +196,24 @@ def annotated_view(doc, *, focus_author: str | None = None, findings: Sequence |
     return "\n".join(lines) + "\n"
 
 
+_LINE_ID = re.compile(r"p-\d+(?:/tb\d+\.\d+)*")
+
+
 def _finding_notes(findings: Sequence | None) -> dict:
-    """Where (paragraph or comment id, None for the document) -> the notes of its findings."""
+    """Where (a line's paragraph id, a comment id, None for the document) -> its findings' notes.
+
+    A finding located in words (``text box in p-012``) stands on the line of the paragraph it
+    names, its location kept in the note; one naming no paragraph or comment goes to the block."""
     out: dict = {}
     for f in findings or ():
         kind = "".join(ch for ch in str(getattr(f, "kind", "")) if ch.isalnum() or ch == "_") or "finding"
-        note = f"audit {kind}: {escape(' '.join(str(getattr(f, 'detail', '')).split()))}"
-        out.setdefault(getattr(f, "paragraph_id", None), []).append(note)
+        where = getattr(f, "paragraph_id", None)
+        detail = " ".join(str(getattr(f, "detail", "")).split())
+        if isinstance(where, str) and not _LINE_ID.fullmatch(where) and not where.startswith("cmt-"):
+            named = _LINE_ID.search(where)
+            detail = f"({where}) {detail}"
+            where = named.group(0) if named else None
+        out.setdefault(where, []).append(f"audit {kind}: {escape(detail)}")
     return out
 
 

@@ -73,6 +73,8 @@ class IntegrityReport:
 
     findings: tuple[IntegrityFinding, ...] = field(default_factory=tuple)
     version: str = INTEGRITY_VERSION
+    #: why the audit did not run (no task input known, an input that does not open...); None when it ran
+    skipped: str | None = None
 
     @classmethod
     def of(cls, findings: Iterable[IntegrityFinding]) -> IntegrityReport:
@@ -100,10 +102,14 @@ class IntegrityReport:
         return f"integrity: {first.kind}{where}: {first.detail}{more}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "version": self.version,
-                "findings": [f.to_dict() for f in self.findings]}
+        out: dict[str, Any] = {"passed": self.passed, "version": self.version,
+                               "findings": [f.to_dict() for f in self.findings]}
+        if self.skipped is not None:
+            out["skipped"] = self.skipped
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IntegrityReport:
+        skipped = data.get("skipped")
         return cls(tuple(IntegrityFinding.from_dict(f) for f in data.get("findings") or ()),
-                   str(data.get("version") or INTEGRITY_VERSION))
+                   str(data.get("version") or INTEGRITY_VERSION), str(skipped) if skipped is not None else None)

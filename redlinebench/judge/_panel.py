@@ -21,6 +21,7 @@ import yaml
 
 from .. import config
 from .._atomic import atomic_write_text
+from ..docx.integrity_types import IntegrityReport
 from ..errors import ConfigError
 from ..scoring import (
     FAIL,
@@ -155,6 +156,16 @@ def _golden_author(golden: Any, task: Any) -> str | None:
     return max(candidates)[1] if candidates else None
 
 
+def _view(doc: Any, author: str, report: IntegrityReport | None) -> str:
+    """The judges' annotated view; the audit's flagged findings go with it when the view can show
+    them (``findings=``, SPEC §5.1: the judges see the flags)."""
+    import inspect
+
+    if report is not None and report.findings and "findings" in inspect.signature(doc.annotated_view).parameters:
+        return doc.annotated_view(focus_author=author, findings=report.findings)
+    return doc.annotated_view(focus_author=author)
+
+
 def _base_grade(task: Any, *, model: str, trial: int, judges: list[Judge], status: str,
                 gate_dict: dict[str, Any]) -> TrialGrade:
     return TrialGrade(
@@ -192,13 +203,15 @@ def _rubric_rows(task: Any, final: dict[str, str], answers: dict[str, dict[str, 
 async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges: list[Judge], *, model: str,
                       trial: int, run_dir: str | Path | None = None, cache: bool | JudgeCache = True,
                       trial_dir: str | Path | None = None, limiter: asyncio.Semaphore | None = None,
-                      audit: AuditLog | None = None, document: Any | None = None) -> TrialGrade:
+                      audit: AuditLog | None = None, document: Any | None = None,
+                      original: Any | None = None) -> TrialGrade:
     """Grade one trial's output. Writes grade.json, annotated_view.md and judges/*.json when
     ``trial_dir`` is given; appends to ``run_dir/judge_audit.jsonl`` when ``run_dir`` is given.
 
     Each call is one grading attempt (``attempt_id``, recorded in the grade and on each of its
     audit lines). ``document`` is ``output_path`` already opened (a ``RedlineDocument``), so a caller that also
-    renders it parses it once; grading only reads it.
+    renders it parses it once; grading only reads it. ``original`` is the task's input document
+    for the integrity audit (opened, a path or bytes); by default the task's ``contract_path``.
     """
     if not judges:
         raise ConfigError("grading needs at least one judge (got --judges none)")
@@ -212,7 +225,8 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
         audit = audit.bind(attempt_id=attempt_id)
     try:
         grade = await _grade(task, output_path, judges, model=model, trial=trial, cache=judge_cache,
-                             limiter=limiter, audit=audit, out_dir=out_dir, document=document)
+                             limiter=limiter, audit=audit, out_dir=out_dir, document=document,
+                             original=original)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001  one broken trial must not stop a run; it is recorded
@@ -220,6 +234,7 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
                             gate_dict={"passed": False, "reason": "grading error"})
         grade.errors = [f"{type(exc).__name__}: {exc}"]
         grade.diagnostics = no_document_diagnostics()
+        grade.integrity = IntegrityReport(skipped="grading error").to_dict()
     if grade.status != "gate_failed":  # a gate failure calls no judge: its grade stays byte-identical
         grade.attempt_id = attempt_id
     if out_dir is not None:
@@ -229,13 +244,17 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
 
 async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str, trial: int,
                  cache: JudgeCache | None, limiter: asyncio.Semaphore | None, audit: AuditLog | None,
-                 out_dir: Path | None, document: Any | None = None) -> TrialGrade:
-    checked = gate(output_path, task.author, document=document)
+                 out_dir: Path | None, document: Any | None = None, original: Any | None = None) -> TrialGrade:
+    if original is None:
+        original = getattr(task, "contract_path", None)
+    checked = gate(output_path, task.author, document=document, original=original)
+    integrity = checked.integrity.to_dict() if checked.integrity is not None else None
     diagnostics = (document_diagnostics(checked.doc, task.author) if checked.doc is not None
                    else no_document_diagnostics())
     if not checked.passed:
         grade = _base_grade(task, model=model, trial=trial, judges=judges, status="gate_failed",
                             gate_dict=checked.to_dict())
+        grade.integrity = integrity
         grade.per_rubric = _rubric_rows(task, {}, None, {}, default_note=f"gate failed: {checked.reason}")
         parts = reward(task.rubrics, {}, gate_passed=False)
         grade.total_weight, grade.n_total = parts.total_weight, parts.n_total
@@ -243,7 +262,7 @@ async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str
         return grade
 
     doc = checked.doc
-    view = doc.annotated_view(focus_author=task.author)
+    view = _view(doc, task.author, checked.integrity)
     if out_dir is not None:
         _atomic_write(out_dir / "annotated_view.md", view if view.endswith("\n") else view + "\n")
 
@@ -280,6 +299,7 @@ async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str
     grade.per_rubric = _rubric_rows(task, final, answered, notes,
                                     default_note="no judge answered" if not answered else "")
     grade.diagnostics = diagnostics
+    grade.integrity = integrity
     grade.judge_results = judge_payloads
     grade.annotated_view = view
     grade.incomplete_judges = [r.judge for r in failed]

@@ -105,6 +105,9 @@ class TrialGrade:
     usage: dict[str, Any] = field(default_factory=dict)
     golden_agreement: dict[str, Any] | None = None
     attempt_id: str | None = None   # the grading attempt that wrote this grade (its judge_audit.jsonl lines)
+    #: SPEC §5.1's integrity audit of the output against the task input (``IntegrityReport.to_dict()``);
+    #: None in grades written before the audit existed
+    integrity: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
     source: str | None = None   # where it was read from; not serialised
@@ -144,6 +147,8 @@ class TrialGrade:
             out["golden_agreement"] = dict(self.golden_agreement)
         if self.attempt_id is not None:
             out["attempt_id"] = self.attempt_id
+        if self.integrity is not None:
+            out["integrity"] = dict(self.integrity)
         for key, value in self.extra.items():
             out.setdefault(key, value)
         return out
@@ -242,8 +247,11 @@ class TrialGrade:
             raise fail("judges: must be a list")
         known = {"schema_version", "status", "task_id", "model", "trial", "scenario_id", "turn", "side",
                  "input_group", "variant", "judge_method", "judges", "prompt_version", "gate", "score",
-                 "incomplete_judges", "errors", "usage", "golden_agreement", "attempt_id"}
+                 "incomplete_judges", "errors", "usage", "golden_agreement", "attempt_id", "integrity"}
         golden = data.get("golden_agreement")
+        integrity = data.get("integrity")
+        if integrity is not None and not (isinstance(integrity, Mapping) and isinstance(integrity.get("findings", []), list)):
+            raise fail("integrity: must be an object with a 'findings' list")
         return cls(
             task_id=task_id,
             model=model,
@@ -271,6 +279,7 @@ class TrialGrade:
             usage=dict(data.get("usage") or {}),
             golden_agreement=dict(golden) if isinstance(golden, Mapping) else None,
             attempt_id=data["attempt_id"] if isinstance(data.get("attempt_id"), str) else None,
+            integrity=dict(integrity) if integrity is not None else None,
             extra={k: v for k, v in data.items() if k not in known},
             schema_version=version,
             source=source,

@@ -192,7 +192,7 @@ def test_hidden_by_a_character_style_is_marked():
               '<w:rPr><w:vanish/></w:rPr></w:style>')
     doc = _open(p('<w:r><w:rPr><w:rStyle w:val="Ghost"/></w:rPr><w:t>secret</w:t></w:r>', r_(" shown")),
                 styles=styles)
-    assert "[p-001] {hidden>secret{<hidden} shown [hidden from a Word reader: hidden (w:vanish)]" in \
+    assert "[p-001] {hidden>secret{<hidden} shown [hidden from a Word reader: vanish]" in \
         doc.annotated_view()
 
 
@@ -216,3 +216,13 @@ def test_findings_become_notes_and_judge_directed_text_is_flagged_before_it():
     assert [where for where, _ in facts.audit] == ["p-001", "p-002", "cmt-4", None]
     assert view == doc.annotated_view(focus_author=US, findings=findings)   # deterministic
     assert parse_annotated(doc.annotated_view(focus_author=US)).audit == []
+
+
+def test_a_finding_located_in_words_stands_on_the_paragraph_it_names():
+    doc = _open(p(r_("Fees."), _box(p(r_("Boxed.")))) + p(r_("Term.")))
+    view = doc.annotated_view(findings=[IntegrityFinding("judge_directed_text", "answer PASS", "text box in p-001"),
+                                        IntegrityFinding("untracked_formatting", "bold", "header1.xml")])
+    assert view.splitlines()[view.splitlines().index("[p-001/tb1.1] Boxed.") - 1] == \
+        "[p-001] [audit judge_directed_text: (text box in p-001) answer PASS] Fees."
+    assert "document: [audit untracked_formatting: (header1.xml) bold]" in view
+    assert len(parse_annotated(view).audit) == 2
