@@ -12,7 +12,10 @@ from typing import Any
 #: comparable (the prompt, the tool results and the views the model reads are part of the benchmark).
 #: agent-2: the read view names authors by aliases (A1, A2) with a legend, groups its appendix by
 #: paragraph, takes a range; tool results are sent as text; edit results carry the changed lines.
-PROMPT_VERSION = "agent-2"
+#: agent-3: the read view states each fact once: changes inline as {+x}A1 / {-x}A1 / {-x+y}A1 (no
+#: revision ids, no tracked-changes appendix), each comment thread right after its paragraph with
+#: its anchor marked in the text (<cmt-N>...</>); edit results carry the same blocks.
+PROMPT_VERSION = "agent-3"
 
 _TOOL_GUIDE = """\
 ## How to work on the document
@@ -22,19 +25,20 @@ is recorded under the author string `{author}`; changes and comments by any othe
 from earlier turns of the negotiation.
 
 - `read_document`: the contract as text, one paragraph per line as `[p-NNN]` with its clause
-  number. Pending changes are inline: `{{++inserted++}}` and `{{--deleted--}}`, each run followed by
-  `[rev-N A1]` (its revision ids and author alias); the header's legend says who each alias is and
-  which one is you. `[flags: ...]` marks table cells, comment ids (`cmt-N`) and changes the text
-  does not show. The appendix lists every comment and tracked change under its paragraph. Call it
-  once at the start; for part of the contract pass `clause` (e.g. "3.3": that clause and its
-  sub-clauses) or `start_id`/`end_id`.
+  number. Pending changes are inline, each followed by its author's alias: `{{+inserted}}A1`,
+  `{{-deleted}}A1`, `{{-old+new}}A1` (a replacement); the header's legend says who each alias is and
+  which one is you. `<cmt-N>...</>` marks the text comment `cmt-N` is on; the comment thread
+  (`cmt-N A1 [reply to cmt-M] [resolved]: text`) follows the paragraph's line. A trailing `[...]`
+  notes table cells and changes the text does not show; `[p-NNN/tb1.1]` lines show text in a
+  text box (not editable). Call it once at the start; for part of
+  the contract pass `clause` (e.g. "3.3": that clause and its sub-clauses) or `start_id`/`end_id`.
 - `propose_edits`: a batch of tracked edits. Each edit has `op` (`replace`, `delete` or
   `insert_after`), an `anchor` with the `paragraph_id` and the exact `text` to act on as it reads
   now (add `occurrence`, `context_before` or `context_after` when the text occurs more than once),
   `new_text` for replace and insert_after, and a `comment` explaining the change to the other side.
   Each edit is applied independently and reports its own `status`; fix and resend only the edits
-  that failed. The result also shows the current line of every paragraph you changed, exactly as
-  `read_document` would show it now: no need to read again to see your edits.
+  that failed. The result also shows the current line (and threads) of every paragraph you changed,
+  exactly as `read_document` would show them now: no need to read again to see your edits.
 - `add_comment`: start a comment thread on a paragraph (optionally on a span of its text), or reply
   to an existing thread with `reply_to` set to its `cmt-N` id. The result shows the paragraph's line.
 - `mark_reserved`: strike a whole range of paragraphs and leave "Reserved." so later numbering

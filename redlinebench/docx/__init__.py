@@ -3,7 +3,7 @@
 Public API (docs/ARCHITECTURE.md)::
 
     doc = RedlineDocument.open("contract.docx")           # DocxError on a bad/hostile file
-    print(doc.read_view())                                 # [p-NNN] 3.3.5 text, flags, appendix
+    print(doc.read_view())                                 # [p-NNN] 3.3.5 text {-old+new}A1 [notes], threads
     results = doc.apply_edits([
         {"op": "replace", "anchor": {"paragraph_id": "p-014", "text": "thirty (30) days"},
          "new_text": "sixty (60) days", "comment": "Align with our cash-flow policy."},

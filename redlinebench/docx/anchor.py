@@ -113,12 +113,20 @@ def find_all(haystack: str, needle: str) -> list[int]:
     return hits
 
 
+_TAG = r"(?:A\d+|\?)"
 _VIEW_MARKUP = [
     (re.compile(r"^\s*\[p-\d+\]\s*"), ""),                       # a copied paragraph id
-    (re.compile(r"\s*\[flags: [^\]]*\]\s*$"), ""),                  # a copied flags suffix
+    (re.compile(r"\s*\[flags: [^\]]*\]\s*$"), ""),                  # a copied flags suffix (agent-2 view)
+    (re.compile(r"\s*\[(?:table cell|table row |paragraph |formatting |in a field )[^\]]*\]\s*$"), ""),  # notes
     (re.compile(r"\{--.*?--\}(\[[^\]]*\])?", re.S), ""),
     (re.compile(r"\{\+\+(.*?)\+\+\}(\[[^\]]*\])?", re.S), r"\1"),
     (re.compile(r"\{cmt-\d+\}"), ""),
+    # the agent-3 read view: comment markers, struck parts of insertions, then the changes
+    (re.compile(r"</>|</?cmt-\d+/?>"), ""),
+    (re.compile(r"\{[-<][^{}+]*\}" + _TAG + r"(?=[^{]*\}" + _TAG + ")"), ""),
+    (re.compile(r"\{-[^{}+]*\+([^{}]*)\}" + _TAG), r"\1"),
+    (re.compile(r"\{[-<][^{}]*\}" + _TAG), ""),
+    (re.compile(r"\{[+>]([^{}]*)\}" + _TAG), r"\1"),
     (re.compile("\u21b5"), " "),                                      # the view's line-break sign
 ]
 
@@ -164,7 +172,7 @@ def locate(raw: str, text: str, *, context_before: str | None = None, context_af
     deleting it would glue the neighbouring words together.
 
     Fallbacks, tried only when the exact (normalised) text is absent: surrounding whitespace
-    trimmed; read-view markup a model copied along (ids, flags, {++ ++}/{-- --}, {cmt-N})
+    trimmed; read-view markup a model copied along (ids, notes, {+ }A1/{- }A1, <cmt-N>, agent-2 forms)
     removed; the paragraph's clause number (``label``, or a callable returning it, called only
     when needed) dropped from the front when the rest matches at the start of the paragraph.
     """

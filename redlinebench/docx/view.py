@@ -1,14 +1,17 @@
-"""Text views of a document: the agent's read view, the judge's annotated view, plain texts.
+"""Text views of a document: the agent's read view, plain texts.
 
 Read view (SPEC §4; the full grammar is docs/VIEWS.md "Read view")::
 
     # A1 = LargeCo Legal
-    [p-014] 3.3.5 Vendor shall {--inform--}{++notify promptly++}[rev-6 rev-7 A1] Customer. [flags: cmt-9]
+    [p-014] 3.3.5 Vendor shall {-inform+notify promptly}A1 <cmt-9>Customer</>.
+    cmt-9 A1: Notice must be prompt.
 
-Authors are aliases with a legend (one ``# A1 = name`` line each, stable while the document is
-open); one tag follows each run of adjacent changes by one author. Pending insertions are part of
-the current text (an anchor may quote them); pending deletions are not (an anchor must leave them
-out). The appendix lists every comment and every tracked change, grouped under its paragraph.
+Every fact once: each change inline with its author alias (a legend names the authors, stable
+while the document is open), a deletion followed by the same author's insertion as one
+replacement, each comment thread right after the paragraph its anchor starts in, its anchor
+marked in the text. Pending insertions are part of the current text (an anchor may quote them);
+pending deletions are not (an anchor must leave them out). Revision ids are not shown: no tool
+takes them (edits anchor on text).
 
 The judge's annotated view lives in annotated.py (its grammar: docs/VIEWS.md).
 """
@@ -20,8 +23,15 @@ import re
 from collections import Counter
 from pathlib import PurePath
 
+from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
+from .runs import REVISION_WRAPPERS, walk_paragraph
+from .textboxes import W_TXBXCONTENT, box_paragraphs
+
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
+_W_P = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
+_BOX_REVISION_TAGS = tuple("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}" + t for t in (
+    "ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange"))
 
 
 #: Every character Python (and so a line-splitting reader) takes as a line break, except the
@@ -38,74 +48,217 @@ def _one_line(text) -> str:
     return str(text).replace("\r\n", "\n").translate(_BREAKS)
 
 
-def _read_body(segments, aliases: dict[str, str]) -> str:
-    """A paragraph's text with its pending changes inline.
+#: How a change is written: ``{<sign><text>}<alias>``. A deletion immediately followed by the same
+#: author's insertion is one replacement, ``{-old+new}A1``.
+_SIGN = {"ins": "+", "del": "-", "move_to": ">", "move_from": "<"}
 
-    ``{++text++}`` is a pending insertion, ``{--text--}`` a pending deletion; a run of adjacent
-    changes by one author is followed by one tag, ``[rev-3 rev-4 A1]``, listing their revision ids in
-    order (``[rev-5 A1 in A2]``: A1's deletion of text A2 inserted; ``moved here``/``moved away`` for
-    moves). Plain text stands as is.
-    """
-    out: list[str] = []
-    ids: list[str] = []
-    who = None
+LEGEND = (
+    "# Changes: {+x}A1 = A1 inserted x (current text: quote it in anchors); {-x}A1 = A1 deleted x (not current"
+    " text: leave it out); {-x+y}A1 = A1 replaced x by y; {>x}A1 / {<x}A1 = A1 moved x here / away;"
+    " {+a{-b}A2 c}A1 = A2 struck b from A1's insertion.\n"
+    "# Comments: <cmt-N>x</> = comment N is on x (</cmt-N> when another opened since; <cmt-N/> = on the"
+    " paragraph). Its thread follows the paragraph, one line each: cmt-N A1 [date] [reply to cmt-M]"
+    " [resolved]: text")
 
-    def close():
-        if ids:
-            out.append(f"[{' '.join(ids)} {who}]")
-            ids.clear()
 
-    for seg in segments:
-        text = _one_line(seg.text)
-        if seg.kind == "text":
-            close()
-            out.append(text)
+class _Change:
+    """One revision wrapper as written in the view: its kind, author tag and pieces (text, comment
+    markers, and for an insertion the deletions nested in it)."""
+
+    __slots__ = ("kind", "tag", "pieces")
+
+    def __init__(self, kind: str, tag: str) -> None:
+        self.kind, self.tag, self.pieces = kind, tag, []
+
+    def nested(self) -> bool:
+        return any(isinstance(p, _Change) for p in self.pieces)
+
+    def body(self) -> str:
+        return "".join(p.render() if isinstance(p, _Change) else p for p in self.pieces)
+
+    def render(self) -> str:
+        return "{" + _SIGN[self.kind] + self.body() + "}" + self.tag
+
+
+class _Replacement:
+    __slots__ = ("old", "new")
+
+    def __init__(self, old: _Change, new: _Change) -> None:
+        self.old, self.new = old, new
+
+    def render(self) -> str:
+        return "{-" + self.old.body() + "+" + self.new.body() + "}" + self.new.tag
+
+
+def _content(walk, aliases: dict[str, str], markers: "_Markers") -> str:
+    """A paragraph's text with its changes and comment markers, in document order."""
+    at: dict[int, list] = {}
+    for m in walk.markers:
+        at.setdefault(m.index, []).append(m)
+    top: list = []              # plain text, markers, _Change
+    outer = inner = None        # the open wrappers (elements) and their _Change
+    outer_change = inner_change = None
+
+    def put(piece) -> None:
+        if piece:   # a marker of a comment not shown writes nothing: it must not split a replacement
+            holder = inner_change or outer_change
+            (holder.pieces if holder is not None else top).append(piece)
+
+    for i, atom in enumerate(walk.atoms):
+        if atom.kind == "text" and not atom.text and i not in at:
             continue
-        tag = _alias(aliases, seg.author)
-        if seg.kind == "del" and seg.inserted_by:
-            tag = f"{tag} in {_alias(aliases, seg.inserted_by)}"
-        elif seg.kind in ("move_to", "move_from"):
-            tag += " moved here" if seg.kind == "move_to" else " moved away"
-        if tag != who:
-            close()
-            who = tag
-        ids.append(_one_line(seg.revision_id) or "rev-?")
-        out.append(("{++" + text + "++}") if seg.kind in ("ins", "move_to") else ("{--" + text + "--}"))
-    close()
+        want_outer = atom.outer if atom.outer is not None else atom.rev
+        want_inner = atom.rev if atom.outer is not None else None
+        if want_outer is not outer:
+            outer = inner = outer_change = inner_change = None
+        elif want_inner is not inner:
+            inner = inner_change = None
+        for m in at.pop(i, ()):
+            put(markers.write(m))
+        if want_outer is not None and outer_change is None:
+            kind = atom.kind if atom.outer is None else REVISION_WRAPPERS[atom.outer.tag]
+            outer, outer_change = want_outer, _Change(kind, _alias(aliases, want_outer.get(_W_AUTHOR)))
+            top.append(outer_change)
+        if want_inner is not None and inner_change is None:
+            inner, inner_change = want_inner, _Change(atom.kind, _alias(aliases, want_inner.get(_W_AUTHOR)))
+            outer_change.pieces.append(inner_change)
+        put(_one_line(atom.text))
+    outer_change = inner_change = None   # markers after the last character stand after its change
+    for i in sorted(at):
+        for m in at[i]:
+            put(markers.write(m))
+    out: list[str] = []
+    k = 0
+    while k < len(top):
+        piece = top[k]
+        nxt = top[k + 1] if k + 1 < len(top) else None
+        if (isinstance(piece, _Change) and isinstance(nxt, _Change) and piece.kind == "del"
+                and nxt.kind == "ins" and piece.tag == nxt.tag and not piece.nested() and not nxt.nested()):
+            out.append(_Replacement(piece, nxt).render())
+            k += 2
+            continue
+        out.append(piece.render() if isinstance(piece, _Change) else piece)
+        k += 1
     return "".join(out)
+
+
+class _Markers:
+    """Writes a paragraph's comment markers: ``<cmt-N>`` where comment N's range starts, ``</>`` where
+    it ends when it is the last one opened in this line and still open, ``</cmt-N>`` otherwise,
+    ``<cmt-N/>`` for its reference when it lacks a range start or end. Only comments in ``shown`` get
+    markers (a reply anchored exactly where its parent is gets none: it has its parent's anchor)."""
+
+    def __init__(self, shown: set[int], ranged: set[int]) -> None:
+        self.shown, self.ranged, self.open = shown, ranged, []
+
+    def line(self) -> "_Markers":
+        self.open = []
+        return self
+
+    def write(self, m) -> str:
+        n = m.comment_id
+        if n not in self.shown:
+            return ""
+        if m.tag == "start":
+            self.open.append(n)
+            return f"<cmt-{n}>"
+        if m.tag == "end":
+            if self.open and self.open[-1] == n:
+                self.open.pop()
+                return "</>"
+            if n in self.open:
+                self.open.remove(n)
+            return f"</cmt-{n}>"
+        return "" if n in self.ranged else f"<cmt-{n}/>"
 
 
 def _alias(aliases: dict[str, str], name: str | None) -> str:
     return aliases.get(name or "", "?")
 
 
-def _read_flags(para, aliases: dict[str, str]) -> str:
-    """The facts about a paragraph its inline markup does not show: table, row and paragraph-mark
-    changes, formatting, revisions not inline (formatting, marks, rows, the insertion a deletion sits in),
-    comments, fields."""
+def _notes(para, aliases: dict[str, str], row_first: bool) -> str:
+    """What the paragraph's inline markup does not show, as `` [note; note]``: table cell, tracked
+    row, paragraph-mark changes, formatting changes, a field spanning paragraphs. Each note that
+    states a change names its author."""
     parts = []
     if para.in_table:
         parts.append("table cell")
     if para.row:
-        parts.append("table row " + ("inserted" if para.row == "ins" else "deleted"))
-    if para.mark is not None:
-        kind, mark = para.mark
+        word = "table row " + ("inserted" if para.row == "ins" else "deleted")
+        if row_first:
+            mark = _row_mark(para.element)
+            word += f" by {_alias(aliases, mark.get(_W_AUTHOR) if mark is not None else None)}"
+        parts.append(word)
+    for mark in mark_revisions(para.element) if para.mark is not None else ():
+        kind = MARK_TAGS[mark.tag]
         whole = _whole(para, kind)
         word = {"para_ins": "paragraph inserted" if whole else "paragraph break after it inserted",
                 "para_del": "paragraph deleted" if whole else "paragraph break after it deleted (joins the next)",
                 "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
         parts.append(f"{word} by {_alias(aliases, mark.get(_W_AUTHOR))}")
-    if "format_change" in para.flags:
-        parts.append("formatting changed")
-    inline = {s.revision_id for s in para.segments if s.revision_id}
-    rest = sorted(set(para.revision_ids) - inline, key=_rev_key)
-    if rest:
-        parts.append("also " + _one_line(", ".join(rest)))
-    if para.comment_ids:
-        parts.append(_one_line(", ".join(para.comment_ids)))
+    parts += _format_notes(para._format_revisions, para.text, aliases)
     if "spanning_field" in para.flags:
         parts.append("in a field spanning paragraphs (e.g. table of contents): not editable")
-    return f" [flags: {'; '.join(parts)}]" if parts else ""
+    return f" [{'; '.join(parts)}]" if parts else ""
+
+
+def _format_notes(revisions, current: str, aliases: dict[str, str]) -> list[str]:
+    """One note per formatting revision: the paragraph's, its mark's, or a run's (text quoted)."""
+    out = []
+    for rev in revisions:
+        if rev.type != "format":
+            continue
+        who = _alias(aliases, rev.author)
+        if rev.text == "\u00b6":
+            out.append(f"paragraph mark formatting changed by {who}")
+        elif rev.text == current:
+            out.append(f"formatting changed by {who}")
+        else:
+            out.append(f"formatting of {json.dumps(_one_line(rev.text), ensure_ascii=False)} changed by {who}")
+    return out
+
+
+#: a text box anchored by a tracked change: how its note says so
+_BOX_CHANGE = {"ins": "inserted", "del": "deleted", "move_to": "moved here", "move_from": "moved away"}
+
+
+def _box_lines(doc, para, aliases: dict[str, str]) -> list[str]:
+    """One line per paragraph of each text box (or shape) anchored in ``para``: what a Word reader
+    sees there (SPEC §5.1). Ids name the host (``p-012/tb1.2``); the tools do not edit boxes."""
+    out = []
+    fmt = None
+    for pid, p, box in box_paragraphs(para.element, para.id):
+        if fmt is None:
+            fmt = _format_changes_by_paragraph(para.element)
+        walk = walk_paragraph(p)
+        notes = ["text box, not editable"]
+        if box.rev is not None:
+            notes.append(f"text box {_BOX_CHANGE.get(box.kind, box.kind)} by {_alias(aliases, box.rev.get(_W_AUTHOR))}")
+        for mark in mark_revisions(p):
+            kind = MARK_TAGS[mark.tag]
+            word = {"para_ins": "paragraph break after it inserted",
+                    "para_del": "paragraph break after it deleted (joins the next)",
+                    "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
+            notes.append(f"{word} by {_alias(aliases, mark.get(_W_AUTHOR))}")
+        _, _, revisions = doc._describe(p, pid, walk, [], fmt.get(p, ()))
+        notes += _format_notes(revisions, walk.current, aliases)
+        out.append(f"[{_one_line(pid)}] {_content(walk, aliases, _Markers(set(), set()))} [{'; '.join(notes)}]")
+    return out
+
+
+def _has_boxes(doc) -> bool:
+    """True when the body holds any text box (one C-level scan; most contracts hold none)."""
+    body = getattr(doc, "body", None)
+    return body is not None and next(body.iter(W_TXBXCONTENT), None) is not None
+
+
+def _box_authors(para):
+    """Authors of the changes in and around the text boxes anchored in ``para`` (usually none)."""
+    for _pid, p, box in box_paragraphs(para.element, para.id):
+        if box.rev is not None:
+            yield box.rev.get(_W_AUTHOR)
+        for el in p.iter(*_BOX_REVISION_TAGS):
+            yield el.get(_W_AUTHOR)
 
 
 def _whole(para, kind: str) -> bool:
@@ -113,13 +266,6 @@ def _whole(para, kind: str) -> bool:
     if kind in ("para_ins", "move_to"):
         return not any(s.kind in ("text", "del", "move_from") and s.text.strip() for s in para.segments)
     return not any(s.kind in ("text", "ins", "move_to") and s.text.strip() for s in para.segments)
-
-
-def _rev_key(rid: str) -> int:
-    try:
-        return int(rid.split("-")[1])
-    except (IndexError, ValueError):
-        return 0
 
 
 #: a clause number as a heading carries it: "3.3", "3.3.", "Section 3.3", "Article 4", "§ 7" -> the digits
@@ -145,6 +291,7 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
     def add(name):
         if name and name not in aliases:
             aliases[name] = f"A{len(aliases) + 1}"
+    boxes = _has_boxes(doc)
     for para in doc.paragraphs:
         for seg in para.segments:
             if seg.author:
@@ -153,6 +300,8 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
                 add(seg.inserted_by)
         if para.mark is not None:
             add(para.mark[1].get(_W_AUTHOR))
+        for name in _box_authors(para) if boxes else ():
+            add(name)
     for rev in doc.revisions:
         add(rev.author)
     for c in doc.comments:
@@ -193,7 +342,7 @@ def read_view(doc, *, reader: str | None = None, first: int | None = None, last:
               label: str | None = None) -> str:
     """The agent's read view of paragraphs ``first``..``last`` (indices, inclusive; default all).
 
-    A partial view lists only the comments and tracked changes of its paragraphs (``label`` names the
+    A partial view shows only the comment threads anchored in its paragraphs (``label`` names the
     range in the header, e.g. "clause 3.3"). ``reader`` is the agent's author name: the legend marks
     it. See the module docstring and docs/VIEWS.md for the grammar.
     """
@@ -206,67 +355,148 @@ def read_view(doc, *, reader: str | None = None, first: int | None = None, last:
         raise ValueError(f"paragraph range {first}..{last} is outside 0..{n - 1}")
     shown = paragraphs[first:last + 1]
     aliases = read_aliases(doc, reader)
-    usual = _usual_dates(doc.comments)
     name = _one_line(PurePath(str(doc.name or "document")).name)   # never a host path
     if whole:
         scope = f"{n} paragraphs"
     else:
         scope = (f"paragraphs {_one_line(shown[0].id)}..{_one_line(shown[-1].id)} of {n}"
                  + (f" ({_one_line(label)})" if label else ""))
-    lines = [f"# {name}: {scope}. Line: [paragraph id] clause number text [flags: ...]",
-             "# {++x++}[rev-N A1]: A1's pending insertion (current text, quote it in anchors); {--x--}[rev-N A1]: "
-             "A1's pending deletion (not current text, leave it out); [rev-N A1 in A2]: A1 deleted A2's insertion.",
-             _legend(aliases, reader, usual), ""]
-    lines.extend(read_line(para, aliases) for para in shown)
-    ids = None if whole else {para.id for para in shown}
-    comments = [c for c in doc.comments if ids is None or ids.intersection(c.paragraph_ids)]
-    revisions = [r for r in doc.revisions if ids is None or r.paragraph_id in ids]
+    lines = [f"# {name}: {scope}. Line: [paragraph id] clause number text [notes]", LEGEND,
+             _legend(aliases, reader, _usual_dates(doc.comments)), ""]
+    threads = _Threads(doc, aliases, shown)
+    lines.extend(threads.block(para) for para in shown)
+    loose = threads.unanchored()
+    if loose:
+        lines += ["", "## Comments not anchored in the text", *loose]
     elsewhere = doc.story_revisions() if whole else []
-    lines.append("")
-    lines.append(f"## Comments ({len(comments)})")
-    # in document order, grouped under the paragraph(s) they are anchored in (a reply sits with its thread)
-    order = {para.id: i for i, para in enumerate(paragraphs)}
-    where = None
-    for c in sorted(comments, key=lambda c: min((order.get(p, n) for p in c.paragraph_ids), default=n)):
-        place = _one_line(", ".join(c.paragraph_ids)) or "unanchored"
-        if place != where:
-            where = place
-            lines.append(f"{place}:")
-        lines.append(_read_comment_line(c, aliases, usual))
-    if not comments:
-        lines.append("(none)")
-    lines.append("")
-    lines.append(f"## Tracked changes ({len(revisions) + len(elsewhere)})")
-    # grouped under the paragraph (or header, footer, notes part: listed, not editable) they sit in
-    where = None
-    for place, r in [(r.paragraph_id, r) for r in revisions] + [(part.rsplit("/", 1)[-1], r) for part, r in elsewhere]:
-        if place != where:
-            where = place
-            lines.append(f"{_one_line(place)}:")
-        lines.append(_read_revision_line(r, aliases))
-    if not revisions and not elsewhere:
-        lines.append("(none)")
+    if elsewhere:
+        lines += ["", "## Changes in headers, footers and notes (not editable)"]
+        lines.extend(f"{_one_line(part.rsplit('/', 1)[-1])}: {_story_change(r, aliases)}" for part, r in elsewhere)
     return "\n".join(lines) + "\n"
 
 
-def read_line(para, aliases: dict[str, str]) -> str:
-    """One paragraph's line of the read view: ``[p-014] 3.3.5 text  [flags: ...]``."""
-    body = _read_body(para.segments, aliases)
+def _story_change(r, aliases: dict[str, str]) -> str:
+    """A header, footer or note revision as one change (marks and formatting named in words)."""
+    who = _alias(aliases, r.author)
+    text = _one_line(r.text)
+    if r.type in _SIGN:
+        return "{" + _SIGN[r.type] + text + "}" + who
+    what = {"para_ins": "paragraph inserted", "para_del": "paragraph deleted"}.get(r.type, "formatting changed")
+    return f"{what} by {who}: {json.dumps(text, ensure_ascii=False)}"
+
+
+class _Threads:
+    """The comment threads of a view: which comments get anchor markers, which paragraph each
+    thread follows (the first shown paragraph of its first comment's anchor), and their lines."""
+
+    def __init__(self, doc, aliases: dict[str, str], shown) -> None:
+        ids = {para.id for para in shown}
+        comments = [c for c in doc.comments if ids.intersection(c.paragraph_ids) or not c.paragraph_ids]
+        by_id = {c.id: c for c in comments}
+        self.doc, self.aliases, self.usual = doc, aliases, _usual_dates(doc.comments)
+        self.boxes = _has_boxes(doc)
+        self.children: dict[str, list] = {}
+        roots = []
+        for c in comments:
+            if c.parent in by_id and c.parent != c.id:
+                self.children.setdefault(c.parent, []).append(c)
+            else:
+                roots.append(c)
+        self.after: dict[str, list] = {}
+        self.loose: list = []
+        order = [para.id for para in shown]
+        for c in roots:
+            where = next((pid for pid in order if pid in c.paragraph_ids), None)
+            if where is not None:
+                self.after.setdefault(where, []).append(c)
+            elif not c.paragraph_ids:
+                self.loose.append(c)
+        self.inherits = {c.id for c in comments if c.parent in by_id and c.paragraph_ids
+                         and (by_id[c.parent].paragraph_ids, by_id[c.parent].anchor_text)
+                         == (c.paragraph_ids, c.anchor_text)}
+        numbers = {}
+        for c in comments:
+            if c.paragraph_ids and c.id not in self.inherits:
+                try:
+                    numbers[int(c.id.removeprefix("cmt-"))] = c.id
+                except ValueError:
+                    pass
+        starts, ends = set(), set()
+        for para in doc.paragraphs:
+            for m in para.markers:
+                (starts if m.tag == "start" else ends if m.tag == "end" else set()).add(m.comment_id)
+        self.markers = _Markers(set(numbers), starts & ends)
+
+    def block(self, para) -> str:
+        """The paragraph's line, then the threads that follow it."""
+        out = [paragraph_line(para, self.aliases, self.markers.line())]
+        if self.boxes:
+            out += _box_lines(self.doc, para, self.aliases)
+        for c in self.after.get(para.id, ()):
+            self._thread(c, out, set())
+        return "\n".join(out)
+
+    def unanchored(self) -> list[str]:
+        out: list[str] = []
+        for c in self.loose:
+            self._thread(c, out, set())
+        return out
+
+    def _thread(self, c, out: list[str], seen: set) -> None:
+        if c.id in seen:   # a reply cycle in a hostile file
+            return
+        seen.add(c.id)
+        out.append(self._line(c))
+        for reply in self.children.get(c.id, ()):
+            self._thread(reply, out, seen)
+
+    def _line(self, c) -> str:
+        """``cmt-N A1 [date] [reply to cmt-M] [resolved] [unanchored]: text`` (text to the end of the
+        line; no date: the author's usual date from the legend)."""
+        bits = [_one_line(c.id), _alias(self.aliases, c.author)]
+        if c.date and c.date != self.usual.get(c.author):
+            bits.append(_short_date(_one_line(c.date)))
+        if c.parent:
+            bits.append(f"reply to {_one_line(c.parent)}")
+        if c.resolved:
+            bits.append("resolved")
+        if c.parent and not c.paragraph_ids:
+            bits.append("unanchored")
+        return f"{' '.join(bits)}: {_one_line(c.text)}"
+
+
+def paragraph_line(para, aliases: dict[str, str], markers: _Markers) -> str:
+    """One paragraph's line: ``[p-014] 3.3.5 text [notes]``."""
     number = f"{_one_line(para.number)} " if para.number else ""
-    return f"[{_one_line(para.id)}] {number}{body}{_read_flags(para, aliases)}"
+    # a paragraph with no change and no comment marker is its text: no need to walk it again
+    plain = not para.markers and all(s.kind == "text" for s in para.segments)
+    content = _one_line(para.text) if plain else _content(para.walk(), aliases, markers)
+    return (f"[{_one_line(para.id)}] {number}{content}"
+            f"{_notes(para, aliases, _first_of_row(para))}")
+
+
+def _first_of_row(para) -> bool:
+    """True for the first paragraph of a tracked table row: its note names the row's author."""
+    if not para.row:
+        return False
+    mark = _row_mark(para.element)
+    row = mark.getparent().getparent() if mark is not None else None
+    return row is not None and next(row.iter(_W_P), None) is para.element
 
 
 def read_legend(doc, reader: str | None = None) -> str:
-    """The read view's ``# Authors: A1 = ...`` header line, as the document stands now."""
+    """The read view's ``# Authors:`` block, as the document stands now."""
     return _legend(read_aliases(doc, reader), reader, _usual_dates(doc.comments))
 
 
 def paragraph_lines(doc, pids, reader: str | None = None) -> list[str]:
-    """The read view's lines of the paragraphs ``pids`` (document order, each once; ids that no
-    longer exist are left out): byte for byte what a read of those paragraphs shows."""
+    """The read view's blocks of the paragraphs ``pids`` (document order, each once; ids that no
+    longer exist are left out): each paragraph's line and the threads after it, byte for byte what a
+    full read shows."""
     aliases = read_aliases(doc, reader)
     wanted = set(pids)
-    return [read_line(para, aliases) for para in doc.paragraphs if para.id in wanted]
+    threads = _Threads(doc, aliases, doc.paragraphs)
+    return [threads.block(para) for para in doc.paragraphs if para.id in wanted]
 
 
 def _legend(aliases: dict[str, str], reader: str | None, usual: dict[str, str]) -> str:
@@ -296,21 +526,6 @@ def _usual_dates(comments) -> dict[str, str]:
     return usual
 
 
-def _read_comment_line(c, aliases: dict[str, str], usual: dict[str, str]) -> str:
-    """`` cmt-N A1 [date] [reply to cmt-M] [resolved] [on "anchor"]: text`` (text to the end of the line;
-    no date: the author's usual date from the legend)."""
-    bits = [_one_line(c.id), _alias(aliases, c.author)]
-    if c.date and c.date != usual.get(c.author):
-        bits.append(_short_date(_one_line(c.date)))
-    if c.parent:
-        bits.append(f"reply to {_one_line(c.parent)}")
-    if c.resolved:
-        bits.append("resolved")
-    # the anchor as a JSON string: a quote inside it cannot end it early
-    anchor = f" on {json.dumps(_clip(_one_line(c.anchor_text)), ensure_ascii=False)}" if c.anchor_text else ""
-    return f" {' '.join(bits)}{anchor}: {_one_line(c.text)}"
-
-
 _WHOLE_MINUTE_UTC = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d):00(?:\.0+)?Z$")
 
 
@@ -318,16 +533,6 @@ def _short_date(date: str) -> str:
     """``2027-01-11T09:00:00Z`` as ``2027-01-11 09:00`` (UTC, the same instant); any other form as is."""
     match = _WHOLE_MINUTE_UTC.match(date)
     return f"{match.group(1)} {match.group(2)}" if match else date
-
-
-def _read_revision_line(r, aliases: dict[str, str]) -> str:
-    """`` rev-N type A1: text`` (text to the end of the line, clipped at 200 characters)."""
-    return f" {_one_line(r.id)} {_one_line(r.type)} {_alias(aliases, r.author)}: {_clip(_one_line(r.text), 200)}"
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def plain_text(doc, mode: str = "current") -> str:
@@ -363,7 +568,6 @@ def plain_text(doc, mode: str = "current") -> str:
     return "\n".join(lines)
 
 
-_W_P = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
 _BLOCKS = {_W_P} | {"{http://schemas.openxmlformats.org/wordprocessingml/2006/main}" + t
                     for t in ("tbl", "sdt", "sectPr")}
 

@@ -83,13 +83,14 @@ def read_document(session: ToolSession, start_id: str | None = None, end_id: str
     """Read the contract as it stands now: the whole of it, or a range.
 
     One line per paragraph: `[p-NNN]` id, the clause number (e.g. 3.3.5), the text with pending
-    tracked changes inline (`{++inserted++}` and `{--deleted--}`, each run followed by
-    `[rev-N A1]`, its revision ids and author alias; the header's legend says who A1 is), and
-    `[flags: ...]` for table cells, comments (cmt-N) and changes not shown inline. Table cells are
-    included. An appendix lists the comments and tracked changes of the paragraphs shown. Use the
-    ids and the current text (insertions in, deletions out) to anchor edits and comments. The
-    editing tools answer with the touched paragraphs' new lines, so there is no need to read again
-    after an edit.
+    tracked changes inline, each followed by its author alias (`{+inserted}A1`, `{-deleted}A1`,
+    `{-old+new}A1` for a replacement; the header's legend says who A1 is and which alias is you),
+    and a trailing `[...]` for table cells and changes the text does not show (`[p-NNN/tb1.1]`
+    lines: text in a text box, not editable). `<cmt-N>text</>`
+    marks the text comment cmt-N is on; its thread follows the paragraph's line
+    (`cmt-N A1 [reply to cmt-M] [resolved]: text`). Use the ids and the current text (insertions
+    in, deletions out) to anchor edits and comments. The editing tools answer with the touched
+    paragraphs' new lines, so there is no need to read again after an edit.
 
     Args:
         start_id: Optional first paragraph id of a range to read, e.g. "p-040" (alone: to the end).

@@ -65,7 +65,7 @@ def test_tables_are_in_document_order():
     assert [(x.id, x.text, x.in_table) for x in doc.paragraphs] == [
         ("p-001", "before", False), ("p-002", "cell A", True), ("p-003", "cell B", True),
         ("p-004", "cell B2", True), ("p-005", "after", False)]
-    assert "[p-003] cell B [flags: table cell]" in doc.read_view()
+    assert "[p-003] cell B [table cell]" in doc.read_view()
 
 
 def test_moves_and_format_changes():
@@ -180,10 +180,11 @@ def test_comments_are_read_with_threads_and_resolution():
     assert doc.paragraphs[0].comment_ids == ["cmt-1", "cmt-2"]
     view = doc.read_view()
     assert "# A1 = LargeCo\n# A2 = AgentCo\n" in view   # aliases, one legend line each
-    comments = view[view.index("## Comments"):view.index("## Tracked")].splitlines()
-    assert comments == ["## Comments (2)", "p-001:",   # grouped under the paragraph they sit in
-                        ' cmt-1 A1 2025-01-01 00:00 resolved on "the span": Why?',
-                        ' cmt-2 A2 2025-01-02 00:00 reply to cmt-1 on "the span": Because.', ""]
+    # the thread follows its paragraph; the anchor is marked once (the reply shares it)
+    assert view.split("\n\n", 1)[1] == ("[p-001] Start <cmt-1>the span</> end\n"
+                                         "cmt-1 A1 2025-01-01 00:00 resolved: Why?\n"
+                                         "cmt-2 A2 2025-01-02 00:00 reply to cmt-1: Because.\n"
+                                         "[p-002] other\n")
 
 
 def test_read_view_shows_other_side_changes_inline():
@@ -191,8 +192,29 @@ def test_read_view_shows_other_side_changes_inline():
                       dele(" the customer", author="LargeCo Legal", rid=8), r_(".")))
     view = doc.read_view()
     assert "# A1 = LargeCo Legal\n" in view
-    assert "[p-001] Vendor shall {++promptly ++}[rev-7 A1]notify{-- the customer--}[rev-8 A1].\n" in view
-    assert "\np-001:\n rev-7 ins A1: promptly\n rev-8 del A1: the customer\n" in view
+    assert "[p-001] Vendor shall {+promptly }A1notify{- the customer}A1.\n" in view
+    assert "rev-" not in view and "## Tracked" not in view   # stated once, inline
+
+
+def test_a_replacement_is_one_mark_only_for_one_author_with_nothing_between():
+    """issue 25: a deletion directly followed by the same author's insertion reads as one mark."""
+    doc = open_body(p(r_("Pay in "), dele("thirty", author="Me", rid=3), ins(r_("sixty"), author="Me", rid=4),
+                      r_(" days, "), dele("net", author="Me", rid=5), ins(r_("gross"), author="Them", rid=6),
+                      r_(" of "), dele("tax", author="Me", rid=7), r_(" "), ins(r_("VAT"), author="Me", rid=8)))
+    line = doc.read_view().split("\n\n", 1)[1].splitlines()[0]
+    assert line == "[p-001] Pay in {-thirty+sixty}A1 days, {-net}A1{+gross}A2 of {-tax}A1 {+VAT}A1"
+
+
+def test_a_comment_spanning_paragraphs_ends_by_name_and_a_partial_read_keeps_its_thread():
+    comments = ('<w:comment w:id="4" w:author="Them" w:date="2025-01-01T00:00:00Z"><w:p><w:r><w:t>Both.</w:t>'
+                '</w:r></w:p></w:comment>')
+    body = (p("One ", '<w:commentRangeStart w:id="4"/>', r_("two")) + p("three", '<w:commentRangeEnd w:id="4"/>',
+                                                                     '<w:r><w:commentReference w:id="4"/></w:r>', " four"))
+    doc = open_body(body, comments=comments)
+    assert doc.read_view().split("\n\n", 1)[1] == ("[p-001] One <cmt-4>two\ncmt-4 A1 2025-01-01 00:00: Both.\n"
+                                                    "[p-002] three</cmt-4> four\n")
+    part = doc.read_view(first=1, last=1).split("\n\n", 1)[1]
+    assert part == "[p-002] three</cmt-4> four\ncmt-4 A1 2025-01-01 00:00: Both.\n"
 
 
 def test_annotated_view_attribution():
@@ -239,7 +261,7 @@ def test_heading_numbering_linked_from_the_list_level():
 
 
 def test_read_view_lists_tracked_changes_in_headers_and_notes_too():
-    """SPEC §4: the appendix lists every tracked change, not only the body's."""
+    """SPEC §4: the view shows every tracked change, not only the body's (those outside it listed once)."""
     them = 'w:author="LargeCo Legal" w:date="2025-01-01T00:00:00Z"'
     header = (f'<w:p><w:r><w:t xml:space="preserve">Draft </w:t></w:r><w:ins w:id="71" {them}>'
               '<w:r><w:t>v2</w:t></w:r></w:ins></w:p>')
@@ -248,11 +270,10 @@ def test_read_view_lists_tracked_changes_in_headers_and_notes_too():
     body = f'<w:p><w:r><w:t>Fees.</w:t></w:r><w:ins w:id="5" {them}><w:r><w:t> Net.</w:t></w:r></w:ins></w:p>'
     doc = RedlineDocument.open(docx(body, header=header, footnotes=footnotes), name="t.docx")
     view = doc.read_view()
-    appendix = view[view.index("## Tracked changes"):].splitlines()
-    assert appendix == ["## Tracked changes (3)",
-                        "p-001:", " rev-5 ins A1: Net.",
-                        "header1.xml:", " rev-71 ins A1: v2",
-                        "footnotes.xml:", " rev-72 del A1: Net 30."]
+    assert "[p-001] Fees.{+ Net.}A1\n" in view
+    elsewhere = view[view.index("## Changes in headers"):].splitlines()
+    assert elsewhere == ["## Changes in headers, footers and notes (not editable)",
+                         "header1.xml: {+v2}A1", "footnotes.xml: {-Net 30.}A1"]
     assert [p.id for p in doc.paragraphs] == ["p-001"]  # notes and headers get no paragraph ids
 
 

@@ -415,89 +415,256 @@ def _anchors(paras, listed) -> dict:
 
 
 # ------------------------------------------------------------------------------ read view
-# The agent's read view (docs/VIEWS.md "Read view") writes document text verbatim and lists every
-# revision in its appendix with the text trimmed and clipped at 200 characters (comment anchors at
-# 120): its facts are compared in that form. Inline, every change names its revision id, so the
-# paragraph's current text is exact.
+# The agent's read view (docs/VIEWS.md "Read view") writes document text verbatim, a line break as
+# " ↵ ": its facts are compared in that form. Every change is inline with its author alias, every
+# comment's anchor is marked in the text and its thread follows the paragraph; nothing is clipped.
 _READ_AUTHOR = re.compile(r"^# (A\d+)(?: \([^)]*\))? = (.*)$")
-_READ_HEAD = re.compile(r"^\[(p-\d+)\] ")
-_READ_PIECE = re.compile(r"\{\+\+(.*?)\+\+\}|\{--(.*?)--\}|\[((?:rev-\S+ )+)(A\d+|\?)( in (?:A\d+|\?)| moved here"
-                         r"| moved away)?\]", re.S)
-_READ_REV = re.compile(r"^ (rev-\S+) (ins|del|move_from|move_to|format|para_ins|para_del) (A\d+|\?): (.*)$")
-_READ_CMT = re.compile(r"^ (cmt-\d+) ")
+_READ_HEAD = re.compile(r"^\[(p-\d+(?:/tb\d+\.\d+)*)\] ")
+_READ_COMMENT = re.compile(r"^(cmt-\S+) (A\d+|\?)(?: (\S+(?: \d\d:\d\d)?))??(?: reply to (cmt-\S+))?"
+                           r"( resolved)?( unanchored)?: (.*)$")
+_READ_TAG = re.compile(r"A\d+|\?")
+_READ_MARKER = re.compile(r"<cmt-(-?\d+)>|</>|</cmt-(-?\d+)>|<cmt-(-?\d+)/>")
+_READ_NOTE = re.compile(r'^(?:table cell|table row (?:inserted|deleted)(?: by (A\d+|\?))?'
+                        r"|(paragraph inserted|paragraph break after it inserted|paragraph deleted"
+                        r"|paragraph break after it deleted \(joins the next\)|paragraph moved away"
+                        r"|paragraph moved here|formatting changed|paragraph mark formatting changed"
+                        r'|formatting of ("(?:[^"\\]|\\.)*") changed) by (A\d+|\?)'
+                        r"|in a field spanning paragraphs \(e\.g\. table of contents\): not editable"
+                        r"|text box, not editable|text box (?:inserted|deleted|moved here|moved away) by (?:A\d+|\?))$")
+_MARK_KIND = {"paragraph inserted": "para_ins", "paragraph break after it inserted": "para_ins",
+              "paragraph deleted": "para_del", "paragraph break after it deleted (joins the next)": "para_del",
+              "paragraph moved away": "move_from", "paragraph moved here": "move_to"}
+_SIGNS = {"+": "ins", "-": "del", ">": "move_to", "<": "move_from"}
+_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
-def clip(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def one_line(text: str) -> str:
+    """Document text as the read view writes it: each line break as " ↵ "."""
+    return _BREAK.sub(" \u21b5 ", text or "")
 
 
-def engine_read_facts(doc) -> Facts:
-    """``engine_facts`` in the read view's form: texts trimmed and clipped as its appendix shows them,
-    each paragraph's text after its clause number."""
-    return Facts(Counter((r.type, r.author, clip(r.text, 200), r.paragraph_id) for r in doc.revisions),
-                 {c.id: (tuple(c.paragraph_ids), clip(c.anchor_text, 120)) for c in doc.comments},
-                 {p.id: (f"{p.number} " if p.number else "") + p.text for p in doc.paragraphs})
+@dataclass
+class ReadFacts(Facts):
+    comments: dict = field(default_factory=dict)               # comment id -> (author, parent, resolved)
+
+    def diff(self, other: "Facts") -> str:
+        out = super().diff(other)
+        mine, theirs = self.comments, getattr(other, "comments", {})
+        if mine != theirs:
+            out += "\ncomments: " + "; ".join(f"{k}: {mine.get(k)!r} != {theirs.get(k)!r}"
+                                              for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k))
+        return out
 
 
-def parse_read(view: str) -> Facts:
+def engine_read_facts(doc) -> ReadFacts:
+    """``engine_facts`` in the read view's form: line breaks as the view writes them, each
+    paragraph's text after its clause number, every comment's author, parent and status, and the
+    paragraphs of text boxes (``p-012/tb1.1``) with their changes."""
+    boxed = engine_facts(doc, boxes=True)
+    facts = _engine_read_body(doc)
+    for (kind, author, text, pid), count in boxed.revisions.items():
+        if "/tb" in pid:
+            facts.revisions[(kind, author, one_line(text), pid)] += count
+    facts.texts.update((pid, one_line(text)) for pid, text in boxed.texts.items() if "/tb" in pid)
+    return facts
+
+
+def _engine_read_body(doc) -> ReadFacts:
+    return ReadFacts(Counter((r.type, r.author, one_line(r.text), r.paragraph_id) for r in doc.revisions),
+                     {c.id: (tuple(c.paragraph_ids), one_line(c.anchor_text)) for c in doc.comments},
+                     {p.id: one_line((f"{p.number} " if p.number else "") + p.text) for p in doc.paragraphs},
+                     comments={c.id: (c.author, c.parent, c.resolved) for c in doc.comments})
+
+
+class _ReadLine:
+    """One paragraph line read: its characters (each with the kind of change it sits in), its comment
+    markers, its changes and notes."""
+
+    def __init__(self, line: str, authors: dict[str, str]) -> None:
+        head = _READ_HEAD.match(line)
+        if not head:
+            raise GrammarError(f"not a paragraph line: {line[:60]!r}")
+        self.pid, self.authors = head.group(1), authors
+        body = line[head.end():]
+        self.notes: list[re.Match] = []
+        cut = body.rfind(" [")
+        if cut >= 0 and body.endswith("]"):
+            notes = [_READ_NOTE.match(n) for n in body[cut + 2:-1].split("; ")]
+            if all(notes):
+                self.notes, body = notes, body[:cut]
+        self.chars: list[tuple[str, str]] = []        # (character, kind: text|ins|del|move_to|move_from|struck)
+        self.markers: list[tuple[str, int, int]] = []  # (start|end|ref, comment number, characters before it)
+        self.changes: list[tuple[str, str, str]] = []
+        self._read(body)
+
+    def _author(self, body: str, at: int) -> tuple[str, int]:
+        tag = _READ_TAG.match(body, at)
+        if not tag or (tag.group(0) != "?" and tag.group(0) not in self.authors):
+            raise GrammarError(f"{self.pid}: a change without a known author tag at {body[at:at + 20]!r}")
+        return self.authors.get(tag.group(0), ""), tag.end()
+
+    def _read(self, body: str) -> None:
+        i, opened = 0, []
+        stack: list[list] = []    # open changes: [kind, characters]
+        while i < len(body):
+            ch = body[i]
+            m = _READ_MARKER.match(body, i) if ch == "<" else None
+            if m:
+                if m.group(1) is not None:
+                    opened.append(int(m.group(1)))
+                    self.markers.append(("start", int(m.group(1)), len(self.chars)))
+                elif m.group(3) is not None:
+                    self.markers.append(("ref", int(m.group(3)), len(self.chars)))
+                else:
+                    number = int(m.group(2)) if m.group(2) is not None else (opened[-1] if opened else None)
+                    if number is None:
+                        raise GrammarError(f"{self.pid}: </> with no comment open in the line")
+                    if number in opened:
+                        opened.remove(number)
+                    self.markers.append(("end", number, len(self.chars)))
+                i = m.end()
+            elif ch == "{" and i + 1 < len(body) and body[i + 1] in _SIGNS and (not stack or (
+                    len(stack) == 1 and stack[0][0] in ("ins", "move_to") and body[i + 1] in "-<")):
+                stack.append([_SIGNS[body[i + 1]], []])
+                i += 2
+            elif ch == "+" and len(stack) == 1 and stack[0][0] == "del":
+                # a replacement: the deletion ends, the same author's insertion begins
+                stack = [["del", stack[0][1]], ["ins", []]]
+                i += 1
+            elif ch == "}" and stack:
+                author, i = self._author(body, i + 1)
+                if len(stack) == 2 and stack[0][0] == "del":      # the replacement's two halves
+                    self.changes += [("del", author, "".join(stack[0][1])), ("ins", author, "".join(stack[1][1]))]
+                    stack = []
+                else:
+                    kind, text = stack.pop()
+                    self.changes.append((kind, author, "".join(text)))
+            else:
+                kinds = [k for k, _ in stack]
+                kind = ("struck" if len(kinds) == 2 and kinds[0] != "del" else kinds[-1]) if stack else "text"
+                self.chars.append((ch, kind))
+                for _, text in (stack if kinds[:1] != ["del"] or len(stack) == 1 else stack[1:]):
+                    text.append(ch)
+                i += 1
+        if stack:
+            raise GrammarError(f"{self.pid}: an unclosed change")
+
+    @property
+    def current(self) -> str:
+        return "".join(c for c, k in self.chars if k in ("text", "ins", "move_to"))
+
+    @property
+    def original(self) -> str:
+        return "".join(c for c, k in self.chars if k in ("text", "del", "move_from"))
+
+
+def _read_anchor(lines: list[_ReadLine], number: int) -> tuple[tuple, str]:
+    """A comment's anchor from its markers (the engine's rule: start or reference to end or
+    reference; the current text in between, or all of it when none is current)."""
+    found: dict[str, tuple[int, int]] = {}
+    for k, line in enumerate(lines):
+        for tag, n, at in line.markers:
+            if n == number:
+                found.setdefault(tag, (k, at))
+    first = found.get("start") or found.get("ref")
+    if first is None:
+        return (), ""
+    final = found.get("end") or found.get("ref") or first
+    a, b = first[0], max(first[0], final[0])
+    visible, everything = [], []
+    for k in range(a, b + 1):
+        chars = lines[k].chars
+        s = first[1] if k == a and "start" in found else 0
+        e = final[1] if k == b and "end" in found else len(chars)
+        chunk = chars[s:e] if e >= s else []
+        visible.append("".join(c for c, kind in chunk if kind in ("text", "ins", "move_to")))
+        everything.append("".join(c for c, _ in chunk))
+    text = " ".join(x for x in visible if x).strip() or " ".join(x for x in everything if x).strip()
+    return tuple(lines[k].pid for k in range(a, b + 1)), text
+
+
+def _read_notes(facts: ReadFacts, lines: list[_ReadLine]) -> None:
+    """Revisions stated as notes: paragraph marks, formatting, and tracked rows (named on a row's
+    first paragraph; its other paragraphs carry the same note without an author)."""
+    rows: list[list] = []    # [kind, author, first paragraph id, texts]
+    for line in lines:
+        for note in line.notes:
+            text = note.group(0)
+            if text.startswith("table row "):
+                kind = "ins" if "inserted" in text else "del"
+                if note.group(1) is not None:
+                    rows.append([kind, _author_of(line, note.group(1)), line.pid, []])
+                elif not rows or rows[-1][0] != kind:
+                    raise GrammarError(f"{line.pid}: a tracked row's paragraph before the row's first")
+                rows[-1][3].append(line.current if kind == "ins" else line.original)
+            elif note.group(2) is not None:
+                author, what = _author_of(line, note.group(4)), note.group(2)
+                if what in _MARK_KIND:
+                    kind = _MARK_KIND[what]
+                    facts.revisions[(kind, author, line.original if kind == "para_del" else line.current,
+                                     line.pid)] += 1
+                elif what == "formatting changed":
+                    facts.revisions[("format", author, line.current, line.pid)] += 1
+                elif what == "paragraph mark formatting changed":
+                    facts.revisions[("format", author, "\u00b6", line.pid)] += 1
+                else:
+                    facts.revisions[("format", author, json.loads(note.group(3)), line.pid)] += 1
+    for kind, author, pid, texts in rows:
+        facts.revisions[(kind, author, " | ".join(texts), pid)] += 1
+
+
+def _author_of(line: _ReadLine, tag: str) -> str:
+    if tag != "?" and tag not in line.authors:
+        raise GrammarError(f"{line.pid}: unknown author {tag}")
+    return line.authors.get(tag, "")
+
+
+def parse_read(view: str) -> ReadFacts:
     lines = view.split("\n")
     authors, i = _legend(lines, _READ_AUTHOR)
+    if lines[i] != "":
+        raise GrammarError("the legend is not followed by a blank line")
     i += 1
-    facts = Facts()
-    while lines[i] != "":
-        head = _READ_HEAD.match(lines[i])
-        if not head:
-            raise GrammarError(f"not a paragraph line: {lines[i][:60]!r}")
-        body = lines[i][head.end():]
-        flags = body.rfind(" [flags: ")
-        if flags >= 0 and body.endswith("]"):
-            body = body[:flags]
-        current, pending, pos = [], [], 0
-        for m in _READ_PIECE.finditer(body):
-            current.append(body[pos:m.start()])
-            pos = m.end()
-            if m.group(1) is not None:
-                current.append(m.group(1))
-                pending.append("ins")
-            elif m.group(2) is not None:
-                pending.append("del")
-            else:
-                ids = m.group(3).split()
-                if len(ids) != len(pending):
-                    raise GrammarError(f"{head.group(1)}: tag {m.group(0)} names {len(ids)} revisions "
-                                       f"after {len(pending)} changes")
-                pending = []
-        if pending:
-            raise GrammarError(f"{head.group(1)}: changes without a tag")
-        current.append(body[pos:])
-        facts.texts[head.group(1)] = "".join(current)
-        i += 1
-    i += 1
-    section = None
-    where = None
-    listed: dict[str, str] = {}
+    paras: list[_ReadLine] = []      # body paragraphs and text-box paragraphs (``p-012/tb1.1``)
+    listed: list[tuple[re.Match, _ReadLine | None]] = []   # comment lines, with the body paragraph they follow
+    loose = False
     for line in lines[i:]:
-        if line.startswith("## Comments"):
-            section = "comments"
-        elif line.startswith("## Tracked changes"):
-            section = "changes"
-        elif line in ("", "(none)"):
+        if line.startswith("## Changes in"):
+            break
+        if line == "" or line.startswith("## "):
+            loose = loose or line.startswith("## Comments not anchored")
             continue
-        elif not line.startswith(" "):
-            where = line[:-1]
-        elif section == "changes":
-            m = _READ_REV.match(line)
-            if not m:
-                raise GrammarError(f"bad tracked-change line {line!r}")
-            if where.startswith("p-"):
-                facts.revisions[(m.group(2), authors.get(m.group(3), ""), m.group(4), where)] += 1
-        elif section == "comments":
-            m = _READ_CMT.match(line)
+        if line.startswith("cmt-"):
+            m = _READ_COMMENT.match(line)
             if not m:
                 raise GrammarError(f"bad comment line {line!r}")
-            listed[m.group(1)] = where
-            anchor = re.search(r' on ("(?:[^"\\]|\\.)*"): ', line)
-            ids = () if where == "unanchored" else tuple(where.split(", "))
-            facts.anchors[m.group(1)] = (ids, json.loads(anchor.group(1)) if anchor else "")
+            body = [x for x in paras if "/tb" not in x.pid]
+            listed.append((m, body[-1] if body and not loose else None))
+            continue
+        paras.append(_ReadLine(line, authors))
+    facts = ReadFacts()
+    for para in paras:
+        facts.texts[para.pid] = para.current
+        for kind, author, text in para.changes:
+            facts.revisions[(kind, author, text, para.pid)] += 1
+    _read_notes(facts, paras)
+    parents = {m.group(1): m.group(4) for m, _ in listed}
+    body = [x for x in paras if "/tb" not in x.pid]   # comments are anchored in the body only
+    own = {m.group(1): _read_anchor(body, int(m.group(1).removeprefix("cmt-"))) for m, _ in listed}
+
+    def anchor(cid: str, depth: int = 0) -> tuple[tuple, str]:
+        if own[cid][0] or depth > len(own):
+            return own[cid]
+        parent = parents.get(cid)
+        return anchor(parent, depth + 1) if parent in own and not unanchored[cid] else ((), "")
+
+    unanchored = {m.group(1): bool(m.group(6)) for m, _ in listed}
+    for m, after in listed:
+        cid = m.group(1)
+        facts.comments[cid] = (authors.get(m.group(2), ""), m.group(4), bool(m.group(5)))
+        facts.anchors[cid] = anchor(cid)
+        if not m.group(4) or m.group(4) not in own:   # a thread's first comment follows its anchor's paragraph
+            where = facts.anchors[cid][0]
+            if (where[0] if where else None) != (after.pid if after else None):
+                raise GrammarError(f"{cid}: listed after {after.pid if after else 'the text'}, anchored at {where}")
     return facts

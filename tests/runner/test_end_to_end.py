@@ -43,7 +43,7 @@ def agent_script(body: dict) -> Reply:
              "new_text": "one half percent (0.5%) per month", "comment": "Market rate."},
         ]})], usage=(2400, 160))
     if step == 2:
-        comment_id = re.search(r"\b(cmt-\d+)\b", view.split("## Comments", 1)[1]).group(1)
+        comment_id = re.search(r"^(cmt-\d+) ", view, re.MULTILINE).group(1)   # a thread's first line
         return Reply.tool_calls([
             ("propose_edits", {"edits": [
                 {"op": "replace", "anchor": {"paragraph_id": payment, "text": "one percent (1%) per month"},

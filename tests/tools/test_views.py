@@ -33,11 +33,21 @@ def _line(view: str, pid: str) -> str:
     return next(line for line in view.splitlines() if line.startswith(f"[{pid}] "))
 
 
+def _block(view: str, pid: str) -> str:
+    """The line of ``pid`` and the comment threads that follow it."""
+    lines = view.splitlines()
+    k = lines.index(_line(view, pid))
+    end = k + 1
+    while end < len(lines) and lines[end].startswith("cmt-"):
+        end += 1
+    return "\n".join(lines[k:end])
+
+
 def _fresh(session: ToolSession, pid: str) -> str:
-    """The line of ``pid`` in a new read of just that paragraph."""
+    """The block of ``pid`` (its line and threads) in a new read of just that paragraph."""
     view = session.dispatch("read_document", {"start_id": pid, "end_id": pid})["view"]
     assert _ids(view) == [pid]
-    return _line(view, pid)
+    return _block(view, pid)
 
 
 def test_a_partial_read_returns_exactly_the_asked_range(session):
@@ -62,14 +72,14 @@ def test_a_clause_read_is_the_clause_and_its_sub_clauses(session):
     assert _ids(session.dispatch("read_document", {"clause": "Section 2.1"})["view"]) == ["p-008", "p-009", "p-010"]
 
 
-def test_a_partial_read_lists_only_its_own_comments_and_changes(session):
+def test_a_partial_read_shows_only_its_own_comments_and_changes(session):
     pid = next(p.id for p in session.doc.paragraphs if p.revision_ids)
     assert session.dispatch("add_comment", {"paragraph_id": "p-002", "text": "Elsewhere."})["status"] == "ok"
+    here = session.dispatch("add_comment", {"paragraph_id": pid, "text": "Here."})["comment_id"]
     view = session.dispatch("read_document", {"start_id": pid, "end_id": pid})["view"]
-    appendix = view[view.index("## Tracked changes"):]
-    revs = session.doc.paragraph(pid).revision_ids
-    assert f"## Tracked changes ({len(revs)})" in appendix and all(f" {r} " in appendix for r in revs)
-    assert "## Comments (0)" in view and "Elsewhere." not in view
+    body = view.split("\n\n", 1)[1]
+    assert body.splitlines() == [_line(view, pid), f"{here} A2: Here."]   # its thread, nothing else
+    assert "}A1" in body and "Elsewhere." not in view and "## " not in body
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -98,20 +108,21 @@ def test_edit_results_carry_the_touched_paragraphs_as_a_fresh_read_shows_them(se
     result = session.dispatch("propose_edits", {"edits": edits})
     assert [r["status"] for r in result["results"]] == ["ok", "ok", "anchor_failed"]
     new = result["results"][1]["new_paragraph_ids"]
-    lines = result["view"].splitlines()
-    assert _ids(result["view"]) == sorted([p1.id, p2.id, *new]) and len(lines) == 2 + len(new)
-    for pid in (p1.id, p2.id, *new):
-        assert _line(result["view"], pid) == _fresh(session, pid)
-    assert "{++every++}" in _line(result["view"], p1.id) and "cooperate in good faith" in result["view"]
+    assert _ids(result["view"]) == sorted([p1.id, p2.id, *new])
+    blocks = [_fresh(session, pid) for pid in (p1.id, p2.id, *new)]
+    assert result["view"] == "\n".join(blocks) + "\n"   # each paragraph's line and threads, nothing else
+    assert "every}A2" in _line(result["view"], p1.id) and "cooperate in good faith" in result["view"]
+    assert "A2: Mutual." in result["view"] and "A2: New clause." in result["view"]
 
     reply = session.dispatch("add_comment", {"paragraph_id": p1.id, "span": "every", "text": "See above."})
-    assert reply["status"] == "ok" and reply["comment_id"] in reply["view"]
-    assert reply["view"].splitlines() == [_fresh(session, p1.id)]
+    assert reply["status"] == "ok" and f"{reply['comment_id']} A2: See above." in reply["view"]
+    assert reply["view"] == _fresh(session, p1.id) + "\n"
 
     reserved = session.dispatch("mark_reserved", {"start_id": "p-019", "end_id": "p-021", "comment": "Not needed."})
     assert reserved["status"] == "ok"
-    for pid in reserved["paragraph_ids"]:
-        assert _line(reserved["view"], pid) == _fresh(session, pid)
+    fresh = session.dispatch("read_document", {"start_id": "p-019", "end_id": "p-021"})["view"]
+    assert reserved["view"] == fresh.split("\n\n", 1)[1]   # the struck paragraphs and the thread on them
+    assert reserved["view"].splitlines()[1].endswith("A2: Not needed.")
     assert "Reserved." in reserved["view"]
 
 
@@ -119,7 +130,9 @@ def test_a_reply_shows_the_thread_paragraph(session):
     first = session.dispatch("add_comment", {"paragraph_id": "p-004", "text": "Why?"})
     reply = session.dispatch("add_comment", {"reply_to": first["comment_id"], "text": "Because."})
     assert reply["status"] == "ok" and _ids(reply["view"]) == ["p-004"]
-    assert reply["view"].splitlines()[-1] == _fresh(session, "p-004")
+    assert reply["view"].endswith(_fresh(session, "p-004") + "\n")
+    assert reply["view"].splitlines()[-2:] == [f"{first['comment_id']} A2: Why?",
+                                              f"{reply['comment_id']} A2 reply to {first['comment_id']}: Because."]
 
 
 def test_results_go_to_the_model_as_text_beside_small_json(session):
@@ -140,12 +153,12 @@ def test_results_go_to_the_model_as_text_beside_small_json(session):
 def test_aliases_are_short_stable_and_mark_the_reader(session):
     view = session.dispatch("read_document", {})["view"]
     assert "# A1 = Counterparty Counsel\n# A2 (you) = Reviewing Counsel (LargeCo Legal)\n" in view
-    assert "Counterparty Counsel]" not in view and " A1]" in view   # inline tags use the alias
+    assert "}Counterparty" not in view and "}A1" in view   # inline tags use the alias
     pid = next(p.id for p in session.doc.paragraphs if not p.revision_ids and len(p.text.split()) > 4)
     word = session.doc.paragraph(pid).text.split()[2]
     result = session.dispatch("propose_edits", {"edits": [
         {"op": "delete", "anchor": {"paragraph_id": pid, "text": word, "occurrence": 1}, "comment": "Unneeded."}]})
-    assert re.search(r"\{--[^}]*--\}\[rev-\d+ A2\]", result["view"])   # our change under our alias
+    assert re.search(r"\{-[^}]*\}A2", result["view"])   # our change under our alias
     assert not result["view"].startswith("#")   # the model already has the legend
     again = session.dispatch("read_document", {})["view"]
     legend = "# A1 = Counterparty Counsel\n# A2 (you) = Reviewing Counsel (LargeCo Legal)"
@@ -177,11 +190,11 @@ def test_a_repeated_read_is_answered_from_the_cache_until_an_edit(session):
     session.dispatch("propose_edits", {"edits": [
         {"op": "replace", "anchor": {"paragraph_id": "p-004", "text": word}, "new_text": "each", "comment": "Why."}]})
     after = doc.read_view(reader=US)
-    assert after is not first and "{++each++}" in after
+    assert after is not first and "each}A2" in after
     session.dispatch("add_comment", {"paragraph_id": "p-002", "text": "A note."})
     assert "A note." in doc.read_view(reader=US)
     doc.accept()
-    assert "{++each++}" not in doc.read_view(reader=US)
+    assert "each}A2" not in doc.read_view(reader=US)
 
 
 def test_a_paragraph_an_edit_removed_is_named_not_shown(session):
