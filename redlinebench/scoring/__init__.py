@@ -7,25 +7,35 @@ from ._aggregate import FULL_GRID, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
+from ._pairwise import compare_pair, holm, pair_seed, pairwise
+from ._power import design_weights, mdd, planned_mdd, power_section
 from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, majority, normalize_verdict, panel_vote, votes_cast
 
 __all__ = [
     "FAIL",
     "FULL_GRID",
-    "PASS",
-    "SCHEMA_VERSION",
     "GradeFileError",
+    "PASS",
     "RewardBreakdown",
     "RubricVerdict",
+    "SCHEMA_VERSION",
     "TrialGrade",
     "bootstrap_ci",
+    "compare_pair",
+    "design_weights",
     "document_diagnostics",
-    "no_document_diagnostics",
     "golden_agreement",
+    "holm",
     "majority",
+    "mdd",
+    "no_document_diagnostics",
     "normalize_verdict",
+    "pair_seed",
+    "pairwise",
     "panel_vote",
+    "planned_mdd",
+    "power_section",
     "redline_overall",
     "reward",
     "rubric_satisfied",
