@@ -175,3 +175,29 @@ def test_pairwise_is_pure_and_ordered():
     assert first == pairwise(scores, ["x", "y", "z"])
     assert [(p["a"], p["b"]) for p in first] == [("x", "y"), ("x", "z"), ("y", "z")]
     assert first[1]["n_groups_excluded"] == 1 and first[1]["n_groups"] == 1
+
+
+def test_coin_flips_are_specs_draws():
+    from redlinebench.scoring._pairwise import _coin_flips
+
+    for seed in (0, 1, 2**32 - 1, 2**32):
+        expected = np.random.default_rng(seed).random((300, 37)) < 0.5
+        assert (_coin_flips(np.random.default_rng(seed), (300, 37)) == expected).all()
+    expected = np.random.Generator(np.random.MT19937(5)).random((10, 3)) < 0.5
+    assert (_coin_flips(np.random.Generator(np.random.MT19937(5)), (10, 3)) == expected).all()
+
+
+def test_signed_sums_match_the_plain_sum():
+    from redlinebench.scoring._pairwise import _signed_sums
+
+    rng = np.random.default_rng(9)
+    for g in (1, 7, 8, 9, 140):
+        flip, w = rng.random((500, g)) < 0.5, rng.random(g) / g
+        assert np.abs(_signed_sums(flip, w) - np.where(flip, -w, w).sum(axis=1)).max() < 1e-14
+
+
+def test_int32_bootstrap_indices_are_specs_draws():
+    for seed in (0, 7, 2**32):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in (1, 2, 3, 12, 13, 40):
+            assert (a.integers(0, n, size=(200, n)) == b.integers(0, n, size=(200, n), dtype=np.int32)).all()
