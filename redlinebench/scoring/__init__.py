@@ -3,11 +3,11 @@
 Pure functions over plain data: nothing here calls a network or reads a run directory.
 """
 
-from ._aggregate import FULL_GRID, redline_overall, summarize
+from ._aggregate import FULL_GRID, power_of, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
-from ._pairwise import compare_pair, holm, pair_seed, pairwise
+from ._pairwise import NOT_DISTINGUISHABLE, compare_pair, holm, pair_seed, pairwise, rank_bands, verdict
 from ._power import design_weights, mdd, planned_mdd, power_section
 from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, majority, normalize_verdict, panel_vote, votes_cast
@@ -16,6 +16,7 @@ __all__ = [
     "FAIL",
     "FULL_GRID",
     "GradeFileError",
+    "NOT_DISTINGUISHABLE",
     "PASS",
     "RewardBreakdown",
     "RubricVerdict",
@@ -35,11 +36,14 @@ __all__ = [
     "pairwise",
     "panel_vote",
     "planned_mdd",
+    "power_of",
     "power_section",
+    "rank_bands",
     "redline_overall",
     "reward",
     "rubric_satisfied",
     "seed_for",
     "summarize",
+    "verdict",
     "votes_cast",
 ]

@@ -165,6 +165,17 @@ def _trials_by_task(rows: Iterable[_Row]) -> dict[tuple[int, int, str, str], lis
     return dict(out)
 
 
+def power_of(grades: Iterable[Mapping[str, Any] | TrialGrade]) -> dict[str, Any]:
+    """The ``power`` section for these grades alone (``run --dry-run --power-from``), without the rest
+    of the summary; models in name order."""
+    by_model: dict[str, list[_Row]] = defaultdict(list)
+    for i, g in enumerate(grades):
+        grade = g if isinstance(g, TrialGrade) else TrialGrade.from_dict(g, source=f"grade #{i + 1}")
+        if grade.scored:
+            by_model[grade.model].extend(_rows([grade]))
+    return power_section({m: _trials_by_task(rows) for m, rows in by_model.items()}, sorted(by_model))
+
+
 def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
                  expected_cells: Sequence[Cell]) -> tuple[dict[str, Any], list[_Row], _Agg]:
     scored = [g for g in grades if g.scored]

@@ -28,6 +28,8 @@ DECIMALS = 4
 #: |stat| >= |diff| - TOLERANCE counts as "at least as extreme" (float sums in another order).
 TOLERANCE = 1e-12
 
+NOT_DISTINGUISHABLE = "not distinguishable"
+
 GroupKey = tuple[int, int, str]  # (scenario, turn, input group)
 
 
@@ -151,3 +153,27 @@ def pairwise(group_scores: Mapping[str, Mapping[GroupKey, float]], order: Sequen
         e["p_holm"] = _r(adj)
         e["significant"] = adj < ALPHA
     return entries
+
+
+def verdict(pair: Mapping[str, Any]) -> str:
+    """One word (or two) for a pair: whether the first model is better, worse, or neither by the test."""
+    if pair.get("diff") is None:
+        return "no shared groups"
+    if not pair.get("significant"):
+        return NOT_DISTINGUISHABLE
+    return "better" if pair["diff"] > 0 else "worse"
+
+
+def rank_bands(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> list[int]:
+    """A rank per model (leaderboard order) where a model not distinguishable from the one above it
+    shares that model's rank: rank bands, so no ordering is claimed the test does not support."""
+    # only "above and significantly better" separates: a significant difference against the board's
+    # order (unequal coverage) is no support for the order either
+    sig = {(p["a"], p["b"]): bool(p.get("significant")) and (p.get("diff") or 0) > 0 for p in pairs}
+    ranks: list[int] = []
+    for i, model in enumerate(order):
+        if i and not sig.get((order[i - 1], model), False):
+            ranks.append(ranks[-1])
+        else:
+            ranks.append(i + 1)
+    return ranks
