@@ -33,6 +33,27 @@ def pairwise_for(grades_by_label: Mapping[str, Sequence[Mapping[str, Any]]]
     return summary["models"], summary["pairwise"], summary.get("power")
 
 
+def _num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def clean_pairs(pairs: Any, order: Sequence[str]) -> list[dict[str, Any]]:
+    """The pairs of a summary read from disk that are well formed and name models of ``order``
+    (a damaged or hand-edited summary loses its bad rows, never the page)."""
+    names, out = set(order), []
+    for p in pairs if isinstance(pairs, list) else []:
+        if not isinstance(p, dict) or p.get("a") not in names or p.get("b") not in names:
+            continue
+        ci = p.get("ci")
+        tested = _num(p.get("diff")) and isinstance(ci, list) and len(ci) == 2 and all(map(_num, ci)) \
+            and _num(p.get("p_holm"))
+        counts = all(isinstance(p.get(k), int) for k in ("n_groups", "n_cells", "n_groups_excluded"))
+        if counts and (tested or p.get("diff") is None):
+            out.append({**p, "significant": p.get("significant") is True} if tested else
+                       {**p, "diff": None, "ci": None, "significant": False})
+    return out
+
+
 def _pair_lookup(pairs: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], tuple[Mapping[str, Any], int]]:
     """(row, column) -> (pair, sign): the matrix reads each pair from either side."""
     out: dict[tuple[str, str], tuple[Mapping[str, Any], int]] = {}
@@ -68,6 +89,9 @@ def _matrix(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> Markup:
             if a == b:
                 cells.append(el("td", "—", class_="num muted"))
                 continue
+            if (a, b) not in look:  # a summary edited by hand, or one that predates a model
+                cells.append(el("td", "not compared", class_="small muted"))
+                continue
             p, sign = look[(a, b)]
             diff, ci, word = _oriented(p, sign)
             if diff is None:
@@ -100,16 +124,21 @@ def _ranking(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> Markup
     return el("ol", *items, class_="pw-ranks")
 
 
-def headline(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> str:
-    """One sentence about the top of the board that claims no more than the paired test does."""
+def headline(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> Markup:
+    """One sentence about the top of the board that claims no more than the paired test does
+    (model names isolated in <bdi>, so a right-to-left name keeps the words around it in place)."""
     if len(order) < 2:
-        return "One model: nothing to compare."
-    p = _pair_lookup(pairs)[(order[0], order[1])][0]
+        return join(["One model: nothing to compare."])
+    found = _pair_lookup(pairs).get((order[0], order[1]))
+    if found is None or found[0].get("diff") is None:
+        return join(["The top two models were not compared on shared input groups."])
+    p = found[0]
+    first, second = el("bdi", order[0]), el("bdi", order[1])
     if rank_bands(order[:2], [p]) == [1, 1]:
-        return (f"No model is ahead at the top: {order[0]} and {order[1]} are not distinguishable by the paired "
-                "test (5% level, Holm-adjusted over all pairs).")
-    return (f"{order[0]} is ahead of {order[1]}, the next model, by {_pts(p['diff'])} points on the groups both did "
-            f"(95% CI {_pts(p['ci'][0])} to {_pts(p['ci'][1])}, adjusted p {p['p_holm']:.3g}).")
+        return join(["No model is ahead at the top: ", first, " and ", second, " are not distinguishable by the "
+                     "paired test (5% level, Holm-adjusted over all pairs)."])
+    return join([first, " is ahead of ", second, f", the next model, by {_pts(p['diff'])} points on the groups both "
+                 f"did (95% CI {_pts(p['ci'][0])} to {_pts(p['ci'][1])}, adjusted p {p['p_holm']:.3g})."])
 
 
 def _coverage(pairs: Sequence[Mapping[str, Any]]) -> Markup | None:

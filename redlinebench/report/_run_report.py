@@ -36,7 +36,7 @@ from ._page import page, write_atomic
 from ._fragments import FragmentCache, cache_dir
 from ._redline import AuthorColours, fragment_for, render_annotated, render_path
 from ._pack import Packer
-from ._pairwise import headline, pairwise_for, pairwise_section
+from ._pairwise import clean_pairs, headline, pairwise_for, pairwise_section
 from ._stats import cached_share, judge_agreement, mean, total
 from ._tasks import load_run_tasks, source_root
 from ._transcript import read_events, render_transcript
@@ -182,8 +182,11 @@ def _pairwise(run: RunData) -> tuple[list[str], list[dict], dict | None] | None:
     if len(run.models) < 2:
         return None
     summary = run.summary or {}
-    if isinstance(summary.get("pairwise"), list) and summary["pairwise"]:
-        return list(run.models), summary["pairwise"], summary.get("power")
+    pairs, order = summary.get("pairwise"), summary.get("models")
+    if isinstance(pairs, list) and pairs and isinstance(order, list) and len(order) >= 2:
+        order = [m for m in order if isinstance(m, str)]
+        power = summary.get("power") if isinstance(summary.get("power"), dict) else None
+        return order, clean_pairs(pairs, order), power
     graded: dict[str, list[dict]] = defaultdict(list)
     for t in run.trials:
         if isinstance(t.grade, dict):
