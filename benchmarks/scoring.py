@@ -5,7 +5,9 @@
    ideal (calls x latency / concurrency).
 2. summarize over 10 models x 140 tasks x 5 trials (7,000 grade files): target under 2 s,
    in memory and from disk (read + parse + aggregate).
-3. Prompt characters per task (judge cost driver), on the embedded benchmark when present.
+3. summarize with the §6.1 paired comparison over 20 models (190 pairs) x 140 tasks x 3 trials,
+   beside the same summarize with pairwise and power switched off (today's work): target < 10 s.
+4. Prompt characters per task (judge cost driver), on the embedded benchmark when present.
 
 Run: python benchmarks/scoring.py
 """
@@ -138,7 +140,7 @@ async def judge_throughput(latency: float = 0.2, concurrency: int = 32, n_tasks:
           f"machine load average {__import__('os').getloadavg()[0]:.1f}")
 
 
-def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -> None:
+def synthetic_grades(n_models: int, n_tasks: int, n_trials: int) -> list[dict]:
     rng = random.Random(1)
     tasks = synthetic_tasks(n_tasks)
     grades = []
@@ -156,6 +158,11 @@ def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -
                     "score": {"weighted": rng.random() if gate_ok else 0.0, "per_rubric": per, "redlines": 3,
                               "edit_operations": 5, "total_revisions": 9, "touched_paragraphs": 4,
                               "comments_added": 5, "median_insertion_chars": 40.0, "surgicalness_score": 0.6}})
+    return grades
+
+
+def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -> None:
+    grades = synthetic_grades(n_models, n_tasks, n_trials)
     t0, c0 = time.perf_counter(), time.process_time()
     summary = summarize(grades)
     mem, mem_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -179,6 +186,31 @@ def summarize_speed(n_models: int = 10, n_tasks: int = 140, n_trials: int = 5) -
           f"{disk_cpu:.2f} s CPU (target < 2 s)")
     import os
 
+    print(f"  machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
+def pairwise_speed(n_models: int = 20, n_tasks: int = 140, n_trials: int = 3) -> None:
+    """summarize with and without §6.1 (pairwise + power), same grades, same process."""
+    from unittest import mock
+
+    from redlinebench.scoring import _aggregate
+
+    grades = synthetic_grades(n_models, n_tasks, n_trials)
+    with mock.patch.object(_aggregate, "pairwise", lambda *a, **k: []), \
+            mock.patch.object(_aggregate, "power_section", lambda *a, **k: {}):
+        t0, c0 = time.perf_counter(), time.process_time()
+        summarize(grades)
+        base, base_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
+    summary = summarize(grades)
+    full, full_cpu = time.perf_counter() - t0, time.process_time() - c0
+    pairs = len(summary["pairwise"])
+    import os
+
+    print(f"summarize {len(grades)} grades, {n_models} models, {pairs} pairs (target < 10 s with pairwise):")
+    print(f"  without pairwise (today): {base:.2f} s wall, {base_cpu:.2f} s CPU")
+    print(f"  with pairwise + power:    {full:.2f} s wall, {full_cpu:.2f} s CPU ({full / base:.1f}x wall); "
+          f"{1000 * (full_cpu - base_cpu) / pairs:.1f} ms CPU per pair")
     print(f"  machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
@@ -206,6 +238,10 @@ def prompt_chars() -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["pairwise"]:
+        pairwise_speed()
+        raise SystemExit(0)
     summarize_speed()
+    pairwise_speed()
     asyncio.run(judge_throughput())
     prompt_chars()

@@ -158,8 +158,11 @@ def _finish(result: Any, console: Any) -> None:
     """Leaderboard table (rich), then plain lines (click.echo: never wrapped, so paths stay whole)."""
     from ..runner.leaderboard import judging_incomplete_lines, print_leaderboard
 
+    from ._pairwise_table import print_pairwise
+
     if result.summary is not None:
         print_leaderboard(result.summary, console)
+        print_pairwise(result.summary, console)
     p = result.progress
     unknown = f" (+ {p.cost_unknown} episode(s) whose model has no known price)" if p.cost_unknown else ""
     click.echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
@@ -199,7 +202,25 @@ def _interrupted(run_dir: Path) -> None:
     raise SystemExit(130)
 
 
-def _dry_run(spec: Any) -> None:
+def _planned_power(tasks: list[Any], trials: int, prior: Path) -> None:
+    """``--power-from``: the prior run's variance components applied to this plan's tasks and trials."""
+    from ..scoring import planned_mdd, power_of
+    from ._pairwise_table import planned_power_lines
+    from .scoring import collect_grade_files, load_grades
+
+    grades, _problems = load_grades(collect_grade_files([prior]), skip_invalid=True)
+    if not grades:
+        raise ConfigError("no grade.json below this folder: --power-from needs a graded run", path=prior)
+    try:
+        plan = planned_mdd(power_of(grades), [(t.scenario_id, t.turn, t.input_group, t.task_id) for t in tasks],
+                           trials)
+    except ValueError as exc:
+        raise ConfigError(f"--power-from: {exc} (run the prior with --trials 2 or more)", path=prior) from None
+    for line in planned_power_lines(plan, str(prior)):
+        click.echo(line)
+
+
+def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -248,6 +269,8 @@ def _dry_run(spec: Any) -> None:
                    "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
     if not missing:
         click.echo("credentials: every model and judge has a key (or an explicit endpoint)")
+    if power_from is not None:
+        _planned_power(tasks, spec.trials, power_from)
     click.echo("nothing was run (--dry-run)")
 
 
@@ -283,6 +306,9 @@ def register(main: click.Group) -> None:
     @click.option("--resume", is_flag=True, help="Continue the run in --run-dir: finished trials are skipped, "
                   "interrupted and errored ones redone, missing grades computed. Its stored settings are used.")
     @click.option("--dry-run", is_flag=True, help="Print the plan and a token/cost estimate; run nothing.")
+    @click.option("--power-from", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="RUN_DIR",
+                  help="With --dry-run: the smallest difference between two models the plan could detect "
+                       "(80% power, 5% two-sided), from the variance of a prior run with 2+ trials per task.")
     @click.option("--api-base", metavar="URL", help="OpenAI-compatible endpoint for the model (vLLM, Ollama, "
                   "LM Studio, a proxy), e.g. http://localhost:8000/v1.")
     @click.option("--judge-api-base", metavar="URL", help="OpenAI-compatible endpoint for the judges "
@@ -332,9 +358,11 @@ def register(main: click.Group) -> None:
             spec = _resume_spec(opts, given)
             run_dir = opts["run_dir"]
         else:
+            if opts["power_from"] is not None and not opts["dry_run"]:
+                raise ConfigError("--power-from goes with --dry-run (it states the power of a planned run)")
             spec = _build_spec(opts)
             if opts["dry_run"]:
-                _dry_run(spec)
+                _dry_run(spec, opts["power_from"])
                 return
             run_dir = opts.get("run_dir") or default_run_dir(spec)
         console = Console()

@@ -152,8 +152,11 @@ def _console() -> Any:
 def print_summary(summary: dict[str, Any]) -> None:
     from ..runner.leaderboard import print_leaderboard
 
+    from ._pairwise_table import print_pairwise
+
     console = _console()
     print_leaderboard(summary, console)
+    print_pairwise(summary, console)
     if summary["n_incomplete"]:
         console.print(f"[yellow]{summary['n_incomplete']} trial(s) not scored (judging incomplete or errored); "
                       "listed under 'incomplete' in the summary[/yellow]")

@@ -25,6 +25,7 @@ from ._html import Markup, count, el, is_number, join, money, plain, score100, s
 from ._labels import short_labels
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
+from ._pairwise import band_labels, pairwise_for, pairwise_section
 from ._palette import ink_on, ramp
 from ._stats import cached_share, judge_agreement, mean
 from ._svg import heatmap
@@ -79,8 +80,10 @@ def render_comparison(runs: Sequence[RunData], *, link_from: Path | None = None)
         colours(e.label)
     scen = scenario_labels(runs)
     scored = [(e.label, e.summary) for e in entries if e.summary]
+    compared = _pairwise(entries)
     sections = [
-        _leaderboard(entries, runs, colours, link_from),
+        _leaderboard(entries, runs, colours, link_from, compared),
+        pairwise_section(*compared) if compared else None,
         el("section", el("h2", "Where each model scores"), _category_heatmap(entries),
            dimension_charts(scored, colours, scen), id="profile"),
         _heatmaps(entries, scen),
@@ -92,10 +95,19 @@ def render_comparison(runs: Sequence[RunData], *, link_from: Path | None = None)
            agreement_section(judge_agreement([t for r in runs for t in r.trials])), id="judges"),
         el("section", el("h2", "How the score is computed"), method_note(), id="method"),
     ]
-    nav = [("leaderboard", "Leaderboard"), ("profile", "Profile"), ("cells", "Scenario × turn"), ("rubrics", "Rubrics"),
+    nav = [("leaderboard", "Leaderboard"), *([("pairwise", "Better?")] if compared else []), ("profile", "Profile"), ("cells", "Scenario × turn"), ("rubrics", "Rubrics"),
            ("cost", "Cost"), ("judges", "Judges"), ("method", "Method")]
     subtitle = [f"{len(entries)} model(s)", f"{len(runs)} run(s): " + ", ".join(r.run_id for r in runs)]
     return page(title="RedlineBench comparison", subtitle=subtitle, nav=nav, body=join(sections))
+
+
+def _pairwise(entries: Sequence[Entry]) -> tuple[list[str], list[dict], dict | None] | None:
+    """Every pair of compared entries (models of different runs too), by the scorer, from the grades."""
+    graded = {e.label: [t.grade for t in e.trials if isinstance(t.grade, dict)] for e in entries}
+    graded = {k: v for k, v in graded.items() if v}
+    if len(graded) < 2:
+        return None
+    return pairwise_for(graded)
 
 
 def _report_link(run: RunData, link_from: Path | None) -> Markup | None:
@@ -169,10 +181,11 @@ def _integrity_cell(counts: tuple[int, int] | None) -> Markup:
 
 
 def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: ModelColours,
-                 link_from: Path | None = None) -> Markup:
+                 link_from: Path | None = None, compared: tuple[list[str], list[dict], Any] | None = None) -> Markup:
     head = ["#", "Model", "redline_overall", "95% CI", "best@k", "Side A", "Side B", "Trials", "Gate failures",
             "Integrity", "Incomplete", "Cost / trial", "Tokens / trial", "Cached input", "Latency / trial"]
     numeric = set(head) - {"Model"}
+    bands = band_labels(compared[0], compared[1]) if compared else {}
     rows = []
     for rank, e in enumerate(entries, 1):
         s = e.summary
@@ -183,7 +196,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
         latency = mean([t.latency for t in e.trials])
         cached = cached_share(e.trials)
         rows.append(el("tr",
-                       num_cell(rank),
+                       el("td", bands.get(e.label, str(rank)), class_="num", data_v=f"{rank:.6f}"),
                        el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), el("bdi", e.model),
                           el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown",
                              join([" · ", link]) if (link := _report_link(e.run, link_from)) else None,
@@ -236,8 +249,10 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
     if unscored:
         warnings.append(el("div", el("b", "Not scored"), "No summary for: ", _names(unscored), class_="callout bad"))
     return el("section", el("h2", "Leaderboard"),
-              el("p", "Models ranked by redline_overall (0-100, mean of scenario × turn cell means) with 95% bootstrap "
-                      "confidence intervals. Overlapping intervals mean the ranking between those models is not settled.",
+              el("p", "Models ordered by redline_overall (0-100, mean of scenario × turn cell means) with SPEC §6's 95% "
+                      "bootstrap interval over the cells, which shows how uneven a model is across cells, not whether "
+                      "it beats another. The # column is the paired comparison's rank: models it cannot tell apart "
+                      "share a rank (1=); see ", el("a", "Which model is better", href="#pairwise"), ".",
                       class_="lead"),
               *warnings, el("figure", forest) if forest else None, el("div", table, class_="tablewrap"), id="leaderboard")
 

@@ -47,3 +47,28 @@ class ColourMap:
         if name not in self._assigned:
             self._assigned[name] = self._palette[len(self._assigned) % len(self._palette)]
         return self._assigned[name]
+
+
+# Diverging ramp (-1 -> +1) for differences: orange (worse) through pale to blue (better).
+_DIVERGING = (
+    (-1.0, (0xB3, 0x58, 0x06)),
+    (-0.5, (0xF1, 0xA3, 0x40)),
+    (0.0, (0xF7, 0xF4, 0xEA)),
+    (0.5, (0x6B, 0xAE, 0xD6)),
+    (1.0, (0x08, 0x51, 0x9C)),
+)
+
+
+def diverging(value: float) -> str:
+    """Hex colour for *value* in [-1, 1]: a difference's sign and size (0 is neutral)."""
+    v = min(1.0, max(-1.0, float(value)))
+    for (x0, c0), (x1, c1) in zip(_DIVERGING, _DIVERGING[1:]):
+        if v <= x1:
+            t = 0.0 if x1 == x0 else (v - x0) / (x1 - x0)
+            return "#%02X%02X%02X" % tuple(round(a + (b - a) * t) for a, b in zip(c0, c1))
+    return "#%02X%02X%02X" % _DIVERGING[-1][1]
+
+
+def ink_on_diverging(value: float) -> str:
+    """Text colour readable on ``diverging(value)``."""
+    return "#FFFFFF" if abs(value) >= 0.75 else "#1B1B1B"

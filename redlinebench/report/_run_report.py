@@ -37,6 +37,7 @@ from ._fragments import FragmentCache, cache_dir
 from ._integrity import card_text, golden_findings, integrity_badge, summary_callout, trial_findings
 from ._redline import AuthorColours, fragment_for, render_annotated, render_path
 from ._pack import Packer
+from ._pairwise import clean_pairs, headline, pairwise_for, pairwise_section
 from ._stats import cached_share, judge_agreement, mean, total
 from ._tasks import load_run_tasks, source_root
 from ._transcript import read_events, render_transcript
@@ -100,8 +101,10 @@ def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | Non
         label = getattr(task, "scenario_label", None)
         if label and str(getattr(task, "scenario_id", "")) not in scen:
             scen[str(task.scenario_id)] = str(label)
+    compared = _pairwise(run)
     sections = [
-        _summary(run, colours, tasks_note),
+        _summary(run, colours, tasks_note, compared),
+        pairwise_section(*compared) if compared else None,
         _charts(run, colours, scen),
         _task_table(run),
         _task_details(run, tasks, packer, link_from, FragmentCache(cache_dir(run.path))),
@@ -114,7 +117,7 @@ def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | Non
     n_errored = sum(1 for t in run.trials if t.errored)
     subtitle = [_source_text(run), f"judges: {_judges_text(run)}", _plural(len(run.trials), "trial"),
                 _plural(len({t.task_id for t in run.trials}), "task"), f"{n_errored} errored" if n_errored else None]
-    nav = [("summary", "Summary"), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
+    nav = [("summary", "Summary"), *([("pairwise", "Better?")] if compared else []), ("charts", "Charts"), ("tasks", "Tasks"), ("details", "Task details"),
            ("diagnostics", "Diagnostics"), ("method", "Method"), ("config", "Configuration")]
     return packer.finish(page(title=f"RedlineBench report · {run.run_id}", subtitle=subtitle, nav=nav, body=join(sections)))
 
@@ -199,7 +202,26 @@ def _cells_text(entry: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Markup:
+def _pairwise(run: RunData) -> tuple[list[str], list[dict], dict | None] | None:
+    """The run's §6.1 pairs: from metrics_summary.json, or computed from the grades when the summary
+    predates them."""
+    if len(run.models) < 2:
+        return None
+    summary = run.summary or {}
+    pairs, order = summary.get("pairwise"), summary.get("models")
+    if isinstance(pairs, list) and pairs and isinstance(order, list) and len(order) >= 2:
+        order = [m for m in order if isinstance(m, str)]
+        power = summary.get("power") if isinstance(summary.get("power"), dict) else None
+        return order, clean_pairs(pairs, order), power
+    graded: dict[str, list[dict]] = defaultdict(list)
+    for t in run.trials:
+        if isinstance(t.grade, dict):
+            graded[t.model].append(t.grade)
+    return pairwise_for(graded) if len(graded) >= 2 else None
+
+
+def _summary(run: RunData, colours: ModelColours, tasks_note: str | None,
+             compared: tuple[list[str], list[dict], Any] | None = None) -> Markup:
     cards = []
     by_model: dict[str, list[TrialRecord]] = defaultdict(list)
     for t in run.trials:
@@ -243,8 +265,11 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None) -> Mar
                                       class_="callout info")])
     forest = leaderboard_forest([(m, run.entry(m) or {}) for m in run.models if run.entry(m)], colours) if run.leaderboard else None
     lead = el("p", "redline_overall is the mean over scenario × turn cells of the task rewards (0-100), with a 95% bootstrap "
-                   "confidence interval over those cells. Higher is better.", class_="lead")
-    return el("section", el("h2", "Summary"), lead, el("div", *cards, class_="cards"), callouts,
+                   "interval over those cells (how uneven the model is across cells, not whether it beats another). "
+                   "Higher is better.", class_="lead")
+    verdict_line = el("p", el("b", headline(compared[0], compared[1])), " ",
+                      el("a", "Which model is better", href="#pairwise")) if compared else None
+    return el("section", el("h2", "Summary"), lead, verdict_line, el("div", *cards, class_="cards"), callouts,
               el("figure", el("figcaption", "Leaderboard"), forest) if forest else None, id="summary")
 
 

@@ -54,6 +54,14 @@ table.sortable th[aria-sort=descending]::after{content:" ▼";font-size:10px}
 .filter{margin:0 0 8px;font:inherit;font-size:13.5px;padding:5px 9px;border:1px solid var(--line);border-radius:5px;width:min(420px,100%)}
 .tablewrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 .tablewrap table th{top:0}
+table.pw-matrix th.pw-col{max-width:9em;white-space:normal;vertical-align:bottom;font-size:13px}
+table.pw-matrix th[scope=row]{max-width:14em;font-size:13px;text-align:left}
+table.pw-matrix td.pw{min-width:5.5em;font-weight:500;position:relative}
+table.pw-matrix td.pw[data-sig="1"]{font-weight:700;outline:2px solid currentColor;outline-offset:-3px}
+.pw-mark{display:inline-block;width:1em;text-align:center}
+.pw-word{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+ol.pw-ranks{list-style:none;padding-left:0}
+ol.pw-ranks li{margin:2px 0}
 .badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;font-weight:600;white-space:nowrap;border:1px solid transparent}
 .b-pass{background:#e3f1e7;color:var(--good);border-color:#b7d9c1}
 .b-fail{background:#fbe7e7;color:var(--bad);border-color:#efc1c1}

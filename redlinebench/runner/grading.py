@@ -103,7 +103,7 @@ def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], stat
 
     grades, missing, n_files = collect_grades(layout, spec, tasks, judges)
     summary = dict(summarize(grades)) if grades else {"n_trials": 0, "n_models": 0, "models": [],
-                                                      "judge_method": None, "leaderboard": []}
+                                                      "judge_method": None, "leaderboard": [], "pairwise": []}
     summary["judge_calls"] = audit_section([layout.audit], grades)  # each judge call once, resumes included
     summary["run"] = {
         "run_id": spec.run_id,

@@ -3,25 +3,30 @@
 Pure functions over plain data: nothing here calls a network or reads a run directory.
 """
 
-from ._aggregate import FULL_GRID, redline_overall, summarize
+from ._aggregate import FULL_GRID, power_of, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
 from ._integrity import (finding_kinds, grade_integrity, integrity_counts, integrity_failed, integrity_flagged,
                          with_integrity)
+from ._pairwise import NOT_DISTINGUISHABLE, compare_pair, holm, pair_seed, pairwise, rank_bands, verdict
+from ._power import design_weights, mdd, planned_mdd, power_section
 from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, majority, normalize_verdict, panel_vote, votes_cast
 
 __all__ = [
     "FAIL",
     "FULL_GRID",
-    "PASS",
-    "SCHEMA_VERSION",
     "GradeFileError",
+    "NOT_DISTINGUISHABLE",
+    "PASS",
     "RewardBreakdown",
     "RubricVerdict",
+    "SCHEMA_VERSION",
     "TrialGrade",
     "bootstrap_ci",
+    "compare_pair",
+    "design_weights",
     "document_diagnostics",
     "finding_kinds",
     "grade_integrity",
@@ -30,14 +35,23 @@ __all__ = [
     "integrity_flagged",
     "no_document_diagnostics",
     "golden_agreement",
+    "holm",
     "majority",
+    "mdd",
     "normalize_verdict",
+    "pair_seed",
+    "pairwise",
     "panel_vote",
+    "planned_mdd",
+    "power_of",
+    "power_section",
+    "rank_bands",
     "redline_overall",
     "reward",
     "rubric_satisfied",
     "seed_for",
     "summarize",
+    "verdict",
     "votes_cast",
     "with_integrity",
 ]

@@ -20,6 +20,8 @@ from ._ci import bootstrap_ci
 from ._diagnostics import GOLDEN_AGREEMENT_FIELDS
 from ._grade import DIAGNOSTIC_FIELDS, TrialGrade
 from ._integrity import integrity_counts
+from ._pairwise import pairwise
+from ._power import power_section
 from ._reward import rubric_satisfied
 from ._vote import PASS
 
@@ -73,15 +75,22 @@ class _Agg:
         return _r(_mean(list(self.cells.values()))) if self.cells else None
 
 
-def _aggregate(rows: Sequence[_Row], warnings: list[str], label: str) -> _Agg:
+def group_scores(rows: Iterable[_Row]) -> dict[tuple[int, int, str], float]:
+    """``{(scenario, turn, input group): mean reward}`` in key order: the §6 group scores, which
+    the headline (§6) and the paired comparison (§6.1) both start from."""
     by_group: dict[tuple[int, int, str], list[float]] = defaultdict(list)
-    sides: dict[Cell, set[str]] = defaultdict(set)
     for row in rows:
         by_group[(row.scenario, row.turn, row.group)].append(row.reward)
+    return {key: _mean(vals) for key, vals in sorted(by_group.items())}
+
+
+def _aggregate(rows: Sequence[_Row], warnings: list[str], label: str) -> _Agg:
+    sides: dict[Cell, set[str]] = defaultdict(set)
+    for row in rows:
         sides[(row.scenario, row.turn)].add(row.side)
-    group_scores = {key: _mean(vals) for key, vals in sorted(by_group.items())}
+    scores = group_scores(rows)
     by_cell: dict[Cell, list[float]] = defaultdict(list)
-    for (scenario, turn, _group), score in group_scores.items():
+    for (scenario, turn, _group), score in scores.items():
         by_cell[(scenario, turn)].append(score)
     cells = {cell: _r(_mean(by_cell[cell])) for cell in sorted(by_cell)}
     cell_sides: dict[Cell, str] = {}
@@ -90,7 +99,7 @@ def _aggregate(rows: Sequence[_Row], warnings: list[str], label: str) -> _Agg:
         if len(found) > 1:
             warnings.append(f"{label}: cell {cell[0]}-{cell[1]} has trials of both sides {found}; using {found[0]}")
         cell_sides[cell] = found[0]
-    return _Agg(group_scores, cells, cell_sides)
+    return _Agg(scores, cells, cell_sides)
 
 
 def _by_category(grades: Sequence[TrialGrade]) -> dict[str, float]:
@@ -149,8 +158,27 @@ def _method_label(methods: Sequence[str]) -> str | None:
     return (methods[0] if len(methods) == 1 else "mixed") if methods else None
 
 
+def _trials_by_task(rows: Iterable[_Row]) -> dict[tuple[int, int, str, str], list[float]]:
+    """``{(scenario, turn, group, task id): [reward of each trial]}``: what the variance split reads."""
+    out: dict[tuple[int, int, str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        out[(row.scenario, row.turn, row.group, row.task_id)].append(row.reward)
+    return dict(out)
+
+
+def power_of(grades: Iterable[Mapping[str, Any] | TrialGrade]) -> dict[str, Any]:
+    """The ``power`` section for these grades alone (``run --dry-run --power-from``), without the rest
+    of the summary; models in name order."""
+    by_model: dict[str, list[_Row]] = defaultdict(list)
+    for i, g in enumerate(grades):
+        grade = g if isinstance(g, TrialGrade) else TrialGrade.from_dict(g, source=f"grade #{i + 1}")
+        if grade.scored:
+            by_model[grade.model].extend(_rows([grade]))
+    return power_section({m: _trials_by_task(rows) for m, rows in by_model.items()}, sorted(by_model))
+
+
 def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
-                 expected_cells: Sequence[Cell]) -> dict[str, Any]:
+                 expected_cells: Sequence[Cell]) -> tuple[dict[str, Any], list[_Row], _Agg]:
     scored = [g for g in grades if g.scored]
     unscored = [g for g in grades if not g.scored]
     rows = _rows(scored)
@@ -214,7 +242,7 @@ def _model_entry(model: str, grades: Sequence[TrialGrade], warnings: list[str],
             + (f"; outside the standard grid {', '.join(f'{s}-{t}' for s, t in extra)}" if extra else "")
             + ": the headline is the mean of the cells present and is not comparable to a full-grid score"
         )
-    return entry
+    return entry, rows, agg
 
 
 def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
@@ -247,7 +275,8 @@ def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
     by_model: dict[str, list[TrialGrade]] = defaultdict(list)
     for g in parsed:
         by_model[g.model].append(g)
-    entries = [_model_entry(m, gs, warnings, expected_cells) for m, gs in sorted(by_model.items())]
+    built = {m: _model_entry(m, gs, warnings, expected_cells) for m, gs in sorted(by_model.items())}
+    entries = [entry for entry, _rows_, _agg in built.values()]
     entries.sort(key=lambda e: (e["overall_turn_weighted"] is None, -(e["overall_turn_weighted"] or 0.0), e["model"]))
 
     methods = _judge_methods(parsed)
@@ -262,6 +291,7 @@ def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
         for g in parsed if g.status == "gate_failed"
     ]
     all_complete = all(e["grid_complete"] for e in entries)
+    order = [e["model"] for e in entries]
     return {
         "n_trials": sum(e["n_trials"] for e in entries),
         "n_models": len(entries),
@@ -281,4 +311,7 @@ def summarize(grades: Iterable[Mapping[str, Any] | TrialGrade], *,
         "gate_failures": gate_failures,
         **integrity_counts(g for g in parsed if g.scored),
         "warnings": warnings,
+        # §6.1: every pair compared on the groups both were graded on, Holm-adjusted
+        "pairwise": pairwise({m: agg.group_scores for m, (_e, _rows_, agg) in built.items()}, order),
+        "power": power_section({m: _trials_by_task(rows) for m, (_e, rows, _agg) in built.items()}, order),
     }

@@ -88,3 +88,10 @@ def test_03_compare_models(nb_env):
     html = "".join(_outputs(nb, "text/html"))
     assert "redline_overall" in html and "accept-all" in html
     assert len(_outputs(nb, "image/svg+xml")) == 2
+    # the paired comparison (SPEC §6.1): a table of pairs with verdicts, a ranking with ties
+    assert "groups left out" in html and ("not distinguishable" in html or "better" in html)
+    assert "Which model is better" in page.read_text()
+    text = "".join(_outputs(nb, "text/plain")) + "".join(
+        "".join(o.get("text", "")) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+        if o.get("output_type") == "stream")
+    assert "ranking with ties: 1." in text

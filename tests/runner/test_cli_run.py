@@ -22,7 +22,9 @@ def test_demo_prints_leaderboard_golden_first_and_the_report(tree, tmp_path):
     run_dir = tmp_path / "demo"
     r = CliRunner().invoke(main, ["demo", "--source", str(tree), "--run-dir", str(run_dir), "--no-progress"])
     assert r.exit_code == 0, r.output
-    rows = [line for line in r.output.splitlines() if re.match(r"^\W*(golden|accept-all|noop)\b(?!:)", line)]
+    board = r.output.split("paired comparison (SPEC §6.1)")[0]  # the pairwise table under it names models too
+    assert "paired comparison (SPEC §6.1)" in r.output and "vs noop" in r.output
+    rows = [line for line in board.splitlines() if re.match(r"^\W*(golden|accept-all|noop)\b(?!:)", line)]
     assert "golden: " in r.output  # a partial grid: each model's missing cells are named under the table
     assert [re.match(r"^\W*(\S+)", x).group(1) for x in rows] == ["golden", "accept-all", "noop"]
     assert f"report: {run_dir / 'report.html'}" in r.output

@@ -1,0 +1,97 @@
+"""The pairwise table under the leaderboard (SPEC §6.1) and the "how many trials" lines.
+
+Kept out of the leaderboard module on purpose: the leaderboard says how each model scored, this
+says which differences the data can tell apart. Fits 80 columns: model names wrap, numbers do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..scoring import verdict
+
+def _pts(x: float | None, sign: bool = False) -> str:
+    return "-" if x is None else (f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}")
+
+
+def _p(x: float | None) -> str:
+    return "-" if x is None else ("<0.001" if x < 0.001 else f"{x:.3f}")
+
+
+def pairwise_rows(summary: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The table's rows as text: difference and interval in points (0-100, like redline_overall)."""
+    rows = []
+    for p in summary.get("pairwise") or []:
+        ci = p.get("ci")
+        rows.append({"pair": f"{p['a']}\nvs {p['b']}", "diff": _pts(p.get("diff"), sign=True),
+                     "95% CI": "-" if not ci else f"{_pts(ci[0], True)}, {_pts(ci[1], True)}",
+                     "p adj.": _p(p.get("p_holm")),
+                     "verdict": verdict(p)})
+    return rows
+
+
+def coverage_notes(summary: Mapping[str, Any]) -> list[str]:
+    """One line per pair compared on part of what either model did (a filtered or partial run)."""
+    return [f"{p['a']} vs {p['b']}: compared on the {p['n_groups']} input group(s) in {p['n_cells']} cell(s) both "
+            f"were graded on; {p['n_groups_excluded']} group(s) graded for only one are left out"
+            for p in summary.get("pairwise") or [] if p.get("n_groups_excluded")]
+
+
+def power_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The variance split per model and the smallest difference each pair could have shown."""
+    section = summary.get("power") or {}
+    if not section:
+        return []
+    if not section.get("available"):
+        return [f"smallest detectable difference: not estimated ({section.get('note')}); run 2 or more trials "
+                "per task to know whether more trials would help"]
+    lines = ["variance of the rewards (points^2 on the 0-100 scale): task-to-task / trial-to-trial"]
+    for model, c in (section.get("models") or {}).items():
+        if c:
+            lines.append(f"  {model}: {1e4 * c['var_task']:.0f} / {1e4 * c['var_trial']:.0f} "
+                         f"({c['n_tasks']} tasks, {c['trials_per_task']:g} trials each)")
+    mdds = [p for p in section.get("pairs") or [] if p.get("mdd") is not None]
+    if mdds:
+        lines.append("smallest difference this run could detect (80% power, 5% two-sided), in points:")
+        lines.extend(f"  {p['a']} vs {p['b']}: {100 * p['mdd']:.1f}" for p in mdds)
+    return lines
+
+
+def planned_power_lines(plan: Mapping[str, Any], source: str) -> list[str]:
+    """``run --dry-run --power-from``: the planned design's MDD and how it moves with the trials."""
+    by_k = ", ".join(f"{k}: {100 * v:.1f}" for k, v in plan["by_trials"].items())
+    return [f"power (from {source}): with {plan['trials']} trial(s) on these {plan['n_tasks']} task(s), two models "
+            f"must differ by about {100 * plan['mdd']:.1f} points for 80% power at 5% (two-sided)",
+            f"  by trials per task: {by_k}",
+            f"  variance used (points^2): model x task {1e4 * plan['var_interaction']:.0f} "
+            f"({plan['interaction_basis']}), trial-to-trial {1e4 * plan['var_trial']:.0f}; method: "
+            "docs/STATISTICS.md"]
+
+
+def print_pairwise(summary: Mapping[str, Any], console: Any) -> None:
+    """The table (when the summary holds two or more models), coverage notes and power lines."""
+    from rich.table import Table
+
+    from rich import box
+    from rich.console import Console
+
+    if console.width > 100:  # logs and pipes get a wide console for the leaderboard; this table fits 80-100
+        console = Console(width=100, file=console.file, no_color=console.no_color)
+    rows = pairwise_rows(summary)
+    if rows:
+        table = Table(title="paired comparison (SPEC §6.1): first model minus second, in points",
+                      title_justify="left", box=box.SIMPLE_HEAD)
+        for col in rows[0]:
+            wraps = col in ("pair", "verdict")
+            table.add_column(col, justify="left" if wraps else "right", no_wrap=not wraps,
+                             overflow="fold" if col == "pair" else "ellipsis",
+                             max_width=15 if col == "verdict" else None)
+        for row in rows:
+            table.add_row(*row.values())
+        console.print(table)
+        console.print("better / worse: the first model against the second, significant after Holm's adjustment "
+                      "for the number of pairs; not distinguishable: the data do not tell them apart. The "
+                      "95% CI is per pair, not adjusted.", markup=False, highlight=False)
+    for line in [*coverage_notes(summary), *power_lines(summary)]:
+        console.print(line, markup=False, highlight=False)
