@@ -41,6 +41,15 @@ def table_width(console: Any) -> int:
     return console.width if console.is_terminal else max(console.width, PIPE_WIDTH)
 
 
+def wide_enough(console: Any) -> Any:
+    """``console``, or one writing to the same file at :func:`table_width` (rich never prints wider
+    than its console, so a pipe's 80 columns would squeeze the table)."""
+    from rich.console import Console
+
+    width = table_width(console)
+    return console if width <= console.width else Console(file=console.file, width=width, no_color=console.no_color)
+
+
 def fit_columns(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> tuple[list[int], bool, list[int]]:
     """``(kept column indexes, short headers?, widths)`` for a table of ``rows`` drawn in ``width``."""
     def natural(i: int, short: bool) -> int:
@@ -101,10 +110,11 @@ def left_out_note(hidden: Sequence[str], width: int, more: str = "") -> str | No
 def print_fitted(console: Any, cols: Sequence[Col], rows: Sequence[Sequence[str]], *, title: str | None = None,
                  more: str = "", **table_kwargs: Any) -> list[str]:
     """Fit, print and name what was left out, on ``console``; returns the columns left out."""
-    width = table_width(console)
+    console = wide_enough(console)
+    width = console.width
     table, hidden = fit_table(cols, rows, width, title=title, **table_kwargs)
-    console.print(table, width=width)
+    console.print(table)
     note = left_out_note(hidden, width, more)
     if note:
-        console.print(note, markup=False, highlight=False, width=width)
+        console.print(note, markup=False, highlight=False)
     return hidden

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._termtable import Col, print_fitted, table_width
+from .._termtable import Col, print_fitted, wide_enough
 
 
 def _pct(value: Any) -> str:
@@ -78,4 +78,4 @@ def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
     notes = [f"{e.get('model')}: {e['grid_note']}" for e in summary.get("leaderboard", []) if e.get("grid_note")]
     grid_note = (summary.get("grid") or {}).get("note")
     for note in notes or ([grid_note] if grid_note else []):  # each model's missing cells, by name
-        console.print(note, markup=False, highlight=False, width=table_width(console))
+        wide_enough(console).print(note, markup=False, highlight=False)
