@@ -15,12 +15,12 @@ from .tasks import SOURCE_METAVAR
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
 # Options that define a run; a resumed run takes them from its config.json, and accepts them only
 # when they say the same.
-_SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "trials", "judges", "run_id",
+_SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "limit", "trials", "judges", "run_id",
                  "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed",
                  "no_prompt_cache")
 #: RunSpec field (as ``runner.api.spec_changes`` names it) -> the option that sets it.
 _FIELD_OPTIONS = {"entrants": "--model/--agent", "filter.task_ids": "--tasks", "filter.scenario": "--scenario",
-                  "filter.turn": "--turn", "filter.side": "--side", "trials": "--trials", "judges": "--judges",
+                  "filter.turn": "--turn", "filter.side": "--side", "filter.limit": "--limit", "trials": "--trials", "judges": "--judges",
                   "seed": "--seed", "limits.max_steps": "--max-steps", "limits.max_tokens": "--max-tokens",
                   "limits.max_cost_usd": "--max-cost", "limits.call_timeout_s": "--timeout",
                   "limits.temperature": "--temperature", "prompt_cache": "--no-prompt-cache"}
@@ -77,7 +77,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
         entrants=tuple(entrants),
         source=source,
         filter=TaskFilter(task_ids=_csv(opts.get("tasks")), scenario=opts.get("scenario"), turn=opts.get("turn"),
-                          side=opts.get("side")),
+                          side=opts.get("side"), limit=opts.get("limit")),
         trials=int(pick("trials", 1)),
         concurrency=int(pick("concurrency", 4)),
         workers=int(pick("workers", 1)),
@@ -91,15 +91,10 @@ def _build_spec(opts: dict[str, Any]) -> Any:
     if opts.get("run_id"):
         spec_kwargs["run_id"] = opts["run_id"]
     elif opts.get("run_dir"):
+        from ..runner.paths import run_id_for
+
         spec_kwargs["run_id"] = run_id_for(Path(opts["run_dir"]))
     return RunSpec(**spec_kwargs)
-
-
-def run_id_for(run_dir: Path) -> str:
-    """The run id of a run whose folder was named: the folder's name (as a run id may spell it)."""
-    from ..runner.paths import slug
-
-    return slug(Path(run_dir).expanduser().resolve().name)
 
 
 def _stored_options(stored: Any) -> dict[str, Any]:
@@ -108,7 +103,7 @@ def _stored_options(stored: Any) -> dict[str, Any]:
     f, lim = stored.filter, stored.limits
     return {"model": tuple(llm), "agent": tuple(dict.fromkeys(e.agent for e in stored.entrants)),
             "source": stored.source, "tasks": ",".join(f.task_ids) or None, "scenario": f.scenario,
-            "turn": f.turn, "side": f.side, "trials": stored.trials, "judges": stored.judges, "seed": stored.seed,
+            "turn": f.turn, "side": f.side, "limit": f.limit, "trials": stored.trials, "judges": stored.judges, "seed": stored.seed,
             "run_id": stored.run_id, "max_steps": lim.max_steps, "max_tokens": lim.max_tokens,
             "max_cost": lim.max_cost_usd, "timeout": lim.call_timeout_s, "temperature": lim.temperature,
             "no_prompt_cache": not stored.prompt_cache, "_limits": lim}
@@ -172,9 +167,14 @@ def _finish(result: Any, console: Any) -> None:
         click.echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")
     if len(p.errors) > 10:
         click.echo(f"  ... and {len(p.errors) - 10} more (see metrics_summary.json)")
-    click.echo(f"run directory: {result.run_dir}")
+    limit = result.spec.filter.limit
+    if limit is not None:
+        data = (result.config or {}).get("data") or {}
+        click.echo(f"--limit {limit}: {data.get('n_tasks', '?')} of {data.get('n_tasks_in_source', '?')} tasks, spread "
+                   "over the scenario x turn cells (a smoke run: not comparable to a full run's score)")
+    click.echo(f"run directory: {Path(result.run_dir).resolve()}")
     if result.report:
-        click.echo(f"report: {result.report}")
+        click.echo(f"report: {shown_path(result.report)}")
     if p.stopped:
         click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
                    f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
@@ -194,6 +194,12 @@ def _finish(result: Any, console: Any) -> None:
                    f"`redlinebench score {result.run_dir}` (only the judges that failed are called again)",
                    err=True)
         raise SystemExit(1)
+
+
+def shown_path(path: Path) -> str:
+    """A page as the terminal prints it: absolute, with its file:// URL (a click opens it in most terminals)."""
+    full = Path(path).resolve()
+    return f"{full} ({full.as_uri()})"
 
 
 def _interrupted(run_dir: Path) -> None:
@@ -222,8 +228,8 @@ def _planned_power(tasks: list[Any], trials: int, prior: Path) -> None:
 
 def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     from rich.console import Console
-    from rich.table import Table
 
+    from .._termtable import Col, print_fitted
     from ..runner.api import create_judge_list, load_selected_tasks
     from ..runner.estimate import estimate
 
@@ -234,22 +240,20 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     source = getattr(taskset, "source", None)
     click.echo(f"plan: run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
                f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
-    click.echo(f"data: {getattr(source, 'kind', '?')} {getattr(source, 'path', '')} "
+    kind, label = getattr(source, "kind", "?"), getattr(source, "label", "")
+    click.echo(f"data: {kind}{'' if label == kind else ' ' + label} "
                f"({len(cells)} of 12 scenario x turn cells)")
     click.echo(f"entrants: {', '.join(e.label for e in spec.entrants)}")
     click.echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
     click.echo(f"limits per trial: {json.dumps(spec.limits.to_dict())}")
-    table = Table(title="estimate (a model of a typical episode, not a measurement)")
-    for col in ("role", "name", "calls", "tokens in", "of them cached", "tokens out", "cost USD",
-                "with caching"):
-        table.add_column(col, no_wrap=True)
-    for r in est.rows:
-        cached = r.get("cost_cached_usd", r["cost_usd"])
-        table.add_row(r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}",
-                      f"{r.get('cache_read_tokens', 0):,}", f"{r['tokens_out']:,}",
-                      "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]),
-                      "unknown price" if cached is None else _usd(cached))
-    Console(width=140).print(table)
+    cols = (Col("role", "left"), Col("name", "left", shrink=True, min_width=14), Col("calls"),
+            Col("tokens in", short="in"), Col("of them cached", drop=1, short="cached"), Col("tokens out", short="out"),
+            Col("cost USD", short="USD"), Col("with caching", short="cached USD"))
+    rows = [[r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}", f"{r.get('cache_read_tokens', 0):,}",
+             f"{r['tokens_out']:,}", "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]),
+             "unknown price" if r.get("cost_cached_usd", r["cost_usd"]) is None
+             else _usd(r.get("cost_cached_usd", r["cost_usd"]))] for r in est.rows]
+    print_fitted(Console(), cols, rows, title="estimate (a model of a typical episode, not a measurement)")
     total, total_cached = est.total_cost, est.total_cost_cached
     click.echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
                             else f"about ${_usd(total)} without prompt caching, about ${_usd(total_cached)} "
@@ -291,6 +295,10 @@ def register(main: click.Group) -> None:
     @click.option("--scenario", type=SCENARIO, help="Only this scenario (the public set has 1-3).")
     @click.option("--turn", type=TURN, help="Only this turn (the public set has 1-4).")
     @click.option("--side", type=SIDE, help="Only tasks of this side: A (vendor) or B (customer), either case.")
+    @click.option("--limit", type=click.IntRange(1), default=None, metavar="N",
+                  help="Only the first N selected tasks, spread over the scenario x turn cells (one of each "
+                       "cell before a second of any; the same N tasks on every run): a smoke run. Its score "
+                       "covers a part of the benchmark and is not comparable to a full run.")
     @click.option("--trials", "-k", type=click.IntRange(1, 1000), default=None, help="Trials per task [1].")
     @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=None,
                   help="Trials running at once [4].")
@@ -396,6 +404,7 @@ def register(main: click.Group) -> None:
         from ..config import embedded_benchmark_dir
         from ..runner import Entrant, RunSpec
         from ..runner import run as run_benchmark
+        from ..runner.paths import run_id_for
         from ..runner.spec import new_run_id
         from ..runner.workers import default_workers
 

@@ -590,31 +590,26 @@ def register(main: click.Group) -> None:
 
 
 def print_check(report: dict[str, Any]) -> None:
-    from rich.table import Table
+    from .._termtable import Col, print_fitted
 
     console = _console()
-    table = Table(title=f"Judge check: {report['n_cases']} redlines of {report['n_tasks']} tasks")
-    for col in ("judge", "n", "accuracy", "kappa", "false PASS", "false FAIL", "core-verb accuracy"):
-        table.add_column(col, justify="left" if col == "judge" else "right")
 
     def f(x: float | None) -> str:
         return "-" if x is None else f"{x:.3f}"
 
-    for name, r in report["results"].items():
-        table.add_row(name, str(r["n"]), f(r["accuracy"]), f(r["kappa"]), f(r["false_pass_rate"]),
-                      f(r["false_fail_rate"]), f(r["core_verbs"]["accuracy"]))
-    console.print(table)
+    judge = Col("judge", "left", shrink=True, min_width=14)
+    rates = (Col("n"), Col("accuracy", short="acc"), Col("kappa"), Col("false PASS", short="false P"),
+             Col("false FAIL", short="false F"))
+    print_fitted(console, (judge, *rates, Col("core-verb accuracy", short="core verbs")),
+                 [[name, str(r["n"]), f(r["accuracy"]), f(r["kappa"]), f(r["false_pass_rate"]),
+                   f(r["false_fail_rate"]), f(r["core_verbs"]["accuracy"])] for name, r in report["results"].items()],
+                 title=f"Judge check: {report['n_cases']} redlines of {report['n_tasks']} tasks")
     for section in ("by_verb", "by_category"):
-        sub = Table(title=section.replace("_", " "))
-        sub.add_column("judge")
-        sub.add_column(section[3:])
-        for col in ("n", "accuracy", "kappa", "false PASS", "false FAIL"):
-            sub.add_column(col, justify="right")
-        for name, r in report["results"].items():
-            for key, s in r[section].items():
-                sub.add_row(name, key, str(s["n"]), f(s["accuracy"]), f(s["kappa"]), f(s["false_pass_rate"]),
-                            f(s["false_fail_rate"]))
-        console.print(sub)
+        rows = [[name, key, str(s["n"]), f(s["accuracy"]), f(s["kappa"]), f(s["false_pass_rate"]),
+                 f(s["false_fail_rate"])]
+                for name, r in report["results"].items() for key, s in r[section].items()]
+        print_fitted(console, (judge, Col(section[3:], "left", shrink=True, min_width=12), *rates), rows,
+                     title=section.replace("_", " "))
     if report["judge_failures"]:
         console.print(f"[yellow]{len(report['judge_failures'])} judge call(s) failed; their cases are missing "
                       "from that judge's numbers[/yellow]")

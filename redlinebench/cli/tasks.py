@@ -84,7 +84,7 @@ def list_cmd(source, scenario, turn, side, input_group, variant, as_json) -> Non
     ]
     click.echo(_table(rows, ["task", "scenario", "turn", "side", "party", "rubrics", "golden"]))
     click.echo(f"\n{len(tasks)} tasks, {len(tasks.input_groups())} input groups, {len(tasks.cells())} cells "
-               f"({tasks.source.kind}: {tasks.source.tasks_dir})")
+               f"({tasks.source.kind}: {tasks.source.label})")
 
 
 @tasks_group.command("show")
@@ -195,8 +195,12 @@ def where_cmd(source, as_json) -> None:
         _echo_json({**resolved.to_dict(), "n_task_dirs": count})
         return
     click.echo(f"source:    {resolved.kind}")
-    click.echo(f"path:      {resolved.path}")
-    click.echo(f"tasks dir: {resolved.tasks_dir} ({count} task directories)")
+    if resolved.kind == "embedded":  # its folder inside the installed package is no one's business (--json has it)
+        click.echo(f"path:      embedded (the synthetic set shipped inside the package)")
+        click.echo(f"tasks dir: {count} task directories")
+    else:
+        click.echo(f"path:      {resolved.path}")
+        click.echo(f"tasks dir: {resolved.tasks_dir} ({count} task directories)")
     if resolved.revision:
         click.echo(f"revision:  {resolved.revision}")
     click.echo(f"why:       {resolved.reason}")

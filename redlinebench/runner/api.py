@@ -15,7 +15,7 @@ from .atomic import read_json, write_json
 from .lock import hold as hold_lock, release as release_lock
 from .record import build_config
 from .scheduler import Launch, Progress, TrialKey
-from .spec import RESUMABLE_FIELDS, RunSpec
+from .spec import RESUMABLE_FIELDS, RunSpec, available
 
 
 @dataclass
@@ -75,15 +75,15 @@ def load_selected_tasks(spec: RunSpec, taskset: Any | None = None) -> tuple[Any,
             print(f"warning: {len(taskset.left_out)} broken task(s) outside the selection left out: "
                   f"{', '.join(taskset.left_out)} (`redlinebench tasks validate` lists their problems)",
                   file=sys.stderr, flush=True)
-    tasks = [t for t in taskset.tasks if spec.filter.matches(t)]
+    tasks = spec.filter.select(taskset.tasks)
     if spec.filter.task_ids:
         known = {t.task_id for t in taskset.tasks}
         missing = [t for t in spec.filter.task_ids if t not in known]
         if missing:
             raise ConfigError(f"unknown task id(s): {', '.join(missing)} (source has {len(known)} tasks)")
     if not tasks:
-        raise ConfigError(f"no task matches {spec.filter.describe()} "
-                          f"in {getattr(taskset.source, 'path', spec.source)}")
+        raise ConfigError(f"no task matches {spec.filter.describe()} in "
+                          f"{getattr(taskset.source, 'label', spec.source)} ({available(taskset.tasks)})")
     return taskset, tasks
 
 
@@ -233,6 +233,8 @@ async def arun(
             raise ConfigError("give a run directory to resume")
         run_dir = default_run_dir(spec)
     run_dir = Path(run_dir)
+    if spec is not None and not resume and getattr(spec, "_generated_id", False):
+        spec = spec.replace(run_id=paths.run_id_for(run_dir))  # the folder names the run, as in the CLI
     spec, stored = open_run(spec, run_dir, resume=resume)
     layout = paths.RunLayout(run_dir)
     injected = set(agents or ())

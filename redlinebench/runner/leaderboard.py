@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._termtable import Col, print_fitted, wide_enough
+
 
 def _pct(value: Any) -> str:
     return "-" if not isinstance(value, (int, float)) else f"{100 * value:.1f}"
@@ -52,14 +54,27 @@ def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+#: The leaderboard's columns, as :func:`leaderboard_rows` names them: what goes first at a narrow
+#: width (the judge, already in the title; incomplete and the gate; sides; trials) and the short headers.
+LEADERBOARD_COLUMNS = (
+    Col("model", "left", shrink=True, min_width=12),
+    Col("redline_overall", short="overall"),
+    Col("95% CI"),
+    *(Col(f"T{t}") for t in "1234"),
+    Col("side A", drop=4, short="A"), Col("side B", drop=4, short="B"),
+    Col("trials", drop=3, short="n"),
+    Col("gate fail", drop=2, short="gate"),
+    Col("incomplete", drop=5, short="inc"),
+    Col("judge", "left", drop=6),
+)
+
+
 def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
-    """The one leaderboard table, for ``run``, ``demo``, ``score`` and ``summarize``."""
+    """The one leaderboard table, for ``run``, ``demo``, ``score`` and ``summarize``: fitted to the
+    terminal (an 80-column one keeps the model, the headline, its interval and the turns)."""
     from rich.console import Console
-    from rich.table import Table
 
     console = console or Console()
-    if console.width < 140 and not console.is_terminal:
-        console = Console(width=140, file=console.file)  # logs and pipes: do not squeeze the numbers
     rows = leaderboard_rows(summary)
     if not rows:
         console.print("no graded trials")
@@ -67,20 +82,14 @@ def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
     method = summary.get("judge_method")
     partial = "" if (summary.get("grid") or {}).get("complete", True) else ", partial grid"
     title = "redline_overall (0-100)" + (f", judges: {method}" if method else "") + partial
-    table = Table(title=title)  # default edge padding: the first and last columns padded like the rest
-    for col in rows[0]:
-        left = col in ("model", "judge")
-        table.add_column(col, justify="left" if left else "right", no_wrap=col != "model",
-                         overflow="fold", min_width=len(col) if col != "model" else 10)
-    for row in rows:
-        table.add_row(*row.values())
-    console.print(table)
+    print_fitted(console, LEADERBOARD_COLUMNS, [list(r.values()) for r in rows], title=title,
+                 more="--json has all")
     notes = [f"{e.get('model')}: {e['grid_note']}" for e in summary.get("leaderboard", []) if e.get("grid_note")]
     grid_note = (summary.get("grid") or {}).get("note")
     for note in notes or ([grid_note] if grid_note else []):  # each model's missing cells, by name
-        console.print(note, markup=False, highlight=False)
+        wide_enough(console).print(note, markup=False, highlight=False)
     for line in integrity_lines(summary):
-        console.print(line, style="red", markup=False, highlight=False)
+        wide_enough(console).print(line, style="red", markup=False, highlight=False)
 
 
 def integrity_lines(summary: dict[str, Any]) -> list[str]:

@@ -47,6 +47,11 @@ def slug(name: str) -> str:
     return out
 
 
+def run_id_for(run_dir: str | Path) -> str:
+    """The run id of a run whose folder was named: the folder's name (as a run id may spell it)."""
+    return slug(Path(run_dir).expanduser().resolve().name)
+
+
 def portable(path: str | Path, run_dir: str | Path) -> str:
     """A local path as config.json records it: relative to the run directory (``../../benchmark``),
     or ``~/...`` when the relative form would spell out the home folder; absolute only when neither

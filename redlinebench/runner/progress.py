@@ -25,6 +25,30 @@ def _eta(state: Progress, started: float, done_at_start: int) -> str:
     return f"{secs / 60:.1f}m" if secs >= 120 else f"{secs:.0f}s"
 
 
+#: From this width on the bar is long and the words are spelled out; below it, a compact line.
+WIDE = 120
+#: What the line holds besides the description and the bar, at most: ``117/117 0:01:19 ETA 0:00:40 ``.
+_CLOCKS = 1 + 7 + 1 + 3 + 1 + 7 + 1
+
+
+def progress_fields(description: str, state: Progress, width: int) -> dict[str, str]:
+    """The texts of one progress line that fits ``width`` columns: the description shortened with an
+    ellipsis (never the numbers), costs and failures in a few words."""
+    limits = limits_text(state)
+    if width >= WIDE:
+        tail = f"cost ${state.cost_usd:.4f}  failures {state.failures}" + (f"  {limits}" if limits else "")
+    else:
+        tail = f"${state.cost_usd:.4f}, {state.failures} failed" + (f", {limits}" if limits else "")
+    count = 2 * len(str(state.total)) + 1
+    room = width - bar_width(width) - count - _CLOCKS - len(tail) - 2
+    label = description if len(description) <= room else description[:max(0, room - 1)] + "…"
+    return {"label": label if room > 3 else "", "tail": tail}
+
+
+def bar_width(width: int) -> int:
+    return 40 if width >= WIDE else 10
+
+
 @contextmanager
 def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable[[Progress], None]]:
     if not enabled:
@@ -40,14 +64,12 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable
                                TimeElapsedColumn, TimeRemainingColumn)
 
     bar = RichProgress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
+        TextColumn("[bold]{task.fields[label]}"),
+        BarColumn(bar_width=bar_width(console.width)),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TextColumn("ETA"), TimeRemainingColumn(),
-        TextColumn("cost ${task.fields[cost]:.4f}"),
-        TextColumn("failures {task.fields[failures]}"),
-        TextColumn("{task.fields[limits]}"),
+        TextColumn("{task.fields[tail]}"),
         console=console,
         transient=False,
     )
@@ -55,11 +77,10 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable
 
     def update(state: Progress) -> None:
         nonlocal handle
+        fields = progress_fields(description, state, console.width)
         if handle is None:
-            handle = bar.add_task(description, total=state.total, completed=state.done, cost=0.0, failures=0,
-                                  limits="")
-        bar.update(handle, total=state.total, completed=state.done, cost=state.cost_usd, failures=state.failures,
-                   limits=limits_text(state))
+            handle = bar.add_task(description, total=state.total, completed=state.done, **fields)
+        bar.update(handle, total=state.total, completed=state.done, **fields)
 
     with bar:
         yield update

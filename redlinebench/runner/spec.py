@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from dataclasses import InitVar, asdict, dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..agent.limits import AgentLimits
 from ..errors import ConfigError
@@ -58,13 +58,40 @@ class Entrant:
 
 @dataclass(frozen=True)
 class TaskFilter:
+    """Which tasks a run selects. ``limit``: only the first N of the selection, spread over its
+    scenario x turn cells (see :func:`stratified_first`): a smoke run, the same tasks every time."""
+
     task_ids: tuple[str, ...] = ()
     scenario: int | None = None
     turn: int | None = None
     side: str | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.task_ids, str):
+            object.__setattr__(self, "task_ids", (self.task_ids,))
+        else:
+            object.__setattr__(self, "task_ids", tuple(self.task_ids))
+        for name in ("scenario", "turn", "limit"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            try:
+                number = int(value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
+            if number < 1 or (isinstance(value, float) and value != number):
+                raise ConfigError(f"{name} must be a whole number of at least 1, got {value!r}")
+            object.__setattr__(self, name, number)
+        if self.side is not None:
+            side = str(self.side).strip().upper()
+            if side not in ("A", "B"):
+                raise ConfigError(f"side must be A (vendor) or B (customer), got {self.side!r}")
+            object.__setattr__(self, "side", side)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"task_ids": list(self.task_ids), "scenario": self.scenario, "turn": self.turn, "side": self.side}
+        return {"task_ids": list(self.task_ids), "scenario": self.scenario, "turn": self.turn, "side": self.side,
+                "limit": self.limit}
 
     def describe(self) -> str:
         """The filters that are set, for people: ``scenario 7, turn 2, side A`` (``no filter`` when none is)."""
@@ -77,6 +104,8 @@ class TaskFilter:
             parts.append(f"turn {self.turn}")
         if self.side is not None:
             parts.append(f"side {self.side.upper()}")
+        if self.limit is not None:
+            parts.append(f"limit {self.limit}")
         return ", ".join(parts) or "no filter"
 
     def excludes_name(self, name: str) -> bool:
@@ -105,6 +134,39 @@ class TaskFilter:
             return False
         return True
 
+    def select(self, tasks: Sequence[Any]) -> list[Any]:
+        """The tasks this filter selects, in order, the limit applied last."""
+        chosen = [t for t in tasks if self.matches(t)]
+        return chosen if self.limit is None else stratified_first(chosen, self.limit)
+
+
+def stratified_first(tasks: Sequence[Any], n: int) -> list[Any]:
+    """The first ``n`` tasks taken round-robin over the scenario x turn cells (cells ascending, tasks
+    in their order within a cell): one task of every cell before a second of any, so a smoke run of
+    12 touches the whole grid. Deterministic (no seed): the same tasks on every run and machine."""
+    cells: dict[tuple[int, int], list[Any]] = {}
+    for task in tasks:
+        cells.setdefault((int(task.scenario_id), int(task.turn)), []).append(task)
+    queues = [cells[k] for k in sorted(cells)]
+    picked: set[int] = set()
+    depth = 0
+    while len(picked) < min(n, len(tasks)):
+        for queue in queues:
+            if depth < len(queue) and len(picked) < n:
+                picked.add(id(queue[depth]))
+        depth += 1
+    return [t for t in tasks if id(t) in picked]
+
+
+def available(tasks: Iterable[Any]) -> str:
+    """What a task set offers to select, for an error about an empty selection:
+    ``39 tasks: scenarios 1, 2, 3; turns 1, 2, 3, 4; sides A, B``."""
+    tasks = list(tasks)
+    def values(get: Any) -> str:
+        return ", ".join(str(v) for v in sorted({get(t) for t in tasks}, key=str))
+    return (f"{len(tasks)} tasks: scenarios {values(lambda t: int(t.scenario_id))}; "
+            f"turns {values(lambda t: int(t.turn))}; sides {values(lambda t: str(t.side).upper())}")
+
 
 def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
@@ -128,10 +190,30 @@ class RunSpec:
     seed: int = 0
     api_base: str | None = None                # the model's endpoint (OpenAI-compatible servers)
     judge_api_base: str | None = None          # the judges' endpoint, when they are served locally too
-    run_id: str = field(default_factory=new_run_id)
+    run_id: str = ""                           # "" -> a new id (or, via run(), the run folder's name)
     prompt_cache: bool = True                  # cache markers / stable prefixes (--no-prompt-cache: off)
+    # The selection as the CLI spells it (RunSpec(scenario=1, limit=5)); folded into ``filter``.
+    scenario: InitVar[int | None] = None
+    turn: InitVar[int | None] = None
+    side: InitVar[str | None] = None
+    tasks: InitVar[Sequence[str] | str | None] = None
+    limit: InitVar[int | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, scenario: Any, turn: Any, side: Any, tasks: Any, limit: Any) -> None:
+        given = {k: v for k, v in (("scenario", scenario), ("turn", turn), ("side", side), ("task_ids", tasks),
+                                   ("limit", limit)) if v is not None}
+        if given:
+            if self.filter != TaskFilter():
+                raise ConfigError("give the task selection either as filter=TaskFilter(...) or as "
+                                  "scenario=/turn=/side=/tasks=/limit=, not both")
+            object.__setattr__(self, "filter", TaskFilter(**given))
+        elif isinstance(self.filter, Mapping):
+            object.__setattr__(self, "filter", TaskFilter(**self.filter))
+        # A generated id remembers it was not chosen, so run(spec, "runs/mine") can name the run
+        # after its folder, as the CLI does.
+        object.__setattr__(self, "_generated_id", not self.run_id)
+        if not self.run_id:
+            object.__setattr__(self, "run_id", new_run_id())
         if not self.entrants:
             raise ConfigError("a run needs at least one agent (--agent) or model (--model)")
         from ..agent.plugins import plausible_name
@@ -191,7 +273,8 @@ class RunSpec:
             return cls(
                 entrants=tuple(Entrant(e["agent"], e.get("model"), e.get("outputs")) for e in data["entrants"]),
                 source=data.get("source"),
-                filter=TaskFilter(tuple(f.get("task_ids") or ()), f.get("scenario"), f.get("turn"), f.get("side")),
+                filter=TaskFilter(tuple(f.get("task_ids") or ()), f.get("scenario"), f.get("turn"), f.get("side"),
+                                  f.get("limit")),
                 trials=int(data.get("trials", 1)),
                 concurrency=int(data.get("concurrency", 4)),
                 workers=int(data.get("workers", 1)),
@@ -214,4 +297,13 @@ class RunSpec:
             data["filter"] = TaskFilter(**data["filter"])
         if isinstance(data["limits"], dict):
             data["limits"] = AgentLimits(**data["limits"])
-        return RunSpec(**data)
+        out = RunSpec(**data)
+        if "run_id" not in changes:
+            object.__setattr__(out, "_generated_id", self._generated_id)
+        return out
+
+
+# The selection keywords read back as the filter's values (``spec.scenario`` is ``spec.filter.scenario``).
+for _name, _field in (("scenario", "scenario"), ("turn", "turn"), ("side", "side"), ("tasks", "task_ids"),
+                      ("limit", "limit")):
+    setattr(RunSpec, _name, property(lambda self, _f=_field: getattr(self.filter, _f)))

@@ -45,9 +45,16 @@ class Source:
         rev = f", revision={self.revision[:12]!r}" if self.revision else ""
         return f"Source({self.kind!r}, {str(self.path)!r}{rev})"
 
+    @property
+    def label(self) -> str:
+        """The tree as messages name it: ``embedded`` for the set shipped in the package (its folder
+        inside site-packages says nothing a user can act on; config.json records it the same way),
+        else its folder."""
+        return "embedded" if self.kind == "embedded" else str(self.path)
+
     def describe(self) -> str:
         rev = f" @ {self.revision}" if self.revision else ""
-        return f"{self.kind}: {self.path}{rev} ({self.reason})"
+        return f"{self.kind}: {self.label}{rev} ({self.reason})"
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -40,8 +40,15 @@ class TaskSet:
     def __iter__(self) -> Iterator[Task]:
         return iter(self.tasks)
 
-    def __getitem__(self, index: int) -> Task:
-        return self.tasks[index]
+    def __getitem__(self, key: int | str) -> Task:
+        """``tasks[0]`` by position, ``tasks["redline-s1-t2-g01a"]`` by id (a ``KeyError`` naming close
+        matches when no task has it)."""
+        if isinstance(key, str):
+            try:
+                return self.get(key)
+            except TaskError as exc:
+                raise KeyError(str(exc)) from None
+        return self.tasks[key]
 
     def __contains__(self, task_id: object) -> bool:
         return task_id in self._by_id
@@ -63,7 +70,7 @@ class TaskSet:
 
             close = difflib.get_close_matches(task_id, self._by_id, n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise TaskError(f"no task {task_id!r} in {self.source.tasks_dir}{hint}") from None
+            raise TaskError(f"no task {task_id!r} in {self.source.label}{hint}") from None
 
     def filter(
         self,
@@ -75,7 +82,12 @@ class TaskSet:
         input_group: str | Iterable[str] | None = None,
         variant: str | Iterable[str] | None = None,
     ) -> TaskSet:
-        """Tasks matching every given criterion (each may be one value or several)."""
+        """Tasks matching every given criterion (each may be one value or several).
+
+        A value that no task of this set has (``scenario=9`` on a set of scenarios 1-3, a typo in a
+        side or group) raises a ``TaskError`` naming the values there are: an empty selection is
+        almost always a mistake, and silence would make it look like a finished, empty run.
+        """
         wanted_ids = _as_set(ids, str)
         if wanted_ids:
             unknown = sorted(wanted_ids - self._by_id.keys())
@@ -86,6 +98,10 @@ class TaskSet:
         sides = _as_set(side, lambda s: str(s).upper())
         groups = _as_set(input_group, str)
         variants = _as_set(variant, str)
+        for name, asked, have in (("scenario", scenarios, lambda t: t.scenario_id), ("turn", turns, lambda t: t.turn),
+                                  ("side", sides, lambda t: t.side), ("input group", groups, lambda t: t.input_group),
+                                  ("variant", variants, lambda t: t.variant)):
+            self._check_values(name, asked, have)
         kept = [
             t
             for t in self.tasks
@@ -97,6 +113,17 @@ class TaskSet:
             and (variants is None or t.variant in variants)
         ]
         return TaskSet(kept, self.source)
+
+    def _check_values(self, name: str, asked: set | None, have: Callable[[Task], Any]) -> None:
+        """Raise when a filter value matches no task of this set, naming the values it has."""
+        if not asked or not self.tasks:
+            return
+        present = {have(t) for t in self.tasks}
+        unknown = sorted(asked - present, key=str)
+        if unknown:
+            values = ", ".join(str(v) for v in sorted(present, key=str))
+            raise TaskError(f"no task has {name} {', '.join(str(v) for v in unknown)} in {self.source.label} "
+                            f"({len(self.tasks)} tasks; {name}s there: {values})")
 
     def input_groups(self) -> dict[str, list[Task]]:
         """Input group id -> its variants, in task order."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import redlinebench
 
-ORDER = ["errors", "config", "_litellm", "_retry", "_throttle", "_text", "_atomic", "docx", "tools", "tasks", "dataset", "synthetic",
+ORDER = ["errors", "config", "_litellm", "_retry", "_throttle", "_text", "_termtable", "_atomic", "docx", "tools", "tasks", "dataset", "synthetic",
          "scoring", "agent", "judge", "report", "runner", "integrations", "cli"]
 ROOT = Path(redlinebench.__file__).parent
 

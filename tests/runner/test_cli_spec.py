@@ -26,7 +26,7 @@ def spec(**over):
 def test_models_become_llm_entrants_and_baselines_join():
     s = spec(model=("openai/a", "anthropic/b"), agent=("llm", "golden"), tasks="x, y,", side="b")
     assert [e.label for e in s.entrants] == ["openai/a", "anthropic/b", "golden"]
-    assert s.filter.task_ids == ("x", "y") and s.filter.side == "b"
+    assert s.filter.task_ids == ("x", "y") and s.filter.side == "B"  # normalised, as the CLI shows it
     assert s.judges == "panel" and s.trials == 1 and s.concurrency == 4
 
 

@@ -1,0 +1,98 @@
+"""Every table and the progress line readable in an 80-column terminal (rich's width and a real pty)."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from rich.console import Console
+
+from redlinebench._termtable import Col, fit_columns, fit_table
+from redlinebench.runner.leaderboard import print_leaderboard
+from redlinebench.runner.progress import bar_width, progress_fields
+from redlinebench.runner.scheduler import Progress
+
+from .pty_term import run_in_terminal
+
+MODELS = ("openai/gpt-5.4-mini-2026-03-01", "accept-all", "noop")
+
+
+def _summary() -> dict:
+    def entry(model: str, score: float) -> dict:
+        return {"model": model, "overall_turn_weighted": score, "ci": [score - 0.05, score + 0.04],
+                "by_turn": {t: score for t in "1234"}, "by_side_turn_weighted": {"A": score, "B": score},
+                "n_trials": 39, "n_gate_failures": 0, "n_incomplete": 0, "judge_method": "heuristic"}
+    return {"judge_method": "heuristic", "grid": {"complete": True},
+            "leaderboard": [entry(m, s) for m, s in zip(MODELS, (0.933, 0.398, 0.05))]}
+
+
+def _terminal(width: int) -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, width=width, force_terminal=True, color_system=None), out
+
+
+def test_leaderboard_at_80_columns_keeps_every_model_name_and_whole_numbers():
+    console, out = _terminal(80)
+    print_leaderboard(_summary(), console)
+    text = out.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    flat = "".join(line.split("│")[1].strip() for line in text.splitlines() if line.startswith("│"))
+    for model in MODELS:
+        assert model in flat  # a long name may wrap, never vanish
+    assert "88.3-97.3" in text and "93.3" in text and "…" not in text
+    assert "left out at 80 columns:" in text and "judge" in text.split("left out")[1]
+
+
+def test_leaderboard_in_a_pipe_is_drawn_whole():
+    out = io.StringIO()
+    print_leaderboard(_summary(), Console(file=out, width=80))
+    assert "left out" not in out.getvalue() and "side A" in out.getvalue()
+
+
+def test_fit_leaves_out_columns_of_one_level_together_and_never_cuts_numbers():
+    cols = [Col("name", "left", shrink=True), Col("score"), Col("side A", drop=1), Col("side B", drop=1),
+            Col("judge", drop=2)]
+    rows = [["a-rather-long-model-name", "93.3", "91.8", "94.7", "heuristic"]]
+    kept, _, widths = fit_columns(cols, rows, 45)
+    assert [cols[i].name for i in kept] == ["name", "score"]
+    table, hidden = fit_table(cols, rows, 45)
+    assert hidden == ["side A", "side B", "judge"]
+    out = io.StringIO()
+    Console(file=out, width=45, color_system=None).print(table)
+    assert "93.3" in out.getvalue() and max(map(len, out.getvalue().splitlines())) <= 45
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_progress_line_fits_and_keeps_its_numbers(width):
+    state = Progress(total=1170, done=117, cost_usd=12.3456, failures=3)
+    fields = progress_fields("run demo-20261202-033730-b42cc2", state, width)
+    used = len(fields["label"]) + bar_width(width) + len("1170/1170") + len(" 0:01:19 ETA 0:00:40 ") + len(fields["tail"]) + 2
+    assert used <= width
+    assert "$12.3456" in fields["tail"] and "3 failed" in fields["tail"] or "failures 3" in fields["tail"]
+    assert fields["label"].startswith("run demo")
+
+
+def test_a_run_in_an_80x24_terminal(tmp_path):
+    code, lines = run_in_terminal(["run", "--agent", "golden", "--agent", "accept-all", "--agent", "noop",
+                                   "--tasks", "redline-s1-t1-g01a,redline-s1-t2-g01a", "--judges", "heuristic",
+                                   "--run-dir", str(tmp_path / "narrow")], env={"HF_HUB_OFFLINE": "1"})
+    assert code == 0, "\n".join(lines)
+    assert max(len(line) for line in lines) <= 80, "\n".join(lines)
+    frames = [line for line in lines if " ETA " in line]
+    assert frames and all("…" not in f for f in frames), frames
+    assert re.search(r"6/6 \d:\d\d:\d\d ETA", frames[-1]), frames[-1]
+    rows = [line for line in lines if line.startswith("│ ")]
+    assert {r.split("│")[1].strip() for r in rows} == {"golden", "accept-all", "noop"}
+    assert any(re.search(r"│\s+\d+\.\d │\s+\d+\.\d-\d+\.\d │", r) for r in rows)
+    assert any(line.startswith("report: /") and "file:///" in line for line in lines)
+
+
+def test_dry_run_plan_in_an_80x24_terminal():
+    code, lines = run_in_terminal(["run", "--model", "openai/gpt-5.4-mini", "--judges", "panel", "--dry-run"],
+                                  env={"HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "x"})
+    assert code == 0, "\n".join(lines)
+    table = [line for line in lines if line[:1] in "┏┃┡│└"]
+    assert table and max(len(line) for line in table) <= 80
+    assert any("anthropic/" in line for line in table)
+    assert any(line.startswith("data: embedded (") for line in lines)
