@@ -122,15 +122,23 @@ def judge_spec_items(spec: str) -> list[str]:
     return items
 
 
+def unbound_role_message(role: str, judges: str = DEFAULT_JUDGES) -> str:
+    """What to do when the judges' role has no model: bind one, or grade without a model."""
+    default = " (the default)" if judges == DEFAULT_JUDGES else ""
+    return (f"redlinebench judges: no model is bound to the Inspect role {role!r}, which -T judges={judges}"
+            f"{default} grades with. Either bind one: --model-role {role}=PROVIDER/MODEL (a list of models "
+            f"for a panel); or grade without a model: -T judges=heuristic (deterministic rubric checks, for smoke "
+            f"runs with mock models; not a leaderboard score); or use redlinebench's own litellm panel: "
+            f"-T judges=panel.")
+
+
 def role_models(role: str) -> list[Any]:
     """The models bound to an Inspect model role in the running eval; a clear error when none is."""
     from inspect_ai.model import model_roles
 
     bound = model_roles().get(role)
     if bound is None:
-        raise ConfigError(
-            f"judges: no model is bound to the Inspect role {role!r}; pass --model-role "
-            f"{role}=PROVIDER/MODEL (or a list of models for a panel), or -T judges=panel")
+        raise ConfigError(unbound_role_message(role, f"role:{role}"))
     return list(bound) if isinstance(bound, list) else [bound]
 
 
@@ -246,12 +254,35 @@ def summary_row(sample_scores: Sequence[Any]) -> dict[str, Any] | None:
 
 
 def metric_value(sample_scores: Sequence[Any], key: str, *, scale: float = 1.0, digits: int | None = None) -> float:
+    """One leaderboard figure; NaN (Inspect shows ``nan``) when no trial was graded, so a run whose
+    judges all failed cannot read as a 0 score. Gate failures are graded 0 rows and stay numbers."""
     row = summary_row(sample_scores)
     value = (row or {}).get(key)
     if not isinstance(value, (int, float)):
-        return 0.0
+        if grades_of(sample_scores):
+            warn_not_graded(sample_scores)
+        return float("nan")
     value = float(value) * scale
     return round(value, digits) if digits is not None else value
+
+
+_warned: set[tuple[str, ...]] = set()
+
+
+def warn_not_graded(sample_scores: Sequence[Any]) -> None:
+    """Say once on the console why the headline is ``nan``: which trials were left ungraded and why."""
+    import logging
+
+    grades = grades_of(sample_scores)
+    key = tuple(sorted(f"{g.get('task_id')}#{g.get('trial')}" for g in grades))
+    if key in _warned:
+        return
+    _warned.add(key)
+    reasons = sorted({e for g in grades for e in (g.get("errors") or [])})[:3]
+    logging.getLogger(__name__).warning(
+        "redlinebench: no trial was graded (%d of %d trial(s) judging_incomplete or errored): redline_overall "
+        "is nan, not a score. Judge errors: %s", sum(1 for g in grades if g.get("status") != "graded"),
+        len(grades), "; ".join(reasons) or "none recorded")
 
 
 __all__ = [
@@ -266,4 +297,6 @@ __all__ = [
     "resolve_judges",
     "role_models",
     "summary_row",
+    "unbound_role_message",
+    "warn_not_graded",
 ]

@@ -26,6 +26,7 @@ try:
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.scorer import Metric, SampleScore, metric, scorer
     from inspect_ai.solver import Solver, solver
+    from inspect_ai._util.error import PrerequisiteError  # what Inspect's CLI prints as one message
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"the Inspect AI task needs inspect-ai: pip install 'redlinebench[inspect]' ({exc})") from exc
 
@@ -33,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from redlinebench import config
 from redlinebench.errors import ConfigError
 from redlinebench.integrations.inspect_scorer import (DEFAULT_JUDGES, grades_of, judge_spec_items, metric_value,
-                                                      redline_score_fn, summary_row)
+                                                      redline_score_fn, summary_row, unbound_role_message)
 from redlinebench.integrations.inspect_solver import baseline_solver, redline_agent_solver
 
 log = logging.getLogger(__name__)
@@ -257,9 +258,13 @@ def redline_scorer(judges: str = DEFAULT_JUDGES):
 
 def grid_record(chosen: list[Any]) -> dict[str, Any]:
     """The scenario x turn cells the selected tasks cover, with the caveat ``redlinebench run`` prints."""
+    return _grid_of_cells({(int(t.scenario_id), int(t.turn)) for t in chosen})
+
+
+def _grid_of_cells(present: set[tuple[int, int]]) -> dict[str, Any]:
     from redlinebench.scoring import FULL_GRID
 
-    cells = sorted({(int(t.scenario_id), int(t.turn)) for t in chosen})
+    cells = sorted(present)
     missing = [f"{s}-{t}" for s, t in FULL_GRID if (s, t) not in cells]
     record: dict[str, Any] = {"cells": len(cells), "of": len(FULL_GRID), "complete": not missing,
                               "missing": missing}
@@ -268,6 +273,71 @@ def grid_record(chosen: list[Any]) -> dict[str, Any]:
                           f"{', '.join(missing)}): redline_overall is the mean of the cells present and is "
                           "not comparable to a full-grid score")
     return record
+
+
+class GridDataset(MemoryDataset):
+    """The task's samples, re-recording the grid whenever Inspect selects from them.
+
+    ``inspect eval --limit N`` / ``--sample-id`` slice the dataset after the task is built, just
+    while the log header is made. The task's ``metadata["grid"]`` record is updated in place at that
+    point, so the log (and the console warning) describe the samples that actually run, not the ones
+    the task offered.
+    """
+
+    def __init__(self, samples: list[Sample], *, metadata: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(samples, **kwargs)
+        self._task_metadata = metadata
+
+    def _selected(self, dataset: Any, how: str) -> Any:
+        grid = _grid_of_cells({(int(s.metadata["scenario_id"]), int(s.metadata["turn"])) for s in dataset})
+        offered = len(self.samples)
+        if len(dataset) < offered:
+            grid["selected"] = {"samples": len(dataset), "of": offered, "by": how}
+            if not grid["complete"]:
+                grid["note"] += f" ({how} kept {len(dataset)} of {offered} samples)"
+        current = self._task_metadata.setdefault("grid", {})
+        if current != grid:
+            # in place: Inspect merges the task metadata into a new dict for the log header before it
+            # slices, so only the nested record is still the object the header will hold
+            current.clear()
+            current.update(grid)
+            if not grid["complete"]:
+                log.warning("redlinebench: %s", grid["note"])
+        return dataset
+
+    def __getitem__(self, index: Any) -> Any:
+        picked = super().__getitem__(index)
+        return self._selected(picked, "Inspect's --limit") if isinstance(index, slice) else picked
+
+    def filter(self, predicate: Any, name: str | None = None) -> Any:
+        return self._selected(super().filter(predicate, name), "Inspect's --sample-id")
+
+
+class JudgeRoleUnbound(ConfigError, PrerequisiteError):
+    """No model bound to the judges' Inspect role: Inspect prints this without a traceback."""
+
+    def __init__(self, message: str) -> None:
+        ConfigError.__init__(self, message)
+        self.message = message
+
+
+def check_roles_bound(judges: str) -> None:
+    """Refuse, while Inspect builds the task, judges whose model role the eval leaves unbound.
+
+    Inside ``inspect eval`` the roles (``--model-role``) are known before tasks are built, and
+    an error raised here is one message; found later, it would be a traceback per sample.
+    Outside an eval (a task built in Python, roles passed to ``eval()`` later) nothing is known
+    yet and the solver checks again before the agent's first model call.
+    """
+    from inspect_ai.model._model import active_model  # no public accessor: None outside an eval
+    from inspect_ai.model import model_roles
+
+    if active_model() is None:
+        return
+    bound = model_roles()
+    for item in judge_spec_items(judges):
+        if item.startswith("role:") and item[5:] not in bound:
+            raise JudgeRoleUnbound(unbound_role_message(item[5:], judges))
 
 
 @task(name="redlinebench")
@@ -307,14 +377,15 @@ def redlinebench(
     """
     if trials < 1:
         raise ConfigError(f"trials must be >= 1, got {trials}")
-    judge_spec_items(judges)
+    check_roles_bound(judges)
     taskset, chosen = select_tasks(source, task_ids, scenario, turn, side, limit)
     name, location = dataset_label(taskset)
     grid = grid_record(chosen)
     if not grid["complete"]:
         log.warning("redlinebench: %s", grid["note"])
+    metadata = {"benchmark": "redlinebench", "judges": judges, "grid": grid, "data": source_record(taskset, chosen)}
     return Task(
-        dataset=MemoryDataset([sample_for(t) for t in chosen], name=name, location=location),
+        dataset=GridDataset([sample_for(t) for t in chosen], metadata=metadata, name=name, location=location),
         solver=redline_agent(output_dir, judges),
         scorer=redline_scorer(judges),
         epochs=Epochs(trials),
@@ -322,13 +393,15 @@ def redlinebench(
         token_limit=token_limit,
         time_limit=time_limit,
         version=1,
-        metadata={"benchmark": "redlinebench", "judges": judges, "grid": grid,
-                  "data": source_record(taskset, chosen)},
+        metadata=metadata,
     )
 
 
 __all__ = [
     "DEFAULT_MESSAGE_LIMIT",
+    "GridDataset",
+    "JudgeRoleUnbound",
+    "check_roles_bound",
     "dataset_label",
     "gate_failures",
     "judging_incomplete",

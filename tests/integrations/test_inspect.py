@@ -438,3 +438,54 @@ def test_a_partial_grid_is_named_in_the_log_and_on_the_console(tree, tmp_path):
     assert "not comparable to a full-grid score" in " ".join(output.split())  # Inspect's console warning
     full = redlinebench(source="embedded", judges="heuristic")
     assert full.metadata["grid"] == {"cells": 12, "of": 12, "complete": True, "missing": []}
+
+
+def test_inspects_own_limit_is_recorded_as_a_partial_grid(tree, tmp_path):
+    """`inspect eval ... --limit 2` slices the samples after the task is built: the log's grid and the
+    console must describe the 2 samples that ran (one cell), not the 3 the task offered (two cells)."""
+    log, output = _inspect_cli(["redlinebench/redlinebench", "--solver", "redlinebench/golden", "-T", f"source={tree}",
+                                "-T", "judges=heuristic", "-T", "task_ids=redline-s1-t1-g01a,redline-s1-t1-g01b,"
+                                "redline-s2-t4-g01a", "--limit", "2"], tmp_path)
+    assert [s.id for s in log.samples] == ["redline-s1-t1-g01a", "redline-s1-t1-g01b"]
+    grid = log.eval.metadata["grid"]
+    assert grid["cells"] == 1 and not grid["complete"] and "2-4" in grid["missing"]
+    assert grid["selected"] == {"samples": 2, "of": 3, "by": "Inspect's --limit"}
+    assert "(Inspect's --limit kept 2 of 3 samples)" in " ".join(output.split())
+    assert metric(log, "grid_cells") == 1
+
+
+def test_inspects_sample_id_selection_is_recorded_too(tree, tmp_path):
+    log, _ = _inspect_cli(["redlinebench/redlinebench", "--solver", "redlinebench/golden", "-T", f"source={tree}",
+                           "-T", "judges=heuristic", "--sample-id", "redline-s2-t4-g01a"], tmp_path)
+    grid = log.eval.metadata["grid"]
+    assert grid["cells"] == 1 and grid["missing"][0] == "1-1"
+    assert grid["selected"] == {"samples": 1, "of": 3, "by": "Inspect's --sample-id"}
+
+
+def test_the_mock_model_with_default_judges_is_one_clear_error_naming_heuristic(tree, tmp_path):
+    """`inspect eval redlinebench/redlinebench --model mockllm/model`: no grader role is bound. One
+    message (no traceback) before any sample runs, and it names -T judges=heuristic."""
+    logs = tmp_path / "logs"
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("inspect")), "eval", "redlinebench/redlinebench", "--model",
+         "mockllm/model", "-T", f"source={tree}", "--log-dir", str(logs), "--display", "plain"],
+        env={**_installed(tmp_path), "COLUMNS": "400"}, capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "Traceback" not in output and len(output.strip().splitlines()) <= 3, output
+    assert "-T judges=heuristic" in output and "--model-role grader=PROVIDER/MODEL" in output
+    assert not list(logs.glob("*.eval"))  # refused before the eval started
+
+
+def test_a_grader_that_answers_garbage_leaves_the_headline_not_graded_rather_than_zero(tree, tmp_path):
+    """Golden documents, graded by mockllm's canned text: every trial is judging_incomplete, so the
+    headline is nan (Inspect prints it so), not 0.000, and the console says why."""
+    import math
+
+    log, output = _inspect_cli(["redlinebench/redlinebench", "--solver", "redlinebench/golden", "-T", f"source={tree}",
+                                "--model-role", "grader=mockllm/model"], tmp_path)
+    assert metric(log, "judging_incomplete") == 3 and metric(log, "gate_failures") == 0
+    assert math.isnan(metric(log, "redline_overall")) and math.isnan(metric(log, "mean_per_task_reward"))
+    flat = " ".join(output.split())
+    assert "no trial was graded" in flat and "redline_overall is nan, not a score" in flat
+    assert "unparseable reply" in flat
