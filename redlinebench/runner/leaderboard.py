@@ -64,6 +64,7 @@ LEADERBOARD_COLUMNS = (
     Col("side A", drop=4, short="A"), Col("side B", drop=4, short="B"),
     Col("trials", drop=3, short="n"),
     Col("gate fail", drop=2, short="gate"),
+    Col("integrity fail", drop=1, short="integ"), Col("integrity flags", drop=1, short="flags"),
     Col("incomplete", drop=5, short="inc"),
     Col("judge", "left", drop=6),
 )
@@ -82,7 +83,9 @@ def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
     method = summary.get("judge_method")
     partial = "" if (summary.get("grid") or {}).get("complete", True) else ", partial grid"
     title = "redline_overall (0-100)" + (f", judges: {method}" if method else "") + partial
-    print_fitted(console, LEADERBOARD_COLUMNS, [list(r.values()) for r in rows], title=title,
+    # the integrity columns are in the rows only when some model has findings
+    columns = [c for c in LEADERBOARD_COLUMNS if c.name in rows[0]]
+    print_fitted(console, columns, [[r[c.name] for c in columns] for r in rows], title=title,
                  more="--json has all")
     notes = [f"{e.get('model')}: {e['grid_note']}" for e in summary.get("leaderboard", []) if e.get("grid_note")]
     grid_note = (summary.get("grid") or {}).get("note")
