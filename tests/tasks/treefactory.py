@@ -64,17 +64,17 @@ def append_tracked_insertion(paragraph, author: str, text: str, *, date: str = "
     paragraph._p.append(ins)
 
 
-def make_docx(paragraphs: list[str], *, insert: tuple[str, str] | None = None, comment: tuple[str, str] | None = None) -> bytes:
-    """A real Word document; ``insert=(author, text)`` adds a tracked insertion paragraph."""
-    key = (tuple(paragraphs), insert, comment)
+def make_docx(paragraphs: list[str], *, insert: tuple[str, str] | None = None, comment: tuple[str, str] | None = None,
+              inserts: tuple[tuple[str, str], ...] = ()) -> bytes:
+    """A real Word document; ``insert=(author, text)`` (and each of ``inserts``) adds a tracked insertion paragraph."""
+    key = (tuple(paragraphs), insert, comment, inserts)
     if key in _DOCX_CACHE:
         return _DOCX_CACHE[key]
     document = docx.Document()
     for text in paragraphs:
         document.add_paragraph(text)
-    if insert is not None:
-        author, text = insert
-        append_tracked_insertion(document.add_paragraph(), author, text)
+    for number, (author, text) in enumerate(((insert,) if insert is not None else ()) + tuple(inserts)):
+        append_tracked_insertion(document.add_paragraph(), author, text, rev_id=str(901 + number))
     if comment is not None:
         author, text = comment
         document.add_comment(document.paragraphs[0].runs, text=text, author=author)
@@ -98,6 +98,8 @@ def contract_for(scenario: int, turn: int, group: int) -> bytes:
 
 
 def golden_for(scenario: int, turn: int, group: int, author: str) -> bytes:
+    """The task's contract with the prior turn's insertion still pending (a golden that silently dropped
+    it would be an integrity flag) and the attorney's own tracked insertion after it."""
     base = [
         f"MASTER SERVICES AGREEMENT (scenario {scenario})",
         "1. Definitions",
@@ -106,7 +108,8 @@ def golden_for(scenario: int, turn: int, group: int, author: str) -> bytes:
         "2.1 Customer shall pay all invoices within 30 days.",
         f"Negotiation turn {turn}, input group {group}.",
     ]
-    return make_docx(base, insert=(author, "Customer shall pay within 45 days."))
+    prior = (("Reviewing Counsel (LargeCo Legal)", f"prior turn edit {turn}"),) if turn > 1 else ()
+    return make_docx(base, inserts=prior + ((author, "Customer shall pay within 45 days."),))
 
 
 def rubrics_for(name: str, count: int = 6) -> list[dict[str, Any]]:
