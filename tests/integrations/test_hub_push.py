@@ -356,16 +356,13 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
     summary = json.loads((run / "metrics_summary.json").read_text())
     [row] = summary["leaderboard"]
     assert row["grid_complete"] is True and row["n_incomplete"] == 0
-    # the fixture's goldens drop the prior turn's insertion without a tracked change: the audit flags it
-    flagged = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
-                      env={"HF_TOKEN": TOKEN})
-    assert flagged.exit_code == 1 and "5 flagged (silent_reject x5)" in flagged.output
+    assert row["n_integrity_failures"] == 0 and row["n_integrity_flags"] == 0  # the goldens audit clean
     missing = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
-                      "--force", env={"HF_TOKEN": TOKEN})
+                      env={"HF_TOKEN": TOKEN})
     assert missing.exit_code == 1 and "(repository or revision not found)" in missing.output
     fake_hub.seed("org/golden", {"README.md": "# golden baseline"})
     pushed = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
-                     "--revision", "abc123", "--force", env={"HF_TOKEN": TOKEN})
+                     "--revision", "abc123", env={"HF_TOKEN": TOKEN})
     assert pushed.exit_code == 0, pushed.output
     [entry] = parse_eval_result_entries(yaml.safe_load(fake_hub.files_at("org/golden")[hub.RESULTS_PATH]))
     assert entry.value == row["redline_overall"] == round(100 * row["overall_turn_weighted"], 1)
