@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigError
+from ..errors import RedlineBenchError
 
 
 def register(main: click.Group) -> None:
@@ -24,7 +24,7 @@ def default_runs_folder() -> Path:
 
 
 @click.command("runs")
-@click.argument("folder", required=False, type=click.Path(path_type=Path, file_okay=False))
+@click.argument("folder", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the list as JSON (one object per folder).")
 def runs_cmd(folder: Path | None, as_json: bool) -> None:
     """List the runs in FOLDER (default: runs/, where `run` and `demo` write), newest first.
@@ -36,12 +36,12 @@ def runs_cmd(folder: Path | None, as_json: bool) -> None:
     """
     from ..runner.history import list_runs
 
-    given = folder is not None
-    folder = folder if given else default_runs_folder()
-    if not folder.is_dir():
-        hint = "" if given else ("; `redlinebench run` and `redlinebench demo` write their runs there when started "
-                                 "from this folder, or name another: `redlinebench runs FOLDER`")
-        raise ConfigError(f"no such folder{hint}", path=folder)
+    if folder is None:
+        folder = default_runs_folder()
+        if not folder.is_dir():  # nothing typed was wrong: there is no run here yet
+            raise RedlineBenchError("no such folder; `redlinebench run` and `redlinebench demo` write their runs "
+                                    "there when started from this folder, or name another: `redlinebench runs "
+                                    "FOLDER`", path=folder)
     runs = list_runs(folder)
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in runs], indent=2, ensure_ascii=False))
@@ -95,7 +95,7 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
         score = "-" if r.redline_overall is None else f"{r.redline_overall:.1f}"
         ci = "-" if r.ci is None else f"{r.ci[0]:.1f}-{r.ci[1]:.1f}"
         trials = "-" if r.n_planned is None else str(r.n_planned)
-        rows.append([r.run_id, ", ".join(r.models) or "-", score, ci, r.status_text, trials,
+        rows.append([r.name, ", ".join(r.models) or "-", score, ci, r.status_text, trials,
                      _local_time(r.created), r.judge_method or "-"])
     console = Console()
     if rows:
@@ -104,6 +104,6 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
             click.echo("a run of several models shows the first one's score (models best first)")
     for r in runs:
         for note in r.notes:
-            click.echo(f"{r.run_id}: {note}")
+            click.echo(f"{r.name}: {note}")
     for r in bad:
         click.echo(f"{_shown(r.path)}: {r.status_text}")

@@ -32,7 +32,7 @@ class RunInfo:
     """
 
     path: Path
-    run_id: str
+    run_id: str                     # config.json's (the folder's name when it does not say)
     status: str
     models: tuple[str, ...] = ()
     redline_overall: float | None = None
@@ -53,8 +53,13 @@ class RunInfo:
             return self.status
         return f"{self.status} {self.n_done}/{self.n_planned}"
 
+    @property
+    def name(self) -> str:
+        """The folder's name: what commands take (``report runs/NAME``), even for a copied run."""
+        return Path(self.path).name
+
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "path": str(Path(self.path).resolve()), "status": self.status, "models": list(self.models),
+        return {"run": self.name, "run_id": self.run_id, "path": str(Path(self.path).resolve()), "status": self.status, "models": list(self.models),
                 "redline_overall": self.redline_overall, "ci": list(self.ci) if self.ci else None,
                 "judge_method": self.judge_method, "n_done": self.n_done, "n_planned": self.n_planned,
                 "created": self.created, "error": self.error, "notes": list(self.notes)}
@@ -67,7 +72,7 @@ def list_runs(folder: Path) -> list[RunInfo]:
     if (folder / paths.CONFIG).is_file():
         return [read_run(folder)]
     found = [read_run(p) for p in sorted(folder.iterdir()) if p.is_dir() and not p.name.startswith(".")]
-    readable = sorted((r for r in found if r.status != "unreadable"), key=lambda r: (r.created or "", r.run_id),
+    readable = sorted((r for r in found if r.status != "unreadable"), key=lambda r: age_key(r.path, r.created),
                       reverse=True)
     return readable + [r for r in found if r.status == "unreadable"]
 
@@ -181,6 +186,16 @@ def started(run_dir: Path, config: dict[str, Any] | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
 
 
+def age_key(run_dir: Path, created: str | None = None) -> tuple[str, int, str]:
+    """Orders runs oldest to newest: by start time, then (two runs in one second) by when their
+    config.json was written, then by name."""
+    try:
+        written = os.stat(Path(run_dir) / paths.CONFIG).st_mtime_ns
+    except OSError:
+        written = 0
+    return (created if created is not None else started(run_dir), written, Path(run_dir).name)
+
+
 def run_of_trial(trial_dir: Path) -> Path | None:
     """The run folder of a trial folder laid out as ``RUN/trials/<model>/<task>/<k>``, else None."""
     parents = Path(trial_dir).parents
@@ -220,7 +235,7 @@ def newest_run_per_task(trial_dirs: Iterable[Path]) -> tuple[set[Path], list[Lef
             continue
         key = (trial.parent.parent.name, trial.parent.name)  # (model folder, task folder)
         by_key.setdefault(key, {}).setdefault(run, []).append(trial)
-    order = {run: (started(run), str(run)) for runs in by_key.values() for run in runs}
+    order = {run: age_key(run) for runs in by_key.values() for run in runs}
     dropped: dict[Path, tuple[list[Path], set[str], set[Path]]] = {}
     for (model, _task), runs in by_key.items():
         newest = max(runs, key=lambda r: order[r])
