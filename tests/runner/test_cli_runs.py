@@ -144,3 +144,58 @@ def test_runs_in_an_80_column_terminal(runs):
     assert long in flat  # a long model name wraps, never vanishes
     old = next(row for row in rows if row.split("│")[1].strip() == "old")
     assert re.search(r"│ +\d+\.\d │ +\d+\.\d-\d+\.\d │", old), old  # the headline and its 95% CI
+
+
+def _run(tree: Path, run_dir: Path, *args: str) -> None:
+    r = CliRunner().invoke(main, ["run", "--judges", "heuristic", "--source", str(tree), "--run-dir", str(run_dir),
+                                  "--no-progress", *args])
+    assert r.exit_code == 0, r.output
+
+
+def test_summarize_counts_a_repeated_run_once_and_names_the_run_it_left_out(runs):
+    r = CliRunner().invoke(main, ["summarize", str(runs), "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    own = json.loads((runs / "new" / "metrics_summary.json").read_text())  # what the newest run says alone
+    assert summary["n_trials"] == own["n_trials"] == 6
+    assert summary["redline_overall"] == own["redline_overall"]
+    assert summary["warnings"] == []  # no trial counted twice
+    assert summary["left_out_runs"] == [{"run_dir": str((runs / "old").resolve()), "n_trials": 6,
+                                         "models": ["golden", "noop"], "replaced_by": [str((runs / "new").resolve())]}]
+    note = ("left out an older run of the same models and tasks (6 trials): old; the newest run of each model and "
+            "task counts (--all-runs counts every run)")
+    assert r.stderr.strip() == note  # --json keeps stdout for the JSON
+    table = CliRunner().invoke(main, ["summarize", str(runs)])
+    assert note in " ".join(table.stdout.split())
+    every = json.loads(CliRunner().invoke(main, ["summarize", str(runs), "--all-runs", "--json"]).stdout)
+    assert every["n_trials"] == 12 and "left_out_runs" not in every
+    assert any("appear more than once" in w for w in every["warnings"])
+
+
+def test_summarize_keeps_runs_that_graded_different_tasks(runs):
+    tree = runs.parent / "tree"
+    _run(tree, runs / "t1", "--agent", "accept-all", "--tasks", "redline-s1-t1-g01a")
+    _run(tree, runs / "t23", "--agent", "accept-all", "--tasks", "redline-s1-t2-g02a,redline-s1-t4-g03a")
+    r = CliRunner().invoke(main, ["summarize", str(runs / "t1"), str(runs / "t23"), "--json"])
+    summary = json.loads(r.stdout)
+    assert summary["n_trials"] == 3 and "left_out_runs" not in summary and r.stderr == ""
+    _run(tree, runs / "again", "--agent", "accept-all", "--tasks", "redline-s1-t1-g01a")  # t1 graded again
+    summary = json.loads(CliRunner().invoke(main, ["summarize", str(runs), "--json"]).stdout)
+    entry = next(e for e in summary["leaderboard"] if e["model"] == "accept-all")
+    assert entry["n_trials"] == 3
+    assert [(x["run_dir"], x["n_trials"]) for x in summary["left_out_runs"]] == [(str((runs / "t1").resolve()), 1),
+                                                                              (str((runs / "old").resolve()), 6)]
+
+
+def test_the_demo_prints_its_run_folder_and_report_absolute_and_runs_lists_it(runs, monkeypatch):
+    monkeypatch.chdir(runs.parent)
+    shutil.rmtree(runs)
+    r = CliRunner().invoke(main, ["demo", "--source", "tree", "--workers", "1", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    [made] = list((runs.parent / "runs").iterdir())  # runs/demo-<time>, below the current folder
+    full = made.resolve()
+    assert f"run directory: {full}\n" in r.output
+    assert f"report: {full / 'report.html'} ({(full / 'report.html').as_uri()})" in r.output
+    listed = CliRunner().invoke(main, ["runs"])
+    assert listed.exit_code == 0, listed.output
+    assert made.name in listed.output and f"open a report: redlinebench report runs/{made.name} --open" in listed.output
