@@ -103,7 +103,21 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
         if any(len(r.models) > 1 for r in runs):
             click.echo("a run of several models shows the first one's score (models best first)")
     for r in runs:
-        for note in r.notes:
-            click.echo(f"{r.name}: {note}")
+        for line in _what_next(r):
+            click.echo(f"{r.name}: {line}")
     for r in bad:
         click.echo(f"{_shown(r.path)}: {r.status_text}")
+
+
+def _what_next(run: Any) -> list[str]:
+    """What keeps a run from complete, and the command that continues it."""
+    where = _shown(run.path)
+    lines = []
+    if run.stopped:
+        lines.append(f"stopped early: {run.stopped}")
+    if run.status == "interrupted" or run.n_errored:
+        what = "interrupted" if run.status == "interrupted" else f"{run.n_errored} trial(s) errored"
+        lines.append(f"{what}; continue with `redlinebench run --resume --run-dir {where}`")
+    if run.n_unjudged:
+        lines.append(f"{run.n_unjudged} trial(s) wait for a judge; `redlinebench score {where}` finishes them")
+    return lines

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -42,7 +42,9 @@ class RunInfo:
     n_planned: int | None = None
     created: str | None = None
     error: str | None = None
-    notes: tuple[str, ...] = field(default=())
+    n_errored: int = 0              # trials whose agent errored (`run --resume` runs them again)
+    n_unjudged: int = 0             # trials a judge never answered (`score` finishes them)
+    stopped: str | None = None      # why the run stopped early, when it did
 
     @property
     def status_text(self) -> str:
@@ -62,7 +64,8 @@ class RunInfo:
         return {"run": self.name, "run_id": self.run_id, "path": str(Path(self.path).resolve()), "status": self.status, "models": list(self.models),
                 "redline_overall": self.redline_overall, "ci": list(self.ci) if self.ci else None,
                 "judge_method": self.judge_method, "n_done": self.n_done, "n_planned": self.n_planned,
-                "created": self.created, "error": self.error, "notes": list(self.notes)}
+                "created": self.created, "error": self.error, "n_errored": self.n_errored,
+                "n_unjudged": self.n_unjudged, "stopped": self.stopped}
 
 
 def list_runs(folder: Path) -> list[RunInfo]:
@@ -123,16 +126,18 @@ def _described(run_dir: Path, config: dict[str, Any]) -> RunInfo:
     done = int(summary.get("n_trials") or 0)
     entries = [e for e in summary.get("leaderboard") or [] if isinstance(e, dict)]
     models = tuple(str(e.get("model")) for e in entries) or base["models"]
-    if planned is not None and done >= planned:
-        status = "complete"
-    else:
-        status = "partial" if done else "failed"
-    notes = ()
-    if section.get("stopped"):
-        notes = (f"stopped early: {section['stopped']}",)
+    if not done:
+        status = "failed"
+    elif planned is not None:
+        status = "complete" if done >= planned else "partial"
+    else:  # a run of another tool (import harbor): complete when nothing it holds is incomplete
+        status = "partial" if summary.get("n_incomplete") else "complete"
+    statuses = [i.get("status") for i in summary.get("incomplete") or [] if isinstance(i, dict)]
     score, ci = _headline(entries[0]) if entries else (None, None)
     return RunInfo(**{**base, "models": models, "n_planned": planned}, status=status, n_done=done,
-                   redline_overall=score, ci=ci, judge_method=summary.get("judge_method"), notes=notes)
+                   redline_overall=score, ci=ci, judge_method=summary.get("judge_method"),
+                   n_errored=statuses.count("errored"), n_unjudged=statuses.count("judging_incomplete"),
+                   stopped=str(section["stopped"]) if section.get("stopped") else None)
 
 
 def _planned(config: dict[str, Any], spec: dict[str, Any]) -> int | None:

@@ -100,19 +100,6 @@ def test_partial_interrupted_running_and_damaged_runs_are_told_apart(runs):
     assert _listed(runs)["new"]["status"] == "complete"  # the lock released: finished again
 
 
-def test_a_run_whose_every_trial_errored_is_failed(tmp_path, fake_openai):
-    from tests.fakes.openai_server import Reply
-
-    tree = build_tree(tmp_path / "tree")
-    fake_openai.enqueue(Reply.error(400, "model not found"))
-    r = CliRunner().invoke(main, ["run", "--model", "openai/local-x", "--api-base", fake_openai.url,
-                                  "--judges", "heuristic", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
-                                  "--run-dir", str(tmp_path / "runs" / "bad"), "--no-progress"])
-    assert r.exit_code == 1, r.output
-    row = _listed(tmp_path / "runs")["bad"]
-    assert (row["status"], row["n_done"], row["n_planned"], row["redline_overall"]) == ("failed", 0, 1, None)
-
-
 def test_the_default_folder_is_runs_here_and_a_missing_one_is_one_line(runs, monkeypatch):
     monkeypatch.chdir(runs.parent)
     r = CliRunner().invoke(main, ["runs"])
@@ -199,3 +186,25 @@ def test_the_demo_prints_its_run_folder_and_report_absolute_and_runs_lists_it(ru
     listed = CliRunner().invoke(main, ["runs"])
     assert listed.exit_code == 0, listed.output
     assert made.name in listed.output and f"open a report: redlinebench report runs/{made.name} --open" in listed.output
+
+
+def test_runs_says_what_continues_an_unfinished_run(tmp_path, fake_openai):
+    from tests.fakes.openai_server import Reply
+
+    tree = build_tree(tmp_path / "tree")
+    fake_openai.enqueue(Reply.error(400, "model not found"))
+    r = CliRunner().invoke(main, ["run", "--model", "openai/local-x", "--api-base", fake_openai.url,
+                                  "--judges", "heuristic", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+                                  "--run-dir", str(tmp_path / "runs" / "bad"), "--no-progress"])
+    assert r.exit_code == 1, r.output
+    _run(tree, tmp_path / "runs" / "cut", "--agent", "noop")
+    (tmp_path / "runs" / "cut" / "metrics_summary.json").unlink()
+    listed = _listed(tmp_path / "runs")
+    bad = listed["bad"]
+    assert (bad["status"], bad["n_done"], bad["n_planned"], bad["redline_overall"], bad["n_errored"]) == (
+        "failed", 0, 1, None, 1)
+    assert listed["cut"]["status"] == "interrupted"
+    out = CliRunner().invoke(main, ["runs", str(tmp_path / "runs")]).output
+    bad, cut = tmp_path / "runs" / "bad", tmp_path / "runs" / "cut"
+    assert f"bad: 1 trial(s) errored; continue with `redlinebench run --resume --run-dir {bad}`" in out
+    assert f"cut: interrupted; continue with `redlinebench run --resume --run-dir {cut}`" in out
