@@ -29,10 +29,11 @@ def default_runs_folder() -> Path:
 def runs_cmd(folder: Path | None, as_json: bool) -> None:
     """List the runs in FOLDER (default: runs/, where `run` and `demo` write), newest first.
 
-    One row per run: its id, the models, the headline redline_overall with its 95% CI (the first
+    One row per run: its folder, the models, the headline redline_overall with its 95% CI (the first
     model's when a run has several, listed best first), its status (complete, partial N/M, failed,
-    running N/M, interrupted N/M: `run --resume` continues it), the planned trials and when it
-    started. A folder that is not a readable run is listed as `unreadable: why`.
+    running N/M, interrupted N/M: `run --resume` continues it), the planned trials, when it started
+    and the judge. A folder that is not a readable run is listed as `unreadable: why`. Open a run's
+    report with `redlinebench report RUN --open`.
     """
     from ..runner.history import list_runs
 
@@ -99,7 +100,7 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
                      _local_time(r.created), r.judge_method or "-"])
     console = Console()
     if rows:
-        print_fitted(console, cols, rows, title=f"runs in {_shown(folder)}, newest first", more="--json has all")
+        print_fitted(console, cols, rows, title=f"{_shown(folder).rstrip('/')}/ (newest first)", more="--json has all")
         if any(len(r.models) > 1 for r in runs):
             click.echo("a run of several models shows the first one's score (models best first)")
     for r in runs:
