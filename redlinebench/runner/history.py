@@ -86,6 +86,10 @@ def read_run(run_dir: Path) -> RunInfo:
     name = run_dir.name
     config_path = run_dir / paths.CONFIG
     if not config_path.is_file():
+        inside = sum(1 for p in _dirs(run_dir) if (p / paths.CONFIG).is_file())
+        if inside:  # runs kept in subfolders (runs/exp1/<run>)
+            return RunInfo(run_dir, name, "unreadable", error=f"a folder of {inside} run(s), not a run: "
+                                                              f"`redlinebench runs {run_dir}` lists them")
         return RunInfo(run_dir, name, "unreadable", error="no config.json: not a run folder")
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))

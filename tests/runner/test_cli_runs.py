@@ -42,6 +42,7 @@ def _listed(folder: Path) -> dict[str, dict]:
 def test_runs_lists_newest_first_with_the_headline_and_how_to_open_a_report(runs):
     (runs / "notes").mkdir()                       # a foreign folder
     (runs / "notes" / "todo.txt").write_text("x")
+    shutil.copytree(runs / "old", runs / "exp1" / "a")  # runs kept in a subfolder
     (runs / "torn").mkdir()                        # a damaged run
     (runs / "torn" / "config.json").write_text('{"run_id": ', encoding="utf-8")
     r = CliRunner().invoke(main, ["runs", str(runs)])
@@ -55,6 +56,8 @@ def test_runs_lists_newest_first_with_the_headline_and_how_to_open_a_report(runs
     assert best["model"] == "golden" and "golden, noop" in rows[0]
     assert headline in rows[0] and f"{100 * lo:.1f}-{100 * hi:.1f}" in rows[0] and "complete" in rows[0]
     assert f"{runs / 'notes'}: unreadable: no config.json: not a run folder" in r.output
+    exp1 = runs / "exp1"
+    assert f"{exp1}: unreadable: a folder of 1 run(s), not a run: `redlinebench runs {exp1}` lists them" in r.output
     assert f"{runs / 'torn'}: unreadable: config.json is damaged (not JSON at line 1 column 12)" in r.output
     assert f"open a report: redlinebench report {runs / 'new'} --open" in r.output
 
