@@ -61,7 +61,8 @@ class RunInfo:
         return Path(self.path).name
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run": self.name, "run_id": self.run_id, "path": str(Path(self.path).resolve()), "status": self.status, "models": list(self.models),
+        return {"run": self.name, "run_id": self.run_id, "path": str(Path(self.path).resolve()),
+                "status": self.status, "models": list(self.models),
                 "redline_overall": self.redline_overall, "ci": list(self.ci) if self.ci else None,
                 "judge_method": self.judge_method, "n_done": self.n_done, "n_planned": self.n_planned,
                 "created": self.created, "error": self.error, "n_errored": self.n_errored,
