@@ -21,6 +21,7 @@ _FAMILIES = (
     "scoring",       # redlinebench score|summarize|judge ... (issue 5)
     "run",           # redlinebench run|demo ...       (issue 6)
     "report",        # redlinebench report|compare ... (issue 8)
+    "runs",          # redlinebench runs [DIR]         (issue 26)
     "integrations",  # redlinebench export|import|push|verify ... (issue 7)
 )
 

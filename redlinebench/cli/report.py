@@ -21,17 +21,38 @@ def register(main: click.Group) -> None:
 @click.option("--pack/--no-pack", default=None,
               help="Store the documents compressed, expanded by the page when opened (default: only when the page "
                    "would exceed 8 MB).")
-def report_cmd(run_dir: Path, output: Path | None, pack: bool | None) -> None:
+@click.option("--open", "open_page", is_flag=True, help="Open the page in the default web browser.")
+def report_cmd(run_dir: Path, output: Path | None, pack: bool | None, open_page: bool) -> None:
     """Regenerate RUN_DIR/report.html from the run's files, without re-running or re-judging anything.
 
     The page is one self-contained HTML file (no network): headline redline_overall with its 95% CI,
     charts by turn, side, scenario and rubric category, a task table, every rubric with each judge's
-    verdict and reason, and each redline beside the attorney's golden.
+    verdict and reason, and each redline beside the attorney's golden. `redlinebench runs` lists
+    the runs; `--open` shows the page in the browser.
     """
     from ..report import write_run_report
+    from .run import shown_path
 
-    path = write_run_report(run_dir, output, pack=pack)
-    click.echo(f"report: {path}")
+    path = Path(write_run_report(run_dir, output, pack=pack))
+    click.echo(f"report: {shown_path(path)}")
+    if open_page:
+        open_in_browser(path)
+
+
+def open_in_browser(page: Path) -> bool:
+    """Show ``page`` in the default browser; where there is none (a server over SSH), say so and
+    give its address to open elsewhere. Returns whether a browser took it."""
+    import webbrowser
+
+    uri = Path(page).resolve().as_uri()
+    try:
+        opened = webbrowser.open(uri)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        click.echo(f"no web browser found here; open {uri} in one (or copy {Path(page).resolve()} "
+                   "to a machine that has one)")
+    return opened
 
 
 @click.command("compare")

@@ -429,7 +429,9 @@ def register(main: click.Group) -> None:
 
 
 def default_demo_dir(run_id: str) -> Path:
-    return Path("runs") / run_id
+    from ..runner.api import DEFAULT_RUNS
+
+    return DEFAULT_RUNS / run_id
 
 
 def _usd(value: float) -> str:

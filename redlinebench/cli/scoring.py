@@ -78,40 +78,50 @@ def _walk(dirs: list[Path]):
                 yield real, files
 
 
-def ungraded_episodes(dirs: list[Path]) -> dict[str, int]:
-    """``{model: n}`` of trial folders below ``dirs`` with an episode (metrics.json) but no grade.json.
+def ungraded_episodes(dirs: list[Path], keep: set[Path] | None = None) -> dict[str, int]:
+    """``{model: n}`` of trial folders below ``dirs`` with an episode (metrics.json) but no grade.json
+    (only those in ``keep``, when given).
 
     summarize reads grades only; an errored or not yet graded trial would otherwise vanish from
     its table without a word (SPEC §5: never silently dropped).
     """
     counts: dict[str, int] = {}
-    for data in _episodes_without_grade(dirs):
+    for data in _episodes_without_grade(dirs, keep):
         counts[data["model"]] = counts.get(data["model"], 0) + 1
     return counts
 
 
-def _episodes_without_grade(dirs: list[Path]) -> list[dict[str, Any]]:
-    """The metrics.json of every trial folder below ``dirs`` that has no grade.json, each once."""
+def episode_folders(dirs: list[Path]) -> list[Path]:
+    """Every trial folder below ``dirs`` with a grade.json or an episode (metrics.json), each once."""
+    return sorted({Path(top) for top, files in _walk(dirs) if GRADE in files or METRICS in files})
+
+
+def _episodes_without_grade(dirs: list[Path], keep: set[Path] | None = None) -> list[dict[str, Any]]:
+    """The metrics.json of every trial folder below ``dirs`` that has no grade.json, each once
+    (only the folders in ``keep``, when given)."""
     from ..runner.store import read_metrics
 
     out, seen = [], set()
     for top, files in _walk(dirs):
         if METRICS in files and GRADE not in files and top not in seen:
             seen.add(top)
+            if keep is not None and Path(top) not in keep:
+                continue
             data = read_metrics(Path(top))
             if isinstance(data.get("model"), str) and isinstance(data.get("task_id"), str):  # a trial's metrics
                 out.append(data)
     return out
 
 
-def errored_episode_grades(dirs: list[Path]) -> list[Any]:
-    """An ``errored`` grade for each trial below ``dirs`` whose agent errored (it has metrics.json,
-    no grade.json): the summary then lists its model, with "-" where nothing was scored, and
-    counts the trial as incomplete, as `run` does. Only a task name that says its side qualifies."""
+def errored_episode_grades(dirs: list[Path], keep: set[Path] | None = None) -> list[Any]:
+    """An ``errored`` grade for each trial below ``dirs`` (in ``keep``, when given) whose agent
+    errored (it has metrics.json, no grade.json): the summary then lists its model, with "-" where
+    nothing was scored, and counts the trial as incomplete, as `run` does. Only a task name that
+    says its side qualifies."""
     from ..scoring import GradeFileError, TrialGrade
 
     grades = []
-    for data in _episodes_without_grade(dirs):
+    for data in _episodes_without_grade(dirs, keep):
         if data.get("status") != "errored":
             continue
         error = " ".join(str(data.get("error") or "").split())[:300]
@@ -494,33 +504,53 @@ def register(main: click.Group) -> None:
     @click.option("--skip-invalid", is_flag=True,
                   help="List unreadable grade files as warnings instead of stopping at the first.")
     @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON instead of a table.")
-    def summarize_cmd(dirs: tuple[Path, ...], output: Path | None, skip_invalid: bool, as_json: bool) -> None:
-        """Summarize every grade.json below DIRS (recursively) into one leaderboard (redline_overall, CI, per turn/side/category)."""
+    @click.option("--all-runs", is_flag=True,
+                  help="Count every run found. By default, when several runs graded the same model on the same "
+                       "task (a demo run twice), only the newest run's trials of it count, and a note names the "
+                       "runs left out.")
+    def summarize_cmd(dirs: tuple[Path, ...], output: Path | None, skip_invalid: bool, as_json: bool,
+                      all_runs: bool) -> None:
+        """Summarize every grade.json below DIRS (recursively) into one leaderboard (redline_overall, CI, per turn/side/category).
+
+        A model's task graded by several runs counts from the newest of them (see --all-runs).
+        """
         from collections import Counter
 
         from ..judge import audit_logs_for, audit_section
+        from ..runner.history import left_out_line, newest_run_per_task
         from ..scoring import summarize
 
         files = collect_grade_files(list(dirs))
         if not files and not ungraded_episodes(list(dirs)):
             raise RedlineBenchError(f"no grade.json found below {', '.join(str(d) for d in dirs)}")
+        keep, left_out = None, []
+        if not all_runs:
+            keep, left_out = newest_run_per_task({f.parent for f in files} | set(episode_folders(list(dirs))))
+            files = [f for f in files if f.parent in keep]
         grades, problems = load_grades(files, skip_invalid=skip_invalid)
-        errored = errored_episode_grades(list(dirs))
+        errored = errored_episode_grades(list(dirs), keep)
         summary = summarize([*grades, *errored])
         summary["judge_calls"] = audit_section(audit_logs_for(files), grades)  # each call once
         summary["warnings"].extend(f"skipped unreadable grade: {p}" for p in problems)
+        if left_out:
+            summary["left_out_runs"] = [x.to_dict() for x in left_out]
         listed = Counter(g.model for g in errored)
-        for model, n in sorted(ungraded_episodes(list(dirs)).items()):
+        for model, n in sorted(ungraded_episodes(list(dirs), keep).items()):
             if n > listed[model]:
                 summary["warnings"].append(
                     f"{model}: {n - listed[model]} trial(s) have an episode but no grade.json (not graded yet: "
                     f"`redlinebench score RUN_DIR`), so they are not in this summary")
         if output is not None:
             _atomic_json(output, summary)
+        note = left_out_line(left_out)
         if as_json:
             click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+            if note:
+                click.echo(note, err=True)
         else:
             print_summary(summary)
+            if note:
+                _console().print(note, markup=False, highlight=False)
             if output is not None:
                 click.echo(f"wrote {output}")
 

@@ -61,8 +61,12 @@ class RunResult:
         return not self.problems
 
 
+#: Where a run goes when no run directory is given (``runs/<run_id>``, below the current folder).
+DEFAULT_RUNS = Path("runs")
+
+
 def default_run_dir(spec: RunSpec, base: Path | None = None) -> Path:
-    return (base or Path("runs")) / spec.run_id
+    return (base or DEFAULT_RUNS) / spec.run_id
 
 
 def load_selected_tasks(spec: RunSpec, taskset: Any | None = None) -> tuple[Any, list[Any]]:

@@ -31,6 +31,29 @@ def hold(run_dir: Path) -> IO[Any]:
     return fh
 
 
+def held_elsewhere(run_dir: Path) -> bool:
+    """Whether a process (another, or another open file of this one) holds ``run_dir``'s lock: the
+    run is running. Asks with a shared lock taken and dropped at once, and creates nothing; a run
+    starting in that instant is refused as if two processes had met, which ``run`` says in words."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock to ask
+        return False
+    try:
+        fh = open(Path(run_dir) / ".lock", "rb")
+    except OSError:  # no lock file: never run, or not a run
+        return False
+    with fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    return False
+
+
 def release(fh: IO[Any]) -> None:
     if fh in _held:
         _held.remove(fh)

@@ -1,3 +1,4 @@
+import pytest
 from click.testing import CliRunner
 
 from redlinebench.cli import main
@@ -6,8 +7,40 @@ from redlinebench.cli import main
 def test_report_command_writes_the_page(run_dir):
     res = CliRunner().invoke(main, ["report", str(run_dir)])
     assert res.exit_code == 0, res.output
-    assert res.output.strip() == f"report: {run_dir / 'report.html'}"
+    page = (run_dir / "report.html").resolve()
+    assert res.output.strip() == f"report: {page} ({page.as_uri()})"  # absolute, and a link a terminal opens
     assert "84.8" in (run_dir / "report.html").read_text()
+
+
+def test_report_open_shows_the_page_in_the_default_browser(run_dir, monkeypatch):
+    import webbrowser
+
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+    res = CliRunner().invoke(main, ["report", str(run_dir), "--open"])
+    assert res.exit_code == 0, res.output
+    page = (run_dir / "report.html").resolve()
+    assert opened == [page.as_uri()] and page.is_file()
+    assert res.output.strip() == f"report: {page} ({page.as_uri()})"
+
+
+@pytest.mark.parametrize("browser", ["none", "error"])
+def test_report_open_without_a_browser_says_so_and_gives_the_address(run_dir, tmp_path, monkeypatch, browser):
+    import webbrowser
+
+    def no_browser(url, *a, **k):
+        if browser == "error":
+            raise webbrowser.Error("could not locate runnable browser")
+        return False
+
+    monkeypatch.setattr(webbrowser, "open", no_browser)
+    out = tmp_path / "elsewhere" / "page.html"
+    res = CliRunner().invoke(main, ["report", str(run_dir), "-o", str(out), "--open"])
+    assert res.exit_code == 0, res.output
+    page = out.resolve()
+    assert res.output.splitlines() == [f"report: {page} ({page.as_uri()})",
+                                       f"no web browser found here; open {page.as_uri()} in one (or copy {page} "
+                                       "to a machine that has one)"]
 
 
 def test_compare_command(run_dir, run_b, tmp_path):
