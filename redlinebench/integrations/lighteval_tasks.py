@@ -206,9 +206,10 @@ def bind_tree(cfg: LightevalTaskConfig) -> LightevalTaskConfig:
     # embedded set (tasks/_source.py); every other fallback is said here, so there is one line
     announced = source.kind == "embedded" and not config.hub_offline()
     if source.kind != "hub" and not announced:
-        log.warning("warning: lighteval task %s runs on %s, not the Hub dataset %s (%s)", cfg.name,
+        log.warning("warning: lighteval task %s runs on %s, not the Hub dataset %s (%s): its scores are not "
+                    "comparable with the real set's", cfg.name,
                     "the embedded synthetic task set" if source.kind == "embedded" else source.label,
-                    config.HUB_DATASET_ID, "; ".join(source.skipped) or source.reason)
+                    config.HUB_DATASET_ID, source.skipped[-1] if source.skipped else source.reason)
     return cfg
 
 
