@@ -337,7 +337,8 @@ def _roles(values: tuple[str, ...]) -> dict[str, Any]:
               help="Where Inspect writes its logs.")
 def lighteval_eval_cmd(tasks: str, model: str, custom_tasks: str | None, model_roles: tuple[str, ...], epochs: int,
                        epochs_reducer: str | None, limit: int | None, log_dir: Path) -> None:
-    """Run lighteval tasks ("redlinebench|0") on lighteval's inspect-ai backend.
+    """Run lighteval tasks ("redlinebench|0"; a baseline: "redlinebench_baseline:golden|0") on lighteval's
+    inspect-ai backend.
 
     What `lighteval eval --custom-tasks FILE` should do in lighteval 0.13: it ignores the option,
     and lighteval's registry cannot be built under huggingface_hub 2.x. This reads FILE's

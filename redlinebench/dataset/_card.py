@@ -141,11 +141,41 @@ def _scenario_lines(tasks: TaskSet) -> list[str]:
     return lines
 
 
-def _fields_table(features, names) -> list[str]:
+#: The index columns that name a file of the task tree.
+TREE_PATH_COLUMNS = ("contract_path", "rubrics_path", "attorney_redline_doc_path", "source_task_path")
+_NOT_HERE = " Not a file of this export (no task tree): see Task tree below."
+
+
+def _fields_table(features, names, *, include_tree: bool = True) -> list[str]:
     rows = ["| Column | Type | Meaning |", "|---|---|---|"]
     for name in names:
-        rows.append(f"| `{name}` | `{_type_name(features[name])}` | {COLUMN_DOCS[name]} |")
+        note = _NOT_HERE if not include_tree and name in TREE_PATH_COLUMNS else ""
+        rows.append(f"| `{name}` | `{_type_name(features[name])}` | {COLUMN_DOCS[name]}{note} |")
     return rows
+
+
+_TREE_LAYOUT = (
+    "```\ntasks/redline-s{S}-t{T}-g{GG}{v}/\n  task.toml                      Harbor config; task metadata under [metadata]\n"
+    "  instruction.md                 the attorney brief\n  environment/Dockerfile\n"
+    "  environment/app/contract.docx  the document to redline\n"
+    "  environment/app/grounding/     own-side playbook + shared commercial context\n"
+    "  tests/rubrics.json             metadata + rubrics (verifier side, never shown to the agent)\n"
+    "  tests/attorney_redlines.docx   golden attorney redline (absent on accept-only tasks)\n"
+    "  tests/test.sh                  Harbor verifier entry point\n```"
+)
+
+
+def _tree_section(include_tree: bool) -> list[str]:
+    """What the repository holds besides the parquet files: the task tree, or a word that it is absent."""
+    if include_tree:
+        return ["## Task tree",
+                "The runnable content is the Harbor task tree; the parquet files are an index of it.\n\n" + _TREE_LAYOUT]
+    return ["## Task tree",
+            "Not in this export: it holds the parquet files, this card and `eval.yaml` only. The `*_path` "
+            "columns of the index name files of the task tree as laid out in a full export or the Hub repository; "
+            "the `full` config carries their content (`instruction`, `grounding`, `rubrics`, `contract_docx`, "
+            "`attorney_redline_docx`). To run the tasks, export the tree too: "
+            "`redlinebench dataset export --out DIR --include-tree`."]
 
 
 def _type_name(feature: Any) -> str:
@@ -161,11 +191,12 @@ def _type_name(feature: Any) -> str:
     return type(feature).__name__
 
 
-def render_card(tasks: TaskSet, data_files: dict[str, str] | None = None) -> str:
+def render_card(tasks: TaskSet, data_files: dict[str, str] | None = None, *, include_tree: bool = True) -> str:
     """The whole card: YAML front matter, then statistics, fields, loading, licence, citation.
 
     ``data_files`` maps config -> exact parquet path (the exporter's); by default the card
-    carries the ``data/<config>/test-*.parquet`` patterns.
+    carries the ``data/<config>/test-*.parquet`` patterns. ``include_tree`` False: the card of a
+    parquet-only export, which says the task tree (and so every ``*_path`` column's file) is absent.
     """
     stats = card_stats(tasks)
     front = yaml.safe_dump(card_metadata(tasks, data_files), sort_keys=False, allow_unicode=True, width=1000)
@@ -201,7 +232,7 @@ def render_card(tasks: TaskSet, data_files: dict[str, str] | None = None) -> str
         "\n".join(_scenario_lines(tasks)),
         "## Configs and fields",
         f"Split `{SPLIT}` only. Config `tasks` is the viewer index, one row per task:",
-        "\n".join(_fields_table(INDEX_FEATURES, list(INDEX_FEATURES))),
+        "\n".join(_fields_table(INDEX_FEATURES, list(INDEX_FEATURES), include_tree=include_tree)),
         "Config `full` has the same columns followed by the whole task:",
         "\n".join(_fields_table(FULL_FEATURES, extra_full)),
         "## How to load",
@@ -216,15 +247,7 @@ def render_card(tasks: TaskSet, data_files: dict[str, str] | None = None) -> str
         "tasks = redlinebench.load_tasks()                    # Task objects: rubrics, paths, metadata\n```",
         "```bash\nredlinebench tasks list --scenario 1 --turn 2\nredlinebench tasks validate --source ./benchmark\n"
         "redlinebench dataset export --out ./export --include-tree   # the Hub layout: index + task tree\n```",
-        "## Task tree",
-        "The runnable content is the Harbor task tree; the parquet files are an index of it.\n\n"
-        "```\ntasks/redline-s{S}-t{T}-g{GG}{v}/\n  task.toml                      Harbor config; task metadata under [metadata]\n"
-        "  instruction.md                 the attorney brief\n  environment/Dockerfile\n"
-        "  environment/app/contract.docx  the document to redline\n"
-        "  environment/app/grounding/     own-side playbook + shared commercial context\n"
-        "  tests/rubrics.json             metadata + rubrics (verifier side, never shown to the agent)\n"
-        "  tests/attorney_redlines.docx   golden attorney redline (absent on accept-only tasks)\n"
-        "  tests/test.sh                  Harbor verifier entry point\n```",
+        *_tree_section(include_tree),
         "## Licence",
         "Creative Commons Attribution 4.0 International (CC-BY-4.0). All contracts, parties and commercial facts "
         "are synthetic.",

@@ -46,7 +46,7 @@ def export_dataset(
             if old != target:
                 old.unlink()
         written[config] = target
-    atomic_write_text(out / "README.md", render_card(tasks, data_files))
+    atomic_write_text(out / "README.md", render_card(tasks, data_files, include_tree=include_tree))
     written["README.md"] = out / "README.md"
     atomic_write_text(out / "eval.yaml", render_eval_yaml())
     written["eval.yaml"] = out / "eval.yaml"

@@ -161,11 +161,24 @@ def _spec(results: RunResults) -> Mapping[str, Any]:
     return spec if isinstance(spec, Mapping) else {}
 
 
+#: The agents that take no steps and call no model, named for what they hand in: a step limit
+#: next to them would describe a loop that never ran.
+MODEL_FREE_AGENTS = {
+    "golden": "golden baseline (attorney redline, no model)",
+    "accept-all": "accept-all baseline (accepts the other side's changes, no model)",
+    "noop": "noop baseline (contract returned unchanged, no model)",
+    "outputs": "imported redlines (`import outputs`, no model run by redlinebench)",
+}
+
+
 def agent_of(results: RunResults, model: str | None = None) -> str:
-    """The agent that produced ``model``'s trials, as the run recorded it (with its step limit)."""
+    """The agent that produced ``model``'s trials, as the run recorded it (a model's loop with its
+    step limit; a baseline by what it hands in)."""
     cfg = results.run_config
     for entrant in _spec(results).get("entrants") or []:
         if isinstance(entrant, Mapping) and entrant.get("label", entrant.get("model")) == model:
+            if str(entrant.get("agent")) in MODEL_FREE_AGENTS:
+                return MODEL_FREE_AGENTS[str(entrant.get("agent"))]
             limits = _spec(results).get("limits") or {}
             steps = limits.get("max_steps") if isinstance(limits, Mapping) else None
             name = f"redlinebench {entrant.get('agent')} agent"

@@ -95,3 +95,30 @@ def test_export_refuses_a_file_target(tree: Path, tmp_path: Path) -> None:
     target.write_text("x")
     result = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(target)])
     assert result.exit_code == 2 and "not a directory" in result.output
+
+
+def test_the_card_describes_what_each_export_mode_holds(tree: Path, tmp_path: Path) -> None:
+    """A plain export is parquet + card + eval.yaml: its card (read with huggingface_hub's own
+    DatasetCard) must not promise a task tree or files at the `*_path` columns; with
+    --include-tree those files are there and the card lays the tree out."""
+    from huggingface_hub import DatasetCard
+
+    for include_tree in (False, True):
+        out = tmp_path / f"export-{include_tree}"
+        export_dataset(tree, out, include_tree=include_tree)
+        card = DatasetCard.load(out / "README.md")
+        assert card.data.to_dict()["configs"][0]["config_name"] == "tasks"
+        rows = datasets.load_dataset(str(out), "tasks", split="test").to_list()
+        named = [r[c] for r in rows for c in ("contract_path", "rubrics_path", "attorney_redline_doc_path") if r[c]]
+        present = [p for p in named if (out / p).is_file()]
+        section = card.text.split("## Task tree", 1)[1].split("\n## ", 1)[0]
+        path_rows = [line for line in card.text.splitlines() if line.startswith("| `") and "_path` |" in line]
+        assert len(path_rows) == 4
+        if include_tree:
+            assert present == named
+            assert "environment/app/contract.docx" in section and "Not in this export" not in card.text
+        else:
+            assert present == []
+            assert "tasks/redline-s" not in section and "Not in this export" in section
+            assert "--include-tree" in section
+            assert all("Not a file of this export" in line for line in path_rows)

@@ -356,7 +356,8 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
     summary = json.loads((run / "metrics_summary.json").read_text())
     [row] = summary["leaderboard"]
     assert row["grid_complete"] is True and row["n_incomplete"] == 0
-    assert row["n_integrity_failures"] == 0 and row["n_integrity_flags"] == 0  # the goldens audit clean
+    # the fixture's goldens keep the prior turn's insertion pending (tests/tasks/treefactory): nothing is flagged
+    assert row["n_integrity_failures"] == 0 and row["n_integrity_flags"] == 0
     missing = _invoke("push", "results", str(run), "--model-repo", "org/golden", "--dataset-repo", "org/synthetic",
                       env={"HF_TOKEN": TOKEN})
     assert missing.exit_code == 1 and "(repository or revision not found)" in missing.output
@@ -367,7 +368,7 @@ def test_a_real_run_with_an_llm_panel_is_published_and_a_heuristic_one_refused(t
     [entry] = parse_eval_result_entries(yaml.safe_load(fake_hub.files_at("org/golden")[hub.RESULTS_PATH]))
     assert entry.value == row["redline_overall"] == round(100 * row["overall_turn_weighted"], 1)
     assert (entry.dataset_id, entry.dataset_revision) == ("org/synthetic", "abc123")
-    assert "openai/j1, openai/j2, openai/j3 (llm)" in entry.notes and "redlinebench golden agent" in entry.notes
+    assert "openai/j1, openai/j2, openai/j3 (llm)" in entry.notes and "agent: golden baseline (attorney redline, no model);" in entry.notes
     from redlinebench import __version__
     from redlinebench.judge._prompt import PROMPT_VERSION as JUDGE_PROMPT
 
@@ -472,3 +473,23 @@ def test_a_clean_audit_is_no_problem(tmp_path):
     run = _run_dir(tmp_path, [_row()])
     _with_integrity(run, [])
     assert hub.integrity_problem(hub.load_results(run), _row()) is None
+
+
+@pytest.mark.parametrize("agent, words", [
+    ("golden", "golden baseline (attorney redline, no model)"),
+    ("accept-all", "accept-all baseline (accepts the other side's changes, no model)"),
+    ("noop", "noop baseline (contract returned unchanged, no model)"),
+    ("outputs", "imported redlines (`import outputs`, no model run by redlinebench)"),
+    ("llm", "redlinebench llm agent (max 40 steps)"),
+])
+def test_the_notes_name_a_baseline_by_what_it_hands_in_and_give_steps_only_to_a_loop(tmp_path, agent, words):
+    """A model-free baseline takes no steps: "golden agent (max 40 steps)" described a loop that never ran."""
+    from huggingface_hub import parse_eval_result_entries
+
+    cfg = _runner_config([_row()])
+    cfg["spec"]["entrants"][0]["agent"] = agent
+    run = _run_dir(tmp_path, [_row()], run_config=cfg)
+    plan, _ = hub.plan_results_push(run, model_repo="org/m", force=True)
+    [entry] = parse_eval_result_entries(yaml.safe_load(plan.files[hub.RESULTS_PATH]))
+    assert f"agent: {words};" in entry.notes
+    assert ("steps" in entry.notes) == (agent == "llm")

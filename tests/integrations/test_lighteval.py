@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_tasks_table_declares_the_inspect_backed_task():
-    [cfg] = lt.TASKS_TABLE
+    cfg = lt.TASKS_TABLE[0]
     assert (cfg.name, cfg.hf_repo, cfg.hf_subset) == ("redlinebench", config.HUB_DATASET_ID, "tasks")
     assert cfg.hf_revision == config.HUB_DATASET_REVISION
     assert cfg.evaluation_splits == ("test",)
@@ -168,4 +168,70 @@ def test_the_docstring_is_in_lighteval_metadata_format_as_tasks_dump_parses_it(m
     assert doc["languages"] == ["english"] and "tool-use" in doc["tags"]
     assert doc["abstract"].startswith("Agentic contract negotiation") and "redlinebench lighteval eval" in doc["abstract"]
     assert set(doc) == {"name", "dataset", "abstract", "languages", "tags", "paper"}
-    assert [t["name"] for t in entry["tasks"]] == ["redlinebench"]
+    assert [t["name"] for t in entry["tasks"]] == ["redlinebench", "redlinebench_baseline:golden",
+                                                   "redlinebench_baseline:accept_all", "redlinebench_baseline:noop"]
+
+
+# ----------------------------------------------------------------------------- baselines, offline
+def test_the_baselines_are_subset_tasks_expanded_as_lighteval_expands_a_superset():
+    """lighteval has no --solver: a variant is a `task:subset` entry, and `suite|0` runs every subset."""
+    from inspect_ai._util.registry import registry_info
+
+    names = [cfg.full_name for cfg in lt.resolve_configs("redlinebench_baseline|0")]
+    assert names == ["redlinebench_baseline:accept_all|0", "redlinebench_baseline:golden|0",
+                     "redlinebench_baseline:noop|0"]
+    [cfg] = lt.resolve_configs("redlinebench_baseline:golden|0")
+    assert registry_info(cfg.solver[0]).name.endswith("golden")
+    [cfg] = lt.resolve_configs("redlinebench|0")  # not a superset of the baselines
+    assert registry_info(cfg.solver[0]).name.endswith("redline_agent")
+    with pytest.raises(ConfigError, match="unknown baseline 'oracle'"):
+        lt.make_config(baseline="oracle")
+
+
+def test_offline_with_no_tree_the_default_task_runs_the_embedded_set_and_says_so_once(tmp_path, monkeypatch, caplog):
+    """HF_HUB_OFFLINE=1 makes load_tasks pick the embedded set quietly; lighteval would still have
+    asked the Hub for the index. The task reads an index exported from the tree it runs on."""
+    from redlinebench.tasks import load_tasks
+
+    monkeypatch.chdir(tmp_path)  # no ./benchmark
+    monkeypatch.delenv("REDLINEBENCH_BENCHMARK_DIR", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("REDLINEBENCH_CACHE", str(tmp_path / "cache"))
+    lt._taskset.cache_clear()
+    with caplog.at_level("WARNING"):
+        [task] = lt.inspect_tasks("redlinebench_baseline:noop|0", table=[lt.make_config(baseline="noop")])
+    lines = [r.getMessage() for r in caplog.records if "embedded synthetic" in r.getMessage()]
+    assert len(lines) == 1 and "redlinebench_baseline:noop" in lines[0] and config.HUB_DATASET_ID in lines[0]
+    embedded = [t.task_id for t in load_tasks("embedded")]
+    assert [s.id for s in task.dataset] == embedded
+    assert str(tmp_path / "cache") in task.dataset.location  # the exported index, not the Hub id
+
+
+def test_the_front_door_with_the_hub_unreachable_falls_back_instead_of_a_traceback(tmp_path):
+    """`redlinebench lighteval eval "redlinebench|0" --custom-tasks lighteval_tasks.py` with no tree and
+    the Hub out of reach (not HF_HUB_OFFLINE): the embedded set, one warning line, both the model's
+    task and the golden baseline run."""
+    from redlinebench.tasks import load_tasks
+
+    work = tmp_path / "cwd"
+    work.mkdir()
+    env = {"HF_HUB_OFFLINE": "", "HF_ENDPOINT": "http://127.0.0.1:9", "REDLINEBENCH_CACHE": str(tmp_path / "cache")}
+    env_clean = {k: v for k, v in os.environ.items() if k != "REDLINEBENCH_BENCHMARK_DIR"}
+    proc = subprocess.run([sys.executable, "-m", "redlinebench", "lighteval", "eval",
+                           "redlinebench|0,redlinebench_baseline:golden|0", "--custom-tasks", str(MODULE),
+                           "--model", "mockllm/model", "--model-role", "grader=mockllm/model", "--limit", "1",
+                           "--log-dir", str(tmp_path / "logs")], capture_output=True, text=True, timeout=900,
+                          cwd=work, env={**env_clean, "PYTHONPATH": str(ROOT), **env})
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "Traceback" not in proc.stderr and "Couldn't reach" not in proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "embedded synthetic" in line]
+    assert len(warned) == 1 and config.HUB_DATASET_ID in warned[0], proc.stderr
+    assert "redlinebench: success" in proc.stdout and "redlinebench_baseline:golden: success" in proc.stdout
+    from inspect_ai.log import read_eval_log
+
+    logs = {read_eval_log(str(p)).eval.task: read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval")}
+    embedded = {t.task_id for t in load_tasks("embedded")}
+    [golden_sample] = logs["redlinebench_baseline:golden"].samples
+    assert golden_sample.id in embedded and golden_sample.store["redlinebench:tool_stats"]["baseline"] == "golden"
+    assert metric(logs["redlinebench_baseline:golden"], "gate_failures") == 0  # the attorney redline passes
+    assert metric(logs["redlinebench"], "gate_failures") == 1  # mockllm never edits
