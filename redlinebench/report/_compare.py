@@ -75,9 +75,7 @@ def collect_entries(runs: Sequence[RunData]) -> list[Entry]:
 
 def render_comparison(runs: Sequence[RunData], *, link_from: Path | None = None) -> str:
     entries = collect_entries(runs)
-    colours = ModelColours()
-    for e in entries:
-        colours(e.label)
+    colours = ModelColours((e.label, e.model) for e in entries)
     scen = scenario_labels(runs)
     scored = [(e.label, e.summary) for e in entries if e.summary]
     compared = _pairwise(entries)

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 from ..scoring import redline_overall as scoring_redline_overall
 from ._html import Markup, el, is_number, join, money, pct, plain, score100
 from ._load import RunData, TrialRecord
-from ._palette import MODEL_COLOURS, ColourMap
+from ._palette import ModelColours
 from ._stats import Agreement
 from ._svg import ForestRow, Series, forest, grouped_bars, heatmap
 
@@ -20,11 +20,6 @@ STATUS_TEXT = {
     "errored": ("errored", "b-fail"),
     "not_graded": ("not graded", "b-na"),
 }
-
-
-class ModelColours(ColourMap):
-    def __init__(self) -> None:
-        super().__init__(MODEL_COLOURS)
 
 
 def redline_overall(entry: Mapping[str, Any] | None) -> float | None:

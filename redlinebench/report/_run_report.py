@@ -87,9 +87,7 @@ def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | 
 
 def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | None = None,
                tasks: Iterable[Any] | None = None) -> str:
-    colours = ModelColours()
-    for m in run.models:
-        colours(m)
+    colours = ModelColours(run.models)
     scen = scenario_labels([run])
     if tasks is None:
         tasks, tasks_note = load_run_tasks(run)

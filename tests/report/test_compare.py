@@ -164,3 +164,31 @@ def test_the_leaderboard_shows_the_share_of_input_served_from_the_prompt_cache(r
     cells = {r.xpath("./td[2]/bdi/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
              for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
     assert cells[MODELS[0]] == "75%"
+
+
+def test_a_model_has_one_colour_on_its_report_and_on_the_comparison(run_dir, run_b, tmp_path):
+    """Issue 26: colours were dealt in page order (the report's model order, the comparison's ranking), so one
+    model was blue on its report and orange on the comparison."""
+    from redlinebench.report import write_run_report
+
+    report = parse(write_run_report(run_dir))
+    cards = {c.xpath("./div[@class='model']")[0].text_content(): c.get("style").split("--c:")[1]
+             for c in report.xpath("//section[@id='summary']//div[@class='card']")}
+    compare = parse(write_comparison([run_b, run_dir], tmp_path / "compare.html"))
+    rows = compare.xpath("//section[@id='leaderboard']//tbody/tr")
+    board = {r.xpath("./td[2]/bdi")[0].text_content(): r.xpath(".//span[@class='swatch']")[0].get("style")
+             .split("background:")[1] for r in rows}
+    assert set(cards) == set(MODELS) and cards[MODELS[1]] == board[MODELS[1]]   # once in the comparison: same colour
+    assert cards[MODELS[2]] == board[f"evil/{HOSTILE}"]
+    # the model in both runs: one of its two entries keeps the model's colour, the other gets another one
+    repeated = [r.xpath(".//span[@class='swatch']")[0].get("style") for r in rows
+                if r.xpath("./td[2]/bdi")[0].text_content() == MODELS[0]]
+    assert len(repeated) == 2 and len(set(repeated)) == 2 and f"background:{cards[MODELS[0]]}" in repeated
+    colours = [r.xpath(".//span[@class='swatch']")[0].get("style") for r in rows]
+    assert len(set(colours)) == len(colours)                                     # entries never share a colour
+    from redlinebench.report._palette import model_colours
+
+    # the rule itself: order does not matter, a clash moves the later name in name order, the palette is shared
+    assert model_colours([("b", "b"), ("a", "a")]) == model_colours([("a", "a"), ("b", "b")])
+    pick = model_colours([("x", "x")])["x"]
+    assert model_colours([("x", "x"), ("y [r2]", "x")])["x"] == pick
