@@ -21,7 +21,7 @@ from ._components import (
     scenario_labels,
     scenario_turn_heatmap,
 )
-from ._html import Markup, count, el, is_number, join, money, plain, score100, seconds
+from ._html import Markup, count, el, is_number, join, money, natural_key, plain, score100, seconds
 from ._labels import short_labels
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
@@ -268,7 +268,7 @@ def _heatmaps(entries: Sequence[Entry], scen: dict[str, str]) -> Markup:
 
 
 def _rubric_rates(entries: Sequence[Entry]) -> tuple[list[tuple[str, str]], dict[tuple[str, str], dict[str, Any]], dict[str, dict]]:
-    """(task, rubric) keys in first-seen order, their criteria/weight, and per-entry satisfied rates."""
+    """(task, rubric) keys in natural order, their criteria/weight, and per-entry satisfied rates."""
     order: list[tuple[str, str]] = []
     info: dict[tuple[str, str], dict[str, Any]] = {}
     rates: dict[str, dict[tuple[str, str], tuple[int, int]]] = {}
@@ -285,6 +285,7 @@ def _rubric_rates(entries: Sequence[Entry]) -> tuple[list[tuple[str, str]], dict
                 ok = rubric_satisfied(r.get("verdict") == "PASS", penalty=penalty)
                 n, k = acc.get(key, (0, 0))
                 acc[key] = (n + 1, k + int(ok))
+    order.sort(key=lambda key: (natural_key(key[0]), natural_key(key[1])))   # k2 before k10, whatever the grades' order
     return order, info, rates
 
 

@@ -173,6 +173,19 @@ def plain(value: object, digits: int = 2) -> str:
     return f"{v:.{digits}f}"
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: object) -> tuple:
+    """Sort key that reads digit runs as numbers: ``k2`` before ``k10``, ``k04`` between ``k03`` and ``k05``.
+
+    The split alternates text and number, so two keys compare text with text and number with number;
+    the text itself breaks ties (``k4`` and ``k04``)."""
+    s = str(text)
+    parts = _DIGITS.split(s)
+    return (tuple(int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)), s)
+
+
 def slug_id(*parts: object) -> str:
     """A stable HTML id from arbitrary strings (ids never carry raw user text)."""
     text = "-".join(str(p) for p in parts)

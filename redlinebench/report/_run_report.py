@@ -30,7 +30,7 @@ from ._components import (
     trial_sort_key,
     verdict_badge,
 )
-from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds, slug_id
+from ._html import Markup, count, el, is_number, join, money, natural_key, pct, plain, score100, seconds, slug_id
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._fragments import FragmentCache, cache_dir
@@ -578,7 +578,7 @@ def _attorney_notes(task: Any) -> dict[str, str]:
 
 
 def _rubric_table(t: TrialRecord, notes: Mapping[str, str] | None = None) -> Markup:
-    rows = t.per_rubric
+    rows = sorted(t.per_rubric, key=lambda r: natural_key(r.get("rubric_id", "")))   # k2 before k10
     if not rows:
         if t.status == "gate_failed":
             return el("p", "The judges were not called: the output failed the validity gate, so the reward is 0.", class_="muted")

@@ -202,6 +202,8 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
 # (a small inflate, no DecompressionStream) because browsers print right after beforeprint returns.
 SCRIPT = r"""
 (function(){
+// text sorts naturally (k2 before k10), as the page lists rubric ids
+var NAT=new Intl.Collator(undefined,{numeric:true,sensitivity:'base'});
 // an empty cell or a dash (no value) sorts last in both directions
 function key(td){var v=td.getAttribute('data-v');if(v!==null&&v!==''){var f=parseFloat(v);if(!isNaN(f))return f;}
  var s=(td.textContent||'').trim().toLowerCase();return s===''||s==='\u2014'?null:s;}
@@ -212,7 +214,8 @@ document.querySelectorAll('table.sortable').forEach(function(t){
    Array.prototype.forEach.call(ths,function(h){h.removeAttribute('aria-sort');});th.setAttribute('aria-sort',asc?'ascending':'descending');
    var rows=Array.prototype.slice.call(b.rows);rows.sort(function(a,c){var x=key(a.cells[i]),y=key(c.cells[i]);
     if(x===null||y===null)return x===y?0:x===null?1:-1;
-    if(typeof x!==typeof y){x=String(x);y=String(y);}return (x<y?-1:x>y?1:0)*(asc?1:-1);});
+    if(typeof x!==typeof y){x=String(x);y=String(y);}
+    return (typeof x==='string'?NAT.compare(x,y):x<y?-1:x>y?1:0)*(asc?1:-1);});
    rows.forEach(function(r){b.appendChild(r);});}
   th.addEventListener('click',go);th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();go();}});});});
 function own(d,sel){return Array.prototype.filter.call(d.querySelectorAll(sel),function(n){return n.closest('details')===d;});}
