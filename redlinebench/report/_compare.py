@@ -21,7 +21,7 @@ from ._components import (
     scenario_labels,
     scenario_turn_heatmap,
 )
-from ._html import Markup, count, el, is_number, join, money, natural_key, plain, score100, seconds
+from ._html import Markup, count, el, is_number, join, money, natural_key, plain, rate, score100, seconds
 from ._labels import short_labels
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
@@ -207,7 +207,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                        num_cell(s.get("n_gate_failures")), _integrity_cell(_integrity(e)), num_cell(_n_incomplete(e)),
                        num_cell(e.cost_per_trial, money(e.cost_per_trial)),
                        num_cell(tokens, count(tokens)),
-                       num_cell(cached, "—" if cached is None else f"{cached:.0%}"),
+                       num_cell(cached, rate(cached)),
                        num_cell(latency, seconds(latency))))
     table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
                el("tbody", *rows), class_="sortable")

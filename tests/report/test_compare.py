@@ -163,7 +163,7 @@ def test_the_leaderboard_shows_the_share_of_input_served_from_the_prompt_cache(r
     tree = parse(write_comparison([run_dir], tmp_path / "b.html"))
     cells = {r.xpath("./td[2]/bdi/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
              for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
-    assert cells[MODELS[0]] == "75%"
+    assert cells[MODELS[0]] == "75.0%"
 
 
 def test_a_model_has_one_colour_on_its_report_and_on_the_comparison(run_dir, run_b, tmp_path):
