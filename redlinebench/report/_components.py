@@ -22,6 +22,14 @@ STATUS_TEXT = {
 }
 
 
+def breakable_name(name: str) -> Markup:
+    """A model name that may wrap after each ``/`` (``anthropic/`` ``claude-…``) and nowhere else: a narrow
+    column stays narrow, and ``accept-all`` never splits at its hyphen."""
+    parts = name.split("/")
+    return join([join([el("wbr") if i else None, el("span", p + ("/" if i < len(parts) - 1 else ""), class_="nw")])
+                 for i, p in enumerate(parts)])
+
+
 def redline_overall(entry: Mapping[str, Any] | None) -> float | None:
     """SPEC §6: ``round(100 * overall_turn_weighted, 1)`` (a summary's own value wins if present)."""
     if not entry:

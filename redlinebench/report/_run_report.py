@@ -14,6 +14,7 @@ from ..scoring import rubric_satisfied
 from ._components import (
     SIDE_NAMES,
     ModelColours,
+    breakable_name,
     agreement_section,
     ci_text,
     config_list,
@@ -422,12 +423,6 @@ def _task_id(task_id: str) -> str:
     return slug_id("task", task_id)
 
 
-def _breakable(name: str) -> Markup:
-    """A model name that may wrap after each ``/`` (``anthropic/`` ``claude-…``): a narrow column stays narrow."""
-    parts = name.split("/")
-    return join([join([el("wbr") if i else None, p + ("/" if i < len(parts) - 1 else "")]) for i, p in enumerate(parts)])
-
-
 def _task_table(run: RunData) -> Markup:
     # Reward and Status right after the row's identity: on a phone they stay on screen, the rest scrolls
     head = ["Task", "Model", "Reward", "Status", "Trial", "S", "T", "Side", "Rubrics passed", "Cost", "Tokens in / out",
@@ -440,7 +435,7 @@ def _task_table(run: RunData) -> Markup:
         passed = f"{plain(n_pass)} / {plain(n_tot)}" if is_number(n_pass) and is_number(n_tot) else "—"
         rows.append(el("tr",
                        el("td", el("a", t.task_id, href=f"#{_trial_id(t)}", class_="mono")),
-                       el("td", el("bdi", _breakable(t.model)), class_="model"),
+                       el("td", el("bdi", breakable_name(t.model)), class_="model"),
                        reward_cell(t.reward),
                        el("td", status_badge(t.status, expected=t.expected_gate_failure), " " if integrity_badge(t) else None,
                           integrity_badge(t), data_v="integrity_failed" if t.integrity_failed else t.status),

@@ -46,7 +46,13 @@ table{border-collapse:collapse;width:100%;font-size:13.5px}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;background:var(--paper);position:sticky;top:37px;z-index:1}
 td a.mono{white-space:nowrap}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
+th{overflow-wrap:normal;font-size:12.5px;padding-left:6px;padding-right:6px}
+.nw{white-space:nowrap}
+td.model .runline{display:flex;white-space:nowrap;font-family:var(--mono)}
+td.model .rid{overflow:hidden;text-overflow:ellipsis;min-width:3em;max-width:15em}
+td.model .rlink{flex:none}
 tbody tr:hover{background:#f6f4ee}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:" ▲";font-size:10px}
@@ -175,7 +181,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
-@media (max-width:600px){#task-table .bar{display:none}}
+@media (max-width:600px){#task-table .bar{display:none}#task-table td.model .nw{white-space:normal}}
 @media (max-width:800px){main{padding:8px 14px 40px}header.top,nav.toc{padding-left:14px;padding-right:14px}.rl-p{grid-template-columns:40px 1fr}.rl-margin{grid-column:2}}
 @media print{
  @page{margin:14mm}
