@@ -114,7 +114,7 @@ def _run_line(run: RunData, link_from: Path | None) -> Markup:
     of it on hover), the link to the run's report stays whole."""
     text = f"{run.run_id} · {run.judge_method or 'judging unknown'}"
     link = _report_link(run, link_from)
-    return el("div", el("span", text, class_="rid", title=text), el("span", " · ", link, class_="rlink") if link else None,
+    return el("div", el("span", text, class_="rid", title=text), el("span", "\u00a0· ", link, class_="rlink") if link else None,
               class_="runline small muted")
 
 
