@@ -125,6 +125,8 @@ COLUMNS_JS = """((sel) => { const t = document.querySelector(sel); const wrap = 
             names: [...t.querySelectorAll('td.model bdi')].map(b => [b.textContent, b.getBoundingClientRect().height]),
             runs: [...t.querySelectorAll('.rid')].map(s => [s.textContent, s.title, s.getBoundingClientRect().height,
                                                            s.scrollWidth > s.clientWidth]),
+            charts: [...document.querySelectorAll('svg.chart')].filter(c => c.getBoundingClientRect().width > 0)
+                        .map(c => c.getBoundingClientRect().width / c.width.baseVal.value),
             page: document.documentElement.scrollWidth}; })"""
 
 LONG_RUN = "2026-12-02T10-31-00-nightly-panel-of-three-judges-on-the-full-benchmark"
@@ -150,6 +152,8 @@ async def test_every_column_shows_at_1280px_and_nothing_widens_the_page_at_390px
                 m = result.values["m"]
                 assert m["page"] <= width, (page.name, width, m["page"])               # the page never scrolls sideways
                 _keep(f"wide-{page.stem}-{width}.png", result.screenshot)
+                if width == 390:   # a chart keeps its size and scrolls in its figure: shrunk, its labels were a blur
+                    assert m["charts"] and min(m["charts"]) > 0.99, m["charts"]
                 if width == 1280:
                     assert m["cut"] == [] and m["overflow"] <= 0, (page.name, m["cut"], m["overflow"])
                     # a model name wraps after a "/" at most, never inside a part ("accept-" "all")
