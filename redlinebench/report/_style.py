@@ -181,7 +181,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
-@media (max-width:600px){figure{overflow-x:auto}svg.chart{max-width:none}#task-table .bar{display:none}#task-table td.model .nw{white-space:normal}}
+@media (max-width:600px){figure{overflow-x:auto}svg.chart{max-width:none}table.rubrics{min-width:960px}#task-table .bar{display:none}#task-table td.model .nw{white-space:normal}}
 @media (max-width:800px){main{padding:8px 14px 40px}header.top,nav.toc{padding-left:14px;padding-right:14px}.rl-p{grid-template-columns:40px 1fr}.rl-margin{grid-column:2}}
 @media print{
  @page{margin:14mm}
