@@ -28,7 +28,7 @@ def summary_chart(summary: Mapping[str, Any], by: str = "overall") -> SVGChart:
     """Chart the leaderboard of *summary*: ``overall`` (scores with 95% CIs) or one of
     ``by_turn``, ``by_side_turn_weighted``, ``by_scenario_turn_weighted``, ``by_category``."""
     board = [e for e in summary.get("leaderboard") or [] if isinstance(e, dict)]
-    colours = ModelColours()
+    colours = ModelColours(str(e.get("model")) for e in board)
     if by == "overall":
         rows = [ForestRow(str(e.get("model")), e.get("overall_turn_weighted") if is_number(e.get("overall_turn_weighted")) else None,
                           ci_pair(e), colours(str(e.get("model")))) for e in board]

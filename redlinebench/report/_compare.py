@@ -21,7 +21,7 @@ from ._components import (
     scenario_labels,
     scenario_turn_heatmap,
 )
-from ._html import Markup, count, el, is_number, join, money, plain, score100, seconds
+from ._html import Markup, count, el, is_number, join, money, natural_key, plain, rate, score100, seconds
 from ._labels import short_labels
 from ._load import ReportError, RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
@@ -32,6 +32,7 @@ from ._svg import heatmap
 
 TOP_RUBRICS = 40
 HEADER_CHARS = 28   # what a rotated column header shows before it would be cut (its max-height)
+NAME_CHARS = 32     # a leaderboard model name on one line: longer ones are cut in the middle, whole on hover
 
 
 @dataclass
@@ -75,9 +76,7 @@ def collect_entries(runs: Sequence[RunData]) -> list[Entry]:
 
 def render_comparison(runs: Sequence[RunData], *, link_from: Path | None = None) -> str:
     entries = collect_entries(runs)
-    colours = ModelColours()
-    for e in entries:
-        colours(e.label)
+    colours = ModelColours((e.label, e.model) for e in entries)
     scen = scenario_labels(runs)
     scored = [(e.label, e.summary) for e in entries if e.summary]
     compared = _pairwise(entries)
@@ -108,6 +107,15 @@ def _pairwise(entries: Sequence[Entry]) -> tuple[list[str], list[dict], dict | N
     if len(graded) < 2:
         return None
     return pairwise_for(graded)
+
+
+def _run_line(run: RunData, link_from: Path | None) -> Markup:
+    """The entry's run under its model name, on one line: a long run id is cut with an ellipsis (the whole
+    of it on hover), the link to the run's report stays whole."""
+    text = f"{run.run_id} · {run.judge_method or 'judging unknown'}"
+    link = _report_link(run, link_from)
+    return el("div", el("span", text, class_="rid", title=text), el("span", "\u00a0· ", link, class_="rlink") if link else None,
+              class_="runline small muted")
 
 
 def _report_link(run: RunData, link_from: Path | None) -> Markup | None:
@@ -187,6 +195,7 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
     numeric = set(head) - {"Model"}
     bands = band_labels(compared[0], compared[1]) if compared else {}
     rows = []
+    names = dict(zip([e.model for e in entries], short_labels([e.model for e in entries], NAME_CHARS)))
     for rank, e in enumerate(entries, 1):
         s = e.summary
         side = s.get("by_side_turn_weighted") if isinstance(s.get("by_side_turn_weighted"), dict) else {}
@@ -197,10 +206,9 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
         cached = cached_share(e.trials)
         rows.append(el("tr",
                        el("td", bands.get(e.label, str(rank)), class_="num", data_v=f"{rank:.6f}"),
-                       el("td", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"), el("bdi", e.model),
-                          el("div", e.run.run_id, " · ", e.run.judge_method or "judging unknown",
-                             join([" · ", link]) if (link := _report_link(e.run, link_from)) else None,
-                             class_="small muted mono")),
+                       el("td", el("span", el("span", "", class_="swatch", style=f"background:{colours(e.label)}"),
+                                   el("bdi", names[e.model], title=e.model if names[e.model] != e.model else None), class_="nw"),
+                          _run_line(e.run, link_from), class_="model"),
                        el("td", el("b", f"{ro:.1f}") if ro is not None else "—", class_="num", data_v=f"{ro:.4f}" if ro is not None else ""),
                        el("td", ci_text(s), class_="num"),
                        num_cell(s.get("best_at_k_turn_weighted"), score100(s.get("best_at_k_turn_weighted"))),
@@ -209,9 +217,11 @@ def _leaderboard(entries: Sequence[Entry], runs: Sequence[RunData], colours: Mod
                        num_cell(s.get("n_gate_failures")), _integrity_cell(_integrity(e)), num_cell(_n_incomplete(e)),
                        num_cell(e.cost_per_trial, money(e.cost_per_trial)),
                        num_cell(tokens, count(tokens)),
-                       num_cell(cached, "—" if cached is None else f"{cached:.0%}"),
+                       num_cell(cached, rate(cached)),
                        num_cell(latency, seconds(latency))))
-    table = el("table", el("thead", el("tr", *[el("th", h, class_="num" if h in numeric else None) for h in head])),
+    # a header may wrap where it has a space, and after the underscore of redline_overall: every column fits at 1280 px
+    shown = {"redline_overall": join(["redline_", el("wbr"), "overall"])}
+    table = el("table", el("thead", el("tr", *[el("th", shown.get(h, h), class_="num" if h in numeric else None) for h in head])),
                el("tbody", *rows), class_="sortable")
     warnings = []
     methods = {r.judge_method for r in runs}
@@ -270,7 +280,7 @@ def _heatmaps(entries: Sequence[Entry], scen: dict[str, str]) -> Markup:
 
 
 def _rubric_rates(entries: Sequence[Entry]) -> tuple[list[tuple[str, str]], dict[tuple[str, str], dict[str, Any]], dict[str, dict]]:
-    """(task, rubric) keys in first-seen order, their criteria/weight, and per-entry satisfied rates."""
+    """(task, rubric) keys in natural order, their criteria/weight, and per-entry satisfied rates."""
     order: list[tuple[str, str]] = []
     info: dict[tuple[str, str], dict[str, Any]] = {}
     rates: dict[str, dict[tuple[str, str], tuple[int, int]]] = {}
@@ -287,6 +297,7 @@ def _rubric_rates(entries: Sequence[Entry]) -> tuple[list[tuple[str, str]], dict
                 ok = rubric_satisfied(r.get("verdict") == "PASS", penalty=penalty)
                 n, k = acc.get(key, (0, 0))
                 acc[key] = (n + 1, k + int(ok))
+    order.sort(key=lambda key: (natural_key(key[0]), natural_key(key[1])))   # k2 before k10, whatever the grades' order
     return order, info, rates
 
 

@@ -6,9 +6,9 @@ import json
 from typing import Any, Mapping, Sequence
 
 from ..scoring import redline_overall as scoring_redline_overall
-from ._html import Markup, el, is_number, join, money, pct, plain, score100
+from ._html import Markup, el, is_number, join, money, plain, rate, score100
 from ._load import RunData, TrialRecord
-from ._palette import MODEL_COLOURS, ColourMap
+from ._palette import ModelColours
 from ._stats import Agreement
 from ._svg import ForestRow, Series, forest, grouped_bars, heatmap
 
@@ -22,9 +22,12 @@ STATUS_TEXT = {
 }
 
 
-class ModelColours(ColourMap):
-    def __init__(self) -> None:
-        super().__init__(MODEL_COLOURS)
+def breakable_name(name: str) -> Markup:
+    """A model name that may wrap after each ``/`` (``anthropic/`` ``claude-…``) and nowhere else: a narrow
+    column stays narrow, and ``accept-all`` never splits at its hyphen."""
+    parts = name.split("/")
+    return join([join([el("wbr") if i else None, el("span", p + ("/" if i < len(parts) - 1 else ""), class_="nw")])
+                 for i, p in enumerate(parts)])
 
 
 def redline_overall(entry: Mapping[str, Any] | None) -> float | None:
@@ -187,18 +190,18 @@ def agreement_section(agree: Agreement) -> Markup:
     if not agree.judges:
         return el("p", "No per-judge votes were recorded (single judge or heuristic judge), so there is no agreement to report.",
                   class_="muted")
-    jrows = [el("tr", el("td", j.name, class_="mono"), num_cell(j.votes), el("td", pct(j.pass_rate), class_="num"),
-                el("td", pct(j.panel_agreement, 1), class_="num")) for j in agree.judges]
+    jrows = [el("tr", el("td", j.name, class_="mono"), num_cell(j.votes), el("td", rate(j.pass_rate), class_="num"),
+                el("td", rate(j.panel_agreement), class_="num")) for j in agree.judges]
     parts = [
         el("p", f"{agree.rubric_votes} rubric decisions had per-judge votes; ",
-           el("b", pct(agree.unanimity, 1)), " were unanimous.", class_="lead"),
+           el("b", rate(agree.unanimity)), " were unanimous.", class_="lead"),
         el("div", el("table", el("thead", el("tr", el("th", "Judge"), el("th", "Votes", class_="num"),
                                             el("th", "PASS rate", class_="num"), el("th", "Agrees with panel", class_="num"))),
                      el("tbody", *jrows)), class_="tablewrap"),
     ]
     if agree.pairs:
         prow = [el("tr", el("td", p.a, class_="mono"), el("td", p.b, class_="mono"), num_cell(p.n),
-                   el("td", pct(p.agreement, 1), class_="num"),
+                   el("td", rate(p.agreement), class_="num"),
                    el("td", "—" if p.kappa is None else f"{p.kappa:.2f}", class_="num")) for p in agree.pairs]
         parts.append(el("h4", "Pairwise"))
         parts.append(el("div", el("table", el("thead", el("tr", el("th", "Judge"), el("th", "Judge"), el("th", "Shared", class_="num"),

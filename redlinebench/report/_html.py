@@ -127,6 +127,32 @@ def pct(value: object, digits: int = 0) -> str:
     return f"{100 * float(value):.{digits}f}%"  # type: ignore[arg-type]
 
 
+def rate(value: object) -> str:
+    """A share (0-1) as a percentage with one decimal, the one form of every rate on the pages (``0.786`` -> ``78.6%``)."""
+    return pct(value, 1)
+
+
+def integer(value: object) -> str:
+    """A count, whole (``7``); a median between two counts rounds half up (``3.5`` -> ``4``)."""
+    if not is_number(value):
+        return "—"
+    return str(int(math.floor(float(value) + 0.5)))  # type: ignore[arg-type]
+
+
+def mean_count(value: object) -> str:
+    """The mean of a count over trials, always with one decimal (``7.5``, ``6.0``): not a count itself."""
+    if not is_number(value):
+        return "—"
+    return f"{float(value):.1f}"  # type: ignore[arg-type]
+
+
+def fixed(value: object, digits: int = 2) -> str:
+    """A score with a fixed number of decimals (``0.50``, ``1.00``), never shortened to ``1``."""
+    if not is_number(value):
+        return "—"
+    return f"{float(value):.{digits}f}"  # type: ignore[arg-type]
+
+
 def money(value: object) -> str:
     if not is_number(value):
         return "—"
@@ -171,6 +197,19 @@ def plain(value: object, digits: int = 2) -> str:
     if v == int(v) and abs(v) < 1e15:
         return str(int(v))
     return f"{v:.{digits}f}"
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: object) -> tuple:
+    """Sort key that reads digit runs as numbers: ``k2`` before ``k10``, ``k04`` between ``k03`` and ``k05``.
+
+    The split alternates text and number, so two keys compare text with text and number with number;
+    the text itself breaks ties (``k4`` and ``k04``)."""
+    s = str(text)
+    parts = _DIGITS.split(s)
+    return (tuple(int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)), s)
 
 
 def slug_id(*parts: object) -> str:

@@ -75,7 +75,9 @@ def _oriented(p: Mapping[str, Any], sign: int) -> tuple[float | None, list[float
 
 
 def _pts(x: float) -> str:
-    return f"{100 * x:+.1f}"
+    """Points with their sign; a difference that rounds to nothing is +0.0, never -0.0 (the mirror of +0.0)."""
+    text = f"{100 * x:+.1f}"
+    return "+0.0" if text == "-0.0" else text
 
 
 def _matrix(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> Markup:

@@ -14,6 +14,7 @@ from ..scoring import rubric_satisfied
 from ._components import (
     SIDE_NAMES,
     ModelColours,
+    breakable_name,
     agreement_section,
     ci_text,
     config_list,
@@ -30,7 +31,8 @@ from ._components import (
     trial_sort_key,
     verdict_badge,
 )
-from ._html import Markup, count, el, is_number, join, money, pct, plain, score100, seconds, slug_id
+from ._html import (Markup, count, el, fixed, integer, is_number, join, mean_count, money, natural_key, plain, rate,
+                    score100, seconds, slug_id)
 from ._load import RunData, TrialRecord, config_value, load_run
 from ._page import page, write_atomic
 from ._fragments import FragmentCache, cache_dir
@@ -51,6 +53,25 @@ DIAG_LABELS = {
     "comments_added": "Comments added",
     "median_insertion_chars": "Median insertion (chars)",
 }
+# What kind of number each diagnostic is, so each reads one way everywhere (issue 26): a rate as a
+# percentage, a count as a whole number (its mean over trials with one decimal); anything else is a
+# score with two decimals.
+RATE_DIAGNOSTICS = frozenset({"surgicalness_score", "paragraph_precision", "paragraph_recall", "paragraph_f1",
+                              "span_precision", "span_recall", "span_f1"})
+COUNT_DIAGNOSTICS = frozenset({"redlines", "edit_operations", "total_revisions", "touched_paragraphs", "comments_added",
+                               "median_insertion_chars", "inline_operations", "block_operations",
+                               "model_touched_paragraphs", "golden_touched_paragraphs"})
+
+
+def diagnostic_text(key: str, value: object, *, mean: bool = False) -> str:
+    """*value* of the diagnostic *key* in its kind's one format; *mean*: a mean over trials."""
+    if key in RATE_DIAGNOSTICS or key.endswith("_rate"):
+        return rate(value)
+    if key in COUNT_DIAGNOSTICS:
+        return mean_count(value) if mean else integer(value)
+    return fixed(value)
+
+
 _SLUG = re.compile(r"[^A-Za-z0-9._-]")
 CARD_HELP = {
     "95% CI": "95% bootstrap confidence interval over the scenario x turn cell means",
@@ -87,9 +108,7 @@ def write_run_report(run_dir: Path, output: Path | None = None, *, pack: bool | 
 
 def render_run(run: RunData, *, pack: bool | None = False, link_from: Path | None = None,
                tasks: Iterable[Any] | None = None) -> str:
-    colours = ModelColours()
-    for m in run.models:
-        colours(m)
+    colours = ModelColours(run.models)
     scen = scenario_labels([run])
     if tasks is None:
         tasks, tasks_note = load_run_tasks(run)
@@ -244,7 +263,7 @@ def _summary(run: RunData, colours: ModelColours, tasks_note: str | None,
         ]
         cached = cached_share(trials)
         if cached is not None:
-            dl.append(("cached input", f"{pct(cached)} of input"))
+            dl.append(("cached input", f"{rate(cached)} of input"))
         cells = _cells_text(e)
         if cells:
             dl.append(("coverage", cells))
@@ -404,12 +423,6 @@ def _task_id(task_id: str) -> str:
     return slug_id("task", task_id)
 
 
-def _breakable(name: str) -> Markup:
-    """A model name that may wrap after each ``/`` (``anthropic/`` ``claude-…``): a narrow column stays narrow."""
-    parts = name.split("/")
-    return join([join([el("wbr") if i else None, p + ("/" if i < len(parts) - 1 else "")]) for i, p in enumerate(parts)])
-
-
 def _task_table(run: RunData) -> Markup:
     # Reward and Status right after the row's identity: on a phone they stay on screen, the rest scrolls
     head = ["Task", "Model", "Reward", "Status", "Trial", "S", "T", "Side", "Rubrics passed", "Cost", "Tokens in / out",
@@ -422,7 +435,7 @@ def _task_table(run: RunData) -> Markup:
         passed = f"{plain(n_pass)} / {plain(n_tot)}" if is_number(n_pass) and is_number(n_tot) else "—"
         rows.append(el("tr",
                        el("td", el("a", t.task_id, href=f"#{_trial_id(t)}", class_="mono")),
-                       el("td", el("bdi", _breakable(t.model)), class_="model"),
+                       el("td", el("bdi", breakable_name(t.model)), class_="model"),
                        reward_cell(t.reward),
                        el("td", status_badge(t.status, expected=t.expected_gate_failure), " " if integrity_badge(t) else None,
                           integrity_badge(t), data_v="integrity_failed" if t.integrity_failed else t.status),
@@ -580,7 +593,7 @@ def _attorney_notes(task: Any) -> dict[str, str]:
 
 
 def _rubric_table(t: TrialRecord, notes: Mapping[str, str] | None = None) -> Markup:
-    rows = t.per_rubric
+    rows = sorted(t.per_rubric, key=lambda r: natural_key(r.get("rubric_id", "")))   # k2 before k10
     if not rows:
         if t.status == "gate_failed":
             return el("p", "The judges were not called: the output failed the validity gate, so the reward is 0.", class_="muted")
@@ -638,20 +651,20 @@ def _diag_list(t: TrialRecord, share: Callable[[str], str]) -> Markup:
     for key, label in DIAG_LABELS.items():
         v = sc.get(key, (t.grade or {}).get("diagnostics", {}).get(key) if isinstance((t.grade or {}).get("diagnostics"), dict) else None)
         if is_number(v):
-            items.append((label, pct(v) if key == "surgicalness_score" else plain(v)))
+            items.append((label, diagnostic_text(key, v)))
     ga = sc.get("golden_agreement", (t.grade or {}).get("golden_agreement"))
     if isinstance(ga, dict):
         for k, v in ga.items():
             if is_number(v):
-                items.append((f"Golden agreement · {k.replace('_', ' ')}", plain(v, 3)))
+                items.append((f"Golden agreement · {k.replace('_', ' ')}", diagnostic_text(k, v)))
     m = t.metrics or {}
     run_items = [("Cost", money(t.cost)), ("Tokens in / out", f"{count(t.tokens_in)} / {count(t.tokens_out)}"),
                  ("Cached input read / written", f"{count(t.cache_read_tokens)} / {count(t.cache_write_tokens)}"),
-                 ("Latency", seconds(t.latency)), ("Tool calls", plain(t.tool_calls)), ("Failed edits", plain(t.failed_edits)),
-                 ("Transcript events", plain(t.transcript_steps))]
+                 ("Latency", seconds(t.latency)), ("Tool calls", integer(t.tool_calls)),
+                 ("Failed edits", integer(t.failed_edits)), ("Transcript events", integer(t.transcript_steps))]
     by_name = t.tool_calls_by_name
     if by_name:
-        run_items.append(("Calls by tool", ", ".join(f"{k} {plain(v)}" for k, v in sorted(by_name.items()))))
+        run_items.append(("Calls by tool", ", ".join(f"{k} {integer(v)}" for k, v in sorted(by_name.items()))))
     for k in ("stop_reason", "finish_reason", "ended_by", "error"):
         if isinstance(m.get(k), str) and m.get(k):
             run_items.append((k.replace("_", " ").capitalize(), share(m[k])))
@@ -798,13 +811,12 @@ def _diagnostics(run: RunData, colours: ModelColours) -> Markup:
             cells = []
             for m in models:
                 v = ((run.entry(m) or {}).get("diagnostics") or {}).get(k)
-                cells.append(el("td", (pct(v) if "surgical" in k or k.endswith("_rate") else plain(v)) if is_number(v) else "—",
-                                class_="num"))
+                cells.append(el("td", diagnostic_text(k, v, mean=True), class_="num"))
             body.append(el("tr", el("td", DIAG_LABELS.get(k, k.replace("_", " "))), *cells))
         for k in ga_keys:
             vals = [((run.entry(m) or {}).get("golden_agreement") or {}).get(k) for m in models]
             body.append(el("tr", el("td", "Golden agreement · ", k.replace("_", " ")),
-                           *[el("td", plain(v, 3) if is_number(v) else "—", class_="num") for v in vals]))
+                           *[el("td", diagnostic_text(k, v, mean=True), class_="num") for v in vals]))
         parts.append(el("div", el("table", el("thead", head), el("tbody", *body)), class_="tablewrap"))
         parts.append(el("p", "Diagnostics describe the shape of the redline (counting only the task author's changes); they "
                              "are reported, never ranked.", class_="small muted"))

@@ -46,7 +46,13 @@ table{border-collapse:collapse;width:100%;font-size:13.5px}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;background:var(--paper);position:sticky;top:37px;z-index:1}
 td a.mono{white-space:nowrap}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
+th{overflow-wrap:normal;font-size:12.5px;padding-left:6px;padding-right:6px}
+.nw{white-space:nowrap}
+td.model .runline{display:flex;white-space:nowrap;font-family:var(--mono)}
+td.model .rid{overflow:hidden;text-overflow:ellipsis;min-width:3em;max-width:15em}
+td.model .rlink{flex:none}
 tbody tr:hover{background:#f6f4ee}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:" ▲";font-size:10px}
@@ -175,7 +181,7 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
-@media (max-width:600px){#task-table .bar{display:none}}
+@media (max-width:600px){figure{overflow-x:auto}svg.chart{max-width:none}table.rubrics{min-width:960px}#task-table .bar{display:none}#task-table td.model .nw{white-space:normal}}
 @media (max-width:800px){main{padding:8px 14px 40px}header.top,nav.toc{padding-left:14px;padding-right:14px}.rl-p{grid-template-columns:40px 1fr}.rl-margin{grid-column:2}}
 @media print{
  @page{margin:14mm}
@@ -202,6 +208,8 @@ footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padd
 # (a small inflate, no DecompressionStream) because browsers print right after beforeprint returns.
 SCRIPT = r"""
 (function(){
+// text sorts naturally (k2 before k10), as the page lists rubric ids
+var NAT=new Intl.Collator(undefined,{numeric:true,sensitivity:'base'});
 // an empty cell or a dash (no value) sorts last in both directions
 function key(td){var v=td.getAttribute('data-v');if(v!==null&&v!==''){var f=parseFloat(v);if(!isNaN(f))return f;}
  var s=(td.textContent||'').trim().toLowerCase();return s===''||s==='\u2014'?null:s;}
@@ -212,7 +220,8 @@ document.querySelectorAll('table.sortable').forEach(function(t){
    Array.prototype.forEach.call(ths,function(h){h.removeAttribute('aria-sort');});th.setAttribute('aria-sort',asc?'ascending':'descending');
    var rows=Array.prototype.slice.call(b.rows);rows.sort(function(a,c){var x=key(a.cells[i]),y=key(c.cells[i]);
     if(x===null||y===null)return x===y?0:x===null?1:-1;
-    if(typeof x!==typeof y){x=String(x);y=String(y);}return (x<y?-1:x>y?1:0)*(asc?1:-1);});
+    if(typeof x!==typeof y){x=String(x);y=String(y);}
+    return (typeof x==='string'?NAT.compare(x,y):x<y?-1:x>y?1:0)*(asc?1:-1);});
    rows.forEach(function(r){b.appendChild(r);});}
   th.addEventListener('click',go);th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();go();}});});});
 function own(d,sel){return Array.prototype.filter.call(d.querySelectorAll(sel),function(n){return n.closest('details')===d;});}

@@ -407,4 +407,5 @@ async def test_annotated_pane_tints_insertions_not_the_legend(chromium, tmp_path
     assert set(tint["legend"]) == {"none"}
     assert "++sixty++" in tint["under"] and "++Clause in a box.++" in tint["under"]
     assert not any(s.startswith("#") for s in tint["under"] + tint["struck"])
-    assert "~~ninety~~" in tint["struck"]
+    assert "~~ninety~~" in tint["struck"] and "~~Moved clause.~~" in tint["struck"]
+    assert "++Moved clause.++" in tint["under"]

@@ -111,3 +111,56 @@ async def test_the_reward_column_stays_on_a_390px_phone_screen(chromium, near_ru
     for left, right in [r["head"], *r["cells"]]:
         assert 0 <= left and right <= r["width"], r
     _keep("tasks-390.png", result.screenshot)
+
+
+# Issue 26 items 1 and 2: every column of the wide tables is on screen at 1280 px (nothing left past the table's
+# own scroll box), a compare row is one or two lines high with its run id on one line, and at 390 px a table
+# scrolls in its own box while the page itself never gets wider than the screen.
+COLUMNS_JS = """((sel) => { const t = document.querySelector(sel); const wrap = t.closest('.tablewrap').getBoundingClientRect();
+    const line = parseFloat(getComputedStyle(document.body).lineHeight);
+    return {cut: [...t.tHead.rows[0].cells].filter(c => c.getBoundingClientRect().right > wrap.right + 0.5)
+                    .map(c => c.textContent),
+            overflow: t.closest('.tablewrap').scrollWidth - t.closest('.tablewrap').clientWidth,
+            line: line, rows: [...t.tBodies[0].rows].map(r => r.getBoundingClientRect().height),
+            names: [...t.querySelectorAll('td.model bdi')].map(b => [b.textContent, b.getBoundingClientRect().height]),
+            runs: [...t.querySelectorAll('.rid')].map(s => [s.textContent, s.title, s.getBoundingClientRect().height,
+                                                           s.scrollWidth > s.clientWidth]),
+            charts: [...document.querySelectorAll('svg.chart')].filter(c => c.getBoundingClientRect().width > 0)
+                        .map(c => c.getBoundingClientRect().width / c.width.baseVal.value),
+            page: document.documentElement.scrollWidth}; })"""
+
+LONG_RUN = "2026-12-02T10-31-00-nightly-panel-of-three-judges-on-the-full-benchmark"
+
+
+@pytest.fixture
+def wide_pages(tmp_path: Path, bench: Path) -> tuple[Path, Path]:
+    plan = {m: {k: v[:1] for k, v in PLAN[MODELS[i % 2]].items()} for i, m in enumerate(NEAR)}
+    a = build_run(tmp_path / "runs", bench=bench, plan=plan, run_id=LONG_RUN)
+    b = build_run(tmp_path / "runs", bench=bench, plan={NEAR[0]: plan[NEAR[0]], "accept-all": plan[NEAR[2]]}, run_id="run-b")
+    write_run_report(b)
+    return write_run_report(a), write_comparison([a, b], tmp_path / "compare.html")
+
+
+async def test_every_column_shows_at_1280px_and_nothing_widens_the_page_at_390px(chromium, wide_pages):
+    report, compare = wide_pages
+    async with Chromium(chromium) as browser:
+        for page, table in ((compare, "#leaderboard table"), (report, "#task-table")):
+            for width in (1280, 390):
+                result = await browser.open(page, width=width, height=900, full_page=False,
+                                            evaluate={"m": f"({COLUMNS_JS})({table!r})"})
+                assert result.errors == []
+                m = result.values["m"]
+                assert m["page"] <= width, (page.name, width, m["page"])               # the page never scrolls sideways
+                _keep(f"wide-{page.stem}-{width}.png", result.screenshot)
+                if width == 390:   # a chart keeps its size and scrolls in its figure: shrunk, its labels were a blur
+                    assert m["charts"] and min(m["charts"]) > 0.99, m["charts"]
+                if width == 1280:
+                    assert m["cut"] == [] and m["overflow"] <= 0, (page.name, m["cut"], m["overflow"])
+                    # a model name wraps after a "/" at most, never inside a part ("accept-" "all")
+                    assert m["names"] and all(h <= (name.count("/") + 1) * m["line"] + 1 for name, h in m["names"]), m["names"]
+                if table == "#leaderboard table" and width == 1280:
+                    # model name and run line: two lines of text and the cell's padding at most
+                    assert max(m["rows"]) <= 2 * m["line"] + 12, m["rows"]
+                    for text, title, height, cut in m["runs"]:
+                        assert height <= m["line"] + 1 and title == text, (text, height)   # one line, whole on hover
+                    assert any(cut and text.startswith(LONG_RUN[:4]) for text, _, _, cut in m["runs"])

@@ -8,17 +8,27 @@ from .htmlcheck import assert_safe, parse, text
 from .runfixture import HOSTILE, JUDGES, MODELS
 
 
+def _name(row) -> str:
+    """A leaderboard row's model: its name, or the whole of it on hover when the name is cut to fit one line."""
+    bdi = row.xpath("./td[2]//bdi")[0]
+    return bdi.get("title") or bdi.text_content()
+
+
 def test_leaderboard_orders_models_and_disambiguates_repeated_labels(run_dir, run_b, tmp_path):
     out = write_comparison([run_dir, run_b], tmp_path / "compare.html")
     tree = parse(out)
     rows = tree.xpath("//section[@id='leaderboard']//tbody/tr")
-    got = [(r.xpath("./td[2]/bdi/text()")[0], r.xpath("./td[3]")[0].text_content()) for r in rows]
+    # a name longer than the leaderboard's one line is cut in the middle, whole on hover
+    got = [(_name(r), r.xpath("./td[3]")[0].text_content())
+           for r in rows]
     # gemini (run-b, first trials): (0.8 + 0.8333 + 0.8 + 1.0) / 4 = 0.8583; gpt-5.5 in run-b: one cell, 0.8
     assert got == [("google/gemini-3.5-flash", "85.8"), (MODELS[0], "84.8"), (MODELS[0], "80.0"),
                    (MODELS[1], "42.5"), (f"evil/{HOSTILE}", "0.0")]
     labels = [e.label for e in collect_entries([load_run(run_dir), load_run(run_b)])]
     assert f"{MODELS[0]} [run-b]" in labels and f"{MODELS[0]} [run-2026-11-29-demo]" in labels
     assert rows[2].xpath("./td[4]")[0].text_content() == "80.0 – 80.0"  # one cell: CI [v, v]
+    shown = rows[-1].xpath("./td[2]//bdi/text()")[0]
+    assert shown.startswith("evil/<script>") and "…" in shown and len(shown) <= 32
     assert_safe(tree)
 
 
@@ -104,7 +114,7 @@ def test_errored_trials_count_as_incomplete_as_in_metrics_summary(run_dir, tmp_p
     tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
     head = [th.text_content() for th in tree.xpath("//section[@id='leaderboard']//thead/tr/th")]
     col = head.index("Incomplete") + 1
-    got = {r.xpath("./td[2]/bdi/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
+    got = {_name(r): r.xpath(f"./td[{col}]")[0].text_content()
            for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
     assert got == {e["model"]: str(e["n_incomplete"]) for e in summary["leaderboard"]}
     assert got[MODELS[1]] == "1" and got[MODELS[0]] == "1"
@@ -161,6 +171,34 @@ def test_the_leaderboard_shows_the_share_of_input_served_from_the_prompt_cache(r
             m.update(tokens_in=1000, cache_read_tokens=750)
             path.write_text(json.dumps(m))
     tree = parse(write_comparison([run_dir], tmp_path / "b.html"))
-    cells = {r.xpath("./td[2]/bdi/text()")[0]: r.xpath(f"./td[{col}]")[0].text_content()
+    cells = {_name(r): r.xpath(f"./td[{col}]")[0].text_content()
              for r in tree.xpath("//section[@id='leaderboard']//tbody/tr")}
-    assert cells[MODELS[0]] == "75%"
+    assert cells[MODELS[0]] == "75.0%"
+
+
+def test_a_model_has_one_colour_on_its_report_and_on_the_comparison(run_dir, run_b, tmp_path):
+    """Issue 26: colours were dealt in page order (the report's model order, the comparison's ranking), so one
+    model was blue on its report and orange on the comparison."""
+    from redlinebench.report import write_run_report
+
+    report = parse(write_run_report(run_dir))
+    cards = {c.xpath("./div[@class='model']")[0].text_content(): c.get("style").split("--c:")[1]
+             for c in report.xpath("//section[@id='summary']//div[@class='card']")}
+    compare = parse(write_comparison([run_b, run_dir], tmp_path / "compare.html"))
+    rows = compare.xpath("//section[@id='leaderboard']//tbody/tr")
+    board = {_name(r): r.xpath(".//span[@class='swatch']")[0].get("style")
+             .split("background:")[1] for r in rows}
+    assert set(cards) == set(MODELS) and cards[MODELS[1]] == board[MODELS[1]]   # once in the comparison: same colour
+    assert cards[MODELS[2]] == board[f"evil/{HOSTILE}"]
+    # the model in both runs: one of its two entries keeps the model's colour, the other gets another one
+    repeated = [r.xpath(".//span[@class='swatch']")[0].get("style") for r in rows
+                if r.xpath("./td[2]//bdi")[0].text_content() == MODELS[0]]  # short: shown whole
+    assert len(repeated) == 2 and len(set(repeated)) == 2 and f"background:{cards[MODELS[0]]}" in repeated
+    colours = [r.xpath(".//span[@class='swatch']")[0].get("style") for r in rows]
+    assert len(set(colours)) == len(colours)                                     # entries never share a colour
+    from redlinebench.report._palette import model_colours
+
+    # the rule itself: order does not matter, a clash moves the later name in name order, the palette is shared
+    assert model_colours([("b", "b"), ("a", "a")]) == model_colours([("a", "a"), ("b", "b")])
+    pick = model_colours([("x", "x")])["x"]
+    assert model_colours([("x", "x"), ("y [r2]", "x")])["x"] == pick

@@ -123,3 +123,10 @@ def test_a_damaged_pairwise_in_the_summary_loses_its_bad_rows_not_the_page(tmp_p
     # pairs 1 and 2, each from both sides, and the headline, which has no top pair to speak of
     assert sec.text_content().count("not compared") == 4 + 1
     assert len(sec.xpath(".//td[contains(@class,'pw')]")) == 2
+
+
+def test_a_difference_that_rounds_to_nothing_has_no_minus_sign():
+    """Issue 26 (seen on the demo's comparison of two identical runs): the matrix read ≈ +0.0 one way, ≈ -0.0 the other."""
+    from redlinebench.report._pairwise import _pts
+
+    assert [_pts(x) for x in (-0.0004, -0.0, 0.0, 0.0004, -0.0006, 0.0123)] == ["+0.0", "+0.0", "+0.0", "+0.0", "-0.1", "+1.2"]

@@ -282,5 +282,45 @@ def test_cards_show_the_share_of_input_read_from_the_prompt_cache(run_dir):
     cards = {c.xpath(".//div[@class='model']")[0].text_content():
              dict(zip([d.text_content() for d in c.xpath(".//dt")], [d.text_content() for d in c.xpath(".//dd")]))
              for c in tree.xpath("//div[@class='card']")}
-    assert cards[MODELS[0]]["cached input"] == "75% of input"
+    assert cards[MODELS[0]]["cached input"] == "75.0% of input"
     assert "cached input" not in cards[MODELS[1]]
+
+
+def test_each_diagnostic_reads_in_one_format(run_dir):
+    """Issue 26: the diagnostics mixed ``1``, ``7.540`` and ``79%``. A rate is a percentage with one decimal, a count a
+    whole number (its mean over trials one decimal), row by row and in each trial's list."""
+    import re
+
+    path = run_dir / "metrics_summary.json"
+    summary = json.loads(path.read_text())
+    values = [({"redlines": 6.0, "edit_operations": 16.26, "surgicalness_score": 0.786},
+               {"paragraph_precision": 1.0, "span_f1": 0.5, "model_touched_paragraphs": 7.54}),
+              ({"redlines": 0, "edit_operations": 0, "surgicalness_score": 1},
+               {"paragraph_precision": None, "span_f1": 0, "model_touched_paragraphs": 0})]
+    for entry, (diag, golden) in zip(summary["leaderboard"], values):
+        entry["diagnostics"], entry["golden_agreement"] = diag, golden
+    path.write_text(json.dumps(summary))
+    grade_path = next((run_dir / "trials" / slug(MODELS[0])).rglob("grade.json"))
+    grade = json.loads(grade_path.read_text())
+    grade["score"].update(median_insertion_chars=52.5, golden_agreement={"span_recall": 1, "golden_touched_paragraphs": 7.0})
+    grade_path.write_text(json.dumps(grade))
+
+    tree = parse(write_run_report(run_dir))
+    table = tree.xpath("//section[@id='diagnostics']//table")[0]
+    rows = {r.xpath("./td[1]")[0].text_content(): [c.text_content() for c in r.xpath("./td")[1:3]]
+            for r in table.xpath("./tbody/tr")}
+    assert rows["Redlines (clusters of touched paragraphs)"] == ["6.0", "0.0"]
+    assert rows["Edit operations"] == ["16.3", "0.0"]
+    assert rows["Surgicalness (inline share of edits)"] == ["78.6%", "100.0%"]
+    assert rows["Golden agreement · paragraph precision"] == ["100.0%", "—"]
+    assert rows["Golden agreement · span f1"] == ["50.0%", "0.0%"]
+    assert rows["Golden agreement · model touched paragraphs"] == ["7.5", "0.0"]
+    trial = tree.xpath(f"//details[@id='{slug_id('trial', slug(MODELS[0]), grade_path.parent.parent.name, grade_path.parent.name)}']")[0]
+    items = dict(zip([d.text_content() for d in trial.xpath(".//dl[@class='kv']/dt")],
+                     [d.text_content() for d in trial.xpath(".//dl[@class='kv']/dd")]))
+    assert items["Median insertion (chars)"] == "53" and items["Redlines (clusters of touched paragraphs)"] == "3"
+    assert items["Surgicalness (inline share of edits)"] == "80.0%"
+    assert items["Golden agreement · span recall"] == "100.0%" and items["Golden agreement · golden touched paragraphs"] == "7"
+    # and every rate on the page, the judges' agreement included, has the one form
+    for cell in tree.xpath("//section[@id='diagnostics']//td[contains(text(), '%')]"):
+        assert re.fullmatch(r"\d+\.\d%", cell.text_content()), cell.text_content()
