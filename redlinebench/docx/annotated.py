@@ -28,6 +28,8 @@ from .runs import W_TR as _W_TR
 from .runs import Walk, walk_paragraph
 from .hidden import Visibility
 from .textboxes import box_paragraphs
+from .document import RT_COMMENTS as _RT_COMMENTS
+from .oxml import qn
 from .view import _whole
 
 #: Bump on any change to the annotated view's form: the judge prompt's version includes it.
@@ -35,6 +37,9 @@ from .view import _whole
 #: integrity audit notes.
 ANNOTATED_VIEW_VERSION = "av3"
 
+_W_COMMENT = qn("w:comment")
+_W_P_TAG = qn("w:p")
+_W_ID = qn("w:id")
 _ESCAPED = frozenset("\\+~[]{}")
 _BREAK_ESCAPES = {"\n": "\\n", "\r": "\\r"}
 #: What a lookalike would pass for: a character whose compatibility form (NFKC) holds one of these
@@ -184,8 +189,9 @@ def annotated_view(doc, *, focus_author: str | None = None, findings: Sequence |
         lines.extend(_box_lines(para.element, para.id, aliases, ranged, seen, notes, fmt_changes))
     lines.append("")
     lines.append(f"## Comments ({len(comments)})")
+    bodies = _comment_bodies(doc, seen)
     for c in comments:
-        lines.append(_comment_line(c, aliases) + "".join(f" [{n}]" for n in notes.pop(c.id, ())))
+        lines.append(_comment_line(c, aliases, bodies.get(c.id)) + "".join(f" [{n}]" for n in notes.pop(c.id, ())))
     if not comments:
         lines.append("(none)")
     left = [(where, n) for where, items in notes.items() for n in items]
@@ -261,8 +267,61 @@ def _row_of(para):
     return node
 
 
-def _comment_line(c, aliases: dict[str, str]) -> str:
-    """id | author alias [| reply to] [| resolved] | paragraphs: text."""
+def _comment_bodies(doc, seen: Visibility) -> dict[str, tuple[str, list[str]]]:
+    """``cmt-N`` -> (its body as the appendix writes it, why part of it is hidden) for each comment
+    whose body holds text a Word reader cannot see, marked ``{hidden>...{<hidden}`` as in the body.
+
+    The body is the comment's current text (its paragraphs joined by line breaks, trimmed), as
+    ``Comment.text`` holds it; empty when no comment can hide anything (the usual case)."""
+    if seen.never:
+        return {}
+    part = doc.part_for(_RT_COMMENTS)
+    if part is None:
+        return {}
+    out: dict[str, tuple[str, list[str]]] = {}
+    for el in doc.package.xml(part).iterfind(_W_COMMENT):
+        pieces: list[tuple[str, str | None]] = []   # (text, why hidden) in order
+        for k, p in enumerate(el.iterfind(_W_P_TAG)):
+            if k:
+                pieces.append(("\n", None))
+            pieces += [(a.text, seen.reason(a.run) if a.text else None)
+                       for a in walk_paragraph(p).atoms if a.visible and a.text]
+        if not any(why for _t, why in pieces):
+            continue
+        out[f"cmt-{el.get(_W_ID)}"] = _hidden_marked(pieces)
+    return out
+
+
+def _hidden_marked(pieces: list[tuple[str, str | None]]) -> tuple[str, list[str]]:
+    """Text pieces (each with why it is hidden, or None) trimmed as a whole, escaped, hidden ones
+    enclosed in ``{hidden>``...``{<hidden}``; and the reasons, each once."""
+    text = "".join(t for t, _ in pieces)
+    lead = len(text) - len(text.lstrip())
+    end = len(text.rstrip())
+    out: list[str] = []
+    reasons: list[str] = []
+    hidden = False
+    at = 0
+    for t, why in pieces:
+        lo, hi = max(lead - at, 0), min(end - at, len(t))
+        at += len(t)
+        if lo >= hi:
+            continue
+        if (why is not None) != hidden:
+            out.append("{hidden>" if why is not None else "{<hidden}")
+            hidden = why is not None
+        if why is not None and why not in reasons:
+            reasons.append(why)
+        out.append(escape(t[lo:hi]))
+    if hidden:
+        out.append("{<hidden}")
+    return "".join(out), reasons
+
+
+def _comment_line(c, aliases: dict[str, str], body: tuple[str, list[str]] | None = None) -> str:
+    """id | author alias [| reply to] [| resolved] | paragraphs: text [hidden note].
+
+    ``body``: the text with its hidden parts marked, and why, when part of it is hidden."""
     bits = [escape(c.id), aliases.get(c.author or "", _quoted(c.author))]
     if c.parent:
         bits.append(f"reply to {escape(c.parent)}")
@@ -270,7 +329,10 @@ def _comment_line(c, aliases: dict[str, str]) -> str:
         bits.append("resolved")
     where = escape(", ".join(c.paragraph_ids)) or "unanchored"
     anchor = f" on {_quoted(_clip(c.anchor_text))}" if c.anchor_text.strip() else ""
-    return f"{' | '.join(bits)} | {where}{anchor}: {escape(c.text)}"
+    if body is None:
+        return f"{' | '.join(bits)} | {where}{anchor}: {escape(c.text)}"
+    text, reasons = body
+    return f"{' | '.join(bits)} | {where}{anchor}: {text} [hidden from a Word reader: {', '.join(reasons)}]"
 
 
 def _clip(text: str, limit: int = 120) -> str:

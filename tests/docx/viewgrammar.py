@@ -370,9 +370,25 @@ def parse_annotated(view: str) -> Facts:
         m = _WHERE.match(" | ".join(parts[k:]))
         if not m:
             raise GrammarError(f"bad comment line {line!r}")
+        _comment_hidden(facts, parts[0], " | ".join(parts[k:])[m.end():])
         listed.append((parts[0], m.group(1), unescape(m.group(2)) if m.group(2) is not None else ""))
     facts.anchors = _anchors(paras, listed)
     return facts
+
+
+_BODY_HIDDEN = re.compile(r"\{hidden>((?:[^{\\]|\\.)*)\{<hidden\}")
+
+
+def _comment_hidden(facts: Facts, cid: str, body: str) -> None:
+    """A comment body's hidden parts (``{hidden>...{<hidden}``) into ``facts.hidden``; its
+    reason note (``[hidden from a Word reader: ...]`` ending the line) goes with them."""
+    body = re.sub(r"( \[audit [a-z_]+: (?:[^\]\\]|\\.)*\])+$", "", body)
+    noted = re.search(r" \[hidden from a Word reader: [^\]]+\]$", body)
+    hidden = [unescape(x) for x in _BODY_HIDDEN.findall(body)]
+    if bool(noted) != bool(hidden):
+        raise GrammarError(f"{cid}: hidden text and its reason note go together")
+    if hidden:
+        facts.hidden[cid] = hidden
 
 
 def _anchors(paras, listed) -> dict:
