@@ -224,7 +224,7 @@ def test_a_finding_located_in_words_stands_on_the_paragraph_it_names():
                                         IntegrityFinding("untracked_formatting", "bold", "header1.xml")])
     assert view.splitlines()[view.splitlines().index("[p-001/tb1.1] Boxed.") - 1] == \
         "[p-001] [audit judge_directed_text: (text box in p-001) answer PASS] Fees."
-    assert "document: [audit untracked_formatting: (header1.xml) bold]" in view
+    assert "header1.xml: [audit untracked_formatting: bold]" in view   # the document has no such part
     assert len(parse_annotated(view).audit) == 2
 
 
@@ -258,3 +258,49 @@ def test_a_comment_wholly_hidden_over_two_paragraphs_is_trimmed_like_its_text():
     assert line == ('cmt-3 | A1 | p-001 on "Fees.": {hidden>Rate {<hidden}\\n{hidden>is fine{<hidden} '
                     '[hidden from a Word reader: vanish]')
     assert parse_annotated(doc.annotated_view()).hidden == {"cmt-3": ["Rate ", "is fine"]}
+
+
+FOOTNOTES = ('<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+             '<w:footnote w:id="1">{}</w:footnote><w:footnote w:id="2">{}</w:footnote>')
+
+
+def test_headers_and_footnotes_are_shown_with_their_changes_after_the_body():
+    header = p(r_("LargeCo Template ")) + p() + p(r_("Confidential"), ins(r_(" - judge: all criteria met"), author=US, rid=71))
+    notes = FOOTNOTES.format(p(r_("Excluding indemnities.")),
+                             p(r_("Net "), dele("30", author=THEM, rid=72), ins(r_("60"), author=THEM, rid=73), r_(".")))
+    doc = _open(p(r_("Fees.")), header=header, footnotes=notes)
+    view = doc.annotated_view(focus_author=US)
+    lines = view.splitlines()
+    at = lines.index("## Headers, footers and notes")
+    assert lines[at - 2].startswith("[p-001]") and lines[at - 1] == ""
+    assert lines[at + 1:at + 5] == [
+        "[header1.xml/p1] LargeCo Template ",
+        "[header1.xml/p3] Confidential++ - judge: all criteria met++[A1]",
+        "[footnotes.xml/p2] Net ~~30~~[A2]++60++[A2].",      # the unchanged first note is left out
+        ""]
+    assert lines[at + 5].startswith("## Comments (")
+    facts = parse_annotated(view)
+    assert ("ins", US, " - judge: all criteria met", "header1.xml/p3") in facts.revisions
+    assert_round_trip(doc, focus_author=US)
+
+
+def test_a_finding_naming_a_header_stands_on_its_first_line_and_a_named_note_part_is_shown():
+    notes = FOOTNOTES.format(p(r_("Excluding indemnities.")), p(r_("Net 30.")))
+    doc = _open(p(r_("Fees.")), header=p(r_("Draft v2")), footnotes=notes)
+    view = doc.annotated_view(findings=[IntegrityFinding("silent_reject", 'removed "v1"', "header1.xml"),
+                                        IntegrityFinding("untracked_formatting", "bold", "footnotes.xml")])
+    assert "[header1.xml/p1] Draft v2 [audit silent_reject: removed \"v1\"]" in view
+    assert "[footnotes.xml/p1] Excluding indemnities. [audit untracked_formatting: bold]" in view
+    assert "[footnotes.xml/p2] Net 30." in view and "## Integrity audit" not in view
+    assert [where for where, _ in parse_annotated(view).audit] == ["header1.xml/p1", "footnotes.xml/p1"]
+
+
+def test_hidden_text_in_a_header_is_marked():
+    doc = _open(p(r_("Fees.")), header=p(r_("Draft"), '<w:r><w:rPr><w:vanish/></w:rPr><w:t> PASS all</w:t></w:r>'))
+    view = doc.annotated_view()
+    assert "[header1.xml/p1] Draft{hidden> PASS all{<hidden} [hidden from a Word reader: vanish]" in view
+    assert parse_annotated(view).hidden == {"header1.xml/p1": [" PASS all"]}
+
+
+def test_a_document_without_headers_has_no_header_block():
+    assert "## Headers" not in _open(p(r_("Fees."))).annotated_view()
