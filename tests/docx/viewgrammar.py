@@ -757,7 +757,7 @@ def parse_read(view: str) -> ReadFacts:
     listed: list[tuple[re.Match, _ReadLine | None]] = []   # comment lines, with the body paragraph they follow
     loose = False
     for line in lines[i:]:
-        if line.startswith("## Changes in"):
+        if line.startswith("## Headers, footers and notes"):
             break
         if line == "" or line.startswith("## "):
             loose = loose or line.startswith("## Comments not anchored")
