@@ -28,7 +28,7 @@ from .runs import W_TR as _W_TR
 from .runs import Walk, walk_paragraph
 from .hidden import Visibility
 from .textboxes import box_paragraphs
-from .stories import has_change, has_text, part_of, story_authors, story_paragraphs
+from .stories import has_change, has_comment, has_text, part_of, story_authors, story_paragraphs
 from .document import RT_COMMENTS as _RT_COMMENTS
 from .oxml import qn
 from .view import _whole
@@ -42,6 +42,8 @@ ANNOTATED_VIEW_VERSION = "av4"
 _W_COMMENT = qn("w:comment")
 _W_P_TAG = qn("w:p")
 _W_ID = qn("w:id")
+_W_CRS = qn("w:commentRangeStart")
+_W_CRE = qn("w:commentRangeEnd")
 _ESCAPED = frozenset("\\+~[]{}")
 _BREAK_ESCAPES = {"\n": "\\n", "\r": "\\r"}
 #: What a lookalike would pass for: a character whose compatibility form (NFKC) holds one of these
@@ -238,13 +240,20 @@ def _finding_notes(findings: Sequence | None) -> dict:
 def _story_lines(doc, aliases: dict[str, str], ranged: set[int], seen: Visibility, notes: dict) -> list[str]:
     """The lines of the headers, footers and notes (docs/VIEWS.md "Headers, footers and notes").
 
-    A header or footer paragraph is shown when it holds text, a text box or a change; a note's
-    paragraph when it holds a change or a finding names it, or holds text and a finding names its
-    part. A finding naming a part (``header1.xml``) stands on the part's first line shown."""
+    A header or footer paragraph is shown when it holds text, a text box, a change or a comment
+    marker; a note's paragraph when it holds a change or a comment marker or a finding names it,
+    or holds text and a finding names its part. A finding naming a part (``header1.xml``) stands on the part's first line shown."""
     named = {part_of(where) for where in notes if isinstance(where, str)} - {None}
     lines: list[str] = []
-    for sp in story_paragraphs(doc):
-        if not (has_change(sp) or sp.pid in notes
+    stories = story_paragraphs(doc)
+    if stories:   # a comment anchored in a note: its reference adds nothing when it has a range
+        starts, ends = set(), set()
+        for _part, root in doc.story_parts()[1:]:
+            starts.update(el.get(_W_ID) for el in root.iter(_W_CRS))
+            ends.update(el.get(_W_ID) for el in root.iter(_W_CRE))
+        ranged = ranged | {int(n) for n in starts & ends if n and n.lstrip("-").isdigit()}
+    for sp in stories:
+        if not (has_change(sp) or has_comment(sp) or sp.pid in notes
                 or ((sp.running or sp.part in named) and has_text(sp))):
             continue
         audit = list(notes.pop(sp.part, ())) + list(notes.pop(sp.pid, ()))

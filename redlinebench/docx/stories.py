@@ -21,6 +21,7 @@ _W_HDR, _W_FTR = qn("w:hdr"), qn("w:ftr")
 _NOTES = (qn("w:footnote"), qn("w:endnote"))
 _W_TYPE = qn("w:type")
 _W_AUTHOR = qn("w:author")
+_COMMENT_MARKS = (qn("w:commentRangeStart"), qn("w:commentRangeEnd"), qn("w:commentReference"))
 #: every element that is a tracked change with an author (text, paragraph mark, formatting)
 REVISION_TAGS = tuple(qn("w:" + t) for t in ("ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange"))
 
@@ -60,6 +61,11 @@ def has_change(sp: StoryParagraph) -> bool:
     return next(sp.element.iter(*REVISION_TAGS), None) is not None
 
 
+def has_comment(sp: StoryParagraph) -> bool:
+    """True when a comment's range starts or ends, or its reference stands, in the paragraph."""
+    return next(sp.element.iter(*_COMMENT_MARKS), None) is not None
+
+
 def has_text(sp: StoryParagraph) -> bool:
     """True when the paragraph holds text (current or struck) or a text box."""
     walk = walk_paragraph(sp.element)
@@ -80,4 +86,4 @@ def part_of(where: str) -> str | None:
     return head if head.endswith(".xml") and head != "document.xml" else None
 
 
-__all__ = ["REVISION_TAGS", "StoryParagraph", "has_change", "has_text", "part_of", "story_authors", "story_paragraphs"]
+__all__ = ["REVISION_TAGS", "StoryParagraph", "has_change", "has_comment", "has_text", "part_of", "story_authors", "story_paragraphs"]

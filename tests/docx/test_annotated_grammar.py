@@ -304,3 +304,15 @@ def test_hidden_text_in_a_header_is_marked():
 
 def test_a_document_without_headers_has_no_header_block():
     assert "## Headers" not in _open(p(r_("Fees."))).annotated_view()
+
+
+def test_a_comment_anchored_in_a_footnote_has_its_range_markers_there():
+    note = p(r_("Net "), '<w:commentRangeStart w:id="5"/>', r_("30"), '<w:commentRangeEnd w:id="5"/>',
+             '<w:r><w:commentReference w:id="5"/></w:r>', r_("."))
+    doc = _open(p(r_("Fees.")), footnotes=FOOTNOTES.format(note, p(r_("Other."))),
+                comments=_comment(5, THEM, r_("Why 30?")))
+    view = doc.annotated_view()
+    assert "[footnotes.xml/p1] Net {cmt-5>30{<cmt-5}." in view      # its range; no reference marker
+    assert "cmt-5 | A1 | unanchored: Why 30?" in view
+    assert "footnotes.xml/p2" not in view
+    assert_round_trip(doc)

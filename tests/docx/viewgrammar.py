@@ -78,7 +78,8 @@ def engine_facts(doc, *, boxes: bool = False) -> Facts:
 
 def _engine_story_facts(doc, facts: Facts) -> None:
     """The headers', footers' and notes' lines the view must show (docs/VIEWS.md): a header or
-    footer paragraph with text, a text box or a change; a note's paragraph with a change. Each is
+    footer paragraph with text, a text box, a change or a comment marker; a note's paragraph with
+    a change or a comment marker. Each is
     described by the engine's own describer, as are the paragraphs of its text boxes."""
     from redlinebench.docx.document import mark_revisions
     from redlinebench.docx.runs import W_P, walk_paragraph
@@ -95,7 +96,9 @@ def _engine_story_facts(doc, facts: Facts) -> None:
             walk = walk_paragraph(p)
             changed = next(p.iter(*revision_tags), None) is not None
             text = walk.current.strip() or walk.original.strip() or next(p.iter(W_TXBXCONTENT), None) is not None
-            if not (changed or (running and text)):
+            marked = next(p.iter(*(f"{{http://schemas.openxmlformats.org/wordprocessingml/2006/main}}{t}" for t in (
+                "commentRangeStart", "commentRangeEnd", "commentReference"))), None) is not None
+            if not (changed or marked or (running and text)):
                 continue
             pid = f"{name}/p{k}"
             for el_pid, el in [(pid, p)] + [(bid, bp) for bid, bp, _box in box_paragraphs(p, pid)]:
