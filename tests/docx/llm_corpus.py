@@ -158,8 +158,10 @@ def _env(**values: str):
                 os.environ[k] = v
 
 
-def scripted_llm_outputs(run_dir: Path, task_ids=TASK_IDS) -> list[tuple[str, bytes, bytes, str, dict]]:
-    """Run the scripted model on ``task_ids`` (embedded set, heuristic judges) in ``run_dir``:
+def scripted_llm_outputs(run_dir: Path, task_ids=TASK_IDS, *, provider: str = "openai"
+                         ) -> list[tuple[str, bytes, bytes, str, dict]]:
+    """Run the scripted model on ``task_ids`` (embedded set, heuristic judges) in ``run_dir``,
+    over the fake's OpenAI (``provider="openai"``) or Anthropic (``"anthropic"``) route:
     (name, input bytes, output bytes, author, trial grade) per task."""
     import json
 
@@ -167,17 +169,19 @@ def scripted_llm_outputs(run_dir: Path, task_ids=TASK_IDS) -> list[tuple[str, by
     from redlinebench.tasks import load_tasks
 
     tasks = {t.task_id: t for t in load_tasks("embedded") if t.task_id in task_ids}
-    with FakeOpenAI() as srv, _env(OPENAI_API_KEY="sk-scripted-0123456789"):
+    key = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}[provider]
+    with FakeOpenAI() as srv, _env(**{key: "sk-scripted-0123456789"}):
         srv.set_handler(scripted_model)
-        spec = RunSpec(entrants=(Entrant("llm", f"openai/{MODEL}"),), source="embedded", tasks=tuple(task_ids),
-                       judges="heuristic", api_base=srv.url, run_id="scripted", concurrency=2)
+        spec = RunSpec(entrants=(Entrant("llm", f"{provider}/{MODEL}"),), source="embedded", tasks=tuple(task_ids),
+                       judges="heuristic", api_base=srv.url if provider == "openai" else srv.base_url,
+                       run_id="scripted", concurrency=2)
         run(spec, run_dir, progress=False)
     out = []
     for task_id in task_ids:
-        trial = run_dir / "trials" / f"openai_{MODEL}" / task_id / "1"
+        trial = run_dir / "trials" / f"{provider}_{MODEL}" / task_id / "1"
         task = tasks[task_id]
         grade = json.loads((trial / "grade.json").read_text())
         grade["metrics"] = json.loads((trial / "metrics.json").read_text())
-        out.append((f"{task_id} llm-scripted", Path(task.contract_path).read_bytes(),
+        out.append((f"{task_id} llm-scripted ({provider})", Path(task.contract_path).read_bytes(),
                     (trial / "redline.docx").read_bytes(), task.author, grade))
     return out

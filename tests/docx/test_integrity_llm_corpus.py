@@ -14,9 +14,14 @@ from .integrity_util import python_docx_roundtrip, run_audit
 from .llm_corpus import TASK_IDS, scripted_llm_outputs
 
 
+#: the turn-2 task again over the Anthropic route (tool_use blocks), the rest over OpenAI's
+ANTHROPIC_TASKS = ("redline-s2-t2-g01b",)
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    return scripted_llm_outputs(tmp_path_factory.mktemp("llm") / "run")
+    return (scripted_llm_outputs(tmp_path_factory.mktemp("llm") / "run")
+            + scripted_llm_outputs(tmp_path_factory.mktemp("llm") / "run", ANTHROPIC_TASKS, provider="anthropic"))
 
 
 def _findings(items):
@@ -25,7 +30,7 @@ def _findings(items):
 
 
 def test_the_scripted_model_made_a_varied_redline_on_every_task(runs):
-    assert [name.split()[0] for name, *_ in runs] == list(TASK_IDS)
+    assert [name.split()[0] for name, *_ in runs] == list(TASK_IDS) + list(ANTHROPIC_TASKS)
     calls = Counter()
     for name, _src, _out, _author, grade in runs:
         metrics = grade["metrics"]
@@ -33,7 +38,7 @@ def test_the_scripted_model_made_a_varied_redline_on_every_task(runs):
         assert metrics["edits_failed"] == 0 and metrics["edits_ok"] >= 4, (name, metrics)
         calls.update(metrics["tool_calls"])
     assert set(calls) == {"read_document", "propose_edits", "add_comment", "mark_reserved", "end_session"}
-    assert calls["add_comment"] >= len(TASK_IDS) + 3       # new threads, and replies on turns 2-4
+    assert calls["add_comment"] >= len(runs) + 4       # new threads, and replies on turns 2-4
 
 
 def test_graded_llm_outputs_pass_the_audit_with_no_finding(runs):
