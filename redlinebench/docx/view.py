@@ -381,29 +381,24 @@ def _story_lines(doc, aliases: dict[str, str]) -> list[str]:
     """``<part>: <text> [notes]``: one line per header or footer with text (its paragraphs joined
     by `` ↵ ``), one per note paragraph carrying a change; changes inline as in the body. A Word
     reader sees these stories; the tools do not edit them."""
-    out: list[str] = []
-    running: dict[str, int] = {}      # part -> index of its line in ``out``
+    out: list[tuple[str, list[str], list[str]]] = []   # (part, texts joined by ↵, notes) per line
     for sp in story_paragraphs(doc):
         if not (has_change(sp) or (sp.running and has_text(sp))):
             continue
         walk = walk_paragraph(sp.element)
         content = _content(walk, aliases, _Markers(set(), set()))
         notes = _story_notes(doc, sp, walk, aliases)
-        name = _one_line(sp.part)
-        if not sp.running:
-            out.append(f"{name}: {content}{_bracket(notes)}")
-        elif sp.part in running:
-            k = running[sp.part]
-            text, old = out[k]
-            out[k] = (text + " \u21b5 " + content, old + notes)
+        if sp.running and out and out[-1][0] == sp.part:   # a header or footer is one line
+            out[-1][1].append(content)
+            out[-1][2].extend(notes)
         else:
-            running[sp.part] = len(out)
-            out.append((f"{name}: {content}", notes))
-    return [x if isinstance(x, str) else x[0] + _bracket(x[1]) for x in out]
+            out.append((sp.part, [content], notes))
+    return [f"{_one_line(part)}: " + _JOIN.join(texts) + (f" [{'; '.join(notes)}]" if notes else "")
+            for part, texts, notes in out]
 
 
-def _bracket(notes: list[str]) -> str:
-    return f" [{'; '.join(notes)}]" if notes else ""
+#: how a header's or footer's paragraphs join on its one line (a line break reads the same)
+_JOIN = " \u21b5 "
 
 
 def _story_notes(doc, sp, walk, aliases: dict[str, str]) -> list[str]:
