@@ -28,7 +28,7 @@ from .runs import W_TR as _W_TR
 from .runs import Walk, walk_paragraph
 from .hidden import Visibility
 from .textboxes import box_paragraphs
-from .stories import has_change, has_comment, has_text, part_of, story_authors, story_paragraphs
+from .stories import STORY_LINE, has_change, has_comment, has_text, part_of, story_authors, story_paragraphs
 from .document import RT_COMMENTS as _RT_COMMENTS
 from .oxml import qn
 from .view import _whole
@@ -228,8 +228,12 @@ def _finding_notes(findings: Sequence | None) -> dict:
         kind = "".join(ch for ch in str(getattr(f, "kind", "")) if ch.isalnum() or ch == "_") or "finding"
         where = getattr(f, "paragraph_id", None)
         detail = " ".join(str(getattr(f, "detail", "")).split())
-        if (isinstance(where, str) and not _LINE_ID.fullmatch(where) and not where.startswith("cmt-")
-                and part_of(where) is None):
+        part = part_of(where) if isinstance(where, str) else None
+        if part is not None:
+            if where != part and not STORY_LINE.fullmatch(where):   # "header1.xml, text box": the part's
+                detail = f"({where}) {detail}"
+                where = part
+        elif isinstance(where, str) and not _LINE_ID.fullmatch(where) and not where.startswith("cmt-"):
             named = _LINE_ID.search(where)
             detail = f"({where}) {detail}"
             where = named.group(0) if named else None
@@ -243,7 +247,7 @@ def _story_lines(doc, aliases: dict[str, str], ranged: set[int], seen: Visibilit
     A header or footer paragraph is shown when it holds text, a text box, a change or a comment
     marker; a note's paragraph when it holds a change or a comment marker or a finding names it,
     or holds text and a finding names its part. A finding naming a part (``header1.xml``) stands on the part's first line shown."""
-    named = {part_of(where) for where in notes if isinstance(where, str)} - {None}
+    named = {where for where in notes if isinstance(where, str) and part_of(where) == where}
     lines: list[str] = []
     stories = story_paragraphs(doc)
     if stories:   # a comment anchored in a note: its reference adds nothing when it has a range

@@ -10,6 +10,7 @@ in these stories by the part's file name (``header1.xml``), which the views map 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .document import _format_changes_by_paragraph, iter_block_paragraphs
@@ -81,9 +82,15 @@ def story_authors(doc):
 
 
 def part_of(where: str) -> str | None:
-    """The story part a finding's location names (``header1.xml``, ``header1.xml/p2``), or None."""
-    head = where.split("/", 1)[0]
-    return head if head.endswith(".xml") and head != "document.xml" else None
+    """The header, footer or note part a finding's location starts with (``header1.xml``,
+    ``header1.xml/p2``, ``footnotes.xml note 3``), or None."""
+    m = _PART.match(where)
+    return m.group(1) if m and m.group(1) != "document.xml" else None
 
 
-__all__ = ["REVISION_TAGS", "StoryParagraph", "has_change", "has_comment", "has_text", "part_of", "story_authors", "story_paragraphs"]
+#: a location that is one of the views' story lines (``header1.xml/p2``, ``header1.xml/p2/tb1.1``)
+STORY_LINE = re.compile(r"[A-Za-z0-9_.-]+\.xml/p\d+(?:/tb\d+\.\d+)*")
+_PART = re.compile(r"^([A-Za-z0-9_.-]+\.xml)(?=$|[/ :,;(])")
+
+
+__all__ = ["REVISION_TAGS", "STORY_LINE", "StoryParagraph", "has_change", "has_comment", "has_text", "part_of", "story_authors", "story_paragraphs"]

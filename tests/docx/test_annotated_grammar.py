@@ -293,6 +293,12 @@ def test_a_finding_naming_a_header_stands_on_its_first_line_and_a_named_note_par
     assert "[footnotes.xml/p1] Excluding indemnities. [audit untracked_formatting: bold]" in view
     assert "[footnotes.xml/p2] Net 30." in view and "## Integrity audit" not in view
     assert [where for where, _ in parse_annotated(view).audit] == ["header1.xml/p1", "footnotes.xml/p1"]
+    # a line's own id puts the note on that line; a part named in words, on the part's first line
+    view = doc.annotated_view(findings=[IntegrityFinding("retyped_text", "x", "footnotes.xml/p2"),
+                                        IntegrityFinding("untracked_formatting", "y", "header1.xml, text box")])
+    assert "[footnotes.xml/p2] Net 30. [audit retyped_text: x]" in view
+    assert "[header1.xml/p1] Draft v2 [audit untracked_formatting: (header1.xml, text box) y]" in view
+    assert "[footnotes.xml/p1]" not in view
 
 
 def test_hidden_text_in_a_header_is_marked():
