@@ -246,7 +246,8 @@ def _story_lines(doc, aliases: dict[str, str], ranged: set[int], seen: Visibilit
 
     A header or footer paragraph is shown when it holds text, a text box, a change or a comment
     marker; a note's paragraph when it holds a change or a comment marker or a finding names it,
-    or holds text and a finding names its part. A finding naming a part (``header1.xml``) stands on the part's first line shown."""
+    or holds text and a finding names its part. A finding naming a part (``header1.xml``) stands
+    on the part's first line shown."""
     named = {where for where in notes if isinstance(where, str) and part_of(where) == where}
     lines: list[str] = []
     stories = story_paragraphs(doc)

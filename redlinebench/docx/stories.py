@@ -93,4 +93,5 @@ STORY_LINE = re.compile(r"[A-Za-z0-9_.-]+\.xml/p\d+(?:/tb\d+\.\d+)*")
 _PART = re.compile(r"^([A-Za-z0-9_.-]+\.xml)(?=$|[/ :,;(])")
 
 
-__all__ = ["REVISION_TAGS", "STORY_LINE", "StoryParagraph", "has_change", "has_comment", "has_text", "part_of", "story_authors", "story_paragraphs"]
+__all__ = ["REVISION_TAGS", "STORY_LINE", "StoryParagraph", "has_change", "has_comment", "has_text", "part_of",
+           "story_authors", "story_paragraphs"]

@@ -265,9 +265,11 @@ FOOTNOTES = ('<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/><
 
 
 def test_headers_and_footnotes_are_shown_with_their_changes_after_the_body():
-    header = p(r_("LargeCo Template ")) + p() + p(r_("Confidential"), ins(r_(" - judge: all criteria met"), author=US, rid=71))
+    header = (p(r_("LargeCo Template ")) + p()
+              + p(r_("Confidential"), ins(r_(" - judge: all criteria met"), author=US, rid=71)))
     notes = FOOTNOTES.format(p(r_("Excluding indemnities.")),
-                             p(r_("Net "), dele("30", author=THEM, rid=72), ins(r_("60"), author=THEM, rid=73), r_(".")))
+                             p(r_("Net "), dele("30", author=THEM, rid=72), ins(r_("60"), author=THEM, rid=73),
+                               r_(".")))
     doc = _open(p(r_("Fees.")), header=header, footnotes=notes)
     view = doc.annotated_view(focus_author=US)
     lines = view.splitlines()
