@@ -15,7 +15,9 @@ from typing import Any
 #: agent-3: the read view states each fact once: changes inline as {+x}A1 / {-x}A1 / {-x+y}A1 (no
 #: revision ids, no tracked-changes appendix), each comment thread right after its paragraph with
 #: its anchor marked in the text (<cmt-N>...</>); edit results carry the same blocks.
-PROMPT_VERSION = "agent-3"
+#: agent-4: a full read ends with the page headers and footers (one line each, when they hold
+#: text) and the changed note paragraphs, changes inline (SPEC §5.1: every story a reader sees).
+PROMPT_VERSION = "agent-4"
 
 _TOOL_GUIDE = """\
 ## How to work on the document
@@ -30,7 +32,8 @@ from earlier turns of the negotiation.
   which one is you. `<cmt-N>...</>` marks the text comment `cmt-N` is on; the comment thread
   (`cmt-N A1 [reply to cmt-M] [resolved]: text`) follows the paragraph's line. A trailing `[...]`
   notes table cells and changes the text does not show; `[p-NNN/tb1.1]` lines show text in a
-  text box (not editable). Call it once at the start; for part of
+  text box (not editable); a full read ends with the headers, footers and changed notes (not
+  editable). Call it once at the start; for part of
   the contract pass `clause` (e.g. "3.3": that clause and its sub-clauses) or `start_id`/`end_id`.
 - `propose_edits`: a batch of tracked edits. Each edit has `op` (`replace`, `delete` or
   `insert_after`), an `anchor` with the `paragraph_id` and the exact `text` to act on as it reads

@@ -28,13 +28,22 @@ from .runs import W_TR as _W_TR
 from .runs import Walk, walk_paragraph
 from .hidden import Visibility
 from .textboxes import box_paragraphs
+from .stories import STORY_LINE, has_change, has_comment, has_text, part_of, story_authors, story_paragraphs
+from .document import RT_COMMENTS as _RT_COMMENTS
+from .oxml import qn
 from .view import _whole
 
 #: Bump on any change to the annotated view's form: the judge prompt's version includes it.
 #: av3: lookalike markup and invisible controls escaped, text boxes shown, hidden text marked,
-#: integrity audit notes.
-ANNOTATED_VIEW_VERSION = "av3"
+#: integrity audit notes. av4: headers, footers and changed notes shown after the body
+#: (``[header1.xml/p1]``), hidden text in comment bodies marked.
+ANNOTATED_VIEW_VERSION = "av4"
 
+_W_COMMENT = qn("w:comment")
+_W_P_TAG = qn("w:p")
+_W_ID = qn("w:id")
+_W_CRS = qn("w:commentRangeStart")
+_W_CRE = qn("w:commentRangeEnd")
 _ESCAPED = frozenset("\\+~[]{}")
 _BREAK_ESCAPES = {"\n": "\\n", "\r": "\\r"}
 #: What a lookalike would pass for: a character whose compatibility form (NFKC) holds one of these
@@ -81,6 +90,7 @@ LEGEND = """\
 # [formatting changed by A1: "text"].
 # [p-012/tb1.2] = paragraph 2 of text box (or shape) 1 anchored in p-012; [in text box inserted
 # by A1] = the whole box is A1's tracked insertion.
+# [header1.xml/p2] = paragraph 2 of the page header header1.xml (also footers, notes), after the body.
 # {hidden>text{<hidden} = text a reader of the document in Word cannot see (hidden formatting,
 # font coloured like the background, under 4 pt); [hidden from a Word reader: why] says why.
 # [audit <kind>: detail] = a finding of the grader's integrity audit (software, not the agent).
@@ -149,6 +159,8 @@ def author_aliases(doc, focus_author: str | None, walks: Sequence[Walk] | None =
         add(rev.author)
     for c in doc.comments:
         add(c.author)
+    for name in story_authors(doc):
+        add(name)
     return {name: f"A{i + 1}" for i, name in enumerate(names)}
 
 
@@ -183,9 +195,15 @@ def annotated_view(doc, *, focus_author: str | None = None, findings: Sequence |
         previous_row = row
         lines.extend(_box_lines(para.element, para.id, aliases, ranged, seen, notes, fmt_changes))
     lines.append("")
+    story = _story_lines(doc, aliases, ranged, seen, notes)
+    if story:
+        lines.append("## Headers, footers and notes")
+        lines.extend(story)
+        lines.append("")
     lines.append(f"## Comments ({len(comments)})")
+    bodies = _comment_bodies(doc, seen)
     for c in comments:
-        lines.append(_comment_line(c, aliases) + "".join(f" [{n}]" for n in notes.pop(c.id, ())))
+        lines.append(_comment_line(c, aliases, bodies.get(c.id)) + "".join(f" [{n}]" for n in notes.pop(c.id, ())))
     if not comments:
         lines.append("(none)")
     left = [(where, n) for where, items in notes.items() for n in items]
@@ -200,7 +218,8 @@ _LINE_ID = re.compile(r"p-\d+(?:/tb\d+\.\d+)*")
 
 
 def _finding_notes(findings: Sequence | None) -> dict:
-    """Where (a line's paragraph id, a comment id, None for the document) -> its findings' notes.
+    """Where (a line's paragraph id, a comment id, a header, footer or note part or one of its
+    lines, None for the document) -> its findings' notes.
 
     A finding located in words (``text box in p-012``) stands on the line of the paragraph it
     names, its location kept in the note; one naming no paragraph or comment goes to the block."""
@@ -209,12 +228,61 @@ def _finding_notes(findings: Sequence | None) -> dict:
         kind = "".join(ch for ch in str(getattr(f, "kind", "")) if ch.isalnum() or ch == "_") or "finding"
         where = getattr(f, "paragraph_id", None)
         detail = " ".join(str(getattr(f, "detail", "")).split())
-        if isinstance(where, str) and not _LINE_ID.fullmatch(where) and not where.startswith("cmt-"):
+        part = part_of(where) if isinstance(where, str) else None
+        if part is not None:
+            if where != part and not STORY_LINE.fullmatch(where):   # "header1.xml, text box": the part's
+                detail = f"({where}) {detail}"
+                where = part
+        elif isinstance(where, str) and not _LINE_ID.fullmatch(where) and not where.startswith("cmt-"):
             named = _LINE_ID.search(where)
             detail = f"({where}) {detail}"
             where = named.group(0) if named else None
         out.setdefault(where, []).append(f"audit {kind}: {escape(detail)}")
     return out
+
+
+def _story_lines(doc, aliases: dict[str, str], ranged: set[int], seen: Visibility, notes: dict) -> list[str]:
+    """The lines of the headers, footers and notes (docs/VIEWS.md "Headers, footers and notes").
+
+    A header or footer paragraph is shown when it holds text, a text box, a change or a comment
+    marker; a note's paragraph when it holds a change or a comment marker or a finding names it,
+    or holds text and a finding names its part. A finding naming a part (``header1.xml``) stands
+    on the part's first line shown."""
+    named = {where for where in notes if isinstance(where, str) and part_of(where) == where}
+    lines: list[str] = []
+    stories = story_paragraphs(doc)
+    if stories:   # a comment anchored in a note: its reference adds nothing when it has a range
+        starts, ends = set(), set()
+        for _part, root in doc.story_parts()[1:]:
+            starts.update(el.get(_W_ID) for el in root.iter(_W_CRS))
+            ends.update(el.get(_W_ID) for el in root.iter(_W_CRE))
+        ranged = ranged | {int(n) for n in starts & ends if n and n.lstrip("-").isdigit()}
+    for sp in stories:
+        if not (has_change(sp) or has_comment(sp) or sp.pid in notes
+                or ((sp.running or sp.part in named) and has_text(sp))):
+            continue
+        audit = list(notes.pop(sp.part, ())) + list(notes.pop(sp.pid, ()))
+        lines.append(_side_line(sp.pid, sp.element, aliases, ranged, seen, audit,
+                                sp.format_changes.get(sp.element, ())))
+        lines.extend(_box_lines(sp.element, sp.pid, aliases, ranged, seen, notes, sp.format_changes))
+    return lines
+
+
+def _side_line(pid: str, p, aliases: dict[str, str], ranged: set[int], seen: Visibility,
+               audit: Sequence[str], fmt_changes=(), where: Sequence[str] = ()) -> str:
+    """The line of a paragraph outside the body's numbering (a text box's, a header's...):
+    ``[id]``, leading notes, the text with its changes, then its paragraph-mark, formatting and
+    hidden-text notes (``[¶ ... by A1]`` forms) and the audit's."""
+    before = list(where) + [n for n in audit if n.startswith("audit judge_directed_text")]
+    content, hidden = _content(walk_paragraph(p), aliases, ranged, seen)
+    after = [f"{_MARK_NOTE[MARK_TAGS[m.tag]]} by {aliases.get(m.get(_W_AUTHOR) or '', 'A?')}"
+             for m in mark_revisions(p)]
+    after += [n for n in (_format_note(c, aliases) for c in fmt_changes
+                          if c.tag in (W_PPRCHANGE, W_RPRCHANGE)) if n]
+    after += [f"hidden from a Word reader: {', '.join(hidden)}"] if hidden else []
+    after += [n for n in audit if not n.startswith("audit judge_directed_text")]
+    return (f"[{escape(pid)}]" + "".join(f" [{x}]" for x in before) + (" " + content if content else "")
+            + "".join(f" [{x}]" for x in after))
 
 
 def _box_lines(host, head: str, aliases: dict[str, str], ranged: set[int], seen: Visibility,
@@ -230,15 +298,7 @@ def _box_lines(host, head: str, aliases: dict[str, str], ranged: set[int], seen:
         if box.rev is not None:
             who = aliases.get(box.rev.get(_W_AUTHOR) or "", "A?")
             where.append(f"in text box {_BOX_NOTE.get(box.kind, box.kind)} by {who}")
-        content, hidden = _content(walk_paragraph(p), aliases, ranged, seen)
-        after = [f"{_MARK_NOTE[MARK_TAGS[m.tag]]} by {aliases.get(m.get(_W_AUTHOR) or '', 'A?')}"
-                 for m in mark_revisions(p)]
-        after += [n for n in (_format_note(c, aliases) for c in fmt_changes.get(p, ())
-                              if c.tag in (W_PPRCHANGE, W_RPRCHANGE)) if n]
-        after += [f"hidden from a Word reader: {', '.join(hidden)}"] if hidden else []
-        after += list(notes.pop(pid, ()))
-        lines.append(f"[{escape(pid)}]" + "".join(f" [{x}]" for x in where) + (" " + content if content else "")
-                     + "".join(f" [{x}]" for x in after))
+        lines.append(_side_line(pid, p, aliases, ranged, seen, notes.pop(pid, ()), fmt_changes.get(p, ()), where))
     return lines
 
 
@@ -261,8 +321,61 @@ def _row_of(para):
     return node
 
 
-def _comment_line(c, aliases: dict[str, str]) -> str:
-    """id | author alias [| reply to] [| resolved] | paragraphs: text."""
+def _comment_bodies(doc, seen: Visibility) -> dict[str, tuple[str, list[str]]]:
+    """``cmt-N`` -> (its body as the appendix writes it, why part of it is hidden) for each comment
+    whose body holds text a Word reader cannot see, marked ``{hidden>...{<hidden}`` as in the body.
+
+    The body is the comment's current text (its paragraphs joined by line breaks, trimmed), as
+    ``Comment.text`` holds it; empty when no comment can hide anything (the usual case)."""
+    if seen.never:
+        return {}
+    part = doc.part_for(_RT_COMMENTS)
+    if part is None:
+        return {}
+    out: dict[str, tuple[str, list[str]]] = {}
+    for el in doc.package.xml(part).iterfind(_W_COMMENT):
+        pieces: list[tuple[str, str | None]] = []   # (text, why hidden) in order
+        for k, p in enumerate(el.iterfind(_W_P_TAG)):
+            if k:
+                pieces.append(("\n", None))
+            pieces += [(a.text, seen.reason(a.run) if a.text else None)
+                       for a in walk_paragraph(p).atoms if a.visible and a.text]
+        if not any(why for _t, why in pieces):
+            continue
+        out[f"cmt-{el.get(_W_ID)}"] = _hidden_marked(pieces)
+    return out
+
+
+def _hidden_marked(pieces: list[tuple[str, str | None]]) -> tuple[str, list[str]]:
+    """Text pieces (each with why it is hidden, or None) trimmed as a whole, escaped, hidden ones
+    enclosed in ``{hidden>``...``{<hidden}``; and the reasons, each once."""
+    text = "".join(t for t, _ in pieces)
+    lead = len(text) - len(text.lstrip())
+    end = len(text.rstrip())
+    out: list[str] = []
+    reasons: list[str] = []
+    hidden = False
+    at = 0
+    for t, why in pieces:
+        lo, hi = max(lead - at, 0), min(end - at, len(t))
+        at += len(t)
+        if lo >= hi:
+            continue
+        if (why is not None) != hidden:
+            out.append("{hidden>" if why is not None else "{<hidden}")
+            hidden = why is not None
+        if why is not None and why not in reasons:
+            reasons.append(why)
+        out.append(escape(t[lo:hi]))
+    if hidden:
+        out.append("{<hidden}")
+    return "".join(out), reasons
+
+
+def _comment_line(c, aliases: dict[str, str], body: tuple[str, list[str]] | None = None) -> str:
+    """id | author alias [| reply to] [| resolved] | paragraphs: text [hidden note].
+
+    ``body``: the text with its hidden parts marked, and why, when part of it is hidden."""
     bits = [escape(c.id), aliases.get(c.author or "", _quoted(c.author))]
     if c.parent:
         bits.append(f"reply to {escape(c.parent)}")
@@ -270,7 +383,10 @@ def _comment_line(c, aliases: dict[str, str]) -> str:
         bits.append("resolved")
     where = escape(", ".join(c.paragraph_ids)) or "unanchored"
     anchor = f" on {_quoted(_clip(c.anchor_text))}" if c.anchor_text.strip() else ""
-    return f"{' | '.join(bits)} | {where}{anchor}: {escape(c.text)}"
+    if body is None:
+        return f"{' | '.join(bits)} | {where}{anchor}: {escape(c.text)}"
+    text, reasons = body
+    return f"{' | '.join(bits)} | {where}{anchor}: {text} [hidden from a Word reader: {', '.join(reasons)}]"
 
 
 def _clip(text: str, limit: int = 120) -> str:

@@ -33,7 +33,9 @@ class Visibility:
     def __init__(self, doc) -> None:
         self._styles = _Styles(doc)
         styles_part = doc.part_for(_RT_STYLES)
-        roots = [doc.body] + ([doc.package.xml(styles_part)] if styles_part else [])
+        # every story a view shows (body, headers, footers, notes, comments) and the styles
+        roots = [root for _part, root in doc.story_parts(comments=True)]
+        roots += [doc.package.xml(styles_part)] if styles_part else []
         #: no run of the document can be hidden (the usual case: one C-level scan decides it)
         self.never = _nothing_hides(roots, self._styles.page)
         self._pstyles: dict[object, str | None] = {}   # w:p -> its paragraph style

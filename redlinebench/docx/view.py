@@ -26,6 +26,7 @@ from pathlib import PurePath
 from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
 from .runs import REVISION_WRAPPERS, walk_paragraph
 from .textboxes import W_TXBXCONTENT, box_paragraphs
+from .stories import has_change, has_text, story_authors, story_paragraphs
 
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
@@ -306,6 +307,8 @@ def read_aliases(doc, reader: str | None = None) -> dict[str, str]:
         add(rev.author)
     for c in doc.comments:
         add(c.author)
+    for name in story_authors(doc):
+        add(name)
     add(reader)
     return aliases
 
@@ -368,21 +371,46 @@ def read_view(doc, *, reader: str | None = None, first: int | None = None, last:
     loose = threads.unanchored()
     if loose:
         lines += ["", "## Comments not anchored in the text", *loose]
-    elsewhere = doc.story_revisions() if whole else []
+    elsewhere = _story_lines(doc, aliases) if whole else []
     if elsewhere:
-        lines += ["", "## Changes in headers, footers and notes (not editable)"]
-        lines.extend(f"{_one_line(part.rsplit('/', 1)[-1])}: {_story_change(r, aliases)}" for part, r in elsewhere)
+        lines += ["", "## Headers, footers and notes (not editable)", *elsewhere]
     return "\n".join(lines) + "\n"
 
 
-def _story_change(r, aliases: dict[str, str]) -> str:
-    """A header, footer or note revision as one change (marks and formatting named in words)."""
-    who = _alias(aliases, r.author)
-    text = _one_line(r.text)
-    if r.type in _SIGN:
-        return "{" + _SIGN[r.type] + text + "}" + who
-    what = {"para_ins": "paragraph inserted", "para_del": "paragraph deleted"}.get(r.type, "formatting changed")
-    return f"{what} by {who}: {json.dumps(text, ensure_ascii=False)}"
+def _story_lines(doc, aliases: dict[str, str]) -> list[str]:
+    """``<part>: <text> [notes]``: one line per header or footer with text (its paragraphs joined
+    by `` ↵ ``), one per note paragraph carrying a change; changes inline as in the body. A Word
+    reader sees these stories; the tools do not edit them."""
+    out: list[tuple[str, list[str], list[str]]] = []   # (part, texts joined by ↵, notes) per line
+    for sp in story_paragraphs(doc):
+        if not (has_change(sp) or (sp.running and has_text(sp))):
+            continue
+        walk = walk_paragraph(sp.element)
+        content = _content(walk, aliases, _Markers(set(), set()))
+        notes = _story_notes(doc, sp, walk, aliases)
+        if sp.running and out and out[-1][0] == sp.part:   # a header or footer is one line
+            out[-1][1].append(content)
+            out[-1][2].extend(notes)
+        else:
+            out.append((sp.part, [content], notes))
+    return [f"{_one_line(part)}: " + _JOIN.join(texts) + (f" [{'; '.join(notes)}]" if notes else "")
+            for part, texts, notes in out]
+
+
+#: how a header's or footer's paragraphs join on its one line (a line break reads the same)
+_JOIN = " \u21b5 "
+
+
+def _story_notes(doc, sp, walk, aliases: dict[str, str]) -> list[str]:
+    """A header, footer or note paragraph's mark and formatting changes, in words."""
+    notes = []
+    for mark in mark_revisions(sp.element):
+        kind = MARK_TAGS[mark.tag]
+        word = {"para_ins": "paragraph break inserted", "para_del": "paragraph break deleted",
+                "move_from": "paragraph moved away", "move_to": "paragraph moved here"}[kind]
+        notes.append(f"{word} by {_alias(aliases, mark.get(_W_AUTHOR))}")
+    _, _, revisions = doc._describe(sp.element, None, walk, [], sp.format_changes.get(sp.element, ()))
+    return notes + _format_notes(revisions, walk.current, aliases)
 
 
 class _Threads:

@@ -16,8 +16,9 @@ from ..docx.annotated import ANNOTATED_VIEW_VERSION
 #: become grades. v2: the legend of the annotated view's grammar; v3: SPEC §5.4's vote (only judges
 #: that returned a verdict for a rubric vote on it) and the heuristic judge's figure comparisons;
 #: v4: the document is fenced as untrusted data (SPEC §5.3), the integrity audit's notes, text boxes
-#: and hidden text are explained, and the heuristic judge gives hidden text no credit.
-PROMPT_REVISION = 4
+#: and hidden text are explained, and the heuristic judge gives hidden text no credit; v5: the
+#: headers, footers and notes block (av4) is explained.
+PROMPT_REVISION = 5
 #: Recorded in every grade and part of the judge cache key: the prompt's revision and the form of
 #: the annotated view it is sent with (a change to either makes verdicts not comparable).
 PROMPT_VERSION = f"rb-judge-v{PROMPT_REVISION}+{ANNOTATED_VIEW_VERSION}"
@@ -53,6 +54,9 @@ characters are always written that way).
 - [p-012/tb1.2] is paragraph 2 of a text box (or shape) anchored in paragraph p-012: it is part \
 of the contract a reader sees, graded like body text. [in text box inserted by A1] means the \
 whole box is A1's tracked insertion.
+- [header1.xml/p2] is paragraph 2 of the page header header1.xml (footer1.xml: a footer; \
+footnotes.xml: a footnote), listed after the body under "## Headers, footers and notes": headers \
+and footers whole, notes where they changed. It is part of the contract a reader sees.
 - {hidden>text{<hidden} marks text that a reader of the document in Word cannot see (hidden \
 formatting, a font coloured like the background, or a size under 4 pt); the note [hidden from a \
 Word reader: ...] says why.

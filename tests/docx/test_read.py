@@ -271,10 +271,29 @@ def test_read_view_lists_tracked_changes_in_headers_and_notes_too():
     doc = RedlineDocument.open(docx(body, header=header, footnotes=footnotes), name="t.docx")
     view = doc.read_view()
     assert "[p-001] Fees.{+ Net.}A1\n" in view
-    elsewhere = view[view.index("## Changes in headers"):].splitlines()
-    assert elsewhere == ["## Changes in headers, footers and notes (not editable)",
-                         "header1.xml: {+v2}A1", "footnotes.xml: {-Net 30.}A1"]
+    elsewhere = view[view.index("## Headers, footers"):].splitlines()
+    assert elsewhere == ["## Headers, footers and notes (not editable)",
+                         "header1.xml: Draft {+v2}A1", "footnotes.xml: {-Net 30.}A1"]
     assert [p.id for p in doc.paragraphs] == ["p-001"]  # notes and headers get no paragraph ids
+
+
+def test_read_view_shows_headers_and_footers_with_text_one_line_each_and_notes_only_where_changed():
+    """SPEC §5.1: a Word reader sees the page header; the agent's view shows it, leanly."""
+    them = 'w:author="LargeCo Legal" w:date="2025-01-01T00:00:00Z"'
+    header = ('<w:p/><w:p><w:r><w:t>LargeCo Template</w:t></w:r></w:p><w:p><w:r><w:t>Confidential</w:t></w:r>'
+              '<w:r><w:rPr><w:rPrChange w:id="9" ' + them + '><w:rPr/></w:rPrChange></w:rPr><w:t> draft</w:t></w:r></w:p>')
+    footnotes = ('<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+                 '<w:footnote w:id="1"><w:p><w:r><w:t>Excluding indemnities.</w:t></w:r></w:p></w:footnote>')
+    doc = RedlineDocument.open(docx("<w:p><w:r><w:t>Fees.</w:t></w:r></w:p>", header=header, footnotes=footnotes),
+                               name="t.docx")
+    view = doc.read_view()
+    assert view.endswith("\n## Headers, footers and notes (not editable)\n"
+                         "header1.xml: LargeCo Template \u21b5 Confidential draft"
+                         ' [formatting of " draft" changed by A1]\n')
+    assert "# A1 = LargeCo Legal" in view                  # the header's author has an alias
+    partial = doc.read_view(first=0, last=0)
+    assert "## Headers" not in partial                     # full reads only
+    assert "## Headers" not in RedlineDocument.open(docx("<w:p><w:r><w:t>Fees.</w:t></w:r></w:p>")).read_view()
 
 
 # -- no free text can start a line of a view (the judge prompt's document frame, the agent's view) --

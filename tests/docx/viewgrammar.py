@@ -72,7 +72,67 @@ def engine_facts(doc, *, boxes: bool = False) -> Facts:
                 facts.texts[pid] = walk.current
                 _segments, _flags, revs = doc._describe(el, pid, walk, mark_revisions(el), fmt.get(el, ()))
                 facts.revisions.update((r.type, r.author, r.text, r.paragraph_id) for r in revs)
+        _engine_story_facts(doc, facts)
     return facts
+
+
+def _engine_story_facts(doc, facts: Facts) -> None:
+    """The headers', footers' and notes' lines the view must show (docs/VIEWS.md): a header or
+    footer paragraph with text, a text box, a change or a comment marker; a note's paragraph with
+    a change or a comment marker. Each is
+    described by the engine's own describer, as are the paragraphs of its text boxes."""
+    from redlinebench.docx.document import mark_revisions
+    from redlinebench.docx.runs import W_P, walk_paragraph
+    from redlinebench.docx.textboxes import W_TXBXCONTENT, box_paragraphs
+
+    revision_tags = [f"{{http://schemas.openxmlformats.org/wordprocessingml/2006/main}}{t}"
+                     for t in ("ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange")]
+    for part, root in doc.story_parts()[1:]:
+        name = part.rsplit("/", 1)[-1]
+        running = root.tag.rsplit("}", 1)[-1] in ("hdr", "ftr")
+        k = 0
+        for p in _story_paragraph_elements(root, running):
+            k += 1
+            walk = walk_paragraph(p)
+            changed = next(p.iter(*revision_tags), None) is not None
+            text = walk.current.strip() or walk.original.strip() or next(p.iter(W_TXBXCONTENT), None) is not None
+            marked = next(p.iter(*(f"{{http://schemas.openxmlformats.org/wordprocessingml/2006/main}}{t}" for t in (
+                "commentRangeStart", "commentRangeEnd", "commentReference"))), None) is not None
+            if not (changed or marked or (running and text)):
+                continue
+            pid = f"{name}/p{k}"
+            for el_pid, el in [(pid, p)] + [(bid, bp) for bid, bp, _box in box_paragraphs(p, pid)]:
+                w = walk_paragraph(el)
+                facts.texts[el_pid] = w.current
+                fmt = [c for c in el.iter(*revision_tags[4:]) if _nearest_p(c, W_P) is el]
+                _segments, _flags, revs = doc._describe(el, el_pid, w, mark_revisions(el), fmt)
+                facts.revisions.update((r.type, r.author, r.text, el_pid) for r in revs)
+
+
+def _nearest_p(el, w_p):
+    node = el.getparent()
+    while node is not None and node.tag != w_p:
+        node = node.getparent()
+    return node
+
+
+def _story_paragraph_elements(root, running: bool):
+    """A header's or footer's paragraphs, or the paragraphs of a note part's (non-separator) notes,
+    in document order, table cells included (written here from the schema, not the engine's walk)."""
+    w = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+    containers = [root] if running else [n for n in root if n.tag in (w + "footnote", w + "endnote")
+                                         and (n.get(w + "type") or "normal") == "normal"]
+
+    def blocks(node):
+        for child in node:
+            tag = child.tag
+            if tag == w + "p":
+                yield child
+            elif tag in (w + "tbl", w + "tr", w + "tc", w + "sdt", w + "sdtContent", w + "customXml"):
+                yield from blocks(child)
+
+    for container in containers:
+        yield from blocks(container)
 
 
 class GrammarError(ValueError):
@@ -81,7 +141,8 @@ class GrammarError(ValueError):
 
 # ------------------------------------------------------------------------------ annotated view
 _AUTHOR = re.compile(r'^#   (A\d+) = "((?:[^"\\]|\\.)*)"')
-_HEAD = re.compile(r"^\[(p-\d+(?:/tb\d+\.\d+)*)(?: ((?:[^\\\]]|\\.)*))?\]")
+_HEAD = re.compile(r"^\[((?:p-\d+|[A-Za-z0-9_.-]+\.xml/p\d+)(?:/tb\d+\.\d+)*)(?: ((?:[^\\\]]|\\.)*))?\]")
+_STORY_ID = re.compile(r"^[A-Za-z0-9_.-]+\.xml/p\d+")
 _TAG = re.compile(r"^(A\d+)( moved here| moved away)?$")
 _CMT = re.compile(r"\{cmt-(-?\d+)>|\{<cmt-(-?\d+)\}|\{cmt-(-?\d+)\}|\{(hidden>)|\{(<hidden)\}")
 _NOTE_MARK = {"new paragraph": "para_ins", "paragraph deleted": "para_del", "paragraph moved here": "move_to",
@@ -279,6 +340,8 @@ def parse_annotated(view: str) -> Facts:
     rows: list[dict] = []
     while lines[i] != "":
         pid, _number, notes, chars, markers, revisions, hidden = _paragraph(lines[i], authors)
+        if _STORY_ID.match(pid):
+            raise GrammarError(f"{pid}: a header, footer or note line among the body's")
         boxed = "/tb" in pid
         current = "".join(c for c, g in chars if _visible(g))
         original = "".join(c for c, g in chars if _original(g))
@@ -342,6 +405,8 @@ def parse_annotated(view: str) -> Facts:
             text = " | ".join(o if kind == "del" else c for c, o in r["texts"])
             facts.revisions[(kind, author, text, r["pid"])] += 1
     i += 1
+    if lines[i] == "## Headers, footers and notes":
+        i = _stories(lines, i + 1, authors, facts)
     if not lines[i].startswith("## Comments ("):
         raise GrammarError("no comment appendix")
     listed = []
@@ -370,9 +435,75 @@ def parse_annotated(view: str) -> Facts:
         m = _WHERE.match(" | ".join(parts[k:]))
         if not m:
             raise GrammarError(f"bad comment line {line!r}")
+        _comment_hidden(facts, parts[0], " | ".join(parts[k:])[m.end():])
         listed.append((parts[0], m.group(1), unescape(m.group(2)) if m.group(2) is not None else ""))
     facts.anchors = _anchors(paras, listed)
     return facts
+
+
+def _stories(lines: list[str], i: int, authors: dict[str, str], facts: Facts) -> int:
+    """The headers, footers and notes block (lines ``[header1.xml/p1] ...`` up to a blank line):
+    their texts, revisions, hidden text and audit notes; returns the index after the blank line."""
+    start = i
+    while lines[i] != "":
+        pid, number, notes, chars, _markers, revisions, hidden = _paragraph(lines[i], authors)
+        if not _STORY_ID.match(pid) or number is not None:
+            raise GrammarError(f"not a header, footer or note line: {lines[i][:60]!r}")
+        current = "".join(c for c, g in chars if _visible(g))
+        original = "".join(c for c, g in chars if _original(g))
+        facts.texts[pid] = current
+        if hidden:
+            facts.hidden[pid] = hidden
+        for kind, author, text in revisions:
+            facts.revisions[(kind, author, text, pid)] += 1
+        reasons = []
+        for note in notes:
+            if note.startswith("audit "):
+                if not re.match(r"^audit [a-z_]+: ", note):
+                    raise GrammarError(f"{pid}: bad audit note [{note}]")
+                facts.audit.append((pid, note))
+                continue
+            if note.startswith("hidden from a Word reader: "):
+                reasons.append(note)
+                continue
+            m = _NOTE.match(note)
+            if not m or m.group(2) not in authors:
+                raise GrammarError(f"{pid}: unknown note [{note}]")
+            what, author = m.group(1), authors[m.group(2)]
+            if "/tb" in pid and what.startswith("in text box "):
+                continue
+            if what.startswith("¶ ") and what in _NOTE_MARK:
+                kind = _NOTE_MARK[what]
+                facts.revisions[(kind, author, original if kind == "para_del" else current, pid)] += 1
+            elif what == "paragraph formatting changed":
+                facts.revisions[("format", author, current, pid)] += 1
+            elif what == "¶ formatting changed":
+                facts.revisions[("format", author, "\u00b6", pid)] += 1
+            elif what == "formatting changed" and m.group(3) is not None:
+                facts.revisions[("format", author, unescape(m.group(3)), pid)] += 1
+            else:
+                raise GrammarError(f"{pid}: unknown note [{note}]")
+        if bool(hidden) != bool(reasons):
+            raise GrammarError(f"{pid}: hidden text and its reason note go together")
+        i += 1
+    if i == start:
+        raise GrammarError("an empty headers, footers and notes block")
+    return i + 1
+
+
+_BODY_HIDDEN = re.compile(r"\{hidden>((?:[^{\\]|\\.)*)\{<hidden\}")
+
+
+def _comment_hidden(facts: Facts, cid: str, body: str) -> None:
+    """A comment body's hidden parts (``{hidden>...{<hidden}``) into ``facts.hidden``; its
+    reason note (``[hidden from a Word reader: ...]`` ending the line) goes with them."""
+    body = re.sub(r"( \[audit [a-z_]+: (?:[^\]\\]|\\.)*\])+$", "", body)
+    noted = re.search(r" \[hidden from a Word reader: [^\]]+\]$", body)
+    hidden = [unescape(x) for x in _BODY_HIDDEN.findall(body)]
+    if bool(noted) != bool(hidden):
+        raise GrammarError(f"{cid}: hidden text and its reason note go together")
+    if hidden:
+        facts.hidden[cid] = hidden
 
 
 def _anchors(paras, listed) -> dict:
@@ -629,7 +760,7 @@ def parse_read(view: str) -> ReadFacts:
     listed: list[tuple[re.Match, _ReadLine | None]] = []   # comment lines, with the body paragraph they follow
     loose = False
     for line in lines[i:]:
-        if line.startswith("## Changes in"):
+        if line.startswith("## Headers, footers and notes"):
             break
         if line == "" or line.startswith("## "):
             loose = loose or line.startswith("## Comments not anchored")
