@@ -175,13 +175,15 @@ def _finish(result: Any, console: Any) -> None:
     click.echo(f"run directory: {Path(result.run_dir).resolve()}")
     if result.report:
         click.echo(f"report: {shown_path(result.report)}")
-    if p.stopped:
-        click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
-                   f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
-        raise SystemExit(1)
     unjudged = result.judging_incomplete
     for line in judging_incomplete_lines(unjudged):
         click.echo(line)
+    if p.stopped:
+        judge = (f"; judge the {len(unjudged)} trial(s) left ungraded with `redlinebench score {result.run_dir}`"
+                 if unjudged else "")
+        click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
+                   f"`redlinebench run --resume --run-dir {result.run_dir}`{judge}", err=True)
+        raise SystemExit(1)
     if p.failures:
         # Errored episodes are not scored; a non-zero exit lets scripts and CI notice them.
         click.echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "

@@ -176,8 +176,9 @@ class WorkerPool:
                         if kind == "done":
                             in_flight[w].discard(idx)
                         apply_event(plan, (kind, idx, payload), on_update)
-                        for label in state.stopped_entrants:
-                            self._stop[self._labels[label]] = 1
+                        for label in state.stopped_entrants:  # JUDGES stops every entrant
+                            for i in ([self._labels[label]] if label in self._labels else self._labels.values()):
+                                self._stop[i] = 1
             except (EOFError, OSError):
                 closed(w)
             except Exception as exc:  # noqa: BLE001  a garbled message: treat the worker as lost
