@@ -244,18 +244,9 @@ class TrialPipeline:
         opened = None  # the redline as grading opened it, for the after-step
         if self.grader is not None:
             async with self.grade_slots:
-                try:
-                    opened = await self.grader(key, tdir)
-                    self.emit(("graded", idx, _judge_cost(tdir)))
-                except asyncio.CancelledError:
-                    raise
-                except JudgesUnreachable as exc:  # grade.json is written: judging_incomplete
-                    opened = exc.document
-                    self.emit(("judges_unreachable", idx, {"cost": _judge_cost(tdir), "error": str(exc)}))
-                except RedlineBenchError as exc:
-                    self.emit(("grade_failed", idx, str(exc)))
-                except Exception:  # a grading bug must not take the other trials down
-                    self.emit(("grade_failed", idx, traceback.format_exc(limit=8)))
+                # once the judges proved unreachable, trials waiting for them stay ungraded (--resume grades them)
+                if self.may_start(JUDGES):
+                    opened = await self._grade(idx, key, tdir)
         self._throttle(idx)
         if self.after is not None:
             try:
@@ -264,6 +255,24 @@ class TrialPipeline:
                 pass
         self.emit(("done", idx, None))
 
+
+    async def _grade(self, idx: int, key: TrialKey, tdir: Path) -> Any:
+        """Grade one published trial and say how it went; returns the redline grading opened."""
+        try:
+            opened = await self.grader(key, tdir)  # type: ignore[misc]
+        except asyncio.CancelledError:
+            raise
+        except JudgesUnreachable as exc:  # grade.json is written: judging_incomplete
+            self.emit(("judges_unreachable", idx, {"cost": _judge_cost(tdir), "error": str(exc)}))
+            return exc.document
+        except RedlineBenchError as exc:
+            self.emit(("grade_failed", idx, str(exc)))
+        except Exception:  # a grading bug must not take the other trials down
+            self.emit(("grade_failed", idx, traceback.format_exc(limit=8)))
+        else:
+            self.emit(("graded", idx, _judge_cost(tdir)))
+            return opened
+        return None
 
     def _throttle(self, idx: int) -> None:
         from .._throttle import snapshot

@@ -117,8 +117,10 @@ class WorkerPool:
                 emit(("start", idx, None))
             return idx
 
-        pipeline = make_pipeline(emit=emit, may_start=lambda label: not self._stop[self._labels[label]],
-                                 grade_slots=slots)
+        def may_start(label: str) -> bool:  # JUDGES (no entrant's label): stopped when every entrant is
+            return not (self._stop[self._labels[label]] if label in self._labels else all(self._stop))
+
+        pipeline = make_pipeline(emit=emit, may_start=may_start, grade_slots=slots)
 
         async def main() -> None:
             # SIGTERM (the parent stopping us, or our parent-watch) cancels like Ctrl-C does in a
