@@ -242,8 +242,8 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     source = getattr(taskset, "source", None)
     click.echo(f"plan: run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
                f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
-    kind, label = getattr(source, "kind", "?"), getattr(source, "label", "")
-    click.echo(f"data: {kind}{'' if label == kind else ' ' + label} "
+    kind = getattr(source, "kind", "?")
+    click.echo(f"data: {kind if kind == 'embedded' else getattr(source, 'named', kind)} "
                f"({len(cells)} of 12 scenario x turn cells)")
     click.echo(f"entrants: {', '.join(e.label for e in spec.entrants)}")
     click.echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
