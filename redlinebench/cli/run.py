@@ -179,8 +179,8 @@ def _finish(result: Any, console: Any) -> None:
     for line in judging_incomplete_lines(unjudged):
         click.echo(line)
     if p.stopped:
-        judge = (f"; judge the {len(unjudged)} trial(s) left ungraded with `redlinebench score {result.run_dir}`"
-                 if unjudged else "")
+        judge = (f"; finish judging the {len(unjudged)} trial(s) whose judges never answered with "
+                 f"`redlinebench score {result.run_dir}`" if unjudged else "")
         click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
                    f"`redlinebench run --resume --run-dir {result.run_dir}`{judge}", err=True)
         raise SystemExit(1)
