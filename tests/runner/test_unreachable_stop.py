@@ -74,3 +74,27 @@ def test_the_cli_says_which_endpoint_refused_in_one_line_within_seconds(tmp_path
     assert "Traceback" not in proc.stderr
     # today's code: 8 episodes of ~58 s of retries each; the bound leaves room for a loaded machine
     assert elapsed < 60, elapsed
+
+
+def test_the_cli_says_which_judge_endpoint_refused_and_how_to_finish(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "1")
+    base = f"http://127.0.0.1:{refused_port()}/v1"
+    run_dir = tmp_path / "run"
+    t0 = time.perf_counter()
+    r = CliRunner().invoke(main, ["run", "--agent", "golden", "--judges", "openai/judge-a", "--judge-api-base", base,
+                                  "--scenario", "1", "-j", "1", "--no-progress", "--run-dir", str(run_dir)])
+    elapsed = time.perf_counter() - t0
+    print(f"cli: a refused --judge-api-base stopped the run after {elapsed:.1f} s")
+    assert r.exit_code == 1, r.output
+    port = base.split(":")[2].split("/")[0]
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith(
+        f"error: stopped early: judge openai/judge-a: no verdicts after 2 attempt(s): cannot reach 127.0.0.1:{port} "
+        f"(api base {base}) for openai/judge-a: connection refused (2 trials in a row)"), r.stderr
+    assert errors[0].endswith(f"finish judging the 2 trial(s) whose judges never answered with "
+                              f"`redlinebench score {run_dir}`")
+    assert elapsed < 60, elapsed
