@@ -7,8 +7,9 @@ provider's ``Retry-After`` asks or else an exponential backoff (cap 60 s, jitter
 429, timeout, connection error or unparseable reply, whatever the error's body says; no retry
 on any other 4xx; a 401/403 (or no key available at all) stops at once, and the error names the
 environment variable to set; an endpoint that refuses the connection (or does not resolve) gets
-one quick retry, and the error names it (the run stops when every judged trial meets it). Each call holds a place in its endpoint's adaptive limit, shared
-with the agents (:mod:`redlinebench._throttle`). The system prompt, the same for every call,
+one quick retry, and the error names it and the cause (``JudgeResult.unreachable``: the run stops
+on it). Each call holds a place in its endpoint's adaptive limit, shared with the agents
+(:mod:`redlinebench._throttle`). The system prompt, the same for every call,
 carries a cache marker on providers that need one. Tokens (cache reads and writes among them)
 and cost are counted over every attempt.
 """

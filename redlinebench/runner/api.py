@@ -7,7 +7,7 @@ import functools
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from ..errors import ConfigError
 from . import paths
@@ -361,7 +361,7 @@ def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges:
 
 
 def _check_models(spec: RunSpec, judges: list[Any], *, models: list[str] | None = None,
-                  injected_agents: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+                  injected_agents: Collection[str] = ()) -> None:
     """Every model string routed to a provider, with its credentials: ``models`` (default: every
     LLM entrant not injected) and the judges'."""
     from .preflight import check_credentials, check_routable
