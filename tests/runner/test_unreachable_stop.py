@@ -98,3 +98,19 @@ def test_the_cli_says_which_judge_endpoint_refused_and_how_to_finish(tmp_path, m
     assert errors[0].endswith(f"finish judging the 2 trial(s) whose judges never answered with "
                               f"`redlinebench score {run_dir}`")
     assert elapsed < 60, elapsed
+
+
+def test_only_unreachable_episodes_in_a_row_stop_an_entrant_and_a_success_resets_the_count():
+    from types import SimpleNamespace
+
+    from redlinebench.runner.scheduler import Plan, Progress, TrialKey, apply_event
+
+    keys = [TrialKey(Entrant("llm", "openai/x"), SimpleNamespace(task_id=f"t{i}"), 1) for i in range(6)]
+    plan = Plan(Progress(total=6), [(k, None) for k in keys])
+    down = {"status": "errored", "end_reason": "endpoint_unreachable", "error": "cannot reach h:1 ...: connection refused"}
+    other = {"status": "errored", "end_reason": "provider_error", "error": "InternalServerError (500): boom"}
+    for i, payload in enumerate([down, {"status": "completed"}, down, other, down]):
+        apply_event(plan, ("episode", i, payload))
+    assert plan.state.stopped is None and plan.state.may_start("openai/x")
+    apply_event(plan, ("episode", 5, down))
+    assert not plan.state.may_start("openai/x") and "connection refused (2 episodes of openai/x in a row)" in plan.state.stopped
