@@ -118,4 +118,4 @@ def test_the_cli_reports_a_typo_with_exit_2_in_well_under_a_second_of_cpu(tmp_pa
     assert not (tmp_path / "run").exists()
     # importing litellm alone costs ~4.5 s of CPU; wall time is left generous for a loaded machine
     assert cpu < 2.0, cpu
-    assert wall < 10, wall
+    assert wall < 20, wall  # 2 cores shared with other jobs: wall time swings 3x; the CPU figure is the guard
