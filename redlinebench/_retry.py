@@ -7,6 +7,13 @@ dropped connection or unparseable reply is retried *whatever its body says* (a 5
 mentions an API key is still a 500: providers put all sorts of words in error bodies); any other
 4xx is the request's fault and is not retried (the caller may drop a parameter and try again).
 
+A failure to connect at all (:func:`connection_failure`) is told by the exception chain, not by
+the status litellm puts on it (it reports a refused port as a 500 "Connection error"): a refused
+connection, a host name that does not resolve, a TLS handshake that fails do not heal in seconds,
+so they are ``unreachable``: retried at most :data:`UNREACHABLE_RETRIES` times, quickly, and then
+reported in one line naming the endpoint and the cause (:func:`unreachable_message`). A connect
+timeout may be a passing network fault: it is retried like a 5xx, and described the same way.
+
 How long to wait: one backoff formula (exponential, capped, jittered so parallel trials do not retry in lockstep),
 and the provider's own ``Retry-After`` when it sends one: a rate-limited API knows better than
 our formula when it will accept the next request, and retrying earlier only burns an attempt.
@@ -19,9 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import random
+import socket
+import ssl
 import time
+from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from .config import retry_base_delay
 
@@ -104,7 +116,11 @@ AUTH_STATUS = frozenset({401, 403})
 _AUTH_TYPES = frozenset({"AuthenticationError", "PermissionDeniedError"})
 _PROVIDER_MODULES = frozenset({"litellm", "openai", "httpx", "httpcore", "aiohttp", "anthropic"})
 
-Verdict = Literal["auth", "retry", "fail"]
+Verdict = Literal["auth", "retry", "unreachable", "fail"]
+
+#: Retries for an ``unreachable`` endpoint (refused, unresolvable, TLS failure): one quick retry
+#: catches a server that was restarting; more would only make a dead endpoint cost a minute.
+UNREACHABLE_RETRIES = 1
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -129,7 +145,8 @@ def is_rate_limit(exc: BaseException) -> bool:
 
 
 def classify(exc: BaseException, *, key_missing: bool = False) -> Verdict:
-    """``auth`` (stop, name the key), ``retry`` or ``fail`` (not retryable) for one failed call.
+    """``auth`` (stop, name the key), ``retry``, ``unreachable`` (retry at most
+    :data:`UNREACHABLE_RETRIES` times) or ``fail`` (not retryable) for one failed call.
 
     ``key_missing``: the caller knows no key was available for this provider (none in the
     environment, none configured, no explicit endpoint), so a failure is the missing key (litellm
@@ -140,6 +157,9 @@ def classify(exc: BaseException, *, key_missing: bool = False) -> Verdict:
         return "auth"
     if key_missing:
         return "auth"
+    failure = connection_failure(exc)
+    if failure is not None:
+        return "retry" if failure.heals else "unreachable"
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return "retry"
     if type(exc).__name__ == "ContextWindowExceededError":
@@ -147,3 +167,94 @@ def classify(exc: BaseException, *, key_missing: bool = False) -> Verdict:
     if status is None:
         return "retry"  # connection failures, garbage bodies, unknown provider failures
     return "retry" if status in RETRY_STATUS or status >= 500 else "fail"
+
+
+@dataclass(frozen=True)
+class ConnectionFailure:
+    """Why no connection to the endpoint was made: ``cause`` in words, ``where`` (host:port) when
+    the error says, ``heals`` when waiting may help (a connect timeout)."""
+
+    cause: str
+    where: str | None = None
+    heals: bool = False
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it (``__cause__``, ``__context__``, litellm's ``original_exception``)."""
+    seen: list[BaseException] = []
+    todo = [exc]
+    while todo and len(seen) < 32:
+        cur = todo.pop(0)
+        if cur is None or any(cur is s for s in seen) or not isinstance(cur, BaseException):
+            continue
+        seen.append(cur)
+        todo.extend([cur.__cause__, cur.__context__, getattr(cur, "original_exception", None)])  # type: ignore[list-item]
+    return seen
+
+
+def _where(chain: list[BaseException]) -> str | None:
+    """host:port of the connection that failed, from the deepest error that names it (aiohttp's
+    connector errors carry ``host``/``port``; httpx errors their request, which the wrappers above
+    may replace by a placeholder of their own, hence deepest first)."""
+    for exc in reversed(chain):
+        host, port = getattr(exc, "host", None), getattr(exc, "port", None)
+        if isinstance(host, str) and host and isinstance(port, int):
+            return f"{host}:{port}"
+        try:
+            url = getattr(getattr(exc, "request", None), "url", None)
+        except Exception:  # noqa: BLE001  httpx raises when an error has no request
+            continue
+        host = getattr(url, "host", None)
+        if host:
+            port = getattr(url, "port", None) or {"https": 443, "http": 80}.get(str(getattr(url, "scheme", "")))
+            return f"{host}:{port}" if port else str(host)
+    return None
+
+
+def _cause(exc: BaseException) -> tuple[str, bool] | None:
+    name = type(exc).__name__
+    if isinstance(exc, ConnectionRefusedError) or getattr(exc, "errno", None) == errno.ECONNREFUSED:
+        return "connection refused", False
+    if isinstance(exc, socket.gaierror):
+        return "name not resolved", False
+    if isinstance(exc, ssl.SSLError):
+        reason = getattr(exc, "reason", None) or getattr(exc, "verify_message", None) or str(exc)
+        return f"TLS handshake failed ({str(reason).strip()[:120]})", False
+    if getattr(exc, "errno", None) in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        return "no route to the host", False
+    if name == "ConnectTimeout" and (type(exc).__module__ or "").split(".")[0] in ("httpx", "httpcore"):
+        return "connect timed out", True
+    return None
+
+
+def connection_failure(exc: BaseException) -> ConnectionFailure | None:
+    """The failure to connect behind ``exc`` (whatever wraps it: litellm, openai, httpx), or
+    ``None`` when a connection was made (the server answered, even with an error)."""
+    chain = _chain(exc)
+    for link in chain:
+        found = _cause(link)
+        if found is not None:
+            return ConnectionFailure(found[0], _where(chain), found[1])
+    return None
+
+
+def endpoint_of(api_base: str | None, where: str | None = None) -> str:
+    """The endpoint as messages name it: ``host:port (api base URL)``, else what the error said."""
+    if api_base:
+        parts = urlsplit(api_base if "://" in api_base else f"http://{api_base}")
+        try:
+            port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
+        except ValueError:
+            port = None
+        hostport = f"{parts.hostname}:{port}" if parts.hostname and port else (parts.hostname or api_base)
+        return f"{hostport} (api base {api_base})"
+    return f"{where} (the provider's default endpoint)" if where else "the provider's default endpoint"
+
+
+def unreachable_message(exc: BaseException, *, model: str, api_base: str | None) -> str | None:
+    """One line for a call that never reached its endpoint: ``cannot reach 127.0.0.1:9 (api base
+    http://127.0.0.1:9) for openai/x: connection refused``; ``None`` for any other failure."""
+    failure = connection_failure(exc)
+    if failure is None:
+        return None
+    return f"cannot reach {endpoint_of(api_base, failure.where)} for {model}: {failure.cause}"

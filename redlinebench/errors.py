@@ -51,6 +51,16 @@ class JudgeError(RedlineBenchError):
     """A judge that could not produce a verdict after all retries."""
 
 
+class JudgesUnreachable(JudgeError):
+    """A judge's endpoint could not be reached (refused, unresolvable): raised by the run's grader
+    after the trial's grade.json is written, so the runner can stop starting episodes whose grading
+    would fail alike. ``document``: the redline grading opened (for the report's pre-render)."""
+
+    def __init__(self, message: str, document: object = None) -> None:
+        super().__init__(message)
+        self.document = document
+
+
 class HubError(RedlineBenchError):
     """A refused or failed push to / pull from the Hugging Face Hub."""
 

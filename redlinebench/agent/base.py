@@ -23,6 +23,11 @@ TRANSCRIPT = "transcript.jsonl"
 #: not as an errored episode that ``--resume`` would retry.
 NO_OUTPUT = "no_output"
 
+#: ``Episode.end_reason`` of an episode whose provider endpoint could not be reached at all
+#: (connection refused, name not resolved, TLS failure): errored like any provider failure, and
+#: the runner stops starting episodes of that entrant after a few in a row (they cannot heal).
+UNREACHABLE = "endpoint_unreachable"
+
 
 class Agent(Protocol):
     """What the runner calls, once per trial, in a fresh empty ``workdir``.

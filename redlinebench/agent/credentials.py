@@ -1,7 +1,9 @@
-"""Which provider keys a litellm model string needs, from litellm's own table."""
+"""Which provider keys a litellm model string needs: from ``configs/providers.yaml`` for the
+common providers, else from litellm's own table."""
 
 from __future__ import annotations
 
+import os
 from typing import Iterable
 
 #: Sent to an explicit endpoint (``--api-base``, ``--judge-api-base``) when the model's provider key
@@ -35,16 +37,30 @@ def is_auth_failure(exc: BaseException, *, key_missing: bool = False) -> bool:
 
 
 def missing_credentials(models: Iterable[str]) -> dict[str, list[str]]:
-    """``{model: [env vars, any one of which would do]}`` for models litellm cannot authenticate."""
+    """``{model: [env vars, any one of which would do]}`` for models litellm cannot authenticate.
+
+    Common providers (``configs/providers.yaml``) are answered from the environment alone, so a
+    missing key is reported without importing litellm (seconds); any other model asks litellm."""
+    from .providers import key_vars
+
+    missing: dict[str, list[str]] = {}
+    ask: list[str] = []
+    for model in dict.fromkeys(models):
+        keys = key_vars(model)
+        if keys is None:
+            ask.append(model)
+        elif not any(k in os.environ for k in keys):  # set counts, even empty: litellm reads it so
+            missing[model] = keys
+    if not ask:
+        return missing
     from .._litellm import get_litellm
 
     litellm = get_litellm()
-    missing: dict[str, list[str]] = {}
-    for model in dict.fromkeys(models):
+    for model in ask:
         try:
             report = litellm.validate_environment(model=model)
         except Exception:  # an unknown provider: litellm will say so itself, with its own message
             continue
         if not report.get("keys_in_environment", True) and report.get("missing_keys"):
             missing[model] = list(report["missing_keys"])
-    return missing
+    return {m: missing[m] for m in dict.fromkeys(models) if m in missing}

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from .base import REDLINE, TRANSCRIPT, Episode, agent
-from .._retry import backoff
+from .base import REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
+from .._retry import backoff, unreachable_message
 from .._litellm import cache_markers, cache_usage, reply_usage, valid_cost
 from .._text import encodable
 from ..tools import tool_message
@@ -89,7 +89,12 @@ def open_document_tools(task: Any, out_path: Path) -> ToolBackend:
 
 
 class ProviderFailure(Exception):
-    """The provider failed after all retries (or refused the request outright)."""
+    """The provider failed after all retries (or refused the request outright). ``end_reason``:
+    ``provider_error``, or ``endpoint_unreachable`` when no connection could be made."""
+
+    def __init__(self, message: str, end_reason: str = "provider_error") -> None:
+        super().__init__(message)
+        self.end_reason = end_reason
 
 
 @agent("llm")
@@ -200,7 +205,7 @@ class LLMAgent:
                 try:
                     response, latency = await self._complete(litellm, messages, schemas, log, stats)
                 except ProviderFailure as exc:
-                    status, end_reason, error = "errored", "provider_error", str(exc)
+                    status, end_reason, error = "errored", exc.end_reason, str(exc)
                     log.write({"type": "error", "step": stats.steps + 1, "error": error})
                     break
                 stats.steps += 1
@@ -267,7 +272,8 @@ class LLMAgent:
         def on_retry(attempt: int, exc: BaseException, delay: float) -> None:
             stats.retries += 1
             log.write({"type": "retry", "step": stats.steps + 1, "attempt": attempt,
-                       "error": describe(exc), "delay_s": round(delay, 3)})
+                       "error": unreachable_message(exc, model=self.model, api_base=self.api_base) or describe(exc),
+                       "delay_s": round(delay, 3)})
 
         shrink_done = False
         empty_replies = 0
@@ -311,6 +317,9 @@ class LLMAgent:
                                         and self._needs_placeholder_key())
                     raise ProviderFailure(f"authentication failed for {self.model} ({hint}): "
                                           f"{describe(exc)}") from None
+                down = unreachable_message(exc, model=self.model, api_base=self.api_base)
+                if down is not None:
+                    raise ProviderFailure(down, UNREACHABLE) from None
                 raise ProviderFailure(describe(exc)) from None
             latency = time.perf_counter() - started[0]
             if not getattr(response, "choices", None):  # a 200 with no answer in it: retry like a 5xx

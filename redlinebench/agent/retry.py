@@ -6,14 +6,14 @@ import asyncio
 from typing import Any, Awaitable, Callable
 
 from .._retry import backoff, retry_delay  # noqa: F401  (backoff: the one formula, re-exported)
-from .._retry import classify, is_provider_error, status_of  # noqa: F401  (the one policy)
+from .._retry import UNREACHABLE_RETRIES, classify, is_provider_error, status_of  # noqa: F401  (the one policy)
 from .redact import redact
 
 
 
 def is_retryable(exc: BaseException) -> bool:
     """Whether the shared policy (:func:`redlinebench._retry.classify`) retries this provider error."""
-    return is_provider_error(exc) and classify(exc) == "retry"
+    return is_provider_error(exc) and classify(exc) in ("retry", "unreachable")
 
 
 def describe(exc: BaseException, *, timeout_s: float | None = None) -> str:
@@ -48,8 +48,9 @@ async def call_with_retries(
     key_missing: bool = False,
 ) -> Any:
     """Await ``make_call()`` under ``timeout_s``; retry what the shared policy retries, up to
-    ``max_retries`` times. ``endpoint`` (model, api_base): each attempt holds a place in that
-    endpoint's adaptive limit (:mod:`redlinebench._throttle`) and reports how it went."""
+    ``max_retries`` times (an unreachable endpoint at most ``UNREACHABLE_RETRIES`` times).
+    ``endpoint`` (model, api_base): each attempt holds a place in that endpoint's adaptive limit
+    (:mod:`redlinebench._throttle`) and reports how it went."""
     from .._throttle import slot
 
     attempt = 0
@@ -70,8 +71,7 @@ async def call_with_retries(
         except Exception as exc:  # classified below; our own bugs are re-raised untouched
             if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and not str(exc):
                 exc.timeout_s = timeout_s  # type: ignore[attr-defined]  # the backstop's silence: say how long
-            if not is_provider_error(exc) or classify(exc, key_missing=key_missing) != "retry" \
-                    or attempt >= max_retries:
+            if not is_provider_error(exc) or attempt >= _retries(classify(exc, key_missing=key_missing), max_retries):
                 raise
             delay = retry_delay(attempt + 1, exc)
             if on_retry is not None:
@@ -79,3 +79,12 @@ async def call_with_retries(
             attempt += 1
             if delay:
                 await asyncio.sleep(delay)
+
+
+def _retries(verdict: str, max_retries: int) -> int:
+    """How many retries a failure of this verdict gets in all."""
+    if verdict == "retry":
+        return max_retries
+    if verdict == "unreachable":
+        return min(max_retries, UNREACHABLE_RETRIES)
+    return 0

@@ -175,13 +175,15 @@ def _finish(result: Any, console: Any) -> None:
     click.echo(f"run directory: {Path(result.run_dir).resolve()}")
     if result.report:
         click.echo(f"report: {shown_path(result.report)}")
-    if p.stopped:
-        click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
-                   f"`redlinebench run --resume --run-dir {result.run_dir}`", err=True)
-        raise SystemExit(1)
     unjudged = result.judging_incomplete
     for line in judging_incomplete_lines(unjudged):
         click.echo(line)
+    if p.stopped:
+        judge = (f"; finish judging the {len(unjudged)} trial(s) whose judges never answered with "
+                 f"`redlinebench score {result.run_dir}`" if unjudged else "")
+        click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
+                   f"`redlinebench run --resume --run-dir {result.run_dir}`{judge}", err=True)
+        raise SystemExit(1)
     if p.failures:
         # Errored episodes are not scored; a non-zero exit lets scripts and CI notice them.
         click.echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "
@@ -240,8 +242,8 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     source = getattr(taskset, "source", None)
     click.echo(f"plan: run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
                f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
-    kind, label = getattr(source, "kind", "?"), getattr(source, "label", "")
-    click.echo(f"data: {kind}{'' if label == kind else ' ' + label} "
+    kind = getattr(source, "kind", "?")
+    click.echo(f"data: {kind if kind == 'embedded' else getattr(source, 'named', kind)} "
                f"({len(cells)} of 12 scenario x turn cells)")
     click.echo(f"entrants: {', '.join(e.label for e in spec.entrants)}")
     click.echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")

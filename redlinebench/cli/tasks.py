@@ -84,7 +84,7 @@ def list_cmd(source, scenario, turn, side, input_group, variant, as_json) -> Non
     ]
     click.echo(_table(rows, ["task", "scenario", "turn", "side", "party", "rubrics", "golden"]))
     click.echo(f"\n{len(tasks)} tasks, {len(tasks.input_groups())} input groups, {len(tasks.cells())} cells "
-               f"({tasks.source.kind}: {tasks.source.label})")
+               f"({tasks.source.named})")
 
 
 @tasks_group.command("show")
@@ -151,7 +151,8 @@ def validate_cmd(source, strict, as_json) -> None:
             click.echo(f"{problem.severity}: {problem.display(root)}")
         verdict = "FAILED" if failed else "ok"
         click.echo(
-            f"{verdict}: checked {report.checked} tasks in {report.source.tasks_dir}: "
+            f"{verdict}: checked {report.checked} tasks in "
+            f"{report.source.label if report.source.kind == 'embedded' else report.source.tasks_dir}: "
             f"{len(report.errors)} errors, {len(report.warnings)} warnings",
             err=failed,
         )
@@ -196,7 +197,7 @@ def where_cmd(source, as_json) -> None:
         return
     click.echo(f"source:    {resolved.kind}")
     if resolved.kind == "embedded":  # its folder inside the installed package is no one's business (--json has it)
-        click.echo(f"path:      embedded (the synthetic set shipped inside the package)")
+        click.echo(f"path:      embedded ({resolved.label}, shipped inside the package)")
         click.echo(f"tasks dir: {count} task directories")
     else:
         click.echo(f"path:      {resolved.path}")
@@ -237,7 +238,8 @@ def info_cmd(source, config, as_json) -> None:
     if as_json:
         _echo_json(info)
         return
-    click.echo(f"{config}/test: {info['num_rows']} rows from {resolved.kind} ({resolved.tasks_dir})")
+    where = resolved.label if resolved.kind == "embedded" else f"{resolved.kind} ({resolved.tasks_dir})"
+    click.echo(f"{config}/test: {info['num_rows']} rows from {where}")
     click.echo(f"fingerprint: {info['fingerprint']}")
     for name, feature in info["features"].items():
         click.echo(f"  {name}: {feature}")

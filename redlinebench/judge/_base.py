@@ -31,6 +31,7 @@ class JudgeResult:
     cached: bool = False
     raw: str | None = None
     method: str = "llm"
+    unreachable: bool = False     # no verdicts because its endpoint could not be reached at all
 
     def returned(self) -> dict[str, str]:
         """The verdicts this judge actually returned: a rubric it left out (``missing``) is not a
@@ -59,6 +60,7 @@ class JudgeResult:
             "cache_write_tokens": self.cache_write_tokens,
             "cached": self.cached,
             "raw": self.raw,
+            **({"unreachable": True} if self.unreachable else {}),
         }
 
 

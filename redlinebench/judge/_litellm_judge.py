@@ -6,8 +6,10 @@ temperature 0, dropped once if rejected. What is retried is the agent's policy t
 provider's ``Retry-After`` asks or else an exponential backoff (cap 60 s, jitter), on any 5xx,
 429, timeout, connection error or unparseable reply, whatever the error's body says; no retry
 on any other 4xx; a 401/403 (or no key available at all) stops at once, and the error names the
-environment variable to set. Each call holds a place in its endpoint's adaptive limit, shared
-with the agents (:mod:`redlinebench._throttle`). The system prompt, the same for every call,
+environment variable to set; an endpoint that refuses the connection (or does not resolve) gets
+one quick retry, and the error names it and the cause (``JudgeResult.unreachable``: the run stops
+on it). Each call holds a place in its endpoint's adaptive limit, shared with the agents
+(:mod:`redlinebench._throttle`). The system prompt, the same for every call,
 carries a cache marker on providers that need one. Tokens (cache reads and writes among them)
 and cost are counted over every attempt.
 """
@@ -23,7 +25,7 @@ from typing import Any
 from .._litellm import cache_markers, cache_usage, get_litellm, reply_usage, valid_cost
 from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, needs_placeholder_key
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
-from .._retry import classify, retry_delay, status_of
+from .._retry import UNREACHABLE_RETRIES, classify, retry_delay, status_of, unreachable_message
 from .._throttle import slot
 from ._audit import AuditLog, redact
 from ._base import JudgeResult, judge
@@ -163,6 +165,7 @@ class LiteLLMJudge:
         error: str | None = None
         parsed = None
         last_exc: BaseException | None = None  # the failure being retried (its Retry-After is honoured)
+        down = False  # the endpoint could not be reached at all
 
         while True:
             t0 = time.monotonic()
@@ -187,6 +190,12 @@ class LiteLLMJudge:
                 outcome.update(status=status, error=error, latency_s=round(time.monotonic() - t0, 4))
                 attempts.append(outcome)
                 verdict = classify(exc, key_missing=self._key_missing())
+                reach = unreachable_message(exc, model=self.model, api_base=self.api_base)
+                if reach is not None and verdict != "auth":
+                    error = outcome["error"] = reach[:2000]
+                if verdict == "unreachable" and retries >= UNREACHABLE_RETRIES:
+                    down = True
+                    break  # refused or unresolvable: it will not answer in the next minute either
                 if verdict == "auth":
                     error = f"authentication failed for {self.model} ({self.key_hint()}): {error}"
                     outcome["error"] = error
@@ -234,6 +243,8 @@ class LiteLLMJudge:
                     error = None
                     break
             if retries >= self.max_retries:
+                down = down or (last_exc is not None and unreachable_message(
+                    last_exc, model=self.model, api_base=self.api_base) is not None)
                 break
             retries += 1
             await asyncio.sleep(retry_delay(retries, last_exc))
@@ -256,7 +267,7 @@ class LiteLLMJudge:
                 judge=self.name, ok=False, error=f"no verdicts after {len(attempts)} attempt(s): {error}",
                 attempts=len(attempts), latency_s=latency, prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept,
-                cache_read_tokens=cache_read, cache_write_tokens=cache_write)
+                cache_read_tokens=cache_read, cache_write_tokens=cache_write, unreachable=down)
         if audit is not None:
             audit.write({**audit_base, "cached": False, "ok": result.ok, "attempts": attempts,
                          "n_attempts": len(attempts), "dropped_params": dropped, "latency_s": round(latency, 4),

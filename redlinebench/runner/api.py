@@ -7,7 +7,7 @@ import functools
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from ..errors import ConfigError
 from . import paths
@@ -242,9 +242,11 @@ async def arun(
     spec, stored = open_run(spec, run_dir, resume=resume)
     layout = paths.RunLayout(run_dir)
     injected = set(agents or ())
+    judge_list = judges if judges is not None else create_judge_list(spec)
+    if stored is None and check_keys:  # a typo or a missing key, told before the tasks load and litellm imports
+        _check_models(spec, judge_list, injected_agents=injected)
     agents, plugins = build_plugin_agents(spec, agents, stored)  # a plugin that does not load stops us here
     taskset, tasks = load_selected_tasks(spec, taskset)
-    judge_list = judges if judges is not None else create_judge_list(spec)
     config = build_config(spec, taskset, tasks, judge_names(judge_list), run_dir)
     if stored is not None:
         old = (stored.get("data") or {}).get("fingerprint")
@@ -341,7 +343,6 @@ def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges:
     """Before anything is spent, for the work that is actually left (a finished run resumes
     without keys): a judge spec that can grade, and (unless ``check_keys`` is off) every model
     and judge string routed to a provider, with its credentials."""
-    from .preflight import check_credentials, check_routable
     from .store import TrialState, trial_state
 
     grading = spec.judges.strip().lower() != "none"
@@ -360,10 +361,23 @@ def _preflight(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judges:
                           "heuristic, a comma list of models or a YAML file (or none to skip grading)")
     if not check_keys:  # the escape hatch for providers litellm reaches another way
         return
+    _check_models(spec, grading_judges, models=models)
+
+
+def _check_models(spec: RunSpec, judges: list[Any], *, models: list[str] | None = None,
+                  injected_agents: Collection[str] = ()) -> None:
+    """Every model string routed to a provider, with its credentials: ``models`` (default: every
+    LLM entrant not injected) and the judges'."""
+    from .preflight import check_credentials, check_routable
+
+    if models is None:
+        models = [e.model or "" for e in spec.entrants if e.agent == "llm" and e.label not in injected_agents]
+    if spec.judges.strip().lower() == "none":
+        judges = []
     check_routable([*((m, spec.api_base) for m in models),
-                    *((j.model, getattr(j, "api_base", None) or spec.judge_api_base) for j in grading_judges
+                    *((j.model, getattr(j, "api_base", None) or spec.judge_api_base) for j in judges
                       if getattr(j, "method", "llm") == "llm" and getattr(j, "model", None))])
-    check_credentials(models, grading_judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
+    check_credentials(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
 
 
 def prerender_report(layout: paths.RunLayout, key: TrialKey, trial_dir: Path, document: Any = None) -> None:

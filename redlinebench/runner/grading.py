@@ -32,8 +32,11 @@ def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKe
     annotated_view.md in the trial directory and appends to the run's judge_audit.jsonl.
 
     It returns the opened redline (or None when it does not open), which the pipeline hands to
-    the pre-rendering step so a trial's document is parsed once for both.
+    the pre-rendering step so a trial's document is parsed once for both. A judge whose endpoint
+    could not be reached raises ``JudgesUnreachable`` (carrying that redline) once grade.json is
+    written, so the run can stop starting episodes that could not be graded either.
     """
+    from ..errors import JudgesUnreachable
     from ..judge import grade_trial
     from ..judge._gate import open_output
 
@@ -45,6 +48,10 @@ def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKe
                                    run_dir=layout.root, trial_dir=tdir, document=document)
         if not (tdir / paths.GRADE).is_file():  # a grader that only returns its grade
             write_json(tdir / paths.GRADE, _grade_dict(result))
+        down = [f"judge {name}: {p.get('error')}" for name, p in (getattr(result, "judge_results", None) or {}).items()
+                if isinstance(p, dict) and p.get("unreachable")]
+        if down:
+            raise JudgesUnreachable(down[0], document=document)
         return document
 
     return grade

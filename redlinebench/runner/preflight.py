@@ -17,13 +17,24 @@ def check_routable(models: Iterable[tuple[str, str | None]]) -> None:
 
     A typo ("gpt4o-mini" without a provider, "nonsense_judge") would otherwise surface only at
     its first call: for a judge, after every agent episode has been paid for. The endpoint is
-    passed as the call will pass it: litellm tells some providers by their URL.
+    passed as the call will pass it: litellm tells some providers by their URL. What can be told
+    without importing litellm is (a near-miss of a provider or model, with a suggestion; a
+    common provider's prefix); the rest asks litellm.
     """
+    from ..agent.providers import key_vars, unroutable
+
+    wanted = list(dict.fromkeys((m, b) for m, b in models if m))
+    typos = [f"{m!r}: {why}" for m, b in wanted if (why := unroutable(m, b))]
+    if typos:  # told without litellm (whose import costs seconds), with the string meant
+        raise ConfigError(f"litellm cannot route {'; '.join(typos)}")
+    ask = [(m, b) for m, b in wanted if key_vars(m) is None]  # a listed provider prefix routes
+    if not ask:
+        return
     from .._litellm import get_litellm
 
     litellm = get_litellm()
     bad = []
-    for model, api_base in dict.fromkeys((m, b) for m, b in models if m):
+    for model, api_base in ask:
         try:
             litellm.get_llm_provider(model=model, api_base=api_base)
         except Exception:  # noqa: BLE001  litellm's message is long; ours says what to do

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..agent.base import NO_OUTPUT, Agent, Episode, create_agent
+from ..agent.base import NO_OUTPUT, UNREACHABLE, Agent, Episode, create_agent
 from ..agent.redact import redact
-from ..errors import RedlineBenchError
+from ..errors import JudgesUnreachable, RedlineBenchError
 from . import paths
 from .atomic import publish_dir, write_json
 from .spec import Entrant, RunSpec
@@ -61,6 +61,8 @@ class Progress:
     cost_unknown: int = 0          # episodes whose model has no known price (not counted in cost_usd)
     errors: list[dict[str, Any]] = field(default_factory=list)
     consecutive_errors: dict[str, int] = field(default_factory=dict)  # per entrant label
+    consecutive_unreachable: dict[str, int] = field(default_factory=dict)  # per entrant label
+    judges_unreachable: int = 0    # trials in a row whose judges could not be reached
     stopped_entrants: dict[str, str] = field(default_factory=dict)    # label -> why it was stopped
     stopped: str | None = None     # why episodes stopped being started (trials left for --resume)
     #: per process (pid), the adaptive limits of the endpoints it calls (redlinebench._throttle)
@@ -80,15 +82,25 @@ class Progress:
 
     def may_start(self, label: str) -> bool:
         """Whether new episodes of this entrant may begin: one whose provider keeps failing is
-        stopped, the others (another provider, an offline baseline) go on."""
-        return label not in self.stopped_entrants
+        stopped, the others (another provider, an offline baseline) go on; unreachable judges
+        stop them all."""
+        return label not in self.stopped_entrants and JUDGES not in self.stopped_entrants
 
+
+#: The key of ``Progress.stopped_entrants`` that stops every entrant (the judges cannot be reached).
+JUDGES = "(judges)"
 
 #: async: grades a published trial (writes grade.json); returns the redline it opened, or None.
 Grader = Callable[[TrialKey, Path], Any]
 
 #: Episodes failing in a row (provider down, bad key) after which no new episode is started.
 STOP_AFTER_CONSECUTIVE_ERRORS = 8
+#: The same, for episodes whose endpoint could not be reached at all (refused, unresolvable): that
+#: does not heal in seconds, so two in a row stop the entrant (one could be a server restarting).
+STOP_AFTER_UNREACHABLE = 2
+#: Trials in a row whose judges could not be reached, after which no new episode is started
+#: (every episode would be paid for and left ungraded).
+STOP_AFTER_JUDGES_UNREACHABLE = 2
 
 
 def make_agent(entrant: Entrant, spec: RunSpec) -> Agent:
@@ -160,19 +172,31 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
             state.cost_unknown += 1
         label = key.label
         if metrics["status"] != "errored":
-            state.consecutive_errors[label] = 0
+            state.consecutive_errors[label] = state.consecutive_unreachable[label] = 0
             return
         _failed(state, key, metrics.get("error"))
         n = state.consecutive_errors[label] = state.consecutive_errors.get(label, 0) + 1
-        if n >= STOP_AFTER_CONSECUTIVE_ERRORS and label not in state.stopped_entrants:
-            last = str(metrics.get("error") or "").strip().splitlines()
-            state.stopped_entrants[label] = (f"{n} episodes of {label} in a row failed (last: "
-                                             f"{last[-1] if last else 'unknown error'}); no new episode of "
-                                             f"{label} was started")
-            state.stopped = "; ".join(state.stopped_entrants.values())
+        down = state.consecutive_unreachable[label] = (state.consecutive_unreachable.get(label, 0) + 1
+                                                       if metrics.get("end_reason") == UNREACHABLE else 0)
+        last = str(metrics.get("error") or "").strip().splitlines()
+        last_line = last[-1] if last else "unknown error"
+        if down >= STOP_AFTER_UNREACHABLE:
+            _stop(state, label, f"{last_line} ({down} episodes of {label} in a row); no new episode of {label} "
+                                "was started")
+        elif n >= STOP_AFTER_CONSECUTIVE_ERRORS:
+            _stop(state, label, f"{n} episodes of {label} in a row failed (last: {last_line}); no new episode of "
+                                f"{label} was started")
     elif kind == "graded":
+        state.judges_unreachable = 0
         state.judge_cost_usd += payload
         state.cost_usd += payload
+    elif kind == "judges_unreachable":  # recorded in grade.json as judging_incomplete, like any judge failure
+        state.judge_cost_usd += payload["cost"]
+        state.cost_usd += payload["cost"]
+        state.judges_unreachable += 1
+        if state.judges_unreachable >= STOP_AFTER_JUDGES_UNREACHABLE:
+            _stop(state, JUDGES, f"{payload['error']} ({state.judges_unreachable} trials in a row); no new "
+                                 "episode was started")
     elif kind == "grade_failed":
         _failed(state, key, "grading failed: " + redact(payload))
     elif kind == "throttle":
@@ -209,7 +233,8 @@ class TrialPipeline:
                     return
                 discard(tdir)
                 metrics = await _run_agent(self.agents[key.label], key, self.layout)
-                self.emit(("episode", idx, {k: metrics.get(k) for k in ("status", "cost_usd", "cost_known", "error")}))
+                self.emit(("episode", idx, {k: metrics.get(k) for k in ("status", "end_reason", "cost_usd",
+                                                                       "cost_known", "error")}))
                 self._throttle(idx)
                 if metrics["status"] == "errored":
                     self.emit(("done", idx, None))
@@ -219,15 +244,9 @@ class TrialPipeline:
         opened = None  # the redline as grading opened it, for the after-step
         if self.grader is not None:
             async with self.grade_slots:
-                try:
-                    opened = await self.grader(key, tdir)
-                    self.emit(("graded", idx, _judge_cost(tdir)))
-                except asyncio.CancelledError:
-                    raise
-                except RedlineBenchError as exc:
-                    self.emit(("grade_failed", idx, str(exc)))
-                except Exception:  # a grading bug must not take the other trials down
-                    self.emit(("grade_failed", idx, traceback.format_exc(limit=8)))
+                # once the judges proved unreachable, trials waiting for them stay ungraded (--resume grades them)
+                if self.may_start(JUDGES):
+                    opened = await self._grade(idx, key, tdir)
         self._throttle(idx)
         if self.after is not None:
             try:
@@ -236,6 +255,24 @@ class TrialPipeline:
                 pass
         self.emit(("done", idx, None))
 
+
+    async def _grade(self, idx: int, key: TrialKey, tdir: Path) -> Any:
+        """Grade one published trial and say how it went; returns the redline grading opened."""
+        try:
+            opened = await self.grader(key, tdir)  # type: ignore[misc]
+        except asyncio.CancelledError:
+            raise
+        except JudgesUnreachable as exc:  # grade.json is written: judging_incomplete
+            self.emit(("judges_unreachable", idx, {"cost": _judge_cost(tdir), "error": str(exc)}))
+            return exc.document
+        except RedlineBenchError as exc:
+            self.emit(("grade_failed", idx, str(exc)))
+        except Exception:  # a grading bug must not take the other trials down
+            self.emit(("grade_failed", idx, traceback.format_exc(limit=8)))
+        else:
+            self.emit(("graded", idx, _judge_cost(tdir)))
+            return opened
+        return None
 
     def _throttle(self, idx: int) -> None:
         from .._throttle import snapshot
@@ -328,6 +365,13 @@ async def run_trials(
     """Run (or resume) every trial of ``spec`` over ``tasks``; returns the final counters."""
     with Launch(spec, layout, tasks, grader=grader, agents=agents, after=after) as launch:
         return await launch.run(on_update)
+
+
+def _stop(state: Progress, label: str, why: str) -> None:
+    """Stop starting episodes of ``label`` (``JUDGES``: of every entrant), once, saying why."""
+    if label not in state.stopped_entrants:
+        state.stopped_entrants[label] = why
+        state.stopped = "; ".join(state.stopped_entrants.values())
 
 
 def _failed(state: Progress, key: TrialKey, error: Any) -> None:

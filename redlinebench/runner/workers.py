@@ -117,8 +117,10 @@ class WorkerPool:
                 emit(("start", idx, None))
             return idx
 
-        pipeline = make_pipeline(emit=emit, may_start=lambda label: not self._stop[self._labels[label]],
-                                 grade_slots=slots)
+        def may_start(label: str) -> bool:  # JUDGES (no entrant's label): stopped when every entrant is
+            return not (self._stop[self._labels[label]] if label in self._labels else all(self._stop))
+
+        pipeline = make_pipeline(emit=emit, may_start=may_start, grade_slots=slots)
 
         async def main() -> None:
             # SIGTERM (the parent stopping us, or our parent-watch) cancels like Ctrl-C does in a
@@ -176,8 +178,9 @@ class WorkerPool:
                         if kind == "done":
                             in_flight[w].discard(idx)
                         apply_event(plan, (kind, idx, payload), on_update)
-                        for label in state.stopped_entrants:
-                            self._stop[self._labels[label]] = 1
+                        for label in state.stopped_entrants:  # JUDGES stops every entrant
+                            for i in ([self._labels[label]] if label in self._labels else self._labels.values()):
+                                self._stop[i] = 1
             except (EOFError, OSError):
                 closed(w)
             except Exception as exc:  # noqa: BLE001  a garbled message: treat the worker as lost

@@ -26,6 +26,10 @@ SourceKind = Literal["path", "env", "local", "hub", "embedded"]
 _MARKER = ".redlinebench-snapshot.json"
 
 
+#: How messages name the benchmark shipped inside the package.
+EMBEDDED_LABEL = "the embedded synthetic set"
+
+
 @dataclass(frozen=True)
 class Source:
     """A resolved task tree. ``path`` is the dataset root; task directories live in ``tasks_dir``."""
@@ -47,14 +51,19 @@ class Source:
 
     @property
     def label(self) -> str:
-        """The tree as messages name it: ``embedded`` for the set shipped in the package (its folder
-        inside site-packages says nothing a user can act on; config.json records it the same way),
-        else its folder."""
-        return "embedded" if self.kind == "embedded" else str(self.path)
+        """The tree as messages name it: "the embedded synthetic set" for the set shipped in the
+        package (its folder inside site-packages says nothing a user can act on; config.json
+        records it as ``embedded``), else its folder."""
+        return EMBEDDED_LABEL if self.kind == "embedded" else str(self.path)
+
+    @property
+    def named(self) -> str:
+        """The label with the kind of tree where the label does not say it (``hub: /cache/...``)."""
+        return self.label if self.kind == "embedded" else f"{self.kind}: {self.label}"
 
     def describe(self) -> str:
         rev = f" @ {self.revision}" if self.revision else ""
-        return f"{self.kind}: {self.label}{rev} ({self.reason})"
+        return f"{self.named}{rev} ({self.reason})"
 
     def to_dict(self) -> dict[str, object]:
         return {

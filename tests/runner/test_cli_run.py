@@ -99,11 +99,12 @@ def test_run_without_judges_writes_trials_and_a_report_but_no_grades(tree, tmp_p
 
 
 def test_unknown_task_and_empty_selection_are_one_line_errors(tree, tmp_path):
+    # (--judges heuristic: without it the default panel's missing keys are reported first, before the tasks load)
     r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--tasks", "redline-s9-t9-g99z",
-                                  "--run-dir", str(tmp_path / "x")])
+                                  "--judges", "heuristic", "--run-dir", str(tmp_path / "x")])
     assert r.exit_code == 2 and "unknown task id(s): redline-s9-t9-g99z" in r.output
     r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--scenario", "3",
-                                  "--run-dir", str(tmp_path / "y")])
+                                  "--judges", "heuristic", "--run-dir", str(tmp_path / "y")])
     assert r.exit_code == 2 and "no task matches scenario 3 in" in r.output and "Traceback" not in r.output
     assert "{" not in r.output  # a readable selection, not a Python dict
 

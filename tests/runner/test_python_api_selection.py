@@ -40,7 +40,7 @@ def test_taskset_by_id_with_close_matches():
 
 def test_filter_on_a_value_no_task_has_names_the_values_there_are():
     tasks = load_tasks("embedded")
-    with pytest.raises(TaskError, match=r"no task has scenario 9 in embedded .*scenarios there: 1, 2, 3"):
+    with pytest.raises(TaskError, match=r"no task has scenario 9 in the embedded synthetic set .*scenarios there: 1, 2, 3"):
         tasks.filter(scenario=9)
     with pytest.raises(TaskError, match="sides there: A, B"):
         tasks.filter(side="C")
@@ -52,7 +52,7 @@ def test_messages_name_the_embedded_set_not_its_install_folder():
     with pytest.raises(TaskError) as info:
         tasks.get("nope")
     assert "site-packages" not in str(info.value) and "_data" not in str(info.value)
-    assert "in embedded" in str(info.value)
+    assert "in the embedded synthetic set" in str(info.value)
 
 
 def test_limit_spreads_over_the_cells_and_is_the_same_every_time():
