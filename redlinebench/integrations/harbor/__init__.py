@@ -26,7 +26,8 @@ order. Trials without a grade become ``errored`` rows, never silently dropped.
 
 from .._common import load_single_task
 from ._export import (ExportOptions, container_instruction, container_mechanics, dockerfile, export_harbor, export_task,
-                      output_note, solution_script, task_toml, verifier_env_keys, verifier_script, write_solution)
+                      lint_command, output_note, solution_script, task_toml, verifier_env_keys, verifier_script,
+                      write_solution)
 from ._keys import judge_env_keys, missing_keys
 from ._import import HarborTrial, ImportReport, find_trials, import_harbor, read_trial, trial_metrics, write_summary
 from ._layout import APP_DIR, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS, HarborError
@@ -50,6 +51,7 @@ __all__ = [
     "find_trials",
     "import_harbor",
     "judge_env_keys",
+    "lint_command",
     "missing_keys",
     "load_single_task",
     "output_note",
