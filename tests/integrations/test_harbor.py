@@ -249,11 +249,15 @@ def test_a_wheelhouse_and_a_base_image_make_an_offline_build_on_any_python_base(
     env = out / "redline-s1-t1-g01a" / "environment"
     docker = (env / "Dockerfile").read_text().splitlines()
     assert docker[2] == "FROM mirror.example/python:3.12-slim"
-    assert "COPY wheels/ /tmp/wheels/" in docker
-    assert ("RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir --no-index "
-            "--find-links /tmp/wheels /tmp/redlinebench-0.1.0-py3-none-any.whl "
-            "&& rm -rf /tmp/wheels /tmp/redlinebench-0.1.0-py3-none-any.whl") in docker
-    assert docker.index("COPY wheels/ /tmp/wheels/") < docker.index("COPY app/ /app/")  # shared layers first
+    # the dependencies in a layer of their own (reused whatever our wheel), then our wheel, both offline
+    assert docker[4:9] == [
+        "COPY wheels/ /tmp/wheels/",
+        "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir --no-index "
+        "/tmp/wheels/*.whl",
+        "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl",
+        "RUN /opt/redlinebench/bin/pip install --no-cache-dir --no-index --find-links /tmp/wheels "
+        "/tmp/redlinebench-0.1.0-py3-none-any.whl && rm -rf /tmp/wheels /tmp/redlinebench-0.1.0-py3-none-any.whl",
+        "ENV PATH=/opt/redlinebench/bin:$PATH"], docker
     assert sorted(p.name for p in (env / "wheels").iterdir()) == ["click-8.1-py3-none-any.whl",
                                                                   "lxml-6.0-cp311-cp311-manylinux_2_28_x86_64.whl"]
     assert (env / "wheels" / "click-8.1-py3-none-any.whl").read_bytes() == b"click-8.1-py3-none-any.whl"

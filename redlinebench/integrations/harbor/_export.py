@@ -61,13 +61,17 @@ def _install_lines(opts: ExportOptions) -> list[str]:
     A venv, not the image's own Python: Debian's system Python refuses ``pip install`` (PEP 668)
     and has no pip at all without python3-pip, while ``python3 -m venv`` works on ``python:*-slim``
     and on a Debian/Ubuntu base with python3-venv alike. With a wheelhouse, pip never touches an
-    index (``--no-index``): the image builds where containers have no network or no PyPI.
+    index (``--no-index``): the image builds where containers have no network or no PyPI. The
+    wheelhouse is installed in a layer of its own, before our wheel is copied: that layer depends on
+    the wheelhouse alone, so Docker reuses it across tasks, re-exports and rebuilt redlinebench wheels.
     """
     pip = f"{VENV_DIR}/bin/pip install --no-cache-dir"
+    venv = f"python3 -m venv {VENV_DIR}"
     lines: list[str] = []
     scratch: list[str] = []
     if opts.wheelhouse is not None:
-        lines.append(f"COPY {WHEELHOUSE}/ /tmp/{WHEELHOUSE}/")
+        lines += [f"COPY {WHEELHOUSE}/ /tmp/{WHEELHOUSE}/", f"RUN {venv} && {pip} --no-index /tmp/{WHEELHOUSE}/*.whl"]
+        venv = ""
         pip += f" --no-index --find-links /tmp/{WHEELHOUSE}"
         scratch.append(f"/tmp/{WHEELHOUSE}")
     if opts.wheel is not None:
@@ -83,7 +87,7 @@ def _install_lines(opts: ExportOptions) -> list[str]:
             raise ConfigError(f"--package-spec: quotes, backslashes and newlines are not allowed: {spec!r}")
         target = f"'{spec}'"
     cleanup = f" && rm -rf {' '.join(scratch)}" if scratch else ""
-    lines.append(f"RUN python3 -m venv {VENV_DIR} && {pip} {target}{cleanup}")
+    lines.append(f"RUN {venv + ' && ' if venv else ''}{pip} {target}{cleanup}")
     lines.append(f"ENV PATH={VENV_DIR}/bin:$PATH")
     return lines
 
