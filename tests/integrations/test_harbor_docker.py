@@ -25,6 +25,8 @@ from click.testing import CliRunner
 from redlinebench.cli import main
 from redlinebench.integrations.harbor import _wheel
 
+pytestmark = pytest.mark.slow
+
 BASE_IMAGE = os.environ.get("REDLINEBENCH_HARBOR_BASE_IMAGE", "redlinebench-base:bookworm")
 TASKS = ("redline-s1-t1-g01a", "redline-s1-t2-g01a")  # one of each side, both with a golden redline
 HOW = "(.ci/run installs docker.io and the compose plugin, starts dockerd and builds the base image)"
@@ -51,7 +53,7 @@ def docker() -> str:
     if _quiet([path, "compose", "version"]).returncode != 0:
         _unavailable(f"`docker compose` (the compose v2 plugin Harbor drives) is missing {HOW}")
     if _quiet([path, "image", "inspect", BASE_IMAGE]).returncode != 0:
-        _unavailable(f"the base image {BASE_IMAGE} is absent (REDLINEBENCH_HARBOR_BASE_IMAGE names another) {HOW}")
+        _unavailable(f"the base image {BASE_IMAGE} is absent (REDLINEBENCH_HARBOR_BASE_IMAGE names another to use) {HOW}")
     return path
 
 
