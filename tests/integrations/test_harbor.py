@@ -26,6 +26,8 @@ from tests.tasks.treefactory import build_tree
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)]
 _REAL_BUILD_WHEEL = _wheel.build_wheel
+#: The Dockerfile line that installs redlinebench (into a venv: Debian's own Python refuses pip).
+VENV_PIP = "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir"
 
 
 @pytest.fixture(scope="session")
@@ -91,7 +93,7 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     assert "/app/output/redline.docx" in instruction and "Reviewing Counsel (AgentCo Legal)" in instruction
     docker = (task / "environment/Dockerfile").read_text().splitlines()
     assert "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl" in docker
-    assert any(line.startswith("RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir /tmp/redlinebench-0.1.0") for line in docker)
+    assert any(line.startswith(f"{VENV_PIP} /tmp/redlinebench-0.1.0") for line in docker)
     assert "ENV PATH=/opt/redlinebench/bin:$PATH" in docker and "FROM python:3.11-slim" in docker  # the default base
     assert (task / "environment/redlinebench-0.1.0-py3-none-any.whl").read_bytes() == \
         (task.parent.parent / "redlinebench-0.1.0-py3-none-any.whl").read_bytes()  # the --wheel given
@@ -125,7 +127,7 @@ def test_the_default_export_installs_a_wheel_built_from_the_checkout(tree, tmp_p
     env = out / "redline-s1-t1-g01a" / "environment"
     docker = (env / "Dockerfile").read_text().splitlines()
     assert f"COPY {name} /tmp/{name}" in docker
-    assert f"RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir /tmp/{name} && rm -rf /tmp/{name}" in docker
+    assert f"{VENV_PIP} /tmp/{name} && rm -rf /tmp/{name}" in docker
     assert not [line for line in docker if "redlinebench==" in line]
     with zipfile.ZipFile(env / name) as whl:
         names = set(whl.namelist())
@@ -166,7 +168,7 @@ def test_without_a_checkout_the_export_says_to_pass_a_wheel_or_a_spec(tree, tmp_
                                    "--package-spec", "redlinebench==0.1.0"])
     assert ok.exit_code == 0, ok.output
     docker = (tmp_path / "out" / "redline-s1-t1-g01a" / "environment" / "Dockerfile").read_text()
-    assert "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir 'redlinebench==0.1.0'" in docker
+    assert f"{VENV_PIP} 'redlinebench==0.1.0'" in docker
     assert not list((tmp_path / "out" / "redline-s1-t1-g01a" / "environment").glob("*.whl"))
 
 
@@ -226,7 +228,7 @@ def test_dockerfile_needs_a_wheel_or_a_spec():
         harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(), has_skills=False)
     spec = harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(package_spec="redlinebench>=0.1"),
                              has_skills=False)
-    assert "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir 'redlinebench>=0.1'" in spec
+    assert f"{VENV_PIP} 'redlinebench>=0.1'" in spec
 
 
 def test_a_wheelhouse_and_a_base_image_make_an_offline_build_on_any_python_base(tree, tmp_path):
@@ -252,8 +254,7 @@ def test_a_wheelhouse_and_a_base_image_make_an_offline_build_on_any_python_base(
     # the dependencies in a layer of their own (reused whatever our wheel), then our wheel, both offline
     assert docker[4:9] == [
         "COPY wheels/ /tmp/wheels/",
-        "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir --no-index "
-        "/tmp/wheels/*.whl",
+        f"{VENV_PIP} --no-index /tmp/wheels/*.whl",
         "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl",
         "RUN /opt/redlinebench/bin/pip install --no-cache-dir --no-index --find-links /tmp/wheels "
         "/tmp/redlinebench-0.1.0-py3-none-any.whl && rm -rf /tmp/wheels /tmp/redlinebench-0.1.0-py3-none-any.whl",
@@ -335,7 +336,7 @@ def test_export_refuses_to_overwrite_and_rejects_bad_options(exported, tree, tmp
                                    "--package-spec", "redlinebench==0.1.0"])
     assert ok.exit_code == 0, ok.output
     docker = (exported / "redline-s2-t4-g01a/environment/Dockerfile").read_text()
-    assert "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir 'redlinebench==0.1.0'" in docker
+    assert f"{VENV_PIP} 'redlinebench==0.1.0'" in docker
     bad = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "x"), "--source", str(tree),
                                     "--judges", "panel; rm -rf /"])
     assert bad.exit_code == 2 and "shell metacharacters" in bad.output

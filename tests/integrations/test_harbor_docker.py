@@ -53,7 +53,8 @@ def docker() -> str:
     if _quiet([path, "compose", "version"]).returncode != 0:
         _unavailable(f"`docker compose` (the compose v2 plugin Harbor drives) is missing {HOW}")
     if _quiet([path, "image", "inspect", BASE_IMAGE]).returncode != 0:
-        _unavailable(f"the base image {BASE_IMAGE} is absent (REDLINEBENCH_HARBOR_BASE_IMAGE names another to use) {HOW}")
+        _unavailable(f"the base image {BASE_IMAGE} is absent (REDLINEBENCH_HARBOR_BASE_IMAGE names another to use) "
+                     f"{HOW}")
     return path
 
 
