@@ -266,7 +266,11 @@ def test_a_wheelhouse_and_a_base_image_make_an_offline_build_on_any_python_base(
     spec = harbor.dockerfile("t", harbor.ExportOptions(package_spec="redlinebench==0.1.0", wheelhouse=house),
                              has_skills=False)
     assert "--no-index --find-links /tmp/wheels 'redlinebench==0.1.0' && rm -rf /tmp/wheels" in spec
-    for bad, why in ((tmp_path / "nowhere", "wheelhouse not found"), (tmp_path / "harbor", "has no .whl file")):
+    ours_only = tmp_path / "ours-only"
+    ours_only.mkdir()
+    (ours_only / "redlinebench-0.0.9-py3-none-any.whl").write_bytes(b"x")
+    for bad, why in ((tmp_path / "nowhere", "wheelhouse not found"), (tmp_path / "harbor", "has no .whl file"),
+                     (ours_only, "has no .whl file besides redlinebench's own")):
         refused = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "x"), "--source", str(tree),
                                             "--wheel", str(wheel), "--wheelhouse", str(bad)])
         assert refused.exit_code != 0 and f"{bad}: " in refused.output and why in refused.output, refused.output

@@ -398,13 +398,15 @@ def _copy_wheelhouse(wheelhouse: Path, dest: Path, *, skip_ours: bool) -> None:
             shutil.copyfile(wheel, dest / wheel.name)
 
 
-def _check_wheelhouse(wheelhouse: Path) -> None:
+def _check_wheelhouse(wheelhouse: Path, *, skip_ours: bool) -> None:
+    """Refuse a wheelhouse the image build would fail on (pip's ``/tmp/wheels/*.whl`` matching nothing)."""
     if not wheelhouse.is_dir():
         raise ConfigError("wheelhouse not found (a directory of .whl files, e.g. from `pip download -d DIR ...`)",
                           path=wheelhouse)
-    if not _wheelhouse_wheels(wheelhouse, skip_ours=False):
-        raise ConfigError("the wheelhouse has no .whl file (fill it with `pip download -d DIR <redlinebench wheel>`)",
-                          path=wheelhouse)
+    if not _wheelhouse_wheels(wheelhouse, skip_ours=skip_ours):
+        besides = " besides redlinebench's own" if skip_ours else ""
+        raise ConfigError(f"the wheelhouse has no .whl file{besides} (fill it with "
+                          "`pip download -d DIR --only-binary=:all: <redlinebench wheel>`)", path=wheelhouse)
 
 
 def _is_wheel(path: Path) -> bool:
@@ -442,8 +444,8 @@ def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | N
         if not _is_wheel(opts.wheel):
             raise ConfigError("not a wheel (a .whl zip archive with a redlinebench-*.dist-info/ inside)",
                               path=opts.wheel)
-    if opts.wheelhouse is not None:
-        _check_wheelhouse(opts.wheelhouse)
+    if opts.wheelhouse is not None:  # our wheel is --wheel or built below unless a spec installs it
+        _check_wheelhouse(opts.wheelhouse, skip_ours=opts.package_spec is None)
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
