@@ -74,12 +74,24 @@ def _wheelhouse(docker: str, wheel: Path, dest: Path) -> Path:
                     "import sys; print('%d.%d' % sys.version_info[:2])"])
     assert probe.returncode == 0, f"{BASE_IMAGE} has no working python3: {probe.stderr[-500:]}"
     version = probe.stdout.strip()
+    pins = dest.with_name("constraints.txt")  # the versions this test runs with: the same grades, and a
+    pins.write_text(_installed_versions(), encoding="utf-8")  # stable wheelhouse Docker's layer cache reuses
     got = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", str(dest), "--only-binary=:all:",
-                          "--python-version", version, str(wheel)], capture_output=True, text=True, timeout=600)
+                          "--python-version", version, "-c", str(pins), str(wheel)],
+                         capture_output=True, text=True, timeout=600)
     if got.returncode != 0:
         last = (got.stderr.strip().splitlines() or ["?"])[-1]
         _unavailable(f"pip download of the dependencies for Python {version} failed (no package index?): {last}")
     return dest
+
+
+def _installed_versions() -> str:
+    """``name==version`` of every distribution in this Python but redlinebench: pip constraints."""
+    from importlib.metadata import distributions
+
+    pins = {(d.metadata["Name"] or "").lower(): d.version for d in distributions()}
+    return "".join(f"{name}=={version}\n" for name, version in sorted(pins.items())
+                   if name and name != "redlinebench" and "+" not in version)
 
 
 def _no_keys() -> dict[str, str]:
