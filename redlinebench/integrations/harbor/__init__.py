@@ -16,8 +16,9 @@ Our wiring (the SPEC §2 tree is already Harbor's task format, so export mostly 
   ``annotated_view.md`` to ``/logs/verifier``.
 * ``solution/solve.sh`` copies ``solution/redline.docx`` (our golden baseline's redline) to the
   output path, so Harbor's oracle agent scores each task as ``redlinebench run --agent golden``.
-* ``environment/Dockerfile`` installs this package (from a wheel copied next to it, or from an
-  index by requirement string) so both the agent's tools and the verifier are present.
+* ``environment/Dockerfile`` installs this package into a venv on ``PATH`` (from a wheel copied next
+  to it, or from an index by requirement string; offline from a copied wheelhouse) so both the
+  agent's tools and the verifier are present, on any base image with ``python3 -m venv``.
 
 ``import_harbor`` maps ``<jobs>/<job>/<trial>/`` onto our run layout
 (``trials/<model_slug>/<task_id>/<n>/``), numbering a model's trials of a task 1..k in start
