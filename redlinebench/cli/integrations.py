@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -122,13 +123,17 @@ def _export_dataset(source: str | None, out: Path) -> Path:
 @click.option("--package-spec", default=None, metavar="SPEC",
               help="pip requirement to install instead of a wheel, for a redlinebench published to your own "
                    "index (it is not on PyPI).")
+@click.option("--wheelhouse", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="A directory of wheels for redlinebench's dependencies (`pip download -d DIR WHEEL`), copied "
+                   "into every environment: the image then installs offline (pip --no-index).")
 @click.option("--judges", default="panel", show_default=True, help="Judge spec the verifier uses.")
 @click.option("--base-image", default="python:3.11-slim", show_default=True,
-              help="Docker image the Harbor environment is built from.")
+              help="Docker image the Harbor environment is built from: any image with python3 and its venv "
+                   "module (e.g. your registry mirror's python:3.11-slim).")
 @click.option("--overwrite", is_flag=True, help="Replace task directories that already exist.")
 def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], scenarios: tuple[int, ...],
-                      turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, judges: str,
-                      base_image: str, overwrite: bool) -> None:
+                      turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, wheelhouse: Path | None,
+                      judges: str, base_image: str, overwrite: bool) -> None:
     """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`.
 
     redlinebench is not on PyPI, so each task's environment/Dockerfile installs it from a wheel
@@ -137,7 +142,7 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
     pass --wheel PATH or --package-spec SPEC.
     """
     from ..errors import ConfigError
-    from ..integrations.harbor import ExportOptions, export_harbor
+    from ..integrations.harbor import ExportOptions, export_harbor, lint_command
     from ..tasks import load_tasks
 
     if wheel is not None and package_spec is not None:
@@ -145,15 +150,16 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
     tasks = load_tasks(source).filter(task_ids or None, scenario=scenarios or None, turn=turns or None)
     if not len(tasks):
         raise ConfigError("no task matches the filters: nothing to export")
-    opts = ExportOptions(package_spec=package_spec, wheel=wheel, judges=judges, base_image=base_image,
-                         overwrite=overwrite)
+    opts = ExportOptions(package_spec=package_spec, wheel=wheel, wheelhouse=wheelhouse, judges=judges,
+                         base_image=base_image, overwrite=overwrite)
     written = export_harbor(tasks, out, opts)
     click.echo(f"exported {len(written)} Harbor task(s) to {out}")
     if wheel is None and not package_spec:
         built = sorted(p.name for p in (written[0] / "environment").glob("*.whl")) if written else []
         if built:
             click.echo(f"each environment installs {built[0]}, built from this redlinebench's source checkout")
-    click.echo(f"run them with: harbor run -p {out} -a <agent> -m <model>")
+    click.echo(f"check them with: {lint_command(out)}")
+    click.echo(f"run them with: harbor run -p {shlex.quote(str(out))} -a <agent> -m <model>")
 
 
 @click.command("harbor")

@@ -26,6 +26,8 @@ from tests.tasks.treefactory import build_tree
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)]
 _REAL_BUILD_WHEEL = _wheel.build_wheel
+#: The Dockerfile line that installs redlinebench (into a venv: Debian's own Python refuses pip).
+VENV_PIP = "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir"
 
 
 @pytest.fixture(scope="session")
@@ -91,7 +93,8 @@ def test_export_writes_a_runnable_harbor_task(exported, tree):
     assert "/app/output/redline.docx" in instruction and "Reviewing Counsel (AgentCo Legal)" in instruction
     docker = (task / "environment/Dockerfile").read_text().splitlines()
     assert "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl" in docker
-    assert any(line.startswith("RUN pip install --no-cache-dir /tmp/redlinebench-0.1.0") for line in docker)
+    assert any(line.startswith(f"{VENV_PIP} /tmp/redlinebench-0.1.0") for line in docker)
+    assert "ENV PATH=/opt/redlinebench/bin:$PATH" in docker and "FROM python:3.11-slim" in docker  # the default base
     assert (task / "environment/redlinebench-0.1.0-py3-none-any.whl").read_bytes() == \
         (task.parent.parent / "redlinebench-0.1.0-py3-none-any.whl").read_bytes()  # the --wheel given
     # verifier side: test.sh calls verify on a pristine copy of the task
@@ -124,7 +127,7 @@ def test_the_default_export_installs_a_wheel_built_from_the_checkout(tree, tmp_p
     env = out / "redline-s1-t1-g01a" / "environment"
     docker = (env / "Dockerfile").read_text().splitlines()
     assert f"COPY {name} /tmp/{name}" in docker
-    assert f"RUN pip install --no-cache-dir /tmp/{name} && rm /tmp/{name}" in docker
+    assert f"{VENV_PIP} /tmp/{name} && rm -rf /tmp/{name}" in docker
     assert not [line for line in docker if "redlinebench==" in line]
     with zipfile.ZipFile(env / name) as whl:
         names = set(whl.namelist())
@@ -165,7 +168,7 @@ def test_without_a_checkout_the_export_says_to_pass_a_wheel_or_a_spec(tree, tmp_
                                    "--package-spec", "redlinebench==0.1.0"])
     assert ok.exit_code == 0, ok.output
     docker = (tmp_path / "out" / "redline-s1-t1-g01a" / "environment" / "Dockerfile").read_text()
-    assert "RUN pip install --no-cache-dir 'redlinebench==0.1.0'" in docker
+    assert f"{VENV_PIP} 'redlinebench==0.1.0'" in docker
     assert not list((tmp_path / "out" / "redline-s1-t1-g01a" / "environment").glob("*.whl"))
 
 
@@ -225,7 +228,53 @@ def test_dockerfile_needs_a_wheel_or_a_spec():
         harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(), has_skills=False)
     spec = harbor.dockerfile("redline-s1-t1-g01a", harbor.ExportOptions(package_spec="redlinebench>=0.1"),
                              has_skills=False)
-    assert "RUN pip install --no-cache-dir 'redlinebench>=0.1'" in spec
+    assert f"{VENV_PIP} 'redlinebench>=0.1'" in spec
+
+
+def test_a_wheelhouse_and_a_base_image_make_an_offline_build_on_any_python_base(tree, tmp_path):
+    """--base-image names the FROM (a bare Debian with python3-venv, a registry mirror's python image);
+    --wheelhouse is copied into every environment and pip installs from it alone (--no-index), so the
+    image builds where containers reach no index. Our own wheel comes from --wheel, not the wheelhouse."""
+    wheel = tmp_path / "redlinebench-0.1.0-py3-none-any.whl"
+    _stand_in_wheel(wheel)
+    house = tmp_path / "house"
+    house.mkdir()
+    for name in ("lxml-6.0-cp311-cp311-manylinux_2_28_x86_64.whl", "click-8.1-py3-none-any.whl",
+                 "redlinebench-0.0.9-py3-none-any.whl"):
+        (house / name).write_bytes(name.encode())
+    (house / "notes.txt").write_text("not a wheel")
+    out = tmp_path / "harbor"
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", str(tree), "--task",
+                                    "redline-s1-t1-g01a", "--wheel", str(wheel), "--wheelhouse", str(house),
+                                    "--base-image", "mirror.example/python:3.12-slim", "--judges", "heuristic"])
+    assert res.exit_code == 0, res.output
+    env = out / "redline-s1-t1-g01a" / "environment"
+    docker = (env / "Dockerfile").read_text().splitlines()
+    assert docker[2] == "FROM mirror.example/python:3.12-slim"
+    # the dependencies in a layer of their own (reused whatever our wheel), then our wheel, both offline
+    assert docker[4:9] == [
+        "COPY wheels/ /tmp/wheels/",
+        f"{VENV_PIP} --no-index /tmp/wheels/*.whl",
+        "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl",
+        "RUN /opt/redlinebench/bin/pip install --no-cache-dir --no-index --find-links /tmp/wheels "
+        "/tmp/redlinebench-0.1.0-py3-none-any.whl && rm -rf /tmp/wheels /tmp/redlinebench-0.1.0-py3-none-any.whl",
+        "ENV PATH=/opt/redlinebench/bin:$PATH"], docker
+    assert sorted(p.name for p in (env / "wheels").iterdir()) == ["click-8.1-py3-none-any.whl",
+                                                                  "lxml-6.0-cp311-cp311-manylinux_2_28_x86_64.whl"]
+    assert (env / "wheels" / "click-8.1-py3-none-any.whl").read_bytes() == b"click-8.1-py3-none-any.whl"
+    # a spec installs from the wheelhouse too, which must then hold redlinebench
+    spec = harbor.dockerfile("t", harbor.ExportOptions(package_spec="redlinebench==0.1.0", wheelhouse=house),
+                             has_skills=False)
+    assert "--no-index --find-links /tmp/wheels 'redlinebench==0.1.0' && rm -rf /tmp/wheels" in spec
+    ours_only = tmp_path / "ours-only"
+    ours_only.mkdir()
+    (ours_only / "redlinebench-0.0.9-py3-none-any.whl").write_bytes(b"x")
+    for bad, why in ((tmp_path / "nowhere", "wheelhouse not found"), (tmp_path / "harbor", "has no .whl file"),
+                     (ours_only, "has no .whl file besides redlinebench's own")):
+        refused = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "x"), "--source", str(tree),
+                                            "--wheel", str(wheel), "--wheelhouse", str(bad)])
+        assert refused.exit_code != 0 and f"{bad}: " in refused.output and why in refused.output, refused.output
+        assert "Traceback" not in refused.output and not (tmp_path / "x").exists()
 
 
 def test_export_keeps_the_tasks_own_timeouts_and_defaults_the_missing_ones(tmp_path):
@@ -291,7 +340,7 @@ def test_export_refuses_to_overwrite_and_rejects_bad_options(exported, tree, tmp
                                    "--package-spec", "redlinebench==0.1.0"])
     assert ok.exit_code == 0, ok.output
     docker = (exported / "redline-s2-t4-g01a/environment/Dockerfile").read_text()
-    assert "RUN pip install --no-cache-dir 'redlinebench==0.1.0'" in docker
+    assert f"{VENV_PIP} 'redlinebench==0.1.0'" in docker
     bad = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "x"), "--source", str(tree),
                                     "--judges", "panel; rm -rf /"])
     assert bad.exit_code == 2 and "shell metacharacters" in bad.output
@@ -818,7 +867,14 @@ def test_harbor_parses_and_lints_every_export_clean(harbor_python, tmp_path):
             assert task["mode"] == "separate" and task["solve"] and task["artifacts"] == ["/app/output"]
             keys = {k: v for k, v in task["env"].items() if k != "REDLINEBENCH_JUDGES"}
             assert keys == ({} if judges == "heuristic" else dict.fromkeys(keys, "")) and task["env"]["REDLINEBENCH_JUDGES"] == judges
-        lint = subprocess.run([str(harbor_cli), "lint", "--json", *sorted(str(p) for p in out.iterdir())],
-                              env=env, capture_output=True, text=True, timeout=300)
+        # the lint command the export prints, through a shell (its glob) and Harbor's own CLI
+        printed = [line for line in res.output.splitlines() if line.startswith("check them with: ")]
+        assert printed == [f"check them with: harbor lint {out}/*/"], res.output
+        path = {**env, "PATH": f"{harbor_cli.parent}:{env.get('PATH', '')}"}
+        lint = subprocess.run(["bash", "-c", printed[0].removeprefix("check them with: ") + " --json"],
+                              env=path, capture_output=True, text=True, timeout=300)
         assert lint.returncode == 0, (lint.stdout + lint.stderr)[-3000:]
         assert json.loads(lint.stdout) == []
+    # why not `harbor lint OUT`: harbor 0.26 lints task directories only, the folder itself is no task
+    whole = subprocess.run([str(harbor_cli), "lint", str(out)], env=env, capture_output=True, text=True, timeout=300)
+    assert whole.returncode == 1 and "Missing task configuration" in whole.stdout, whole.stdout + whole.stderr

@@ -16,8 +16,9 @@ Our wiring (the SPEC §2 tree is already Harbor's task format, so export mostly 
   ``annotated_view.md`` to ``/logs/verifier``.
 * ``solution/solve.sh`` copies ``solution/redline.docx`` (our golden baseline's redline) to the
   output path, so Harbor's oracle agent scores each task as ``redlinebench run --agent golden``.
-* ``environment/Dockerfile`` installs this package (from a wheel copied next to it, or from an
-  index by requirement string) so both the agent's tools and the verifier are present.
+* ``environment/Dockerfile`` installs this package into a venv on ``PATH`` (from a wheel copied next
+  to it, or from an index by requirement string; offline from a copied wheelhouse) so both the
+  agent's tools and the verifier are present, on any base image with ``python3 -m venv``.
 
 ``import_harbor`` maps ``<jobs>/<job>/<trial>/`` onto our run layout
 (``trials/<model_slug>/<task_id>/<n>/``), numbering a model's trials of a task 1..k in start
@@ -26,7 +27,8 @@ order. Trials without a grade become ``errored`` rows, never silently dropped.
 
 from .._common import load_single_task
 from ._export import (ExportOptions, container_instruction, container_mechanics, dockerfile, export_harbor, export_task,
-                      output_note, solution_script, task_toml, verifier_env_keys, verifier_script, write_solution)
+                      lint_command, output_note, solution_script, task_toml, verifier_env_keys, verifier_script,
+                      write_solution)
 from ._keys import judge_env_keys, missing_keys
 from ._import import HarborTrial, ImportReport, find_trials, import_harbor, read_trial, trial_metrics, write_summary
 from ._layout import APP_DIR, OUTPUT_PATH, TESTS_DIR, VERIFIER_LOGS, HarborError
@@ -50,6 +52,7 @@ __all__ = [
     "find_trials",
     "import_harbor",
     "judge_env_keys",
+    "lint_command",
     "missing_keys",
     "load_single_task",
     "output_note",

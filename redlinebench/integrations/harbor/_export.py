@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import shutil
 import tempfile
 import tomllib
@@ -17,8 +19,8 @@ from ..._atomic import atomic_replace_dir
 from ...errors import ConfigError, TaskError
 from . import _wheel
 from ._keys import judge_env_keys
-from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, OUTPUT_PATH, SOLUTION_DIR, TESTS_DIR, VERIFIER_LOGS, _SAFE_SPEC,
-                      _SKIP_COPY, HarborError)
+from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, OUTPUT_PATH, SOLUTION_DIR, TESTS_DIR, VENV_DIR, VERIFIER_LOGS,
+                      WHEELHOUSE, _SAFE_SPEC, _SKIP_COPY, HarborError)
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class ExportOptions:
 
     package_spec: str | None = None          # pip requirement your own index serves, e.g. "redlinebench==0.1.0"
     wheel: Path | None = None                # or a wheel copied into every environment/
+    wheelhouse: Path | None = None           # wheels of the dependencies: install offline (pip --no-index)
     judges: str = "panel"
     base_image: str = DEFAULT_BASE_IMAGE
     agent_timeout_sec: float = 1800.0
@@ -53,15 +56,40 @@ def verifier_env_keys(opts: ExportOptions) -> tuple[str, ...]:
 
 
 def _install_lines(opts: ExportOptions) -> list[str]:
+    """Install redlinebench into a venv at ``VENV_DIR``, put first on ``PATH``.
+
+    A venv, not the image's own Python: Debian's system Python refuses ``pip install`` (PEP 668)
+    and has no pip at all without python3-pip, while ``python3 -m venv`` works on ``python:*-slim``
+    and on a Debian/Ubuntu base with python3-venv alike. With a wheelhouse, pip never touches an
+    index (``--no-index``): the image builds where containers have no network or no PyPI. The
+    wheelhouse is installed in a layer of its own, before our wheel is copied: that layer depends on
+    the wheelhouse alone, so Docker reuses it across tasks, re-exports and rebuilt redlinebench wheels.
+    """
+    pip = f"{VENV_DIR}/bin/pip install --no-cache-dir"
+    venv = f"python3 -m venv {VENV_DIR}"
+    lines: list[str] = []
+    scratch: list[str] = []
+    if opts.wheelhouse is not None:
+        lines += [f"COPY {WHEELHOUSE}/ /tmp/{WHEELHOUSE}/", f"RUN {venv} && {pip} --no-index /tmp/{WHEELHOUSE}/*.whl"]
+        venv = ""
+        pip += f" --no-index --find-links /tmp/{WHEELHOUSE}"
+        scratch.append(f"/tmp/{WHEELHOUSE}")
     if opts.wheel is not None:
         name = opts.wheel.name
-        return [f"COPY {name} /tmp/{name}", f"RUN pip install --no-cache-dir /tmp/{name} && rm /tmp/{name}"]
-    spec = opts.package_spec
-    if not spec:  # redlinebench is not on PyPI: a bare requirement would not install
-        raise ConfigError("no way to install redlinebench in the task image: give a wheel or a package spec")
-    if any(c in spec for c in "'\"\n\\"):
-        raise ConfigError(f"--package-spec: quotes, backslashes and newlines are not allowed: {spec!r}")
-    return [f"RUN pip install --no-cache-dir '{spec}'"]
+        lines.append(f"COPY {name} /tmp/{name}")
+        target = f"/tmp/{name}"
+        scratch.append(target)
+    else:
+        spec = opts.package_spec
+        if not spec:  # redlinebench is not on PyPI: a bare requirement would not install
+            raise ConfigError("no way to install redlinebench in the task image: give a wheel or a package spec")
+        if any(c in spec for c in "'\"\n\\"):
+            raise ConfigError(f"--package-spec: quotes, backslashes and newlines are not allowed: {spec!r}")
+        target = f"'{spec}'"
+    cleanup = f" && rm -rf {' '.join(scratch)}" if scratch else ""
+    lines.append(f"RUN {venv + ' && ' if venv else ''}{pip} {target}{cleanup}")
+    lines.append(f"ENV PATH={VENV_DIR}/bin:$PATH")
+    return lines
 
 
 def dockerfile(task_id: str, opts: ExportOptions, *, has_skills: bool) -> str:
@@ -337,6 +365,8 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
         env_dir.mkdir(exist_ok=True)
         if opts.wheel is not None:
             shutil.copyfile(opts.wheel, env_dir / opts.wheel.name)
+        if opts.wheelhouse is not None:
+            _copy_wheelhouse(opts.wheelhouse, env_dir / WHEELHOUSE, skip_ours=opts.wheel is not None)
         (env_dir / "Dockerfile").write_text(
             dockerfile(task.task_id, opts, has_skills=(env_dir / "skills").is_dir()), encoding="utf-8")
         script = tmp / "tests" / "test.sh"
@@ -349,6 +379,34 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return dest
+
+
+def _wheelhouse_wheels(wheelhouse: Path, *, skip_ours: bool) -> list[Path]:
+    """The wheels an environment gets; ours is left out when ``--wheel`` (or the built one) installs it."""
+    return [p for p in sorted(wheelhouse.glob("*.whl"))
+            if p.is_file() and not (skip_ours and p.name.lower().startswith("redlinebench-"))]
+
+
+def _copy_wheelhouse(wheelhouse: Path, dest: Path, *, skip_ours: bool) -> None:
+    """Hard-link the wheelhouse into ``environment/wheels/`` (a copy across file systems): every task
+    of an export gets the same ~200 MB, which Docker caches as one layer."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for wheel in _wheelhouse_wheels(wheelhouse, skip_ours=skip_ours):
+        try:
+            os.link(wheel, dest / wheel.name)
+        except OSError:
+            shutil.copyfile(wheel, dest / wheel.name)
+
+
+def _check_wheelhouse(wheelhouse: Path, *, skip_ours: bool) -> None:
+    """Refuse a wheelhouse the image build would fail on (pip's ``/tmp/wheels/*.whl`` matching nothing)."""
+    if not wheelhouse.is_dir():
+        raise ConfigError("wheelhouse not found (a directory of .whl files, e.g. from `pip download -d DIR ...`)",
+                          path=wheelhouse)
+    if not _wheelhouse_wheels(wheelhouse, skip_ours=skip_ours):
+        besides = " besides redlinebench's own" if skip_ours else ""
+        raise ConfigError(f"the wheelhouse has no .whl file{besides} (fill it with "
+                          "`pip download -d DIR --only-binary=:all: <redlinebench wheel>`)", path=wheelhouse)
 
 
 def _is_wheel(path: Path) -> bool:
@@ -365,6 +423,17 @@ def _is_wheel(path: Path) -> bool:
         return False
 
 
+def lint_command(out: str | Path) -> str:
+    """The shell command that lints an export with Harbor's own checks.
+
+    ``harbor lint`` (0.26) takes task directories only (``TASK_DIR...``): given the export folder it
+    reports ``Missing task configuration`` for the folder itself, and Harbor has no dataset-level lint
+    (its ``dataset.toml`` is a registry manifest of published tasks). The glob names every task
+    folder of the export and nothing else (``*/``: directories only; the shell skips hidden ones).
+    """
+    return f"harbor lint {shlex.quote(str(out))}/*/"
+
+
 def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | None = None) -> list[Path]:
     """Export every task as a Harbor task directory under ``out`` (a Harbor dataset)."""
     opts = opts or ExportOptions()
@@ -375,6 +444,8 @@ def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | N
         if not _is_wheel(opts.wheel):
             raise ConfigError("not a wheel (a .whl zip archive with a redlinebench-*.dist-info/ inside)",
                               path=opts.wheel)
+    if opts.wheelhouse is not None:  # our wheel is --wheel or built below unless a spec installs it
+        _check_wheelhouse(opts.wheelhouse, skip_ours=opts.package_spec is None)
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)

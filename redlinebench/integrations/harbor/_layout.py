@@ -15,6 +15,9 @@ VERIFIER_LOGS = "/logs/verifier"
 TESTS_DIR = "/tests"
 SOLUTION_DIR = "/solution"
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
+#: The venv the Dockerfile installs redlinebench into (first on PATH), and the wheelhouse folder in environment/.
+VENV_DIR = "/opt/redlinebench"
+WHEELHOUSE = "wheels"
 _SKIP_COPY = {"tests/test.sh", "environment/Dockerfile", "solution/solve.sh", "solution/redline.docx"}
 #: What a judge spec may contain once it is written into a shell script.
 _SAFE_SPEC = re.compile(r"[\w.,:/@+=-]+")
