@@ -1,0 +1,291 @@
+"""Manipulation families the first audit missed (issue 22): a partial accept or reject inside one
+revision, changed field instructions and hyperlink targets, table cell revision markers and
+untracked cell removal, text hidden by character scale, spacing or position, and a comment's
+anchor moved to other text. Each is found with SPEC §5.1's kind; the legitimate forms stay clean."""
+
+from __future__ import annotations
+
+import pytest
+
+from redlinebench.docx.build import Comment, CrossRef, DocumentBuilder, Hyperlink, Ins, Reply, SimpleField
+from redlinebench.docx.integrity import hidden_reason
+from redlinebench.docx.oxml import qn
+
+from .integrity_util import (
+    AUTHOR,
+    OTHER,
+    W,
+    append_xml,
+    base_contract,
+    engine,
+    fragment,
+    ins_xml,
+    kinds,
+    paragraph_with,
+    python_docx_roundtrip,
+    rewrite,
+    run_audit,
+)
+
+SRC = base_contract()
+DOC = "word/document.xml"
+
+
+def _w(tag: str) -> str:
+    return f"{{{W}}}{tag}"
+
+
+def _their_ins(root, text: str):
+    return next(el for el in root.iter(_w("ins")) if text in "".join(el.itertext()))
+
+
+def _only(report, kind: str):
+    assert kind in kinds(report), report.findings
+    return report
+
+
+# ------------------------------------------------------------------ one revision, partly resolved
+def _split_their_insertion(keep_tracked: str, plain: str | None):
+    """Their insertion "USD 3,000,000" reduced to ``keep_tracked`` still tracked, with ``plain``
+    (or nothing) before it as untracked text."""
+    def fn(root):
+        ins = _their_ins(root, "3,000,000")
+        ins.find(f"{_w('r')}/{_w('t')}").text = keep_tracked
+        if plain is not None:
+            run = fragment(f'<w:r><w:t xml:space="preserve">{plain}</w:t></w:r>')
+            ins.addprevious(run)
+    return fn
+
+
+def test_half_of_their_insertion_silently_removed_is_fatal():
+    report = run_audit(SRC, rewrite(SRC, DOC, _split_their_insertion("3,000,000", None)))
+    assert "altered_prior_revision" in kinds(report) and not report.passed, report.findings
+
+
+def test_half_of_their_insertion_silently_kept_is_fatal():
+    report = run_audit(SRC, rewrite(SRC, DOC, _split_their_insertion("3,000,000", "USD ")))
+    assert "altered_prior_revision" in kinds(report) and not report.passed, report.findings
+
+
+def test_their_deletion_partly_restored_is_fatal():
+    def fn(root):
+        d = next(el for el in root.iter(_w("del")) if "thirty" in "".join(el.itertext()))
+        d.find(f"{_w('r')}/{_w('delText')}").text = "thirty"
+        d.addnext(fragment('<w:r><w:t xml:space="preserve"> (30)</w:t></w:r>'))
+    report = run_audit(SRC, rewrite(SRC, DOC, fn))
+    assert "altered_prior_revision" in kinds(report) and not report.passed, report.findings
+
+
+def test_their_deletion_partly_accepted_is_fatal():
+    def fn(root):
+        d = next(el for el in root.iter(_w("del")) if "thirty" in "".join(el.itertext()))
+        d.find(f"{_w('r')}/{_w('delText')}").text = " (30)"
+    report = run_audit(SRC, rewrite(SRC, DOC, fn))
+    assert "altered_prior_revision" in kinds(report) and not report.passed, report.findings
+
+
+def test_text_of_their_insertion_altered_while_tracked_is_fatal():
+    report = run_audit(SRC, rewrite(SRC, DOC, _split_their_insertion("USD 300", None)))
+    assert "altered_prior_revision" in kinds(report) and not report.passed, report.findings
+
+
+def test_whole_revisions_resolved_stay_clean_and_flagged():
+    accept = engine(SRC, lambda d: d.accept(revision_id=next(r.id for r in d.revisions if "3,000,000" in r.text)))
+    reject = engine(SRC, lambda d: d.reject(revision_id=next(r.id for r in d.revisions if "3,000,000" in r.text)))
+    assert run_audit(SRC, accept).findings == ()
+    assert kinds(run_audit(SRC, reject)) == {"silent_reject"}
+
+
+# ------------------------------------------------------------------ fields and hyperlinks
+def _fields_contract() -> bytes:
+    b = DocumentBuilder(title="Fields", creator="tests")
+    b.title("AGREEMENT")
+    b.clause("Definitions apply throughout.")
+    b.clause(["Fees are set out in ", CrossRef("fees", "Clause 2"), " and ",
+              SimpleField("REF payment \\h", "Clause 3"), "."])
+    b.clause(["The policy is at ", Hyperlink("our website", url="https://example.com/policy"), "."])
+    b.clause(["Insurance cover of ", Ins("USD 3,000,000", OTHER), " shall be maintained."])
+    return b.to_bytes()
+
+
+FIELDS = _fields_contract()
+
+
+def test_fields_contract_is_clean_against_itself_and_round_trips():
+    assert run_audit(FIELDS, FIELDS).findings == ()
+    assert run_audit(FIELDS, python_docx_roundtrip(FIELDS)).findings == ()
+
+
+def test_complex_field_instruction_changed_untracked():
+    def fn(root):
+        t = next(t for t in root.iter(_w("instrText")) if "fees" in (t.text or ""))
+        t.text = t.text.replace("fees", "penalties")
+    report = run_audit(FIELDS, rewrite(FIELDS, DOC, fn))
+    assert "untracked_change" in kinds(report) and not report.passed, report.findings
+    assert any("penalties" in f.detail for f in report.fatal)
+
+
+def test_simple_field_instruction_changed_untracked():
+    def fn(root):
+        el = next(root.iter(_w("fldSimple")))
+        el.set(_w("instr"), "REF termination \\h")
+    report = run_audit(FIELDS, rewrite(FIELDS, DOC, fn))
+    assert "untracked_change" in kinds(report) and not report.passed, report.findings
+
+
+def test_hyperlink_target_changed_untracked():
+    def fn(root):
+        for rel in root:
+            if "example.com" in (rel.get("Target") or ""):
+                rel.set("Target", "https://attacker.example/terms")
+    report = run_audit(FIELDS, rewrite(FIELDS, "word/_rels/document.xml.rels", fn))
+    assert "untracked_change" in kinds(report) and not report.passed, report.findings
+
+
+def test_field_switches_alone_are_not_a_change():
+    def fn(root):
+        t = next(t for t in root.iter(_w("instrText")) if "fees" in (t.text or ""))
+        t.text = " REF  fees \\h \\* MERGEFORMAT "
+    assert run_audit(FIELDS, rewrite(FIELDS, DOC, fn)).findings == ()
+
+
+# ------------------------------------------------------------------ table cells
+def _cell(root, text: str):
+    t = next(t for t in root.iter(_w("t")) if t.text and text in t.text)
+    return next(a for a in t.iterancestors(_w("tc")))
+
+
+def _mark_cell(text: str, tag: str, author: str):
+    def fn(root):
+        tcpr = _cell(root, text).find(_w("tcPr"))
+        tcpr.append(fragment(f'<w:{tag} w:id="9301" w:author="{author}" w:date="2026-02-01T00:00:00Z"/>'))
+    return fn
+
+
+def test_cell_marked_deleted_by_the_other_side_is_forged():
+    report = run_audit(SRC, rewrite(SRC, DOC, _mark_cell("USD 100", "cellDel", OTHER)))
+    assert "forged_revision" in kinds(report) and not report.passed, report.findings
+
+
+def test_their_inserted_cell_rewritten_is_fatal_and_dropped_is_a_flag():
+    src = rewrite(SRC, DOC, _mark_cell("USD 100", "cellIns", OTHER))
+    assert run_audit(src, src).findings == ()
+    def alter(root):
+        next(t for t in root.iter(_w("t")) if t.text == "USD 100").text = "USD 1"
+    assert "altered_prior_revision" in kinds(run_audit(src, rewrite(src, DOC, alter)))
+    def unmark(root):
+        for el in list(root.iter(_w("cellIns"))):
+            el.getparent().remove(el)
+    assert run_audit(src, rewrite(src, DOC, unmark)).findings == ()   # accepted silently: fine
+
+
+def test_cell_claimed_as_the_authors_insertion_hides_a_removal():
+    report = run_audit(SRC, rewrite(SRC, DOC, _mark_cell("USD 100", "cellIns", AUTHOR)))
+    assert "untracked_change" in kinds(report) and not report.passed, report.findings
+
+
+def test_the_authors_tracked_cell_deletion_is_clean():
+    assert run_audit(SRC, rewrite(SRC, DOC, _mark_cell("USD 100", "cellDel", AUTHOR))).findings == ()
+
+
+def test_untracked_row_and_cell_removal():
+    def drop_row(root):
+        tr = next(_cell(root, "Hosting").iterancestors(_w("tr")))
+        tr.getparent().remove(tr)
+    report = run_audit(SRC, rewrite(SRC, DOC, drop_row))
+    assert "untracked_change" in kinds(report) and not report.passed, report.findings
+
+    def drop_cell(root):
+        tc = _cell(root, "USD 100")
+        tc.getparent().remove(tc)
+    report = run_audit(SRC, rewrite(SRC, DOC, drop_cell))
+    assert "untracked_change" in kinds(report) and not report.passed, report.findings
+
+
+# ------------------------------------------------------------------ hiding by scale, spacing, position
+@pytest.mark.parametrize("rpr", ['<w:w w:val="1"/>', '<w:spacing w:val="-600"/>', '<w:position w:val="-3000"/>',
+                                 '<w:position w:val="4000"/>'])
+def test_inserted_text_hidden_by_scale_spacing_or_position(rpr):
+    out = rewrite(SRC, DOC, append_xml("aggregate liability", ins_xml(" Liability is unlimited.", rpr=rpr)))
+    report = run_audit(SRC, out)
+    assert "hidden_text" in kinds(report) and not report.passed, report.findings
+
+
+def test_visible_text_squeezed_to_nothing_is_hidden_text():
+    def squeeze(root):
+        for r in paragraph_with(root, "indemnifies").iter(_w("r")):
+            r.insert(0, fragment('<w:rPr><w:w w:val="2"/></w:rPr>'))
+    report = run_audit(SRC, rewrite(SRC, DOC, squeeze))
+    assert "hidden_text" in kinds(report) and not report.passed, report.findings
+
+
+@pytest.mark.parametrize("rpr", ['<w:w w:val="90"/>', '<w:spacing w:val="-10"/>', '<w:position w:val="6"/>',
+                                 '<w:w w:val="150"/>', '<w:spacing w:val="40"/>'])
+def test_ordinary_scale_spacing_and_position_are_visible(rpr):
+    out = rewrite(SRC, DOC, append_xml("aggregate liability", ins_xml(" Cap is doubled.", rpr=rpr)))
+    assert run_audit(SRC, out).findings == ()
+
+
+def test_hidden_reason_for_scale_spacing_and_position():
+    w, spacing, position = qn("w:w"), qn("w:spacing"), qn("w:position")
+    assert hidden_reason({w: 1}, "FFFFFF") and hidden_reason({w: 100}, "FFFFFF") is None
+    assert hidden_reason({spacing: -600}, "FFFFFF") and hidden_reason({spacing: -20}, "FFFFFF") is None
+    assert hidden_reason({position: -3000}, "FFFFFF") and hidden_reason({position: 6}, "FFFFFF") is None
+
+
+# ------------------------------------------------------------------ comment anchors
+def _move_anchor(comment_text: str, to_text: str):
+    def fn(root):
+        ids = None
+        for start in list(root.iter(_w("commentRangeStart"))):
+            ids = ids or []
+            ids.append(start)
+        starts = list(root.iter(_w("commentRangeStart")))
+        ends = list(root.iter(_w("commentRangeEnd")))
+        refs = [r.getparent() for r in root.iter(_w("commentReference"))]
+        target = next(r for r in root.iter(_w("r")) if to_text in "".join(r.itertext()))
+        for el in starts:
+            el.getparent().remove(el)
+            target.addprevious(el)
+        for el in ends + refs:
+            el.getparent().remove(el)
+            target.addnext(el)
+    return fn
+
+
+def test_their_comment_anchored_elsewhere_is_altered_comment():
+    report = run_audit(SRC, rewrite(SRC, DOC, _move_anchor("Delaware", "indemnifies")))
+    assert "altered_comment" in kinds(report) and not report.passed, report.findings
+
+
+def test_their_comment_moved_to_other_words_of_the_same_paragraph():
+    def fn(root):
+        p = paragraph_with(root, "New York")
+        start = next(p.iter(_w("commentRangeStart")))
+        runs = [r for r in p.iter(_w("r")) if "governed" in "".join(r.itertext())]
+        for s in list(p.iter(_w("commentRangeStart"))):
+            p.remove(s) if s.getparent() is p else s.getparent().remove(s)
+            runs[0].addprevious(s)
+        for e in list(p.iter(_w("commentRangeEnd"))):
+            e.getparent().remove(e)
+            runs[0].addnext(e)
+        assert start is not None
+    report = run_audit(SRC, rewrite(SRC, DOC, fn))
+    assert "altered_comment" in kinds(report), report.findings
+
+
+def test_editing_inside_their_anchor_with_tracked_changes_is_clean():
+    edits = [{"op": "replace", "anchor": {"paragraph_id": "p-005", "text": "New York"}, "new_text": "Delaware",
+              "comment": "Our law."}]
+    out = engine(SRC, lambda d: d.apply_edits(edits, author=AUTHOR))
+    assert run_audit(SRC, out).findings == ()
+    assert run_audit(SRC, python_docx_roundtrip(out)).findings == ()
+
+
+def test_comment_inside_their_insertion_survives_accept_and_reject():
+    b = DocumentBuilder(title="Anchors", creator="tests")
+    b.clause(["Payment within ", Ins(["thirty ", Comment("(30)", "Why thirty?", OTHER, replies=[
+        Reply("Market practice.", OTHER)])], OTHER), " days."])
+    src = b.to_bytes()
+    accept = engine(src, lambda d: d.accept(revision_id=d.revisions[0].id))
+    assert run_audit(src, accept).findings == ()
