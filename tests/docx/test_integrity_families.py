@@ -289,3 +289,25 @@ def test_comment_inside_their_insertion_survives_accept_and_reject():
     src = b.to_bytes()
     accept = engine(src, lambda d: d.accept(revision_id=d.revisions[0].id))
     assert run_audit(src, accept).findings == ()
+
+
+# ------------------------------------------------------------------ LibreOffice re-saves stay clean
+def _cells_contract() -> bytes:
+    return rewrite(SRC, DOC, _mark_cell("USD 100", "cellIns", OTHER))
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_open_and_save_of_fields_cells_and_anchors_adds_no_finding(soffice, tmp_path):
+    """Field instructions, hyperlink targets, cell markers and comment ranges as LibreOffice
+    rewrites them (fields re-encoded, hyperlinks as relationships, ranges re-placed) are not changes."""
+    from tests.fixtures.libreoffice import contract_fodt, convert_to_docx, round_trip_docx
+
+    lo_native = convert_to_docx(soffice, contract_fodt(), tmp_path, "native").read_bytes()
+    edits = [{"op": "insert_after", "anchor": {"paragraph_id": "p-002"}, "new_text": "A new covenant applies.",
+              "comment": "Needed."}]
+    inputs = {"fields": FIELDS, "cells": _cells_contract(), "base": SRC, "native": lo_native}
+    outputs = {f"{name}-{kind}": (src, data) for name, src in inputs.items()
+               for kind, data in (("same", src), ("edited", engine(src, lambda d: d.apply_edits(edits, author=AUTHOR))))}
+    saved = round_trip_docx(soffice, {stem: data for stem, (_src, data) in outputs.items()}, tmp_path / "rt")
+    found = {stem: run_audit(src, saved[stem]).findings for stem, (src, _data) in outputs.items()}
+    assert {stem: hits for stem, hits in found.items() if hits} == {}
