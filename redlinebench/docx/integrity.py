@@ -359,6 +359,9 @@ class _Reader:
             self.pids[p] = doc.paragraph_id_of(p)
         self.moves: dict[str, list[str]] = {"from": [], "to": []}
         self.parts = {root: name for name, root in doc.story_parts()}
+        self._fmt_cache: dict[tuple, tuple[str | None, int, bool]] = {}
+        self._markers: dict = {}   # paragraph in a tracked cell or row -> that marker's XML
+        self.root_decls: set[bytes] = set()
 
     def where(self, p, part: str) -> str:
         """The read view's id of ``p`` (``p-012``, ``p-012/tb1.2`` in a text box), else its part's name."""
@@ -377,12 +380,24 @@ class _Reader:
         """Equal for two paragraphs only if everything the audit reads of them is equal: their
         XML, the cell or row revision around them, where their hyperlinks lead."""
         key = etree.tostring(p)
-        row = _row_revision(p)
-        if row is not None:
-            key += etree.tostring(row[1])
+        marker = self._markers.get(p)
+        if marker is not None:
+            key += marker
         if b"hyperlink" in key:
             key += "".join(self.link_target(link) for link in p.iter(W_HYPERLINK)).encode()
         return key
+
+    def prepare(self, root) -> None:
+        """Note the paragraphs of ``root`` inside a tracked cell or row (one scan for markers),
+        and the namespace declarations every paragraph of it inherits."""
+        self.root_decls = {f' xmlns{":" + k if k else ""}="{v}"'.encode() for k, v in root.nsmap.items()}
+        for marker in root.iter(W_INS_TAG, W_DEL_TAG, W_CELLINS, W_CELLDEL):
+            holder = marker.getparent()
+            if holder is None or holder.tag not in (W_TRPR, W_TCPR):
+                continue
+            blob = etree.tostring(marker)
+            for p in holder.getparent().iter(W_P):
+                self._markers[p] = self._markers.get(p, b"") + blob
 
     def link_target(self, link) -> str:
         """Where a ``w:hyperlink`` leads: its relationship's target, or ``#bookmark``."""
@@ -406,16 +421,23 @@ class _Reader:
         return out
 
     def _fmt(self, run, pstyle) -> tuple[str | None, int, bool]:
+        """(why hidden, formatting code, formatting tracked) of a run: decided once per distinct
+        (paragraph style, run properties), which a long contract repeats on most of its runs."""
         if run is None:
             return None, 0, False
+        rpr = run.find(W_RPR)
+        key = (pstyle, etree.tostring(rpr) if rpr is not None else None)
+        hit = self._fmt_cache.get(key)
+        if hit is not None:
+            return hit
         props = self.styles.effective(run, pstyle)
         sig = _visual_signature(props)
         code = self.fmts.get(sig)
         if code is None:
             code = self.fmts[sig] = len(self.fmts) + 1
-        rpr = run.find(W_RPR)
         tracked = rpr is not None and rpr.find(W_RPRCHANGE) is not None
-        return hidden_reason(props, self.styles.page), code, tracked
+        out = self._fmt_cache[key] = (hidden_reason(props, self.styles.page), code, tracked)
+        return out
 
     def read(self, p, part: str) -> _Para:
         ppr = p.find(W_PPR)
@@ -492,6 +514,33 @@ class _Reader:
             wrapper = self.labels.code(REVISION_WRAPPERS.get(outer.tag, "ins"), outer.get(W_AUTHOR) or "",
                                        outer.get(W_DATE))
         return _Seg(text, code, rev, hidden, fmt, tracked, "p", wrapper)
+
+
+#: Non-textual markup (SPEC §5.1): revision-save ids and paragraph ids on any tag, proofing marks,
+#: bookmarks, rendering hints. The lookahead keeps a match inside a tag: serialized text holds no
+#: ``<`` or ``>``, so text that spells an attribute is never touched.
+_NOISE_ATTRIBUTE = re.compile(rb' (?:w|w14):(?:rsid\w*|paraId|textId)="[^"]*"(?=[^<>]*>)')
+_NOISE_ELEMENT = re.compile(rb'<w:(?:proofErr|bookmarkStart|bookmarkEnd|lastRenderedPageBreak)\b[^<>]*/>')
+_XMLNS = re.compile(rb' xmlns(?::\w+)?="[^"]*"')
+
+
+def _canonical(raw: bytes, inherited: set[bytes]) -> bytes:
+    """A paragraph's key without non-textual noise and without the namespace declarations it
+    inherits from its story's root (``inherited``): a re-save that adds rsids or declares other
+    prefixes leaves it equal. A declaration the paragraph makes itself is kept: rebinding a
+    prefix is never noise."""
+    end = raw.find(b">") + 1
+    head = raw[:end]
+    own = [d for d in _XMLNS.findall(head) if d not in inherited]
+    head = _XMLNS.sub(b"", head) + b"".join(own)
+    if b"rsid" in raw or b"Id=" in raw:
+        head = _NOISE_ATTRIBUTE.sub(b"", head)
+        body = _NOISE_ATTRIBUTE.sub(b"", raw[end:])
+    else:
+        body = raw[end:]
+    if b"<w:proofErr" in body or b"<w:bookmark" in body or b"<w:lastRendered" in body:
+        body = _NOISE_ELEMENT.sub(b"", body)
+    return head + body
 
 
 def _link_of_runs(p) -> dict:
@@ -606,16 +655,25 @@ class _Audit:
     def story(self, part: str, a_root, b_root) -> None:
         a_ps = self.src.paragraphs(a_root) if a_root is not None else []
         b_ps = self.out.paragraphs(b_root) if b_root is not None else []
+        for reader, root in ((self.src, a_root), (self.out, b_root)):
+            if root is not None:
+                reader.prepare(root)
         a_keys = [self.src.key(p) for p in a_ps]
         b_keys = [self.out.key(p) for p in b_ps]
+        # three sieves, each cheaper than the next: the XML as is, the XML without its noise
+        # (a re-save's rsids and namespace declarations), the text read with its labels
         for i1, i2, j1, j2 in _gaps(a_keys, b_keys):
-            a_paras = [self.src.read(p, part) for p in a_ps[i1:i2]]
-            b_paras = [self.out.read(p, part) for p in b_ps[j1:j2]]
-            self.author_text(b_paras)
-            a_content = [_content_key(x) for x in a_paras]
-            b_content = [_content_key(x) for x in b_paras]
-            for k1, k2, l1, l2 in _gaps(a_content, b_content):
-                self.compare(a_paras[k1:k2], b_paras[l1:l2])
+            a_sub, b_sub = a_ps[i1:i2], b_ps[j1:j2]
+            a_canon = [_canonical(k, self.src.root_decls) for k in a_keys[i1:i2]]
+            b_canon = [_canonical(k, self.out.root_decls) for k in b_keys[j1:j2]]
+            for m1, m2, n1, n2 in _gaps(a_canon, b_canon):
+                a_paras = [self.src.read(p, part) for p in a_sub[m1:m2]]
+                b_paras = [self.out.read(p, part) for p in b_sub[n1:n2]]
+                self.author_text(b_paras)
+                a_content = [_content_key(x) for x in a_paras]
+                b_content = [_content_key(x) for x in b_paras]
+                for k1, k2, l1, l2 in _gaps(a_content, b_content):
+                    self.compare(a_paras[k1:k2], b_paras[l1:l2])
 
     # ------------------------------------------------------------------ the author's own text
     def author_text(self, paras: list[_Para]) -> None:
