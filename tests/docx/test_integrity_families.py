@@ -311,3 +311,17 @@ def test_libreoffice_open_and_save_of_fields_cells_and_anchors_adds_no_finding(s
     saved = round_trip_docx(soffice, {stem: data for stem, (_src, data) in outputs.items()}, tmp_path / "rt")
     found = {stem: run_audit(src, saved[stem]).findings for stem, (src, _data) in outputs.items()}
     assert {stem: hits for stem, hits in found.items() if hits} == {}
+
+
+# ------------------------------------------------------------------ the noise sieve
+def test_rsids_everywhere_are_noise_but_text_spelling_an_rsid_is_not():
+    def rsids(root):
+        for k, el in enumerate(root.iter(_w("p"), _w("r"))):
+            el.set(_w("rsidR"), f"00{k:06X}")
+    assert run_audit(SRC, rewrite(SRC, DOC, rsids)).findings == ()
+
+    def spell(root):
+        t = next(t for t in root.iter(_w("t")) if t.text and "indemnifies" in t.text)
+        t.text += ' w:rsidR="00AB12CD"'
+    report = run_audit(SRC, rewrite(SRC, DOC, spell))
+    assert "untracked_change" in kinds(report), report.findings
