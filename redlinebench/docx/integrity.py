@@ -31,6 +31,7 @@ from .oxml import qn
 from .textboxes import box_paragraphs
 from .runs import (
     REVISION_WRAPPERS,
+    TRANSPARENT,
     W_AUTHOR,
     W_DATE,
     W_P,
@@ -38,6 +39,7 @@ from .runs import (
     W_R,
     W_RPR,
     W_RPRCHANGE,
+    W_T,
     W_TR,
     W_TRPR,
     walk_paragraph,
@@ -362,6 +364,8 @@ class _Reader:
         self._fmt_cache: dict[tuple, tuple[str | None, int, bool]] = {}
         self._markers: dict = {}   # paragraph in a tracked cell or row -> that marker's XML
         self.root_decls: set[bytes] = set()
+        self.one_prefix = False   # the story binds WordprocessingML to "w" alone (the plain-run check reads bytes)
+        self._raw: dict = {}      # paragraph -> its serialized XML, from key()
 
     def where(self, p, part: str) -> str:
         """The read view's id of ``p`` (``p-012``, ``p-012/tb1.2`` in a text box), else its part's name."""
@@ -379,7 +383,7 @@ class _Reader:
     def key(self, p) -> bytes:
         """Equal for two paragraphs only if everything the audit reads of them is equal: their
         XML, the cell or row revision around them, where their hyperlinks lead."""
-        key = etree.tostring(p)
+        key = self._raw[p] = etree.tostring(p)
         marker = self._markers.get(p)
         if marker is not None:
             key += marker
@@ -391,6 +395,7 @@ class _Reader:
         """Note the paragraphs of ``root`` inside a tracked cell or row (one scan for markers),
         and the namespace declarations every paragraph of it inherits."""
         self.root_decls = {f' xmlns{":" + k if k else ""}="{v}"'.encode() for k, v in root.nsmap.items()}
+        self.one_prefix = [k for k, v in root.nsmap.items() if v == W_NS] == ["w"]
         for marker in root.iter(W_INS_TAG, W_DEL_TAG, W_CELLINS, W_CELLDEL):
             holder = marker.getparent()
             if holder is None or holder.tag not in (W_TRPR, W_TCPR):
@@ -413,6 +418,8 @@ class _Reader:
     def paragraphs(self, root) -> list:
         """Every paragraph of a story in document order, text boxes included (a shape's fallback
         copy, which Word does not show, skipped)."""
+        if next(root.iter(MC_FALLBACK), None) is None:
+            return list(root.iter(W_P))
         out = []
         for p in root.iter(W_P):
             if any(a.tag == MC_FALLBACK for a in p.iterancestors(MC_FALLBACK)):
@@ -425,8 +432,10 @@ class _Reader:
         (paragraph style, run properties), which a long contract repeats on most of its runs."""
         if run is None:
             return None, 0, False
-        rpr = run.find(W_RPR)
-        key = (pstyle, etree.tostring(rpr) if rpr is not None else None)
+        rpr = run[0] if len(run) else None   # w:rPr comes first (schema order)
+        if rpr is not None and rpr.tag != W_RPR:
+            rpr = run.find(W_RPR)
+        key = (pstyle, etree.tostring(rpr) if rpr is not None and len(rpr) else None)
         hit = self._fmt_cache.get(key)
         if hit is not None:
             return hit
@@ -439,6 +448,34 @@ class _Reader:
         out = self._fmt_cache[key] = (hidden_reason(props, self.styles.page), code, tracked)
         return out
 
+    def plain_runs(self, p) -> list | None:
+        """(text, run) of each ``w:t`` of a paragraph holding nothing but plain runs (no revision,
+        field, link, object or symbol; what a re-saved body mostly is), read without the full
+        walk; None for any other paragraph. Gives exactly the atoms the walk would."""
+        raw = self._raw.get(p)
+        if raw is None or not self.one_prefix or p in self._markers:
+            return None
+        end = raw.find(b">") + 1
+        if _NOT_PLAIN.search(raw, end) is not None:
+            return None
+        if not self.root_decls.issuperset(_XMLNS.findall(raw, 0, end)):
+            return None
+        out = []
+        for run in p.iter(W_R):
+            holder = run.getparent()
+            while holder is not p:   # only wrappers the walk enters (an unknown one hides its runs)
+                if holder is None or holder.tag not in _RUN_WRAPPERS:
+                    return None
+                holder = holder.getparent()
+            for child in run:
+                tag = child.tag
+                if tag == W_T:
+                    if child.text:
+                        out.append((child.text, run))
+                elif tag not in _IGNORED_IN_RUN:
+                    return None
+        return out
+
     def read(self, p, part: str) -> _Para:
         ppr = p.find(W_PPR)
         pstyle = None
@@ -446,8 +483,17 @@ class _Reader:
             ps = ppr.find(W_PSTYLE)
             if ps is not None:
                 pstyle = ps.get(W_VAL)
-        row = _row_revision(p)
         para = _Para(self.where(p, part), [])
+        plain = self.plain_runs(p)
+        if plain is not None:   # what _segment makes of untracked text, without its branches
+            segs = para.segs
+            for text, run in plain:
+                text = _norm_piece(text)
+                if text:
+                    segs.append(_Seg(text, PLAIN, None, *self._fmt(run, pstyle)))
+            segs.append(_Seg(MARK, PLAIN, None, *self._fmt(None, pstyle)))
+            return para
+        row = _row_revision(p)
         offset = 0
         walk = walk_paragraph(p)
         links = _link_of_runs(p)
@@ -522,6 +568,14 @@ class _Reader:
 _NOISE_ATTRIBUTE = re.compile(rb' (?:w|w14):(?:rsid\w*|paraId|textId)="[^"]*"(?=[^<>]*>)')
 _NOISE_ELEMENT = re.compile(rb'<w:(?:proofErr|bookmarkStart|bookmarkEnd|lastRenderedPageBreak)\b[^<>]*/>')
 _XMLNS = re.compile(rb' xmlns(?::\w+)?="[^"]*"')
+
+
+#: Markup a plain paragraph has none of (checked on its bytes, after its own tag).
+_NOT_PLAIN = re.compile(rb"<w:(?:ins|del|move|fld|instr|sym|drawing|pict|object|footnoteRef|endnoteRef|ruby|"
+                        rb"embeddedObject|hyperlink|txbx|cellIns|cellDel)|<mc:|xmlns")
+_RUN_WRAPPERS = frozenset(set(TRANSPARENT) | {qn("w:sdt")})
+_IGNORED_IN_RUN = frozenset({W_RPR, qn("w:commentReference"), qn("w:lastRenderedPageBreak")})
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
 def _canonical(raw: bytes, inherited: set[bytes]) -> bytes:

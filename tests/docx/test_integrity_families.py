@@ -325,3 +325,27 @@ def test_rsids_everywhere_are_noise_but_text_spelling_an_rsid_is_not():
         t.text += ' w:rsidR="00AB12CD"'
     report = run_audit(SRC, rewrite(SRC, DOC, spell))
     assert "untracked_change" in kinds(report), report.findings
+
+
+def test_the_plain_paragraph_shortcut_reads_what_the_walk_reads():
+    """``_Reader.plain_runs`` skips the full walk for plain paragraphs: same segments either way."""
+    from redlinebench.docx.build import sample_contract
+    from redlinebench.docx.integrity import _Labels, _Reader
+
+    from .integrity_util import open_doc
+
+    for data in (SRC, FIELDS, sample_contract(120, seed=3, other_author=OTHER).to_bytes(),
+                 python_docx_roundtrip(SRC)):
+        doc = open_doc(data)
+        fast, slow = (_Reader(doc, _Labels(), AUTHOR, {}) for _ in range(2))
+        root = doc.story_parts()[0][1]
+        shortcuts = 0
+        for reader in (fast, slow):
+            reader.prepare(root)
+        slow.one_prefix = False
+        for p in fast.paragraphs(root):
+            fast.key(p)
+            slow.key(p)
+            shortcuts += fast.plain_runs(p) is not None
+            assert fast.read(p, "body") == slow.read(p, "body")
+        assert shortcuts > 0
