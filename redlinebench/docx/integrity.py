@@ -4,12 +4,17 @@
 (body with tables, headers, footers, foot/endnotes, text in text boxes and shapes; comments as
 records). The rule is the *reject invariant*: with every revision of ``author`` rejected, the
 output must equal the input with each of the input's pending revisions kept, accepted or
-rejected, each independently. Everything is compared on text (NFC, whitespace runs as one
-space, paragraph marks and embedded objects as characters), never on XML, so ids, rsids,
-bookmarks, proofing marks, run splits and a LibreOffice or python-docx round trip do not count.
+rejected, each independently and whole (part of one revision kept, dropped or restored is an
+altered revision). Everything is compared on text (NFC, whitespace runs as one space, paragraph
+marks and embedded objects as characters; a field's type and target and a hyperlink's target as
+a key in the text; a tracked cell or row labels its text like ``w:ins``/``w:del``), never on XML,
+so ids, rsids, bookmarks, proofing marks, run splits and a LibreOffice or python-docx round trip
+do not count. Another author's comment must keep its text, thread, open state and anchor (the
+text its range covers).
 
 How: each story becomes a list of paragraphs; paragraphs whose XML is byte-identical in both
-documents are skipped (most of a turn), the rest are compared as labelled character streams
+documents are skipped (most of a turn), then those equal once non-textual noise is taken out (a
+re-save's rsids and namespace declarations); the rest are compared as labelled character streams
 (label = revision kind, author and date; the author's insertions dropped and deletions restored,
 which is "rejecting" them without touching the document). A small dynamic programme chooses, for
 each input revision, kept / accepted / rejected with the fewest findings; when no choice explains

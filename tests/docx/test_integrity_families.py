@@ -349,3 +349,19 @@ def test_the_plain_paragraph_shortcut_reads_what_the_walk_reads():
             shortcuts += fast.plain_runs(p) is not None
             assert fast.read(p, "body") == slow.read(p, "body")
         assert shortcuts > 0
+
+
+def test_a_text_box_finding_stands_on_its_box_line_in_the_judges_view():
+    from .test_integrity import TEXTBOX
+
+    src = rewrite(SRC, DOC, append_xml("indemnifies", TEXTBOX.format(text="Cap: USD 1,000,000.")))
+    out = rewrite(src, DOC, lambda root: [
+        setattr(t, "text", "Cap: USD 9.") for t in root.iter(_w("t")) if t.text == "Cap: USD 1,000,000."])
+    report = run_audit(src, out)
+    finding = next(f for f in report.findings if f.kind == "untracked_change")
+    assert finding.paragraph_id == "p-007/tb1.1"
+    from .integrity_util import open_doc
+
+    view = open_doc(out).annotated_view(focus_author=AUTHOR, findings=report.findings)
+    line = next(x for x in view.splitlines() if x.startswith("[p-007/tb1.1]"))
+    assert "[audit untracked_change:" in line and "Cap: USD 9." in line
