@@ -249,7 +249,7 @@ def _props(rpr) -> dict:
         elif tag in (W_SZ, W_SCALE, W_SPACING, W_POSITION):
             try:
                 out[tag] = int(float(child.get(W_VAL) or "0"))
-            except ValueError:
+            except (ValueError, OverflowError):   # "nan", "inf": no size Word would apply
                 pass
         elif tag == W_HIGHLIGHT:
             out[W_HIGHLIGHT] = child.get(W_VAL) or "none"

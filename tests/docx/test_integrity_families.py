@@ -365,3 +365,12 @@ def test_a_text_box_finding_stands_on_its_box_line_in_the_judges_view():
     view = open_doc(out).annotated_view(focus_author=AUTHOR, findings=report.findings)
     line = next(x for x in view.splitlines() if x.startswith("[p-007/tb1.1]"))
     assert "[audit untracked_change:" in line and "Cap: USD 9." in line
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e400", "x"])
+def test_absurd_property_values_do_not_stop_the_audit(value):
+    out = rewrite(SRC, DOC, append_xml("aggregate liability", ins_xml(
+        " More.", rpr=f'<w:w w:val="{value}"/><w:spacing w:val="{value}"/><w:position w:val="{value}"/>'
+                      f'<w:sz w:val="{value}"/>')))
+    report = run_audit(SRC, out)
+    assert report.skipped is None and report.findings == (), report.findings
