@@ -38,13 +38,18 @@ from .runs import (
     REVISION_WRAPPERS,
     TRANSPARENT,
     W_AUTHOR,
+    W_CRE,
+    W_CRS,
     W_DATE,
+    W_HYPERLINK,
+    W_ID,
     W_P,
     W_PPR,
     W_R,
     W_RPR,
     W_RPRCHANGE,
     W_T,
+    W_TC,
     W_TR,
     W_TRPR,
     walk_paragraph,
@@ -72,14 +77,9 @@ W_SZ = qn("w:sz")
 W_HIGHLIGHT = qn("w:highlight")
 W_SHD = qn("w:shd")
 W_BACKGROUND = qn("w:background")
-W_TC = qn("w:tc")
 W_TCPR = qn("w:tcPr")
 W_CELLINS = qn("w:cellIns")
 W_CELLDEL = qn("w:cellDel")
-W_HYPERLINK = qn("w:hyperlink")
-W_CRS = qn("w:commentRangeStart")
-W_CRE = qn("w:commentRangeEnd")
-W_ID_ATTR = qn("w:id")
 W_ANCHOR = qn("w:anchor")
 R_ID = qn("r:id")
 
@@ -1098,10 +1098,10 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
     range covers, whitespace removed; only for ``wanted`` ids with both range ends."""
     out: dict[str, tuple[str, str, str]] = {}
     for _part, root in doc.story_parts():
-        starts = {el.get(W_ID_ATTR): el for el in root.iter(W_CRS) if el.get(W_ID_ATTR) in wanted}
+        starts = {el.get(W_ID): el for el in root.iter(W_CRS) if el.get(W_ID) in wanted}
         if not starts:
             continue
-        ends = {el.get(W_ID_ATTR): el for el in root.iter(W_CRE) if el.get(W_ID_ATTR) in starts}
+        ends = {el.get(W_ID): el for el in root.iter(W_CRE) if el.get(W_ID) in starts}
         paragraphs = [p for p in root.iter(W_P)]
         index = {p: i for i, p in enumerate(paragraphs)}
         walks: dict = {}
