@@ -21,6 +21,7 @@ finding, or a speed target is missed.
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import tempfile
@@ -336,9 +337,14 @@ def false_positives(tasks, libreoffice: bool) -> bool:
     if libreoffice:
         from tests.fixtures.libreoffice import round_trip_docx
 
-        with tempfile.TemporaryDirectory() as tmp:
-            stems = {f"doc{i:03d}": item for i, item in enumerate(corpus)}
-            saved = round_trip_docx("soffice", {stem: item[2] for stem, item in stems.items()}, Path(tmp))
+        # the outputs an agent or a person re-saves (the test corpus's choice), in batches soffice finishes
+        chosen = [item for item in corpus if re.search(r"(golden|scripted|accept-all|judge-check reverse)$", item[0])]
+        stems = {f"doc{i:03d}": item for i, item in enumerate(chosen)}
+        saved: dict[str, bytes] = {}
+        names = list(stems)
+        for start in range(0, len(names), 30):
+            with tempfile.TemporaryDirectory() as tmp:
+                saved.update(round_trip_docx("soffice", {s: stems[s][2] for s in names[start:start + 30]}, Path(tmp)))
         sets.append(("LibreOffice open-and-save", [(i[0], i[1], saved[s], i[3]) for s, i in stems.items()]))
     ok = True
     print("false positives (legitimate outputs with any finding):")

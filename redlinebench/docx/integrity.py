@@ -326,6 +326,18 @@ class _Seg:
     outer: str = ""   # a deletion inside an insertion: the insertion's code (rejecting the deletion restores it)
 
 
+def _append(segs: list[_Seg], seg: _Seg) -> None:
+    """Add ``seg``, joined to the last one when every label agrees: a paragraph reads the same
+    however its runs were split (a re-save that merges runs then compares equal at once)."""
+    if segs:
+        last = segs[-1]
+        if (last.code == seg.code and last.unit is seg.unit and last.hidden == seg.hidden and last.fmt == seg.fmt
+                and last.tracked_fmt == seg.tracked_fmt and last.src == seg.src and last.outer == seg.outer):
+            last.text += seg.text
+            return
+    segs.append(seg)
+
+
 @dataclass(slots=True)
 class _Para:
     where: str
@@ -371,6 +383,7 @@ class _Reader:
         self.root_decls: set[bytes] = set()
         self.one_prefix = False   # the story binds WordprocessingML to "w" alone (the plain-run check reads bytes)
         self._raw: dict = {}      # paragraph -> its serialized XML, from key()
+        self._inherited_only: set[bytes] = set()   # paragraph heads declaring nothing of their own
 
     def where(self, p, part: str) -> str:
         """The read view's id of ``p`` (``p-012``, ``p-012/tb1.2`` in a text box), else its part's name."""
@@ -463,8 +476,11 @@ class _Reader:
         end = raw.find(b">") + 1
         if _NOT_PLAIN.search(raw, end) is not None:
             return None
-        if not self.root_decls.issuperset(_XMLNS.findall(raw, 0, end)):
-            return None
+        decls = raw[raw.find(b" xmlns", 0, end):end]   # a story's paragraphs mostly share theirs
+        if decls not in self._inherited_only:
+            if not self.root_decls.issuperset(_XMLNS.findall(decls)):
+                return None
+            self._inherited_only.add(decls)
         out = []
         for run in p.iter(W_R):
             holder = run.getparent()
@@ -495,8 +511,8 @@ class _Reader:
             for text, run in plain:
                 text = _norm_piece(text)
                 if text:
-                    segs.append(_Seg(text, PLAIN, None, *self._fmt(run, pstyle)))
-            segs.append(_Seg(MARK, PLAIN, None, *self._fmt(None, pstyle)))
+                    _append(segs, _Seg(text, PLAIN, None, *self._fmt(run, pstyle)))
+            _append(segs, _Seg(MARK, PLAIN, None, *self._fmt(None, pstyle)))
             return para
         row = _row_revision(p)
         offset = 0
@@ -523,14 +539,14 @@ class _Reader:
             for piece in keys + [text]:
                 seg = self._segment(piece, kind, rev, outer, atom.run, pstyle, para, offset)
                 if seg is not None:
-                    para.segs.append(seg)
+                    _append(para.segs, seg)
                     offset += len(seg.text)
         mark_kind, mark_rev, mark_outer = _mark_context(p)
         if mark_kind == "text" and row is not None:
             mark_kind, mark_rev = row
         seg = self._segment(MARK, mark_kind, mark_rev, mark_outer, None, pstyle, para, offset)
         if seg is not None:
-            para.segs.append(seg)
+            _append(para.segs, seg)
         return para
 
     def _segment(self, text, kind, rev, outer, run, pstyle, para, offset) -> _Seg | None:
