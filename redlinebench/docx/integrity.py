@@ -739,8 +739,7 @@ class _Audit:
         # (a re-save's rsids and namespace declarations), the text read with its labels
         for i1, i2, j1, j2 in _gaps(a_keys, b_keys):
             a_sub, b_sub = a_ps[i1:i2], b_ps[j1:j2]
-            a_canon = [_canonical(k, self.src.root_decls) for k in a_keys[i1:i2]]
-            b_canon = [_canonical(k, self.out.root_decls) for k in b_keys[j1:j2]]
+            a_canon, b_canon = self.canonical_keys(a_keys[i1:i2], b_keys[j1:j2])
             for m1, m2, n1, n2 in _gaps(a_canon, b_canon):
                 a_paras = [self.src.read(p, part) for p in a_sub[m1:m2]]
                 b_paras = [self.out.read(p, part) for p in b_sub[n1:n2]]
@@ -749,6 +748,16 @@ class _Audit:
                 b_content = [_content_key(x) for x in b_paras]
                 for k1, k2, l1, l2 in _gaps(a_content, b_content):
                     self.compare(a_paras[k1:k2], b_paras[l1:l2])
+
+    def canonical_keys(self, a_keys: list[bytes], b_keys: list[bytes]) -> tuple[list, list]:
+        """The second sieve's keys for one gap; when a sample of a long gap shows it cannot help
+        (a re-save that rewrote the runs themselves), keys that match nothing, at no cost."""
+        if min(len(a_keys), len(b_keys)) > SIEVE_SAMPLE * 4:
+            seen = {_canonical(a, self.src.root_decls) for a in a_keys[:SIEVE_SAMPLE * 2]}
+            if not any(_canonical(b, self.out.root_decls) in seen for b in b_keys[:SIEVE_SAMPLE]):
+                return list(range(len(a_keys))), [-1 - k for k in range(len(b_keys))]
+        return ([_canonical(k, self.src.root_decls) for k in a_keys],
+                [_canonical(k, self.out.root_decls) for k in b_keys])
 
     # ------------------------------------------------------------------ the author's own text
     def author_text(self, paras: list[_Para]) -> None:
@@ -1105,6 +1114,8 @@ class _Audit:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+#: Paragraph pairs sampled to decide whether the noise sieve can help a long gap.
+SIEVE_SAMPLE = 48
 #: Paragraphs a comment range may span before the anchor check gives up on it (hostile ranges).
 MAX_ANCHOR_PARAGRAPHS = 400
 

@@ -362,3 +362,34 @@ def test_absurd_property_values_do_not_stop_the_audit(value):
                       f'<w:sz w:val="{value}"/>')))
     report = run_audit(SRC, out)
     assert report.skipped is None and report.findings == (), report.findings
+
+
+def test_long_gaps_are_audited_whether_or_not_the_noise_sieve_helps():
+    """A long stretch of re-saved paragraphs (rsids everywhere: the sieve helps; runs rewritten:
+    it cannot and is skipped) still finds an untracked edit inside it and nothing else."""
+    from redlinebench.docx.build import sample_contract
+
+    src = sample_contract(400, seed=5, other_author=OTHER).to_bytes()
+
+    def noisy(root):
+        for k, el in enumerate(root.iter(_w("p"))):
+            el.set(_w("rsidR"), f"00{k:06X}")
+
+    def merged(root):
+        for p in root.iter(_w("p")):
+            runs = [r for r in p if r.tag == _w("r") and r.find(_w("rPr")) is None and r.find(_w("t")) is not None]
+            if len(runs) > 1 and all(r.getnext() is runs[i + 1] for i, r in enumerate(runs[:-1])):
+                runs[0].find(_w("t")).text = "".join(r.find(_w("t")).text for r in runs)
+                runs[0].find(_w("t")).set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+                for r in runs[1:]:
+                    p.remove(r)
+
+    def edit(root):
+        t = [t for t in root.iter(_w("t")) if t.text and len(t.text.split()) >= 3][-40]
+        t.text = t.text.replace(t.text.split()[1], "never", 1)
+
+    for resave in (noisy, merged):
+        clean = rewrite(src, DOC, resave)
+        assert run_audit(src, clean).findings == ()
+        bad = rewrite(clean, DOC, edit)
+        assert "untracked_change" in kinds(run_audit(src, bad))
