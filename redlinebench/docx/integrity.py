@@ -1104,6 +1104,10 @@ class _Audit:
         now = _anchor_texts(output, self.author, {pairs[cid] for cid in theirs})
         for cid, c in theirs.items():
             a, b = was.get(cid), now.get(pairs[cid])
+            if a is not None and b is None and pairs[cid] in now:
+                self.add("altered_comment", c.where, f"comment by {c.author!r} now anchored on more than "
+                         f"{MAX_ANCHOR_PARAGRAPHS} paragraphs: {_quote(a[2])}")
+                continue
             if a is None or b is None:
                 continue   # a range on one side only (a point comment, a reply without its own range)
             a_core, _a_view, a_full = a
@@ -1120,10 +1124,11 @@ SIEVE_SAMPLE = 48
 MAX_ANCHOR_PARAGRAPHS = 400
 
 
-def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[str, str, str]]:
+def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[str, str, str] | None]:
     """Comment id -> (untracked text, text once ``author``'s changes are rejected, all text) its
-    range covers, whitespace removed; only for ``wanted`` ids with both range ends."""
-    out: dict[str, tuple[str, str, str]] = {}
+    range covers, whitespace removed; only for ``wanted`` ids with both range ends (None for a
+    range over more than MAX_ANCHOR_PARAGRAPHS paragraphs, which is not read)."""
+    out: dict[str, tuple[str, str, str] | None] = {}
     for _part, root in doc.story_parts():
         starts = {el.get(W_ID): el for el in root.iter(W_CRS) if el.get(W_ID) in wanted}
         if not starts:
@@ -1145,7 +1150,10 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
             if p0 is None or p1 is None or p0 not in index or p1 not in index:
                 continue
             i0, i1 = index[p0], index[p1]
-            if i1 < i0 or i1 - i0 > MAX_ANCHOR_PARAGRAPHS:
+            if i1 < i0:
+                continue
+            if i1 - i0 > MAX_ANCHOR_PARAGRAPHS:
+                out[cid] = None   # a range over a whole document: not where any comment was
                 continue
             core, view, full = [], [], []
             for i in range(i0, i1 + 1):

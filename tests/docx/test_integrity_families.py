@@ -393,3 +393,18 @@ def test_long_gaps_are_audited_whether_or_not_the_noise_sieve_helps():
         assert run_audit(src, clean).findings == ()
         bad = rewrite(clean, DOC, edit)
         assert "untracked_change" in kinds(run_audit(src, bad))
+
+
+def test_their_comment_stretched_over_the_whole_document_is_altered_comment():
+    b = DocumentBuilder(title="Long", creator="tests")
+    b.clause(["Governing law: ", Comment("New York", "Why not Delaware?", OTHER), "."])
+    for k in range(450):
+        b.clause(f"Clause {k} applies as written.")
+    src = b.to_bytes()
+
+    def stretch(root):
+        end = next(root.iter(_w("commentRangeEnd")))
+        end.getparent().remove(end)
+        list(root.iter(_w("p")))[-2].append(end)
+    report = run_audit(src, rewrite(src, DOC, stretch))
+    assert "altered_comment" in kinds(report) and not report.passed, report.findings
