@@ -482,12 +482,16 @@ class _Reader:
                 return None
             self._inherited_only.add(decls)
         out = []
-        for run in p.iter(W_R):
-            holder = run.getparent()
-            while holder is not p:   # only wrappers the walk enters (an unknown one hides its runs)
-                if holder is None or holder.tag not in _RUN_WRAPPERS:
-                    return None
-                holder = holder.getparent()
+        runs = list(p.iterchildren(W_R))
+        if len(runs) != raw.count(b"<w:r>", end) + raw.count(b"<w:r ", end):
+            runs = list(p.iter(W_R))   # some run sits in a wrapper: only those the walk enters
+            for run in runs:
+                holder = run.getparent()
+                while holder is not p:   # (an unknown wrapper hides its runs from the walk)
+                    if holder is None or holder.tag not in _RUN_WRAPPERS:
+                        return None
+                    holder = holder.getparent()
+        for run in runs:
             for child in run:
                 tag = child.tag
                 if tag == W_T:
