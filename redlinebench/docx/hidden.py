@@ -1,16 +1,25 @@
 """Whether a Word reader can see a run's text (SPEC §5.1 ``hidden_text``), run by run.
 
 Text can be in the document and still invisible on the page: hidden (``w:vanish``,
-``w:specVanish``, ``w:webHidden``), coloured like what is behind it, or set under 4 pt. The
+``w:specVanish``, ``w:webHidden``), coloured like what is behind it, set under 4 pt, squeezed,
+condensed or shifted off its line. The
 integrity audit owns the rule (``integrity.hidden_reason`` over the run's effective formatting,
-``integrity._Styles``); the judges' view marks such text and the heuristic judge gives it no
+``integrity.RunStyles``); the judges' view marks such text and the heuristic judge gives it no
 credit, through :class:`Visibility`, which asks that rule for one run at a time and decides a
 document in which nothing could hide text with one scan.
 """
 
 from __future__ import annotations
 
-from .integrity import COLOUR_DISTANCE, MIN_HALF_POINTS, _Styles, hidden_reason
+from .integrity import (
+    MAX_CONDENSE,
+    MAX_SHIFT,
+    MIN_HALF_POINTS,
+    MIN_SCALE,
+    RunStyles,
+    colour_near,
+    hidden_reason,
+)
 from .oxml import qn
 
 _W_PPR = qn("w:pPr")
@@ -23,6 +32,10 @@ _W_COLOR = qn("w:color")
 _W_HIGHLIGHT = qn("w:highlight")
 _W_SHD = qn("w:shd")
 _TOGGLES = (qn("w:vanish"), qn("w:specVanish"), qn("w:webHidden"))
+_W_SCALE = qn("w:w")
+_W_SPACING = qn("w:spacing")
+_W_POSITION = qn("w:position")
+_W_RPR = qn("w:rPr")
 _FALSE = {"0", "false", "off"}
 _RT_STYLES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles"
 
@@ -31,7 +44,7 @@ class Visibility:
     """Answers "can a Word reader see this run?" for one document (styles read once)."""
 
     def __init__(self, doc) -> None:
-        self._styles = _Styles(doc)
+        self._styles = RunStyles(doc)
         styles_part = doc.part_for(_RT_STYLES)
         # every story a view shows (body, headers, footers, notes, comments) and the styles
         roots = [root for _part, root in doc.story_parts(comments=True)]
@@ -59,22 +72,16 @@ class Visibility:
         return hidden_reason(self._styles.effective(run, self._pstyle(run)), self._styles.page)
 
 
-def _close(rgb: str | None, page: str) -> bool:
-    if not rgb or len(rgb) != 6:
-        return False
-    try:
-        return max(abs(int(rgb[i:i + 2], 16) - int(page[i:i + 2], 16)) for i in (0, 2, 4)) <= COLOUR_DISTANCE
-    except ValueError:
-        return False
-
-
 def _nothing_hides(roots, page: str) -> bool:
     """True when no element under ``roots`` could hide text: no hiding toggle, no tiny size, no
     highlight or shading, no font colour (or theme colour) near the page's."""
     for root in roots:
-        for el in root.iter(*_TOGGLES, _W_SZ, _W_COLOR, _W_HIGHLIGHT, _W_SHD):
+        for el in root.iter(*_TOGGLES, _W_SZ, _W_COLOR, _W_HIGHLIGHT, _W_SHD, _W_SCALE, _W_SPACING, _W_POSITION):
             tag = el.tag
-            if tag in _TOGGLES:
+            if tag in (_W_SCALE, _W_SPACING, _W_POSITION):
+                if el.getparent() is not None and el.getparent().tag == _W_RPR and _squeezes(tag, el.get(_W_VAL)):
+                    return False
+            elif tag in _TOGGLES:
                 if (el.get(_W_VAL) or "true").lower() not in _FALSE:
                     return False
             elif tag == _W_SZ:
@@ -84,13 +91,27 @@ def _nothing_hides(roots, page: str) -> bool:
                 except ValueError:
                     pass
             elif tag == _W_COLOR:
-                if el.get(qn("w:themeColor")) or _close(el.get(_W_VAL), page):
+                if el.get(qn("w:themeColor")) or colour_near(el.get(_W_VAL), page):
                     return False
             elif tag == _W_HIGHLIGHT and (el.get(_W_VAL) or "none") != "none":
                 return False
             elif tag == _W_SHD and (el.get(_W_FILL) or "auto") != "auto":
                 return False
     return True
+
+
+def _squeezes(tag: str, value: str | None) -> bool:
+    """A scale, spacing or position value that could hide text at some font size >= 4 pt (the
+    exact rule, which needs the size, is ``hidden_reason``'s)."""
+    try:
+        number = float(value or "")
+    except ValueError:
+        return False
+    if tag == _W_SCALE:
+        return 0 < number < MIN_SCALE
+    if tag == _W_SPACING:
+        return -number > MAX_CONDENSE * MIN_HALF_POINTS * 10
+    return abs(number) > MAX_SHIFT * MIN_HALF_POINTS
 
 
 __all__ = ["Visibility"]

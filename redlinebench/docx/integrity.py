@@ -4,12 +4,17 @@
 (body with tables, headers, footers, foot/endnotes, text in text boxes and shapes; comments as
 records). The rule is the *reject invariant*: with every revision of ``author`` rejected, the
 output must equal the input with each of the input's pending revisions kept, accepted or
-rejected, each independently. Everything is compared on text (NFC, whitespace runs as one
-space, paragraph marks and embedded objects as characters), never on XML, so ids, rsids,
-bookmarks, proofing marks, run splits and a LibreOffice or python-docx round trip do not count.
+rejected, each independently and whole (part of one revision kept, dropped or restored is an
+altered revision). Everything is compared on text (NFC, whitespace runs as one space, paragraph
+marks and embedded objects as characters; a field's type and target and a hyperlink's target as
+a key in the text; a tracked cell or row labels its text like ``w:ins``/``w:del``), never on XML,
+so ids, rsids, bookmarks, proofing marks, run splits and a LibreOffice or python-docx round trip
+do not count. Another author's comment must keep its text, thread, open state and anchor (the
+text its range covers).
 
 How: each story becomes a list of paragraphs; paragraphs whose XML is byte-identical in both
-documents are skipped (most of a turn), the rest are compared as labelled character streams
+documents are skipped (most of a turn), then those equal once non-textual noise is taken out (a
+re-save's rsids and namespace declarations); the rest are compared as labelled character streams
 (label = revision kind, author and date; the author's insertions dropped and deletions restored,
 which is "rejecting" them without touching the document). A small dynamic programme chooses, for
 each input revision, kept / accepted / rejected with the fewest findings; when no choice explains
@@ -28,21 +33,29 @@ from lxml import etree
 
 from .integrity_types import IntegrityFinding, IntegrityReport
 from .oxml import qn
+from .textboxes import box_paragraphs
 from .runs import (
     REVISION_WRAPPERS,
+    TRANSPARENT,
     W_AUTHOR,
+    W_CRE,
+    W_CRS,
     W_DATE,
+    W_HYPERLINK,
+    W_ID,
     W_P,
     W_PPR,
     W_R,
     W_RPR,
     W_RPRCHANGE,
+    W_T,
+    W_TC,
     W_TR,
     W_TRPR,
     walk_paragraph,
 )
 
-__all__ = ["audit"]
+__all__ = ["RunStyles", "audit", "colour_near", "hidden_reason", "judge_directed", "normalise"]
 
 W_INS_TAG = qn("w:ins")
 W_DEL_TAG = qn("w:del")
@@ -64,10 +77,16 @@ W_SZ = qn("w:sz")
 W_HIGHLIGHT = qn("w:highlight")
 W_SHD = qn("w:shd")
 W_BACKGROUND = qn("w:background")
+W_TCPR = qn("w:tcPr")
+W_CELLINS = qn("w:cellIns")
+W_CELLDEL = qn("w:cellDel")
+W_ANCHOR = qn("w:anchor")
+R_ID = qn("r:id")
 
 #: Paragraph mark and embedded object (drawing, text box anchor, note reference) as characters.
 MARK = "\x00"
 OBJECT = "\ufffc"
+FIELD_OPEN, FIELD_CLOSE = "\u27e6", "\u27e7"   # around a field's or hyperlink's key (type and target)
 PLAIN = "\x01"   # label code of text outside any revision
 QUOTE = 60       # characters of text quoted in a finding's detail
 
@@ -87,6 +106,17 @@ _HIGHLIGHT_RGB = {"black": "000000", "blue": "0000FF", "cyan": "00FFFF", "green"
 COLOUR_DISTANCE = 24
 #: Font size (half-points) under which text is unreadable: 4 pt.
 MIN_HALF_POINTS = 8
+#: Character scale (``w:w``, percent of normal width) under which glyphs are squeezed to nothing.
+MIN_SCALE = 20
+#: Condensed spacing (``w:spacing``, twips) beyond this share of the font size stacks glyphs on one another.
+MAX_CONDENSE = 0.5
+#: Raised or lowered (``w:position``) by more than this many times its own size: off its line, or the page.
+MAX_SHIFT = 4
+#: Word's size when nothing sets one (10 pt), in half-points.
+DEFAULT_HALF_POINTS = 20
+W_SCALE = qn("w:w")
+W_SPACING = qn("w:spacing")
+W_POSITION = qn("w:position")
 
 
 def _quote(text: str) -> str:
@@ -119,9 +149,10 @@ def _date_key(value: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------- formatting
-class _Styles:
+class RunStyles:
     """Effective run properties of a run: direct rPr over character style over paragraph style
-    over document defaults (only the properties the audit reads)."""
+    over document defaults (only the properties the audit reads), and the page colour: what
+    :func:`hidden_reason` needs to tell whether a reader sees a run."""
 
     def __init__(self, doc) -> None:
         self.by_id: dict[str, tuple[str | None, object | None, object | None]] = {}
@@ -130,7 +161,7 @@ class _Styles:
         self.page = "FFFFFF"
         bg = doc.package.xml(doc.package.main_part).find(W_BACKGROUND)
         if bg is not None and _rgb(bg.get(W_COLOR)):
-            self.page = _rgb(bg.get(W_COLOR))
+            self.page = _rgb(bg.get(W_COLOR)) or self.page
         from .document import RT_STYLES
 
         part = doc.part_for(RT_STYLES)
@@ -215,10 +246,10 @@ def _props(rpr) -> dict:
         elif tag == W_COLOR:
             theme = child.get(W_THEMECOLOR)
             out[W_COLOR] = ("theme:" + theme) if theme in ("background1", "light1") else (child.get(W_VAL) or "auto")
-        elif tag == W_SZ:
+        elif tag in (W_SZ, W_SCALE, W_SPACING, W_POSITION):
             try:
-                out[W_SZ] = int(float(child.get(W_VAL) or "0"))
-            except ValueError:
+                out[tag] = int(float(child.get(W_VAL) or "0"))
+            except (ValueError, OverflowError):   # "nan", "inf": no size Word would apply
                 pass
         elif tag == W_HIGHLIGHT:
             out[W_HIGHLIGHT] = child.get(W_VAL) or "none"
@@ -231,8 +262,13 @@ def _props(rpr) -> dict:
     return out
 
 
-def _close(a: str, b: str) -> bool:
-    return max(abs(int(a[i:i + 2], 16) - int(b[i:i + 2], 16)) for i in (0, 2, 4)) <= COLOUR_DISTANCE
+def colour_near(colour: str | None, background: str) -> bool:
+    """``colour`` (RRGGBB) is within COLOUR_DISTANCE of ``background`` on every channel (False
+    when it is not an RGB value)."""
+    rgb = _rgb(colour)
+    if rgb is None:
+        return False
+    return max(abs(int(rgb[i:i + 2], 16) - int(background[i:i + 2], 16)) for i in (0, 2, 4)) <= COLOUR_DISTANCE
 
 
 def hidden_reason(props: dict, page: str) -> str | None:
@@ -243,6 +279,16 @@ def hidden_reason(props: dict, page: str) -> str | None:
     size = props.get(W_SZ)
     if size is not None and 0 < size < MIN_HALF_POINTS:
         return f"{size / 2:g} pt font"
+    scale = props.get(W_SCALE)
+    if scale is not None and 0 < scale < MIN_SCALE:
+        return f"{scale}% character scale"
+    half_points = size if size else DEFAULT_HALF_POINTS
+    spacing = props.get(W_SPACING)
+    if spacing is not None and -spacing > MAX_CONDENSE * half_points * 10:
+        return f"characters condensed by {-spacing / 20:g} pt"
+    position = props.get(W_POSITION)
+    if position is not None and abs(position) > MAX_SHIFT * half_points:
+        return f"text {'raised' if position > 0 else 'lowered'} by {abs(position) / 2:g} pt"
     colour = props.get(W_COLOR)
     if colour and colour != "auto":
         background = page
@@ -253,7 +299,7 @@ def hidden_reason(props: dict, page: str) -> str | None:
         elif shading:
             background = shading
         rgb = background if colour.startswith("theme:") and background == page else _rgb(colour)
-        if rgb and _close(rgb, background):
+        if rgb and colour_near(rgb, background):
             return f"font colour {rgb} on background {background}"
     return None
 
@@ -278,6 +324,18 @@ class _Seg:
     tracked_fmt: bool = False
     src: str = "p"
     outer: str = ""   # a deletion inside an insertion: the insertion's code (rejecting the deletion restores it)
+
+
+def _append(segs: list[_Seg], seg: _Seg) -> None:
+    """Add ``seg``, joined to the last one when every label agrees: a paragraph reads the same
+    however its runs were split (a re-save that merges runs then compares equal at once)."""
+    if segs:
+        last = segs[-1]
+        if (last.code == seg.code and last.unit is seg.unit and last.hidden == seg.hidden and last.fmt == seg.fmt
+                and last.tracked_fmt == seg.tracked_fmt and last.src == seg.src and last.outer == seg.outer):
+            last.text += seg.text
+            return
+    segs.append(seg)
 
 
 @dataclass(slots=True)
@@ -311,7 +369,7 @@ class _Reader:
         self.doc = doc
         self.labels = labels
         self.author = author          # set for the output: its revisions are rejected on the fly
-        self.styles = _Styles(doc)
+        self.styles = RunStyles(doc)
         self.fmts = fmts
         self.pids: dict = {}
         from .document import iter_block_paragraphs
@@ -319,20 +377,67 @@ class _Reader:
         for p, _ in iter_block_paragraphs(doc.body):
             self.pids[p] = doc.paragraph_id_of(p)
         self.moves: dict[str, list[str]] = {"from": [], "to": []}
+        self.parts = {root: name for name, root in doc.story_parts()}
+        self._fmt_cache: dict[tuple, tuple[str | None, int, bool]] = {}
+        self._markers: dict = {}   # paragraph in a tracked cell or row -> that marker's XML
+        self.root_decls: set[bytes] = set()
+        self.one_prefix = False   # the story binds WordprocessingML to "w" alone (the plain-run check reads bytes)
+        self._raw: dict = {}      # paragraph -> its serialized XML, from key()
+        self._inherited_only: set[bytes] = set()   # paragraph heads declaring nothing of their own
 
     def where(self, p, part: str) -> str:
+        """The read view's id of ``p`` (``p-012``, ``p-012/tb1.2`` in a text box), else its part's name."""
         pid = self.pids.get(p)
         if pid is not None:
             return pid
         for anc in p.iterancestors(W_P):
             host = self.pids.get(anc)
             if host is not None:
-                return f"text box in {host}"
+                for box_id, inner, _box in box_paragraphs(anc, host):
+                    self.pids.setdefault(inner, box_id)
+                return self.pids.get(p, f"{host}/tb")
         return part.rsplit("/", 1)[-1]
+
+    def key(self, p) -> bytes:
+        """Equal for two paragraphs only if everything the audit reads of them is equal: their
+        XML, the cell or row revision around them, where their hyperlinks lead."""
+        key = self._raw[p] = etree.tostring(p)
+        marker = self._markers.get(p)
+        if marker is not None:
+            key += marker
+        if b"hyperlink" in key:
+            key += "".join(self.link_target(link) for link in p.iter(W_HYPERLINK)).encode()
+        return key
+
+    def prepare(self, root) -> None:
+        """Note the paragraphs of ``root`` inside a tracked cell or row (one scan for markers),
+        and the namespace declarations every paragraph of it inherits."""
+        self.root_decls = {f' xmlns{":" + k if k else ""}="{v}"'.encode() for k, v in root.nsmap.items()}
+        self.one_prefix = [k for k, v in root.nsmap.items() if v == W_NS] == ["w"]
+        for marker in root.iter(W_INS_TAG, W_DEL_TAG, W_CELLINS, W_CELLDEL):
+            holder = marker.getparent()
+            if holder is None or holder.tag not in (W_TRPR, W_TCPR):
+                continue
+            blob = etree.tostring(marker)
+            for p in holder.getparent().iter(W_P):
+                self._markers[p] = self._markers.get(p, b"") + blob
+
+    def link_target(self, link) -> str:
+        """Where a ``w:hyperlink`` leads: its relationship's target, or ``#bookmark``."""
+        rid = link.get(R_ID)
+        if rid:
+            part = self.parts.get(link.getroottree().getroot())
+            for rel in self.doc.package.rels(part) if part else ():
+                if rel.rid == rid:
+                    return rel.target
+            return "?" + rid
+        return "#" + (link.get(W_ANCHOR) or "")
 
     def paragraphs(self, root) -> list:
         """Every paragraph of a story in document order, text boxes included (a shape's fallback
         copy, which Word does not show, skipped)."""
+        if next(root.iter(MC_FALLBACK), None) is None:
+            return list(root.iter(W_P))
         out = []
         for p in root.iter(W_P):
             if any(a.tag == MC_FALLBACK for a in p.iterancestors(MC_FALLBACK)):
@@ -341,16 +446,60 @@ class _Reader:
         return out
 
     def _fmt(self, run, pstyle) -> tuple[str | None, int, bool]:
+        """(why hidden, formatting code, formatting tracked) of a run: decided once per distinct
+        (paragraph style, run properties), which a long contract repeats on most of its runs."""
         if run is None:
             return None, 0, False
+        rpr = run[0] if len(run) else None   # w:rPr comes first (schema order)
+        if rpr is not None and rpr.tag != W_RPR:
+            rpr = run.find(W_RPR)
+        key = (pstyle, etree.tostring(rpr) if rpr is not None and len(rpr) else None)
+        hit = self._fmt_cache.get(key)
+        if hit is not None:
+            return hit
         props = self.styles.effective(run, pstyle)
         sig = _visual_signature(props)
         code = self.fmts.get(sig)
         if code is None:
             code = self.fmts[sig] = len(self.fmts) + 1
-        rpr = run.find(W_RPR)
         tracked = rpr is not None and rpr.find(W_RPRCHANGE) is not None
-        return hidden_reason(props, self.styles.page), code, tracked
+        out = self._fmt_cache[key] = (hidden_reason(props, self.styles.page), code, tracked)
+        return out
+
+    def plain_runs(self, p) -> list | None:
+        """(text, run) of each ``w:t`` of a paragraph holding nothing but plain runs (no revision,
+        field, link, object or symbol; what a re-saved body mostly is), read without the full
+        walk; None for any other paragraph. Gives exactly the atoms the walk would."""
+        raw = self._raw.get(p)
+        if raw is None or not self.one_prefix or p in self._markers:
+            return None
+        end = raw.find(b">") + 1
+        if _NOT_PLAIN.search(raw, end) is not None:
+            return None
+        decls = raw[raw.find(b" xmlns", 0, end):end]   # a story's paragraphs mostly share theirs
+        if decls not in self._inherited_only:
+            if not self.root_decls.issuperset(_XMLNS.findall(decls)):
+                return None
+            self._inherited_only.add(decls)
+        out = []
+        runs = list(p.iterchildren(W_R))
+        if len(runs) != raw.count(b"<w:r>", end) + raw.count(b"<w:r ", end):
+            runs = list(p.iter(W_R))   # some run sits in a wrapper: only those the walk enters
+            for run in runs:
+                holder = run.getparent()
+                while holder is not p:   # (an unknown wrapper hides its runs from the walk)
+                    if holder is None or holder.tag not in _RUN_WRAPPERS:
+                        return None
+                    holder = holder.getparent()
+        for run in runs:
+            for child in run:
+                tag = child.tag
+                if tag == W_T:
+                    if child.text:
+                        out.append((child.text, run))
+                elif tag not in _IGNORED_IN_RUN:
+                    return None
+        return out
 
     def read(self, p, part: str) -> _Para:
         ppr = p.find(W_PPR)
@@ -359,10 +508,21 @@ class _Reader:
             ps = ppr.find(W_PSTYLE)
             if ps is not None:
                 pstyle = ps.get(W_VAL)
-        row = _row_revision(p)
         para = _Para(self.where(p, part), [])
+        plain = self.plain_runs(p)
+        if plain is not None:   # what _segment makes of untracked text, without its branches
+            segs = para.segs
+            for text, run in plain:
+                text = _norm_piece(text)
+                if text:
+                    _append(segs, _Seg(text, PLAIN, None, *self._fmt(run, pstyle)))
+            _append(segs, _Seg(MARK, PLAIN, None, *self._fmt(None, pstyle)))
+            return para
+        row = _row_revision(p)
         offset = 0
         walk = walk_paragraph(p)
+        links = _link_of_runs(p)
+        link = None
         for atom in walk.atoms:
             text = atom.text if atom.text else (OBJECT if atom.atomic and atom.kind != "text" or atom.atomic else "")
             if not text:
@@ -372,16 +532,25 @@ class _Reader:
                 kind, rev = row
             elif outer is None and row is not None and row[0] == "ins":
                 outer = row[1]
-            seg = self._segment(text, kind, rev, outer, atom.run, pstyle, para, offset)
-            if seg is not None:
-                para.segs.append(seg)
-                offset += len(seg.text)
+            # where a hyperlink leads and what a field computes are content: a key in the text
+            keys = []
+            if links and links.get(atom.run) is not link:
+                link = links.get(atom.run)
+                if link is not None:
+                    keys.append(_target_key("HYPERLINK", self.link_target(link)))
+            if atom.instr:
+                keys.append(_field_key(atom.instr))
+            for piece in keys + [text]:
+                seg = self._segment(piece, kind, rev, outer, atom.run, pstyle, para, offset)
+                if seg is not None:
+                    _append(para.segs, seg)
+                    offset += len(seg.text)
         mark_kind, mark_rev, mark_outer = _mark_context(p)
         if mark_kind == "text" and row is not None:
             mark_kind, mark_rev = row
         seg = self._segment(MARK, mark_kind, mark_rev, mark_outer, None, pstyle, para, offset)
         if seg is not None:
-            para.segs.append(seg)
+            _append(para.segs, seg)
         return para
 
     def _segment(self, text, kind, rev, outer, run, pstyle, para, offset) -> _Seg | None:
@@ -418,6 +587,77 @@ class _Reader:
         return _Seg(text, code, rev, hidden, fmt, tracked, "p", wrapper)
 
 
+#: Non-textual markup (SPEC §5.1): revision-save ids and paragraph ids on any tag, proofing marks,
+#: bookmarks, rendering hints. The lookahead keeps a match inside a tag: serialized text holds no
+#: ``<`` or ``>``, so text that spells an attribute is never touched.
+_NOISE_ATTRIBUTE = re.compile(rb' (?:w|w14):(?:rsid\w*|paraId|textId)="[^"]*"(?=[^<>]*>)')
+_NOISE_ELEMENT = re.compile(rb'<w:(?:proofErr|bookmarkStart|bookmarkEnd|lastRenderedPageBreak)\b[^<>]*/>')
+_XMLNS = re.compile(rb' xmlns(?::\w+)?="[^"]*"')
+
+
+#: Markup a plain paragraph has none of (checked on its bytes, after its own tag).
+_NOT_PLAIN = re.compile(rb"<w:(?:ins|del|move|fld|instr|sym|drawing|pict|object|footnoteRef|endnoteRef|ruby|"
+                        rb"embeddedObject|hyperlink|txbx|cellIns|cellDel)|<mc:|xmlns")
+_RUN_WRAPPERS = frozenset(set(TRANSPARENT) | {qn("w:sdt")})
+_IGNORED_IN_RUN = frozenset({W_RPR, qn("w:commentReference"), qn("w:lastRenderedPageBreak")})
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def _canonical(raw: bytes, inherited: set[bytes]) -> bytes:
+    """A paragraph's key without non-textual noise and without the namespace declarations it
+    inherits from its story's root (``inherited``): a re-save that adds rsids or declares other
+    prefixes leaves it equal. A declaration the paragraph makes itself is kept: rebinding a
+    prefix is never noise."""
+    end = raw.find(b">") + 1
+    head = raw[:end]
+    own = [d for d in _XMLNS.findall(head) if d not in inherited]
+    head = _XMLNS.sub(b"", head) + b"".join(own)
+    if b"rsid" in raw or b"Id=" in raw:
+        head = _NOISE_ATTRIBUTE.sub(b"", head)
+        body = _NOISE_ATTRIBUTE.sub(b"", raw[end:])
+    else:
+        body = raw[end:]
+    if b"<w:proofErr" in body or b"<w:bookmark" in body or b"<w:lastRendered" in body:
+        body = _NOISE_ELEMENT.sub(b"", body)
+    return head + body
+
+
+def _link_of_runs(p) -> dict:
+    """Each run of ``p`` inside a ``w:hyperlink`` -> that hyperlink (empty when there is none)."""
+    out: dict = {}
+    for link in p.iter(W_HYPERLINK):
+        for run in link.iter(W_R):
+            out.setdefault(run, link)
+    return out
+
+
+_FIELD_TOKEN = re.compile(r'"[^"]*"|\S+')
+
+
+def _field_key(instr: str) -> str:
+    """What a field shows or where it leads, as text: its type and target (``REF fees``,
+    ``HYPERLINK https://...``); formatting switches (``\\h``, ``\\* MERGEFORMAT``) left out, so a
+    re-save that rewrites them changes nothing."""
+    tokens = [t.strip('"') for t in _FIELD_TOKEN.findall(instr)]
+    if not tokens:
+        return ""
+    kind = tokens[0].upper()
+    target = ""
+    if kind == "HYPERLINK" and "\\l" in tokens[1:]:
+        k = tokens.index("\\l", 1)
+        target = "#" + (tokens[k + 1] if k + 1 < len(tokens) else "")
+        rest = [t for t in tokens[1:k] if not t.startswith("\\")]
+        target = (rest[0] if rest else "") + target
+    elif len(tokens) > 1 and not tokens[1].startswith("\\"):
+        target = tokens[1]
+    return _target_key(kind, target)
+
+
+def _target_key(kind: str, target: str) -> str:
+    """A field or link key as stream text: one token, no whitespace (so normalising leaves it whole)."""
+    return FIELD_OPEN + kind + ("\u2192" + "\u2423".join(target.split()) if target else "") + FIELD_CLOSE
+
+
 def _mark_context(p):
     """(kind, revision, outer) of a paragraph mark, as the walk gives them for text."""
     ppr = p.find(W_PPR)
@@ -438,10 +678,18 @@ def _mark_context(p):
 
 
 def _row_revision(p):
+    """(kind, marker) of the tracked cell (``w:cellIns``/``w:cellDel``) or row (``w:trPr/w:ins|del``)
+    insertion or deletion holding ``p``: its text is that revision's, like text in ``w:ins``."""
     node = p.getparent()
     while node is not None and node.tag != W_TR:
         if node.tag == W_P:   # a text box inside a cell: not the row's
             return None
+        if node.tag == W_TC:
+            tcpr = node.find(W_TCPR)
+            if tcpr is not None:
+                for child in tcpr:
+                    if child.tag in (W_CELLINS, W_CELLDEL):
+                        return ("ins" if child.tag == W_CELLINS else "del"), child
         node = node.getparent()
     if node is None:
         return None
@@ -486,16 +734,34 @@ class _Audit:
     def story(self, part: str, a_root, b_root) -> None:
         a_ps = self.src.paragraphs(a_root) if a_root is not None else []
         b_ps = self.out.paragraphs(b_root) if b_root is not None else []
-        a_keys = [etree.tostring(p) for p in a_ps]
-        b_keys = [etree.tostring(p) for p in b_ps]
+        for reader, root in ((self.src, a_root), (self.out, b_root)):
+            if root is not None:
+                reader.prepare(root)
+        a_keys = [self.src.key(p) for p in a_ps]
+        b_keys = [self.out.key(p) for p in b_ps]
+        # three sieves, each cheaper than the next: the XML as is, the XML without its noise
+        # (a re-save's rsids and namespace declarations), the text read with its labels
         for i1, i2, j1, j2 in _gaps(a_keys, b_keys):
-            a_paras = [self.src.read(p, part) for p in a_ps[i1:i2]]
-            b_paras = [self.out.read(p, part) for p in b_ps[j1:j2]]
-            self.author_text(b_paras)
-            a_content = [_content_key(x) for x in a_paras]
-            b_content = [_content_key(x) for x in b_paras]
-            for k1, k2, l1, l2 in _gaps(a_content, b_content):
-                self.compare(a_paras[k1:k2], b_paras[l1:l2])
+            a_sub, b_sub = a_ps[i1:i2], b_ps[j1:j2]
+            a_canon, b_canon = self.canonical_keys(a_keys[i1:i2], b_keys[j1:j2])
+            for m1, m2, n1, n2 in _gaps(a_canon, b_canon):
+                a_paras = [self.src.read(p, part) for p in a_sub[m1:m2]]
+                b_paras = [self.out.read(p, part) for p in b_sub[n1:n2]]
+                self.author_text(b_paras)
+                a_content = [_content_key(x) for x in a_paras]
+                b_content = [_content_key(x) for x in b_paras]
+                for k1, k2, l1, l2 in _gaps(a_content, b_content):
+                    self.compare(a_paras[k1:k2], b_paras[l1:l2])
+
+    def canonical_keys(self, a_keys: list[bytes], b_keys: list[bytes]) -> tuple[list, list]:
+        """The second sieve's keys for one gap; when a sample of a long gap shows it cannot help
+        (a re-save that rewrote the runs themselves), keys that match nothing, at no cost."""
+        if min(len(a_keys), len(b_keys)) > SIEVE_SAMPLE * 4:
+            seen = {_canonical(a, self.src.root_decls) for a in a_keys[:SIEVE_SAMPLE * 2]}
+            if not any(_canonical(b, self.out.root_decls) in seen for b in b_keys[:SIEVE_SAMPLE]):
+                return list(range(len(a_keys))), [-1 - k for k in range(len(b_keys))]
+        return ([_canonical(k, self.src.root_decls) for k in a_keys],
+                [_canonical(k, self.out.root_decls) for k in b_keys])
 
     # ------------------------------------------------------------------ the author's own text
     def author_text(self, paras: list[_Para]) -> None:
@@ -620,13 +886,18 @@ class _Audit:
                     if code == PLAIN:
                         tag = "ok" if seen == {PLAIN} else "label_on_plain"
                     elif kind == "ins":
-                        tag = "ok" if seen <= {PLAIN, code} else "relabelled"
+                        if not seen <= {PLAIN, code}:
+                            tag = "relabelled"
+                        else:
+                            tag = "partial" if not mine and len(seen) > 1 and _split(text, r.code, p, code) else "ok"
                     else:
                         if seen == {code}:
                             tag = "ok"
                         elif seen <= {PLAIN, code, outer}:
                             if mine:
                                 tag = "ok"
+                            elif _split(text, r.code, p, code):
+                                tag = "partial"
                             elif set(r.src[p:p + size]) == {"d"}:
                                 tag = "reattributed"
                             else:
@@ -653,7 +924,10 @@ class _Audit:
     def report_step(self, item, r: _Stream) -> None:
         (index, p, size, tag), (text, code, _unit, hid, fmt, where, _outer) = item
         at = self.where_at(r, p, where)
-        if tag == "silent_reject":
+        if tag == "partial":
+            self.add("altered_prior_revision", at, f"{self.label_text(code)} partly accepted or rejected "
+                     f"(one revision resolves whole): {_quote(text)}")
+        elif tag == "silent_reject":
             self.add("silent_reject", at, f"{self.label_text(code)} resolved without a tracked change: {_quote(text)}")
         elif tag == "reattributed":
             who = self.labels.labels[code][1]
@@ -714,6 +988,11 @@ class _Audit:
             if foreign:
                 self.add("forged_revision", at, f"new {', '.join(self.label_text(c) for c in foreign)}: "
                          f"{_quote(added)}")
+            torn = self.torn(removed, a_code[i1:i2], r, j1, j2)
+            if torn is not None:
+                self.add("altered_prior_revision", at, f"part of {self.label_text(torn)} resolved without the "
+                         f"rest: {change}")
+                continue
             plain_gone = "".join(c for c, k in zip(removed, a_code[i1:i2]) if k == PLAIN).strip(" ")
             inside = bool(removed_codes - {PLAIN})
             theirs = [k for k in removed_codes - {PLAIN} if self.labels.labels[k][0] == "ins"
@@ -731,6 +1010,23 @@ class _Audit:
             elif plain_gone or not foreign:
                 kind = "altered_prior_revision" if inside and not plain_gone else "untracked_change"
                 self.add(kind, at, f"text changed without a tracked change: {change}")
+
+    def torn(self, removed: str, codes: str, r: _Stream, j1: int, j2: int) -> str | None:
+        """The other side's revision whose text was partly taken out while the rest of it is
+        still in the output, bordering the change (a partial accept or reject), or None."""
+        taken = {k for c, k in zip(removed, codes) if k != PLAIN and not c.isspace() and c != MARK}
+        if len(taken) != 1:
+            return None
+        code = next(iter(taken))
+        if self.labels.labels[code][1] == self.author:
+            return None
+        left, right = j1 - 1, j2
+        while left >= 0 and r.text[left] == " ":
+            left -= 1
+        while right < len(r.text) and r.text[right] == " ":
+            right += 1
+        near = {r.code[k] for k in (left, right) if 0 <= k < len(r.text)}
+        return code if code in near else None
 
     # ------------------------------------------------------------------ moves
     def moves(self) -> None:
@@ -788,6 +1084,7 @@ class _Audit:
             hit = judge_directed(o.text)
             if hit:
                 self.add("judge_directed_text", o.where, f"comment addresses the grader ({hit!r}): {_quote(o.text)}")
+        self.anchors(original, output, before, pairs)
         by_id_after = {o.cid: o for o in after}
         threads_known = any(o.parent is not None for o in after) or output.part_for(_RT_COMMENTS_EX) is not None
         for c in before:
@@ -800,7 +1097,104 @@ class _Audit:
                 self.add("altered_comment", o.where, f"thread of the comment by {c.author!r} changed: {_quote(c.text)}")
 
 
+    def anchors(self, original, output, before: list[_Note], pairs: dict[str, str]) -> None:
+        """Another author's comment must stay on its text: what its range covered in the input
+        (untracked text) is still covered once the author's changes are rejected, and the range
+        covers nothing the input's range did not (text, revisions accepted or rejected)."""
+        theirs = {c.cid: c for c in before if c.author != self.author and c.cid in pairs}
+        if not theirs:
+            return
+        was = _anchor_texts(original, None, set(theirs))
+        now = _anchor_texts(output, self.author, {pairs[cid] for cid in theirs})
+        for cid, c in theirs.items():
+            a, b = was.get(cid), now.get(pairs[cid])
+            if a is not None and b is None and pairs[cid] in now:
+                self.add("altered_comment", c.where, f"comment by {c.author!r} now anchored on more than "
+                         f"{MAX_ANCHOR_PARAGRAPHS} paragraphs: {_quote(a[2])}")
+                continue
+            if a is None or b is None:
+                continue   # a range on one side only (a point comment, a reply without its own range)
+            a_core, _a_view, a_full = a
+            b_core, b_view, _b_full = b
+            if not (_subsequence(a_core, b_view) and _subsequence(b_core, a_full)):
+                self.add("altered_comment", c.where, f"comment by {c.author!r} now anchored on other text: "
+                         f"{_quote(a_full)} -> {_quote(b_view)}")
+
+
 # ---------------------------------------------------------------------------------------------- helpers
+#: Paragraph pairs sampled to decide whether the noise sieve can help a long gap.
+SIEVE_SAMPLE = 48
+#: Paragraphs a comment range may span before the anchor check gives up on it (hostile ranges).
+MAX_ANCHOR_PARAGRAPHS = 400
+
+
+def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[str, str, str] | None]:
+    """Comment id -> (untracked text, text once ``author``'s changes are rejected, all text) its
+    range covers, whitespace removed; only for ``wanted`` ids with both range ends (None for a
+    range over more than MAX_ANCHOR_PARAGRAPHS paragraphs, which is not read)."""
+    out: dict[str, tuple[str, str, str] | None] = {}
+    for _part, root in doc.story_parts():
+        starts = {el.get(W_ID): el for el in root.iter(W_CRS) if el.get(W_ID) in wanted}
+        if not starts:
+            continue
+        ends = {el.get(W_ID): el for el in root.iter(W_CRE) if el.get(W_ID) in starts}
+        paragraphs = [p for p in root.iter(W_P)]
+        index = {p: i for i, p in enumerate(paragraphs)}
+        walks: dict = {}
+
+        def walk(p):
+            w = walks.get(p)
+            if w is None:
+                w = walks[p] = walk_paragraph(p)
+            return w
+
+        for cid, start in starts.items():
+            end = ends.get(cid)
+            p0, p1 = _paragraph_of(start), _paragraph_of(end) if end is not None else None
+            if p0 is None or p1 is None or p0 not in index or p1 not in index:
+                continue
+            i0, i1 = index[p0], index[p1]
+            if i1 < i0:
+                continue
+            if i1 - i0 > MAX_ANCHOR_PARAGRAPHS:
+                out[cid] = None   # a range over a whole document: not where any comment was
+                continue
+            core, view, full = [], [], []
+            for i in range(i0, i1 + 1):
+                p = paragraphs[i]
+                if any(True for _ in p.iterancestors(MC_FALLBACK)):
+                    continue
+                w = walk(p)
+                lo = next((m.index for m in w.markers if m.element is start), 0) if p is p0 else 0
+                hi = next((m.index for m in w.markers if m.element is end), len(w.atoms)) if p is p1 else len(w.atoms)
+                for atom in w.atoms[lo:hi]:
+                    text = "".join(unicodedata.normalize("NFC", atom.text or "").split())
+                    if not text:
+                        continue
+                    full.append(text)
+                    rev_author = (atom.rev.get(W_AUTHOR) or "") if atom.rev is not None else None
+                    outer_author = (atom.outer.get(W_AUTHOR) or "") if atom.outer is not None else None
+                    mine = author is not None and rev_author == author
+                    if (mine and atom.kind in _INSERTING) or (author is not None and outer_author == author):
+                        continue
+                    view.append(text)
+                    if atom.kind == "text" or (mine and atom.outer is None):
+                        core.append(text)
+            out[cid] = ("".join(core), "".join(view), "".join(full))
+    return out
+
+
+def _paragraph_of(el):
+    for anc in el.iterancestors(W_P):
+        return anc
+    return None
+
+
+def _subsequence(short: str, long: str) -> bool:
+    """Every character of ``short`` occurs in ``long`` in order."""
+    it = iter(long)
+    return all(ch in it for ch in short)
+
 @dataclass(slots=True)
 class _Stream:
     text: str
@@ -812,6 +1206,22 @@ class _Stream:
     starts: list[int]
     wheres: list[str]
     inserted_at: dict[int, str]
+
+
+def _split(text: str, codes: str, p: int, code: str) -> bool:
+    """The output shows one revision's ``text`` (at ``p``) partly as that revision and partly
+    as something else (spaces and paragraph marks at its edges aside): a partial resolution."""
+    inside = outside = False
+    for k, ch in enumerate(text):
+        if ch.isspace() or ch == MARK:
+            continue
+        if codes[p + k] == code:
+            inside = True
+        else:
+            outside = True
+        if inside and outside:
+            return True
+    return False
 
 
 def _around(text: str, i: int, j: int, width: int = 24) -> str:

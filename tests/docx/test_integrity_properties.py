@@ -1,13 +1,25 @@
 """Property tests of the integrity audit on generated documents (several authors, nested and
-adjacent revisions, tables, moves, comments with replies, headers, text boxes, hostile text and
-author names): legitimate operations give no fatal finding; each manipulation family is found."""
+adjacent revisions, tables with cell revisions, fields and hyperlinks, moves, comments with replies,
+headers, text boxes, hostile text and author names): the engine's tools plus any accept/reject of
+prior revisions give no finding but the silent-reject flag; every finding family is found when
+injected. ``max_examples`` keeps the file under a minute."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from redlinebench.docx.build import Comment, Del, DocumentBuilder, Ins, MoveFrom, MoveTo, Reply
+from redlinebench.docx.build import (
+    Comment,
+    CrossRef,
+    Del,
+    DocumentBuilder,
+    Hyperlink,
+    Ins,
+    MoveFrom,
+    MoveTo,
+    Reply,
+)
 
 from .integrity_util import (
     AUTHOR,
@@ -26,7 +38,9 @@ from .integrity_util import (
 )
 from .test_integrity import TEXTBOX
 
-SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+RETYPED = ("The Supplier indemnifies the Customer against third-party claims arising from its breach of "
+           "this Agreement, including reasonable legal fees.")
 
 AUTHORS = [OTHER, "Third Party Counsel", AUTHOR + " ", AUTHOR.replace("o", "\u043e", 1), "A&B <Legal> \"x\""]
 ALPHABET = list("abcdefghij klmnop") + ["\uff0b", "~", "[", "{", "\u202e", "\u0301", "\u00a0", "1", "\t"]
@@ -66,13 +80,28 @@ def contracts(draw):
         moved = draw(words)
         b.clause(["Moved away: ", MoveFrom(moved, "mv1", OTHER), "."])
         b.clause(["Moved here: ", MoveTo(moved, "mv1", OTHER), "."])
-    if draw(st.booleans()):
-        b.table([["Item", draw(words)], [Ins(draw(words), draw(authors)), "USD 100"]])
+    b.clause(RETYPED)
+    b.clause(["Fees are in ", CrossRef("fees", "Schedule 1"), " and the policy at ",
+              Hyperlink("our site", url="https://example.com/policy"), "."])
+    b.table([["Item", draw(words)], [Ins(draw(words), draw(authors)), "USD 100"], ["Support", "USD 200"]])
     b.header(["Confidential ", draw(words)])
     data = b.to_bytes()
     if draw(st.booleans()):
         data = rewrite(data, "word/document.xml", append_xml("annual fee", TEXTBOX.format(text="Boxed clause text.")))
+    if draw(st.booleans()):
+        data = rewrite(data, "word/document.xml", _cell_marker("Support", "cellIns", draw(authors)))
     return data
+
+
+def _cell_marker(text: str, tag: str, author: str):
+    from xml.sax.saxutils import quoteattr
+
+    def fn(root):
+        t = next(t for t in root.iter(f"{{{W}}}t") if t.text and text in t.text)
+        tc = next(t.iterancestors(f"{{{W}}}tc"))
+        tc.find(f"{{{W}}}tcPr").append(fragment(
+            f'<w:{tag} w:id="9301" w:author={quoteattr(author)} w:date="2026-02-01T00:00:00Z"/>'))
+    return fn
 
 
 def _others(doc):
@@ -108,6 +137,35 @@ def test_engine_edits_and_resolving_prior_revisions_are_never_fatal(src, data):
     assert kinds(report) <= {"silent_reject"}, report.findings
     if "reject" not in actions:
         assert kinds(report) == set(), report.findings
+
+
+@SETTINGS
+@given(contracts(), st.data())
+def test_tool_sessions_after_resolving_prior_revisions(src, data):
+    """The five tools as an agent drives them, after prior revisions were accepted (clean) or
+    rejected (a silent_reject flag for each visible one, never fatal)."""
+    from .integrity_util import scripted_session
+
+    doc = open_doc(src)
+    revs = [r for r in doc.revisions if r.author != AUTHOR and r.type in ("ins", "del") and r.text.strip()]
+    chosen = data.draw(st.lists(st.sampled_from(revs), unique_by=lambda r: r.id, max_size=3) if revs else st.just([]))
+    action = data.draw(st.sampled_from(["accept", "reject"]))
+    resolved = []
+
+    def work(d):
+        for rev in chosen:
+            try:
+                getattr(d, action)(revision_id=rev.id)
+                resolved.append(rev)
+            except Exception:  # noqa: BLE001  an earlier resolution took it (nested revisions)
+                pass
+    out = scripted_session(engine(src, work), AUTHOR)
+    report = run_audit(src, out)
+    assert report.passed, report.findings
+    if action == "accept" or not resolved:
+        assert report.findings == (), report.findings
+    else:
+        assert kinds(report) == {"silent_reject"}, report.findings
 
 
 @SETTINGS
@@ -203,3 +261,100 @@ def test_silent_reject_and_comment_changes_flagged(src):
                 return
     assert "silent_reject" in kinds(run_audit(src, rewrite(src, "word/document.xml", drop)))
     _fatal(src, rewrite(src, "word/comments.xml", replace_text("Please confirm.", "Accepted.")), "altered_comment")
+
+
+# ------------------------------------------------------------------ families added with integrity-v2
+@SETTINGS
+@given(contracts(), st.sampled_from(["drop half", "keep half", "alter"]))
+def test_partial_resolution_of_one_revision_found(src, how):
+    def fn(root):
+        ins = next(el for el in root.iter(f"{{{W}}}ins") if "3,000,000" in "".join(el.itertext()))
+        t = ins.find(f"{{{W}}}r/{{{W}}}t")
+        t.text = "3,000,000" if how != "alter" else "USD 3,000"
+        if how == "keep half":
+            ins.addprevious(fragment('<w:r><w:t xml:space="preserve">USD </w:t></w:r>'))
+    _fatal(src, rewrite(src, "word/document.xml", fn), "altered_prior_revision")
+
+
+@SETTINGS
+@given(contracts(), st.sampled_from(["instr", "rels"]), words)
+def test_field_or_link_target_changed_found(src, where, word):
+    target = "x" + "".join(ch for ch in word if ch.isalnum()) + "y"
+    if where == "instr":
+        def fn(root):
+            t = next(t for t in root.iter(f"{{{W}}}instrText") if "fees" in (t.text or ""))
+            t.text = f" REF {target} \\h "
+        out = rewrite(src, "word/document.xml", fn)
+    else:
+        def fn(root):
+            for rel in root:
+                if "example.com" in (rel.get("Target") or ""):
+                    rel.set("Target", f"https://{target}.example/")
+        out = rewrite(src, "word/_rels/document.xml.rels", fn)
+    _fatal(src, out, "untracked_change")
+
+
+@SETTINGS
+@given(contracts(), authors, st.sampled_from(["cellDel", "cellIns"]))
+def test_cell_marker_forged_found(src, who, tag):
+    _fatal(src, rewrite(src, "word/document.xml", _cell_marker("USD 100", tag, who)), "forged_revision")
+
+
+@SETTINGS
+@given(contracts(), st.sampled_from(['<w:w w:val="1"/>', '<w:spacing w:val="-800"/>', '<w:position w:val="-4000"/>']),
+       st.booleans())
+def test_text_squeezed_or_shifted_out_of_sight_found(src, rpr, inserted):
+    if inserted:
+        out = rewrite(src, "word/document.xml", append_xml("annual fee", ins_xml(" No liability.", rpr=rpr)))
+    else:
+        def fn(root):
+            for r in paragraph_with(root, "annual fee").iter(f"{{{W}}}r"):
+                r.insert(0, fragment(f"<w:rPr>{rpr}</w:rPr>"))
+        out = rewrite(src, "word/document.xml", fn)
+    _fatal(src, out, "hidden_text")
+
+
+@SETTINGS
+@given(contracts())
+def test_their_comment_anchor_moved_found(src):
+    def fn(root):
+        p = paragraph_with(root, "at all times")
+        target = next(r for r in paragraph_with(root, "annual fee").iter(f"{{{W}}}r"))
+        for tag in ("commentRangeStart", "commentRangeEnd"):
+            for el in list(p.iter(f"{{{W}}}{tag}")):
+                el.getparent().remove(el)
+                (target.addprevious if tag == "commentRangeStart" else target.addnext)(el)
+    _fatal(src, rewrite(src, "word/document.xml", fn), "altered_comment")
+
+
+@SETTINGS
+@given(contracts(), st.sampled_from(["deleted_comment", "resolved_comment", "untracked_formatting"]))
+def test_flag_families_found(src, kind):
+    if kind == "deleted_comment":
+        def fn(root):
+            first = next(el for el in root if "Please confirm." in "".join(el.itertext()))
+            root.remove(first)
+        out = rewrite(src, "word/comments.xml", fn)
+    elif kind == "resolved_comment":
+        def fn(root):
+            for ex in root:
+                ex.set("{http://schemas.microsoft.com/office/word/2012/wordml}done", "1")
+        out = rewrite(src, "word/commentsExtended.xml", fn)
+    else:
+        def fn(root):
+            r = paragraph_with(root, "annual fee").find(f"{{{W}}}r")
+            r.insert(0, fragment("<w:rPr><w:b/></w:rPr>"))
+        out = rewrite(src, "word/document.xml", fn)
+    report = run_audit(src, out)
+    assert kind in kinds(report) and report.passed, report.findings
+
+
+@SETTINGS
+@given(contracts())
+def test_retyped_text_flagged(src):
+    def work(d):
+        pid = next(pid for pid, text in d.paragraph_texts() if text == RETYPED)
+        d.apply_edits([{"op": "delete", "anchor": {"paragraph_id": pid}, "comment": "Restated."}], author=AUTHOR)
+        d.apply_edits([{"op": "insert_after", "anchor": {"paragraph_id": pid},
+                        "new_text": RETYPED + " Costs included.", "comment": "Restated."}], author=AUTHOR)
+    assert "retyped_text" in kinds(run_audit(src, engine(src, work)))
