@@ -16,6 +16,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +61,8 @@ class Chromium:
             [self.binary, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-port=0", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = self.profile / "DevToolsActivePort"
-        for _ in range(300):
+        deadline = time.monotonic() + 60  # a loaded 2-core machine has taken more than 15 s to start it
+        while time.monotonic() < deadline:
             if port_file.exists() and port_file.read_text().strip():
                 self.port = int(port_file.read_text().splitlines()[0])
                 break
