@@ -23,6 +23,7 @@ the output, a character diff names what changed without a tracked change.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -39,6 +40,7 @@ from .runs import (
     TRANSPARENT,
     W_AUTHOR,
     W_CRE,
+    W_CREF,
     W_CRS,
     W_DATE,
     W_HYPERLINK,
@@ -729,6 +731,7 @@ class _Audit:
             self.story(name, a_root, b_root)
         self.moves()
         self.comments(original, output)
+        self.embedded(original, output)
         return IntegrityReport.of(self.findings)
 
     def story(self, part: str, a_root, b_root) -> None:
@@ -1085,6 +1088,7 @@ class _Audit:
             if hit:
                 self.add("judge_directed_text", o.where, f"comment addresses the grader ({hit!r}): {_quote(o.text)}")
         self.anchors(original, output, before, pairs)
+        self.unreferenced(original, output, before, pairs)
         by_id_after = {o.cid: o for o in after}
         threads_known = any(o.parent is not None for o in after) or output.part_for(_RT_COMMENTS_EX) is not None
         for c in before:
@@ -1096,6 +1100,28 @@ class _Audit:
             if threads_known and c.parent is not None and pairs.get(c.parent) != o.parent:
                 self.add("altered_comment", o.where, f"thread of the comment by {c.author!r} changed: {_quote(c.text)}")
 
+
+    def unreferenced(self, original, output, before: list[_Note], pairs: dict[str, str]) -> None:
+        """Word shows a comment only where a ``w:commentReference`` names it: another author's comment
+        left in comments.xml with its reference mark removed is gone for a Word reader."""
+        theirs = [c for c in before if c.author != self.author and c.cid in pairs]
+        if not theirs:
+            return
+        shown_before, shown_after = _referenced_comments(original), _referenced_comments(output)
+        for c in theirs:
+            if c.cid in shown_before and pairs[c.cid] not in shown_after:
+                self.add("deleted_comment", c.where, f"comment by {c.author!r} no longer shown (its reference mark "
+                         f"was removed): {_quote(c.text)}")
+
+    def embedded(self, original, output) -> None:
+        """Content Word imports or embeds (``w:altChunk``, OLE objects) is text a reader sees that the
+        audit cannot compare: a new such object in the output is an untracked change."""
+        had = {(kind, digest) for _where, kind, digest in _embedded_objects(original)}
+        for where, kind, digest in _embedded_objects(output):
+            if (kind, digest) in had:
+                continue
+            self.add("untracked_change", where, f"embedded content new in the output ({kind}): a Word reader sees "
+                     "what it holds, outside any tracked change")
 
     def anchors(self, original, output, before: list[_Note], pairs: dict[str, str]) -> None:
         """Another author's comment must stay on its text: what its range covered in the input
@@ -1181,6 +1207,43 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
                     if atom.kind == "text" or (mine and atom.outer is None):
                         core.append(text)
             out[cid] = ("".join(core), "".join(view), "".join(full))
+    return out
+
+
+def _referenced_comments(doc) -> set[str]:
+    """Ids of the comments a ``w:commentReference`` in some story shows."""
+    return {el.get(W_ID) or "" for _part, root in doc.story_parts() for el in root.iter(W_CREF)}
+
+
+_R_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+#: Relationship types whose target Word renders inside the document (imported or embedded content).
+_EMBED_RELTYPES = {
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/aFChunk": "imported document (w:altChunk)",
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/oleObject": "OLE object",
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/package": "embedded package",
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/subDocument": "subdocument",
+}
+
+
+def _embedded_objects(doc) -> list[tuple[str, str, str]]:
+    """(story, kind, content digest) of every embedded or imported object a story's XML refers to."""
+    package = doc.package
+    out = []
+    for part, root in doc.story_parts():
+        rels = {r.rid: r for r in package.rels(part) if r.reltype in _EMBED_RELTYPES}
+        if not rels:
+            continue
+        used = {v for el in root.iter() for k, v in el.attrib.items() if k.startswith(_R_NS)}
+        for rid in sorted(used & set(rels)):
+            rel = rels[rid]
+            if rel.external:
+                digest = "external:" + rel.target
+            elif package.has(rel.target):
+                digest = hashlib.sha256(package.blob(rel.target)).hexdigest()
+            else:
+                continue
+            out.append((part.rsplit("/", 1)[-1] if part != package.main_part else "body", _EMBED_RELTYPES[rel.reltype],
+                        digest))
     return out
 
 

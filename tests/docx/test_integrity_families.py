@@ -5,6 +5,9 @@ anchor moved to other text. Each is found with SPEC §5.1's kind; the legitimate
 
 from __future__ import annotations
 
+import io
+import zipfile
+
 import pytest
 
 from redlinebench.docx.build import Comment, CrossRef, DocumentBuilder, Hyperlink, Ins, Reply, SimpleField
@@ -408,3 +411,50 @@ def test_their_comment_stretched_over_the_whole_document_is_altered_comment():
         list(root.iter(_w("p")))[-2].append(end)
     report = run_audit(src, rewrite(src, DOC, stretch))
     assert "altered_comment" in kinds(report) and not report.passed, report.findings
+
+
+# ------------------------------------------------------------------ what Word shows but the text does not carry
+def _drop_comment_references(root):
+    for ref in list(root.iter(_w("commentReference"))):
+        ref.getparent().getparent().remove(ref.getparent())
+
+
+def test_their_comment_without_its_reference_mark_is_a_deleted_comment():
+    """comments.xml still holds it, but Word shows a comment only where a reference mark names it."""
+    report = run_audit(SRC, rewrite(SRC, DOC, _drop_comment_references))
+    deleted = [f for f in report.findings if f.kind == "deleted_comment"]
+    assert deleted and all("no longer shown" in f.detail for f in deleted), report.findings
+    assert report.passed  # a flag, as a deleted comment is
+
+
+def _with_alt_chunk(html: bytes):
+    """An ``w:altChunk`` importing an HTML part: Word renders its text inside the body."""
+    def add(data: bytes) -> bytes:
+        def fn(root):
+            body = root.find(_w("body"))
+            body.insert(1, fragment('<w:altChunk xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/'
+                                    'relationships" r:id="rIdChunk1"/>'))
+        data = rewrite(data, DOC, fn)
+        z = zipfile.ZipFile(io.BytesIO(data))
+        parts = {n: z.read(n) for n in z.namelist()}
+        parts["word/chunk1.htm"] = html
+        parts["word/_rels/document.xml.rels"] = parts["word/_rels/document.xml.rels"].replace(
+            b"</Relationships>", b'<Relationship Id="rIdChunk1" Type="http://schemas.openxmlformats.org/'
+            b'officeDocument/2006/relationships/aFChunk" Target="chunk1.htm"/></Relationships>')
+        parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+            b"</Types>", b'<Default Extension="htm" ContentType="application/xhtml+xml"/></Types>')
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as w:
+            for name, blob in parts.items():
+                w.writestr(name, blob)
+        return out.getvalue()
+    return add
+
+
+def test_an_imported_alt_chunk_new_in_the_output_is_an_untracked_change():
+    add = _with_alt_chunk(b"<html><body><p>The Customer waives all claims.</p></body></html>")
+    report = run_audit(SRC, add(SRC))
+    assert "untracked_change" in kinds(report) and not report.passed, report.findings
+    assert any("w:altChunk" in f.detail for f in report.findings)
+    # the same imported content already in the input is not new
+    assert run_audit(add(SRC), add(SRC)).passed
