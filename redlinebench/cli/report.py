@@ -59,13 +59,17 @@ def open_in_browser(page: Path) -> bool:
 @click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=Path("compare.html"),
               show_default=True, help="Where to write the dashboard.")
-def compare_cmd(run_dirs: tuple[Path, ...], output: Path) -> None:
+@click.option("--open", "open_page", is_flag=True, help="Open the page in the default web browser.")
+def compare_cmd(run_dirs: tuple[Path, ...], output: Path, open_page: bool) -> None:
     """Compare the models of one or more runs in one self-contained HTML dashboard.
 
     Leaderboard with confidence intervals, scenario x turn heatmap per model, per-rubric pass heatmap
     across models, category profile, score against cost, and judge agreement.
     """
     from ..report import write_comparison
+    from .run import shown_path
 
-    path = write_comparison(list(run_dirs), output)
-    click.echo(f"comparison: {path}")
+    path = Path(write_comparison(list(run_dirs), output))
+    click.echo(f"comparison: {shown_path(path)}")
+    if open_page:
+        open_in_browser(path)
