@@ -83,10 +83,11 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
 
     from .._termtable import Col, print_fitted
 
-    # At 80 columns: the run id whole (a default id is 27 characters and says when), the headline
-    # and its interval; the models and a long status wrap; the start time, size and judge go first.
+    # At 80 columns: the run id whole (a default id is 27 characters and says when), the headline and
+    # one model per line, each whole where it can be; the judge, start time, trial count and then the
+    # interval make room for them; a long status wraps.
     cols = (Col("run", "left", shrink=True, min_width=30), Col("models", "left", shrink=True, min_width=10),
-            Col("redline_overall", short="overall"), Col("95% CI"), Col("status", "left", shrink=True),
+            Col("redline_overall", short="overall"), Col("95% CI", drop=1), Col("status", "left", shrink=True),
             Col("trials", drop=2, short="n"), Col("started", "left", drop=3), Col("judge", "left", drop=4))
     rows, bad = [], []
     for r in runs:
@@ -96,7 +97,7 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
         score = "-" if r.redline_overall is None else f"{r.redline_overall:.1f}"
         ci = "-" if r.ci is None else f"{r.ci[0]:.1f}-{r.ci[1]:.1f}"
         trials = "-" if r.n_planned is None else str(r.n_planned)
-        rows.append([r.name, ", ".join(r.models) or "-", score, ci, r.status_text, trials,
+        rows.append([r.name, "\n".join(r.models) or "-", score, ci, r.status_text, trials,
                      _local_time(r.created), r.judge_method or "-"])
     console = Console()
     if rows:
