@@ -266,8 +266,9 @@ def left_out_line(left_out: list[LeftOut], *, limit: int = 3) -> str | None:
     if not left_out:
         return None
     n = sum(x.n_trials for x in left_out)
-    names = ", ".join(x.run_dir.name for x in left_out[:limit])
+    # each run with its own count: a run a newer one repeats in part still counts for the rest
+    names = ", ".join(f"{x.run_dir.name} ({x.n_trials})" for x in left_out[:limit])
     more = f" and {len(left_out) - limit} more" if len(left_out) > limit else ""
-    runs = "an older run" if len(left_out) == 1 else f"{len(left_out)} older runs"
-    return (f"left out {runs} of the same models and tasks ({n} trials): {names}{more}; the newest run of each "
-            "model and task counts (--all-runs counts every run)")
+    newer = "a newer run repeats" if len({p for x in left_out for p in x.newer}) == 1 else "newer runs repeat"
+    return (f"left out {n} trials that {newer}: {names}{more}; the newest run of each model and task counts "
+            "(--all-runs counts every run)")

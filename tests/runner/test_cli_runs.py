@@ -155,8 +155,8 @@ def test_summarize_counts_a_repeated_run_once_and_names_the_run_it_left_out(runs
     assert summary["warnings"] == []  # no trial counted twice
     assert summary["left_out_runs"] == [{"run_dir": str((runs / "old").resolve()), "n_trials": 6,
                                          "models": ["golden", "noop"], "replaced_by": [str((runs / "new").resolve())]}]
-    note = ("left out an older run of the same models and tasks (6 trials): old; the newest run of each model and "
-            "task counts (--all-runs counts every run)")
+    note = ("left out 6 trials that a newer run repeats: old (6); the newest run of each model and task counts "
+            "(--all-runs counts every run)")
     assert r.stderr.strip() == note  # --json keeps stdout for the JSON
     table = CliRunner().invoke(main, ["summarize", str(runs)])
     assert note in " ".join(table.stdout.split())
@@ -233,3 +233,14 @@ def test_runs_at_80_columns_keeps_each_model_name_whole(runs):
     assert max(len(line) for line in lines if line[:1] in "┏┃┡│└") <= 80, "\n".join(lines)
     cells = [line.split("│")[2].strip() for line in lines if line.startswith("│ ")]
     assert all(model in cells for model in models), "\n".join(lines)
+
+
+def test_summarize_says_how_many_trials_of_each_older_run_it_left_out(runs):
+    """A newer run that repeats one task of an older one replaces that task only: the note says so
+    (it used to say the whole older run was left out, while the table still counted the rest)."""
+    _run(runs.parent / "tree", runs / "again", "--agent", "golden", "--tasks", "redline-s1-t1-g01a")
+    r = CliRunner().invoke(main, ["summarize", str(runs)])
+    assert r.exit_code == 0, r.output
+    note = " ".join(r.stdout.split())
+    assert ("left out 7 trials that newer runs repeat: new (1), old (6); the newest run of each model and task "
+            "counts") in note, note
