@@ -73,6 +73,19 @@ def test_progress_line_fits_and_keeps_its_numbers(width):
     assert fields["label"].startswith("run demo")
 
 
+def test_progress_line_at_80_columns_keeps_the_run_id_readable_with_the_adaptive_limit():
+    """A model run shows its adaptive limit; at 80 columns `429s 0` said nothing and cut the run's
+    id to `run 202…`. The count of 429s shows once there is one."""
+    limits = {"http://127.0.0.1:9": {"limit": 4, "max": 4, "n_429": 0}}
+    state = Progress(total=1, done=0, cost_usd=0.0, failures=1, throttle={123: limits})
+    fields = progress_fields("run 20261202-111049-261e97", state, 80)
+    assert fields["tail"] == "$0.0000, 1 failed, limit 4/4"
+    assert len(fields["label"]) >= 15 and fields["label"].startswith("run 20261202-")
+    limits["http://127.0.0.1:9"]["n_429"] = 3
+    assert progress_fields("run x", state, 80)["tail"].endswith("limit 4/4, 429s 3")
+    assert progress_fields("run x", state, 160)["tail"].endswith("limit 4/4, 429s 3")
+
+
 def test_a_run_in_an_80x24_terminal(tmp_path):
     code, lines = run_in_terminal(["run", "--agent", "golden", "--agent", "accept-all", "--agent", "noop",
                                    "--tasks", "redline-s1-t1-g01a,redline-s1-t2-g01a", "--judges", "heuristic",
