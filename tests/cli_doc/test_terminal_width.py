@@ -111,3 +111,18 @@ def test_dry_run_plan_in_an_80x24_terminal():
     assert table and max(len(line) for line in table) <= 80
     assert any("anthropic/" in line for line in table)
     assert any(line.startswith("data: embedded (") for line in lines)
+
+
+def test_a_name_that_must_wrap_breaks_after_its_provider():
+    """`openai/gpt-5.4-m` over `ini` read as two names; a model string too long for its column
+    breaks after the `/` when both parts then fit."""
+    cols = [Col("role", "left"), Col("name", "left", shrink=True, min_width=14), Col("calls"), Col("in"),
+            Col("out"), Col("USD"), Col("cached USD")]
+    rows = [["judge", "anthropic/claude-haiku-4-5", "39", "290,878", "32,800", "0.4549", "0.4549"],
+            ["judge", "openai/gpt-5.4-mini", "39", "290,878", "32,800", "0.3658", "0.3658"],
+            ["agent", "noop", "-", "0", "0", "0", "0"]]
+    table, _ = fit_table(cols, rows, 80)
+    console, out = _terminal(80)
+    console.print(table)
+    names = [line.split("│")[2].strip() for line in out.getvalue().splitlines() if line.startswith("│")]
+    assert names == ["anthropic/", "claude-haiku-4-5", "openai/gpt-5.4-mini", "noop"], out.getvalue()
