@@ -32,7 +32,9 @@ def report_cmd(run_dir: Path, output: Path | None, pack: bool | None, open_page:
     """
     from ..report import write_run_report
     from .run import shown_path
+    from .runs import refuse_folder_of_runs
 
+    refuse_folder_of_runs(run_dir, "report")
     path = Path(write_run_report(run_dir, output, pack=pack))
     click.echo(f"report: {shown_path(path)}")
     if open_page:
@@ -68,7 +70,10 @@ def compare_cmd(run_dirs: tuple[Path, ...], output: Path, open_page: bool) -> No
     """
     from ..report import write_comparison
     from .run import shown_path
+    from .runs import refuse_folder_of_runs
 
+    for run_dir in run_dirs:
+        refuse_folder_of_runs(run_dir, "compare")
     path = Path(write_comparison(list(run_dirs), output))
     click.echo(f"comparison: {shown_path(path)}")
     if open_page:

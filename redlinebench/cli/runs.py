@@ -56,6 +56,25 @@ def runs_cmd(folder: Path | None, as_json: bool) -> None:
         click.echo(f"open a report: redlinebench report {_shown(newest.path)} --open")
 
 
+def refuse_folder_of_runs(folder: Path, command: str) -> None:
+    """``report runs/`` (the folder the runs are in, not one run): say so and name the commands
+    that take it, rather than 'not a run directory'."""
+    from ..runner import paths
+    from ..runner.history import age_key
+
+    folder = Path(folder)
+    if (folder / paths.CONFIG).is_file() or (folder / "trials").is_dir():
+        return
+    try:
+        inside = sorted((p for p in folder.iterdir() if p.is_dir() and (p / paths.CONFIG).is_file()), key=age_key)
+    except OSError:
+        return
+    if inside:
+        raise RedlineBenchError(f"a folder of {len(inside)} run(s), not a run: `redlinebench runs {_shown(folder)}` "
+                                f"lists them; `redlinebench {command} {_shown(inside[-1])}` takes one (the newest)",
+                                path=folder)
+
+
 def _shown(path: Path) -> str:
     """A run folder as the user would type it: relative to here when it is below, else absolute."""
     full = Path(path).resolve()

@@ -472,6 +472,9 @@ def register(main: click.Group) -> None:
         """
         from ..runner.lock import hold, release
 
+        from .runs import refuse_folder_of_runs
+
+        refuse_folder_of_runs(run_dir, "score")
         require_run_dir(run_dir)
         lock = hold(run_dir)  # a run still writing trials here would race with this grading
         try:

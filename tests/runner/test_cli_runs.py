@@ -244,3 +244,12 @@ def test_summarize_says_how_many_trials_of_each_older_run_it_left_out(runs):
     note = " ".join(r.stdout.split())
     assert ("left out 7 trials that newer runs repeat: new (1), old (6); the newest run of each model and task "
             "counts") in note, note
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "score"])
+def test_a_command_given_the_folder_of_runs_says_so_and_names_one(runs, command):
+    r = CliRunner().invoke(main, [command, str(runs)])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert r.output.strip() == (f"error: {runs}: a folder of 2 run(s), not a run: `redlinebench runs {runs}` lists "
+                                f"them; `redlinebench {command} {runs / 'new'}` takes one (the newest)")
+    assert not (runs / ".lock").exists()
