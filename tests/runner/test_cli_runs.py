@@ -253,3 +253,15 @@ def test_a_command_given_the_folder_of_runs_says_so_and_names_one(runs, command)
     assert r.output.strip() == (f"error: {runs}: a folder of 2 run(s), not a run: `redlinebench runs {runs}` lists "
                                 f"them; `redlinebench {command} {runs / 'new'}` takes one (the newest)")
     assert not (runs / ".lock").exists()
+
+
+def test_an_interrupted_run_counts_its_graded_trials_as_the_progress_bar_did(runs):
+    """Ctrl-C while judging (golden episodes are instant): 78 episodes on disk, 52 graded, and the
+    bar said 52/78; `runs` said `interrupted 78/78`, which reads as nothing left to do."""
+    cut = runs / "new"
+    (cut / "metrics_summary.json").unlink()
+    graded = sorted(cut.glob("trials/*/*/*/grade.json"))
+    for grade in graded[:2]:
+        grade.unlink()
+    listed = _listed(runs)
+    assert (listed["new"]["status"], listed["new"]["n_done"], listed["new"]["n_planned"]) == ("interrupted", 4, 6)
