@@ -140,11 +140,6 @@ def show_cmd(task_id, source, chars, as_json) -> None:
         click.echo(_rubric_line(r, columns))
 
 
-def _tree_shown(source: Any) -> str:
-    """A task tree in a message: the embedded set by name (its folder is the install's), else its folder."""
-    return "embedded" if source.kind == "embedded" else str(source.tasks_dir)
-
-
 def _terminal_columns() -> int | None:
     """The terminal's width when stdout is one; None for a pipe or file (lines stay whole for grep)."""
     import shutil
@@ -212,7 +207,7 @@ def validate_cmd(source, strict, as_json) -> None:
         verdict = "FAILED" if failed else "ok"
         click.echo(
             f"{verdict}: checked {report.checked} tasks in "
-            f"{_tree_shown(report.source)}: "
+            f"{'embedded' if report.source.kind == 'embedded' else report.source.tasks_dir}: "
             f"{len(report.errors)} errors, {len(report.warnings)} warnings",
             err=failed,
         )
@@ -298,8 +293,7 @@ def info_cmd(source, config, as_json) -> None:
     if as_json:
         _echo_json(info)
         return
-    where = "" if resolved.kind == "embedded" else f" ({resolved.tasks_dir})"
-    click.echo(f"{config}/test: {info['num_rows']} rows from {resolved.kind}{where}")
+    click.echo(f"{config}/test: {info['num_rows']} rows from {resolved.kind} ({resolved.tasks_dir})")
     click.echo(f"fingerprint: {info['fingerprint']}")
     for name, feature in info["features"].items():
         click.echo(f"  {name}: {feature}")
