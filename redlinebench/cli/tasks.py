@@ -206,8 +206,7 @@ def validate_cmd(source, strict, as_json) -> None:
             click.echo(f"{problem.severity}: {problem.display(root)}")
         verdict = "FAILED" if failed else "ok"
         click.echo(
-            f"{verdict}: checked {report.checked} tasks in "
-            f"{'embedded' if report.source.kind == 'embedded' else report.source.tasks_dir}: "
+            f"{verdict}: checked {report.checked} tasks in {report.source.tasks_dir}: "
             f"{len(report.errors)} errors, {len(report.warnings)} warnings",
             err=failed,
         )

@@ -85,13 +85,6 @@ def test_validate_ok_and_json(tree: Path) -> None:
     assert run("tasks", "validate", "--source", str(tree), "--strict").exit_code == 1  # ...unless --strict
 
 
-def test_validate_of_the_embedded_set_prints_no_install_path() -> None:
-    """The embedded set is named as `tasks where` names it, not by its site-packages folder."""
-    result = run("tasks", "validate", "--source", "embedded")
-    assert result.exit_code == 0, result.output
-    assert result.output.strip().splitlines()[-1] == "ok: checked 39 tasks in embedded: 0 errors, 0 warnings"
-
-
 def test_where_explains(tree: Path) -> None:
     result = run("tasks", "where", "--source", str(tree), "--json")
     data = json.loads(result.output)
