@@ -96,8 +96,30 @@ def fit_table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, *,
         table.add_column(col.header(short), justify=col.justify, width=w, no_wrap=not col.shrink,
                          overflow="fold" if col.shrink else "ellipsis")
     for row in rows:
-        table.add_row(*(Text(str(row[i])) for i in kept))
+        table.add_row(*(Text(_break_after_slash(str(row[i]), w) if cols[i].shrink else str(row[i]))
+                        for i, w in zip(kept, widths)))
     return table, [c.name for i, c in enumerate(cols) if i not in kept]
+
+
+def _break_after_slash(text: str, width: int) -> str:
+    """A name too long for its column broken after each ``/`` (``anthropic/`` over ``claude-...``)
+    rather than folded mid-word, as far as the parts fit; each line of ``text`` on its own."""
+    import re
+
+    out = []
+    for line in text.splitlines() or [""]:
+        if len(line) <= width or "/" not in line:
+            out.append(line)
+            continue
+        parts, current = [], ""
+        for part in re.split(r"(?<=/)", line):
+            if current and len(current) + len(part) > width:
+                parts.append(current)
+                current = ""
+            current += part
+        parts.append(current)
+        out.extend(parts)
+    return "\n".join(out)
 
 
 def left_out_note(hidden: Sequence[str], width: int, more: str = "") -> str | None:

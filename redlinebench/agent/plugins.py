@@ -67,11 +67,18 @@ def load_plugin(name: str, *, known: list[str] | None = None) -> Plugin:
     eps = entry_points() if isinstance(name, str) and _NAME.fullmatch(name) else {}
     ep = eps.get(name)
     if ep is None:
-        builtin = ", ".join(known or [])
+        if known is None:  # every caller names the built-ins (the run's plugin check passed none)
+            from .base import agent_names
+
+            known = agent_names()
+        import difflib
+
+        builtin = ", ".join(known)
         installed = ", ".join(sorted(eps)) if eps else "none installed"
+        near = difflib.get_close_matches(str(name), [*known, *eps], n=1)
         raise ConfigError(f"unknown agent {name!r}: not a built-in agent ({builtin}), not a "
                           f"{GROUP!r} entry point ({installed}), and not an import path "
-                          "pkg.module:factory")
+                          "pkg.module:factory" + (f"; did you mean {near[0]!r}?" if near else ""))
     module, _, attr = ep.value.partition(":")
     factory = _load(name, module.strip(), attr.strip())
     dist = getattr(ep, "dist", None)

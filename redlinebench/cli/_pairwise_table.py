@@ -80,8 +80,10 @@ def print_pairwise(summary: Mapping[str, Any], console: Any) -> None:
         console = Console(width=100, file=console.file, no_color=console.no_color)
     rows = pairwise_rows(summary)
     if rows:
-        table = Table(title="paired comparison (SPEC §6.1): first model minus second, in points",
-                      title_justify="left", box=box.SIMPLE_HEAD)
+        # the title as a line of its own: a table title wraps to the table, narrow with short names
+        console.print("paired comparison (SPEC §6.1): first model minus second, in points", markup=False,
+                      highlight=False)
+        table = Table(box=box.SIMPLE_HEAD)
         for col in rows[0]:
             wraps = col in ("pair", "verdict")
             table.add_column(col, justify="left" if wraps else "right", no_wrap=not wraps,

@@ -205,7 +205,6 @@ def read_cmd(file: Path, as_json: bool, start_id: str | None, end_id: str | None
 def view_cmd(file: Path, annotated: bool, focus_author: str | None) -> None:
     """The annotated view of FILE, as the judges read it (--annotated changes nothing; old scripts pass it).
 
-    \b
     ~~text~~ deleted, ++text++ inserted, ~~old~~++new++ replaced; [A1] after a change names its
     author (legend at the top); {cmt-N} marks where comment N is anchored (bodies listed at the end).
     """
@@ -234,8 +233,10 @@ def edit_cmd(file: Path, edits_file: Path, author: str, output: Path | None, dat
 
     \b
     Each edit (ids and text as `doc read` shows them):
-      {"op": "replace", "anchor": {"paragraph_id": "p-012", "text": "thirty (30)"},
+      {"op": "replace",
+       "anchor": {"paragraph_id": "p-012", "text": "thirty (30)"},
        "new_text": "sixty (60)", "comment": "Why, for the other side"}
+
     op is replace, delete (no new_text) or insert_after (new_text goes right after the
     anchor text); comment is required. Optional anchor keys: context_before, context_after,
     occurrence (1-based).

@@ -216,6 +216,7 @@ def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str 
     \b
     FOLDER/<task_id>.docx            one trial per task, or
     FOLDER/<task_id>/<trial>.docx    trials 1, 2, ... of a task
+
     A selected task with no file is a gate failure ("no output", reward 0) unless --partial. Files
     that match no selected task are listed and ignored. `run --resume --run-dir` or `score` finish
     judging that did not complete. The redlines carry no transcript and no cost.
@@ -268,9 +269,13 @@ def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, ou
     """Serve the five redlining tools over MCP (stdio) for Claude Code, Codex, Cursor or any MCP client.
 
     \b
-    Claude Code:  claude mcp add redline -- redlinebench mcp --task-dir benchmark/tasks/<task_id>
-    .mcp.json:    {"mcpServers": {"redline": {"command": "redlinebench",
-                   "args": ["mcp", "--document", "draft.docx", "--author", "Our Counsel"]}}}
+    Claude Code:
+      claude mcp add redline -- \\
+        redlinebench mcp --task-dir benchmark/tasks/<task_id>
+    .mcp.json:
+      {"mcpServers": {"redline": {"command": "redlinebench",
+        "args": ["mcp", "--document", "draft.docx", "--author", "Our Counsel"]}}}
+
     Same schemas, results and errors as the benchmark's own agent loop.
     """
     from datetime import datetime

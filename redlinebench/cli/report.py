@@ -32,7 +32,9 @@ def report_cmd(run_dir: Path, output: Path | None, pack: bool | None, open_page:
     """
     from ..report import write_run_report
     from .run import shown_path
+    from .runs import refuse_folder_of_runs
 
+    refuse_folder_of_runs(run_dir, "report")
     path = Path(write_run_report(run_dir, output, pack=pack))
     click.echo(f"report: {shown_path(path)}")
     if open_page:
@@ -59,13 +61,20 @@ def open_in_browser(page: Path) -> bool:
 @click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=Path("compare.html"),
               show_default=True, help="Where to write the dashboard.")
-def compare_cmd(run_dirs: tuple[Path, ...], output: Path) -> None:
+@click.option("--open", "open_page", is_flag=True, help="Open the page in the default web browser.")
+def compare_cmd(run_dirs: tuple[Path, ...], output: Path, open_page: bool) -> None:
     """Compare the models of one or more runs in one self-contained HTML dashboard.
 
     Leaderboard with confidence intervals, scenario x turn heatmap per model, per-rubric pass heatmap
     across models, category profile, score against cost, and judge agreement.
     """
     from ..report import write_comparison
+    from .run import shown_path
+    from .runs import refuse_folder_of_runs
 
-    path = write_comparison(list(run_dirs), output)
-    click.echo(f"comparison: {path}")
+    for run_dir in run_dirs:
+        refuse_folder_of_runs(run_dir, "compare")
+    path = Path(write_comparison(list(run_dirs), output))
+    click.echo(f"comparison: {shown_path(path)}")
+    if open_page:
+        open_in_browser(path)

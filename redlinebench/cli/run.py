@@ -342,16 +342,17 @@ def register(main: click.Group) -> None:
         \b
         Examples:
           redlinebench run --model openai/gpt-5.4-mini --judges panel
-          redlinebench run --model openai/my-model --api-base http://localhost:8000/v1 --judges heuristic
+          redlinebench run --model openai/my-model \\
+              --api-base http://localhost:8000/v1 --judges heuristic
           redlinebench run --agent golden --agent noop --judges heuristic --scenario 1
           redlinebench run --agent my_pkg.agent:make_agent --model openai/gpt-5.4-mini
           redlinebench run --resume --run-dir runs/20260101-120000-abc123
 
-        \b
         Layout: RUN_DIR/config.json, RUN_DIR/trials/<model>/<task>/<trial>/{redline.docx,
         transcript.jsonl, metrics.json, grade.json, and, when the gate passed, judges/<judge>.json
-        and annotated_view.md}, RUN_DIR/metrics_summary.json, RUN_DIR/report.html. API keys come from the provider's usual
-        environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are never written.
+        and annotated_view.md}, RUN_DIR/metrics_summary.json, RUN_DIR/report.html. API keys come from
+        the provider's usual environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are
+        never written.
         """
         from rich.console import Console
 

@@ -56,6 +56,25 @@ def runs_cmd(folder: Path | None, as_json: bool) -> None:
         click.echo(f"open a report: redlinebench report {_shown(newest.path)} --open")
 
 
+def refuse_folder_of_runs(folder: Path, command: str) -> None:
+    """``report runs/`` (the folder the runs are in, not one run): say so and name the commands
+    that take it, rather than 'not a run directory'."""
+    from ..runner import paths
+    from ..runner.history import age_key
+
+    folder = Path(folder)
+    if (folder / paths.CONFIG).is_file() or (folder / "trials").is_dir():
+        return
+    try:
+        inside = sorted((p for p in folder.iterdir() if p.is_dir() and (p / paths.CONFIG).is_file()), key=age_key)
+    except OSError:
+        return
+    if inside:
+        raise RedlineBenchError(f"a folder of {len(inside)} run(s), not a run: `redlinebench runs {_shown(folder)}` "
+                                f"lists them; `redlinebench {command} {_shown(inside[-1])}` takes one (the newest)",
+                                path=folder)
+
+
 def _shown(path: Path) -> str:
     """A run folder as the user would type it: relative to here when it is below, else absolute."""
     full = Path(path).resolve()
@@ -83,10 +102,11 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
 
     from .._termtable import Col, print_fitted
 
-    # At 80 columns: the run id whole (a default id is 27 characters and says when), the headline
-    # and its interval; the models and a long status wrap; the start time, size and judge go first.
+    # At 80 columns: the run id whole (a default id is 27 characters and says when), the headline and
+    # one model per line, each whole where it can be; the judge, start time, trial count and then the
+    # interval make room for them; a long status wraps.
     cols = (Col("run", "left", shrink=True, min_width=30), Col("models", "left", shrink=True, min_width=10),
-            Col("redline_overall", short="overall"), Col("95% CI"), Col("status", "left", shrink=True),
+            Col("redline_overall", short="overall"), Col("95% CI", drop=1), Col("status", "left", shrink=True),
             Col("trials", drop=2, short="n"), Col("started", "left", drop=3), Col("judge", "left", drop=4))
     rows, bad = [], []
     for r in runs:
@@ -96,7 +116,7 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
         score = "-" if r.redline_overall is None else f"{r.redline_overall:.1f}"
         ci = "-" if r.ci is None else f"{r.ci[0]:.1f}-{r.ci[1]:.1f}"
         trials = "-" if r.n_planned is None else str(r.n_planned)
-        rows.append([r.name, ", ".join(r.models) or "-", score, ci, r.status_text, trials,
+        rows.append([r.name, "\n".join(r.models) or "-", score, ci, r.status_text, trials,
                      _local_time(r.created), r.judge_method or "-"])
     console = Console()
     if rows:

@@ -199,11 +199,16 @@ def _model_labels(cfg: dict[str, Any]) -> dict[str, str]:
     return {_slug(str(m)): str(m) for m in labels}
 
 
+def require_run_dir(run_dir: Path) -> None:
+    """Refuse a folder that holds no run, before anything is written into it (the run lock)."""
+    if not (run_dir / "trials").is_dir():
+        raise RedlineBenchError("not a run directory (no trials/ inside)", path=run_dir)
+
+
 def find_trials(run_dir: Path) -> list[tuple[str, str, int, Path]]:
     """(model_slug, task_id, trial, dir) for every trial directory of a run."""
+    require_run_dir(run_dir)
     trials_root = run_dir / "trials"
-    if not trials_root.is_dir():
-        raise RedlineBenchError("not a run directory (no trials/ inside)", path=run_dir)
     out = []
     for model_dir in sorted(p for p in trials_root.iterdir() if p.is_dir()):
         for task_dir in sorted(p for p in model_dir.iterdir() if p.is_dir()):
@@ -467,6 +472,10 @@ def register(main: click.Group) -> None:
         """
         from ..runner.lock import hold, release
 
+        from .runs import refuse_folder_of_runs
+
+        refuse_folder_of_runs(run_dir, "score")
+        require_run_dir(run_dir)
         lock = hold(run_dir)  # a run still writing trials here would race with this grading
         try:
             kept: list[str] = []

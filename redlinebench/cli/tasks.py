@@ -7,6 +7,7 @@ only by the ``dataset`` commands that need it.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -116,20 +117,74 @@ def show_cmd(task_id, source, chars, as_json) -> None:
         return
     meta = task.metadata()
     width = max(len(k) for k in meta)
+    columns = _terminal_columns()
+
+    def field(key: str, value: Any, note: str = "") -> None:
+        click.echo(_wrapped(f"  {key.ljust(width)}  {value}{note}", columns, indent=width + 4))
+
     click.echo(click.style(task.task_id, bold=True))
     for key, value in meta.items():
-        click.echo(f"  {key.ljust(width)}  {value}")
+        field(key, value)
     for key, value in sorted(task.extra.items()):
-        click.echo(f"  {key.ljust(width)}  {value}  (extra)")
+        field(key, value, "  (extra)")
+    # paths whole on their line, never moved or cut (copy and paste)
     click.echo(f"  {'contract'.ljust(width)}  {task.contract_path}")
     click.echo(f"  {'golden'.ljust(width)}  {task.golden_path or '(none: accept-only task)'}")
-    click.echo(f"  {'grounding'.ljust(width)}  {', '.join(sorted(task.grounding)) or '(none)'}")
+    field("grounding", ", ".join(sorted(task.grounding)) or "(none)")
     excerpt = task.instruction[:chars]
     click.echo(click.style("\nInstruction", bold=True) + f" ({len(task.instruction)} chars)")
-    click.echo(excerpt + ("\n[...]" if len(task.instruction) > chars else ""))
+    click.echo(_wrapped(_reflowed(excerpt) if columns else excerpt, columns)
+               + ("\n[...]" if len(task.instruction) > chars else ""))
     click.echo(click.style(f"\nRubrics ({len(task.rubrics)}, positive weight {task.total_positive_weight})", bold=True))
     for r in task.rubrics:
-        click.echo(f"  {r.weight:>3}  {r.category:<35} {r.id}: {r.criteria}")
+        click.echo(_rubric_line(r, columns))
+
+
+def _terminal_columns() -> int | None:
+    """The terminal's width when stdout is one; None for a pipe or file (lines stay whole for grep)."""
+    import shutil
+
+    return shutil.get_terminal_size().columns if click.get_text_stream("stdout").isatty() else None
+
+
+def _wrapped(text: str, columns: int | None, indent: int = 0) -> str:
+    """Each line of ``text`` wrapped at spaces to ``columns``, continued ``indent`` spaces in
+    (unchanged without a terminal); a word longer than the line, a path, stays whole."""
+    import textwrap
+
+    if columns is None:
+        return text
+    return "\n".join(textwrap.fill(line, columns - 1, subsequent_indent=" " * indent, break_long_words=False,
+                                   break_on_hyphens=False) if line.strip() else line
+                     for line in text.splitlines())
+
+
+_BLOCK_START = re.compile(r"\s*([#>|]|[*+-]\s|\d+[.)]\s)")
+
+
+def _reflowed(markdown: str) -> str:
+    """Markdown's soft line breaks joined (a paragraph's lines are one line to a reader), so a
+    narrow terminal wraps whole paragraphs; headings, list items, quotes and tables stay lines."""
+    out: list[str] = []
+    for line in markdown.splitlines():
+        if out and out[-1].strip() and line.strip() and not _BLOCK_START.match(line) and not out[-1].startswith("#"):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _rubric_line(r: Any, columns: int | None) -> str:
+    """One rubric on one line; in a terminal narrower than that, the criteria on their own
+    indented lines under weight, id and category (at 80 columns they began at column 44)."""
+    import textwrap
+
+    line = f"  {r.weight:>3}  {r.category:<35} {r.id}: {r.criteria}"
+    if columns is None or len(line) < columns:
+        return line
+    body = textwrap.fill(r.criteria, columns - 1, initial_indent=" " * 12, subsequent_indent=" " * 12,
+                         break_on_hyphens=False)
+    return f"  {r.weight:>3}  {r.id}  {r.category}\n{body}"
 
 
 @tasks_group.command("validate")

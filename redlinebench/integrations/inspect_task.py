@@ -105,8 +105,10 @@ def select_tasks(
     taskset = load_tasks(source)
     chosen = list(taskset.filter(_ids(task_ids), scenario=_ids(scenario) if isinstance(scenario, str) else scenario,
                                  turn=_ids(turn) if isinstance(turn, str) else turn, side=side))
-    if limit is not None:
-        chosen = chosen[: int(limit)]
+    if limit is not None:  # the same first N as `run --limit N`: spread over the cells, not cell 1-1's
+        from redlinebench.runner.spec import stratified_first
+
+        chosen = stratified_first(chosen, int(limit))
     if not chosen:
         raise ConfigError("redlinebench: no task matches the given filters")
     return taskset, chosen

@@ -92,6 +92,22 @@ def _named_config(name: str) -> Path | None:
     return None
 
 
+_KEYWORDS = ("panel", "heuristic", "none", "default")
+
+
+def _refuse_near_keyword(spec: str) -> None:
+    """A bare word close to a keyword or a named panel is a typo (``panl``), not a model for
+    litellm to puzzle over: say so at once, with the word meant."""
+    import difflib
+
+    names = [*_KEYWORDS, *sorted({p.stem for d in config.config_search_dirs("judges") if d.is_dir()
+                                  for p in d.glob("*.yaml") if p.stem != "prices"})]
+    near = difflib.get_close_matches(spec.lower(), names, n=1, cutoff=0.75)
+    if near:
+        raise ConfigError(f"--judges {spec!r} is not a judge spec (panel, heuristic, none, a comma list of "
+                          f"provider/model strings, or a YAML file); did you mean {near[0]!r}?")
+
+
 def create_judges(spec: str, *, api_base: str | None = None, timeout: float | None = None,
                   max_retries: int | None = None) -> list[Judge]:
     """Judges from a spec: ``panel`` | ``heuristic`` | ``none`` | ``a,b,c`` (litellm models) | a YAML path
@@ -102,6 +118,8 @@ def create_judges(spec: str, *, api_base: str | None = None, timeout: float | No
     spec = (spec or "").strip()
     if not spec:
         raise ConfigError("empty judge spec; use panel, heuristic, none, a comma list of models or a YAML file")
+    if spec.lower() in _KEYWORDS:  # the words of the grammar in any case (Heuristic, PANEL)
+        spec = spec.lower()
     if spec == "none":
         return []
     if spec == "heuristic":
@@ -120,6 +138,8 @@ def create_judges(spec: str, *, api_base: str | None = None, timeout: float | No
     named = _named_config(spec) if "," not in spec and "/" not in spec else None
     if named is not None:
         return _load_yaml(named, overrides)
+    if "," not in spec and "/" not in spec:
+        _refuse_near_keyword(spec)
     judges = [_judge_from_entry(item, f"--judges item {i + 1}", overrides)
               for i, item in enumerate(s for s in spec.split(",") if s.strip())]
     if not judges:

@@ -116,16 +116,17 @@ def _described(run_dir: Path, config: dict[str, Any]) -> RunInfo:
     planned = _planned(config, spec)
     base: dict[str, Any] = {"path": run_dir, "run_id": run_id, "created": created, "n_planned": planned,
                             "models": tuple(str(m) for m in config.get("models") or ())}
+    graded = str(spec.get("judges") or "").strip().lower() != "none"
     if held_elsewhere(run_dir):
-        return RunInfo(status="running", n_done=count_episodes(run_dir), **base)
+        return RunInfo(status="running", n_done=count_episodes(run_dir, graded=graded), **base)
     summary_path = run_dir / paths.SUMMARY
     summary = read_json(summary_path) if summary_path.exists() else None
     if summary_path.exists() and not isinstance(summary, dict):
         return RunInfo(status="unreadable", error="metrics_summary.json is damaged (`redlinebench score "
                                                   f"{run_dir}` writes it again)", **base)
     if summary is None:
-        graded = str(spec.get("judges") or "").strip().lower() != "none"
-        return RunInfo(status="interrupted" if graded else "not graded", n_done=count_episodes(run_dir), **base)
+        return RunInfo(status="interrupted" if graded else "not graded",
+                       n_done=count_episodes(run_dir, graded=graded), **base)
     section = summary.get("run") if isinstance(summary.get("run"), dict) else {}
     planned = section.get("n_planned") if isinstance(section.get("n_planned"), int) else planned
     done = int(summary.get("n_trials") or 0)
@@ -166,13 +167,16 @@ def _headline(entry: dict[str, Any]) -> tuple[float | None, tuple[float, float] 
     return round(100 * value, 1), shown
 
 
-def count_episodes(run_dir: Path) -> int:
-    """Trial folders of the run whose episode finished (metrics.json in ``trials/``)."""
+def count_episodes(run_dir: Path, *, graded: bool = False) -> int:
+    """Trial folders of the run whose episode finished (metrics.json in ``trials/``); ``graded``:
+    those graded too (grade.json), the trials the progress bar counts as done in a judged run (an
+    episode still waiting for its judges is work a resume does)."""
     root = Path(run_dir) / paths.TRIALS
     if not root.is_dir():
         return 0
+    done = paths.GRADE if graded else paths.METRICS
     return sum(1 for model in _dirs(root) for task in _dirs(model) for trial in _dirs(task)
-               if trial.name.isdigit() and (trial / paths.METRICS).is_file())
+               if trial.name.isdigit() and (trial / done).is_file())
 
 
 def _dirs(folder: Path) -> list[Path]:
@@ -266,8 +270,9 @@ def left_out_line(left_out: list[LeftOut], *, limit: int = 3) -> str | None:
     if not left_out:
         return None
     n = sum(x.n_trials for x in left_out)
-    names = ", ".join(x.run_dir.name for x in left_out[:limit])
+    # each run with its own count: a run a newer one repeats in part still counts for the rest
+    names = ", ".join(f"{x.run_dir.name} ({x.n_trials})" for x in left_out[:limit])
     more = f" and {len(left_out) - limit} more" if len(left_out) > limit else ""
-    runs = "an older run" if len(left_out) == 1 else f"{len(left_out)} older runs"
-    return (f"left out {runs} of the same models and tasks ({n} trials): {names}{more}; the newest run of each "
-            "model and task counts (--all-runs counts every run)")
+    newer = "a newer run repeats" if len({p for x in left_out for p in x.newer}) == 1 else "newer runs repeat"
+    return (f"left out {n} trials that {newer}: {names}{more}; the newest run of each model and task counts "
+            "(--all-runs counts every run)")

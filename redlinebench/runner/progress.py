@@ -34,7 +34,7 @@ _CLOCKS = 1 + 7 + 1 + 3 + 1 + 7 + 1
 def progress_fields(description: str, state: Progress, width: int) -> dict[str, str]:
     """The texts of one progress line that fits ``width`` columns: the description shortened with an
     ellipsis (never the numbers), costs and failures in a few words."""
-    limits = limits_text(state)
+    limits = limits_text(state, quiet_zero=width < WIDE)
     if width >= WIDE:
         tail = f"cost ${state.cost_usd:.4f}  failures {state.failures}" + (f"  {limits}" if limits else "")
     else:
@@ -86,13 +86,14 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable
         yield update
 
 
-def limits_text(state: Progress) -> str:
-    """The adaptive concurrency in a few words: ``limit 12/32, 429s 3`` (summed over endpoints)."""
+def limits_text(state: Progress, *, quiet_zero: bool = False) -> str:
+    """The adaptive concurrency in a few words: ``limit 12/32, 429s 3`` (summed over endpoints).
+    ``quiet_zero``: leave out ``429s 0`` (a narrow line has better use for the room)."""
     rows = state.rate_limits.values()
     if not rows:
         return ""
     limit, ceiling, n429 = (sum(r[k] for r in rows) for k in ("limit", "max", "n_429"))
-    return f"limit {limit}/{ceiling}, 429s {n429}"
+    return f"limit {limit}/{ceiling}" + ("" if quiet_zero and not n429 else f", 429s {n429}")
 
 
 def _plain_logger(description: str) -> Callable[[Progress], None]:

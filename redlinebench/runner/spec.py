@@ -141,13 +141,14 @@ class TaskFilter:
 
 
 def stratified_first(tasks: Sequence[Any], n: int) -> list[Any]:
-    """The first ``n`` tasks taken round-robin over the scenario x turn cells (cells ascending, tasks
-    in their order within a cell): one task of every cell before a second of any, so a smoke run of
-    12 touches the whole grid. Deterministic (no seed): the same tasks on every run and machine."""
+    """The first ``n`` tasks taken round-robin over the scenario x turn cells (cells in
+    :func:`spread_order`, tasks in their order within a cell): one task of every cell before a
+    second of any, so a smoke run of 12 touches the whole grid, and one of 3 or 4 already spans every
+    scenario or every turn. Deterministic (no seed): the same tasks on every run and machine."""
     cells: dict[tuple[int, int], list[Any]] = {}
     for task in tasks:
         cells.setdefault((int(task.scenario_id), int(task.turn)), []).append(task)
-    queues = [cells[k] for k in sorted(cells)]
+    queues = [cells[k] for k in spread_order(cells)]
     picked: set[int] = set()
     depth = 0
     while len(picked) < min(n, len(tasks)):
@@ -156,6 +157,23 @@ def stratified_first(tasks: Sequence[Any], n: int) -> list[Any]:
                 picked.add(id(queue[depth]))
         depth += 1
     return [t for t in tasks if id(t) in picked]
+
+
+def spread_order(cells: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(scenario, turn) cells ordered so each prefix is spread: next comes the cell whose scenario
+    and turn were taken least so far (ties: lowest scenario, then turn). On the 3 x 4 grid:
+    1-1, 2-2, 3-3, 1-4, ... (ascending order made ``--limit 3`` scenario 1 only, turns 1-3)."""
+    left = sorted(set(cells))
+    taken_s: dict[int, int] = {}
+    taken_t: dict[int, int] = {}
+    order = []
+    while left:
+        cell = min(left, key=lambda c: (taken_s.get(c[0], 0) + taken_t.get(c[1], 0), taken_s.get(c[0], 0), c))
+        left.remove(cell)
+        order.append(cell)
+        taken_s[cell[0]] = taken_s.get(cell[0], 0) + 1
+        taken_t[cell[1]] = taken_t.get(cell[1], 0) + 1
+    return order
 
 
 def available(tasks: Iterable[Any]) -> str:

@@ -287,7 +287,7 @@ def test_edit_help_shows_a_usable_edit(contract, tmp_path):
     # a user without the SPEC learns the edit format from --help: its example must apply as shown
     code, out, _ = run("edit", "--help")
     assert code == 0 and "insert_after" in out and "comment is required" in out
-    lines = out.split("Each edit")[1].splitlines()[1:3]
+    lines = out.split("Each edit")[1].split("\n\n")[0].splitlines()[1:]  # the example, up to the blank line
     example = json.loads(" ".join(line.strip() for line in lines))
     para = next(p for p in _read_json(contract)["paragraphs"] if len(p["text"].split()) > 2)
     example["anchor"] = {"paragraph_id": para["id"], "text": para["text"].split()[1]}

@@ -73,6 +73,19 @@ def test_progress_line_fits_and_keeps_its_numbers(width):
     assert fields["label"].startswith("run demo")
 
 
+def test_progress_line_at_80_columns_keeps_the_run_id_readable_with_the_adaptive_limit():
+    """A model run shows its adaptive limit; at 80 columns `429s 0` said nothing and cut the run's
+    id to `run 202…`. The count of 429s shows once there is one."""
+    limits = {"http://127.0.0.1:9": {"limit": 4, "max": 4, "n_429": 0}}
+    state = Progress(total=1, done=0, cost_usd=0.0, failures=1, throttle={123: limits})
+    fields = progress_fields("run 20261202-111049-261e97", state, 80)
+    assert fields["tail"] == "$0.0000, 1 failed, limit 4/4"
+    assert len(fields["label"]) >= 15 and fields["label"].startswith("run 20261202-")
+    limits["http://127.0.0.1:9"]["n_429"] = 3
+    assert progress_fields("run x", state, 80)["tail"].endswith("limit 4/4, 429s 3")
+    assert progress_fields("run x", state, 160)["tail"].endswith("limit 4/4, 429s 3")
+
+
 def test_a_run_in_an_80x24_terminal(tmp_path):
     code, lines = run_in_terminal(["run", "--agent", "golden", "--agent", "accept-all", "--agent", "noop",
                                    "--tasks", "redline-s1-t1-g01a,redline-s1-t2-g01a", "--judges", "heuristic",
@@ -98,3 +111,18 @@ def test_dry_run_plan_in_an_80x24_terminal():
     assert table and max(len(line) for line in table) <= 80
     assert any("anthropic/" in line for line in table)
     assert any(line.startswith("data: embedded (") for line in lines)
+
+
+def test_a_name_that_must_wrap_breaks_after_its_provider():
+    """`openai/gpt-5.4-m` over `ini` read as two names; a model string too long for its column
+    breaks after the `/` when both parts then fit."""
+    cols = [Col("role", "left"), Col("name", "left", shrink=True, min_width=14), Col("calls"), Col("in"),
+            Col("out"), Col("USD"), Col("cached USD")]
+    rows = [["judge", "anthropic/claude-haiku-4-5", "39", "290,878", "32,800", "0.4549", "0.4549"],
+            ["judge", "openai/gpt-5.4-mini", "39", "290,878", "32,800", "0.3658", "0.3658"],
+            ["agent", "noop", "-", "0", "0", "0", "0"]]
+    table, _ = fit_table(cols, rows, 80)
+    console, out = _terminal(80)
+    console.print(table)
+    names = [line.split("│")[2].strip() for line in out.getvalue().splitlines() if line.startswith("│")]
+    assert names == ["anthropic/", "claude-haiku-4-5", "openai/gpt-5.4-mini", "noop"], out.getvalue()

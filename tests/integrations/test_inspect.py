@@ -489,3 +489,13 @@ def test_a_grader_that_answers_garbage_leaves_the_headline_not_graded_rather_tha
     flat = " ".join(output.split())
     assert "no trial was graded" in flat and "redline_overall is nan, not a score" in flat
     assert "unparseable reply" in flat
+
+
+def test_task_limit_takes_the_same_tasks_as_run_limit():
+    """`-T limit=3` took the first three samples (all of cell 1-1); `run --limit 3` spreads them."""
+    from redlinebench.integrations.inspect_task import select_tasks
+    from redlinebench.runner import TaskFilter
+
+    taskset, chosen = select_tasks(source="embedded", limit=3)
+    assert len({t.scenario_id for t in chosen}) == 3
+    assert [t.task_id for t in chosen] == [t.task_id for t in TaskFilter(limit=3).select(list(taskset))]

@@ -77,3 +77,12 @@ def test_bad_specs():
         create_judges("  ")
     with pytest.raises(ConfigError, match="unknown judge kind"):
         create_judge("oracle")
+
+
+@pytest.mark.parametrize("typo, meant", [("panl", "panel"), ("heuristc", "heuristic"), ("Heuristik", "heuristic")])
+def test_a_mistyped_judge_spec_is_named_before_litellm_is_asked(typo, meant):
+    """`--judges panl` went to litellm as a model string ('cannot tell the provider of panl')."""
+    with pytest.raises(ConfigError) as info:
+        create_judges(typo)
+    assert f"did you mean {meant!r}?" in str(info.value) and "panel, heuristic, none" in str(info.value)
+    assert [j.name for j in create_judges("Heuristic")] == [j.name for j in create_judges("heuristic")]

@@ -50,6 +50,20 @@ def test_compare_command(run_dir, run_b, tmp_path):
     assert out.is_file() and "google/gemini-3.5-flash" in out.read_text() and "85.8" in out.read_text()
 
 
+def test_compare_prints_the_page_whole_and_can_open_it(run_dir, run_b, tmp_path, monkeypatch):
+    """The default `compare.html` is relative: the line says where it is and how to open it, as `report` does."""
+    import webbrowser
+
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["compare", str(run_dir), str(run_b), "--open"])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "compare.html").resolve()
+    assert res.output.strip() == f"comparison: {page} ({page.as_uri()})"
+    assert opened == [page.as_uri()]
+
+
 def test_user_errors_are_one_line(tmp_path):
     res = CliRunner().invoke(main, ["report", str(tmp_path)])
     assert res.exit_code == 1

@@ -48,12 +48,15 @@ def test_runs_lists_newest_first_with_the_headline_and_how_to_open_a_report(runs
     r = CliRunner().invoke(main, ["runs", str(runs)])
     assert r.exit_code == 0, r.output
     assert "Traceback" not in r.output
-    rows = [line for line in r.output.splitlines() if line.startswith("│ ")]
+    lines = [line for line in r.output.splitlines() if line.startswith("│ ")]
+    rows = [line for line in lines if line.split("│")[1].strip()]  # a run's first line (one model a line)
     assert [row.split("│")[1].strip() for row in rows] == ["new", "old"]
     summary = json.loads((runs / "new" / "metrics_summary.json").read_text())
     best = summary["leaderboard"][0]
     headline, (lo, hi) = f"{100 * best['overall_turn_weighted']:.1f}", best["ci"]
-    assert best["model"] == "golden" and "golden, noop" in rows[0]
+    second = lines[lines.index(rows[0]) + 1]
+    assert best["model"] == "golden" and rows[0].split("│")[2].strip() == "golden"
+    assert second.split("│")[2].strip() == "noop"
     assert headline in rows[0] and f"{100 * lo:.1f}-{100 * hi:.1f}" in rows[0] and "complete" in rows[0]
     assert f"{runs / 'notes'}: unreadable: no config.json: not a run folder" in r.output
     exp1 = runs / "exp1"
@@ -133,7 +136,7 @@ def test_runs_in_an_80_column_terminal(runs):
     flat = "".join(row.split("│")[2].strip() for row in rows)
     assert long in flat  # a long model name wraps, never vanishes
     old = next(row for row in rows if row.split("│")[1].strip() == "old")
-    assert re.search(r"│ +\d+\.\d │ +\d+\.\d-\d+\.\d │", old), old  # the headline and its 95% CI
+    assert re.search(r"│ +\d+\.\d │", old), old  # the headline (its 95% CI made room for the long name)
 
 
 def _run(tree: Path, run_dir: Path, *args: str) -> None:
@@ -152,8 +155,8 @@ def test_summarize_counts_a_repeated_run_once_and_names_the_run_it_left_out(runs
     assert summary["warnings"] == []  # no trial counted twice
     assert summary["left_out_runs"] == [{"run_dir": str((runs / "old").resolve()), "n_trials": 6,
                                          "models": ["golden", "noop"], "replaced_by": [str((runs / "new").resolve())]}]
-    note = ("left out an older run of the same models and tasks (6 trials): old; the newest run of each model and "
-            "task counts (--all-runs counts every run)")
+    note = ("left out 6 trials that a newer run repeats: old (6); the newest run of each model and task counts "
+            "(--all-runs counts every run)")
     assert r.stderr.strip() == note  # --json keeps stdout for the JSON
     table = CliRunner().invoke(main, ["summarize", str(runs)])
     assert note in " ".join(table.stdout.split())
@@ -211,3 +214,54 @@ def test_runs_says_what_continues_an_unfinished_run(tmp_path, fake_openai):
     bad, cut = tmp_path / "runs" / "bad", tmp_path / "runs" / "cut"
     assert f"bad: 1 trial(s) errored; continue with `redlinebench run --resume --run-dir {bad}`" in out
     assert f"cut: interrupted; continue with `redlinebench run --resume --run-dir {cut}`" in out
+
+
+def test_runs_at_80_columns_keeps_each_model_name_whole(runs):
+    """With default-length run ids, a run of several models lists one model per line, each whole
+    (not `openai/gpt` over `-4o`, not `accept-all` over `, noop`)."""
+    from tests.cli_doc.pty_term import run_in_terminal
+
+    models = ["openai/gpt-4o", "accept-all", "noop"]
+    for name in ("new", "old"):
+        config = json.loads((runs / name / "config.json").read_text())
+        config["models"] = models
+        (runs / name / "config.json").write_text(json.dumps(config))
+        (runs / name / "metrics_summary.json").unlink()  # models from config.json
+    (runs / "new").rename(runs / "demo-20261202-110916-5c1488")
+    code, lines = run_in_terminal(["runs"], cwd=runs.parent)
+    assert code == 0, "\n".join(lines)
+    assert max(len(line) for line in lines if line[:1] in "┏┃┡│└") <= 80, "\n".join(lines)
+    cells = [line.split("│")[2].strip() for line in lines if line.startswith("│ ")]
+    assert all(model in cells for model in models), "\n".join(lines)
+
+
+def test_summarize_says_how_many_trials_of_each_older_run_it_left_out(runs):
+    """A newer run that repeats one task of an older one replaces that task only: the note says so
+    (it used to say the whole older run was left out, while the table still counted the rest)."""
+    _run(runs.parent / "tree", runs / "again", "--agent", "golden", "--tasks", "redline-s1-t1-g01a")
+    r = CliRunner().invoke(main, ["summarize", str(runs)])
+    assert r.exit_code == 0, r.output
+    note = " ".join(r.stdout.split())
+    assert ("left out 7 trials that newer runs repeat: new (1), old (6); the newest run of each model and task "
+            "counts") in note, note
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "score"])
+def test_a_command_given_the_folder_of_runs_says_so_and_names_one(runs, command):
+    r = CliRunner().invoke(main, [command, str(runs)])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert r.output.strip() == (f"error: {runs}: a folder of 2 run(s), not a run: `redlinebench runs {runs}` lists "
+                                f"them; `redlinebench {command} {runs / 'new'}` takes one (the newest)")
+    assert not (runs / ".lock").exists()
+
+
+def test_an_interrupted_run_counts_its_graded_trials_as_the_progress_bar_did(runs):
+    """Ctrl-C while judging (golden episodes are instant): 78 episodes on disk, 52 graded, and the
+    bar said 52/78; `runs` said `interrupted 78/78`, which reads as nothing left to do."""
+    cut = runs / "new"
+    (cut / "metrics_summary.json").unlink()
+    graded = sorted(cut.glob("trials/*/*/*/grade.json"))
+    for grade in graded[:2]:
+        grade.unlink()
+    listed = _listed(runs)
+    assert (listed["new"]["status"], listed["new"]["n_done"], listed["new"]["n_planned"]) == ("interrupted", 4, 6)

@@ -164,3 +164,17 @@ def test_the_process_exits_2_with_one_line_and_no_traceback(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in err
     assert err.strip().splitlines() == ["error: agent 'tests.runner._broken_plugin:make': importing "
                                         "'tests.runner._broken_plugin' failed: RuntimeError: this plugin fails on import"]
+
+
+def test_a_mistyped_agent_names_the_built_ins_and_the_nearest(tmp_path):
+    """`--agent gold` said `not a built-in agent ()`: the run's plugin check passed no names."""
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    tree = build_tree(tmp_path / "bench")
+    r = CliRunner().invoke(main, ["run", "--agent", "gold", "--source", str(tree), "--judges", "heuristic",
+                                  "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    assert r.exit_code == 2, r.output
+    assert "not a built-in agent (accept-all, golden, llm, noop" in r.output and "()" not in r.output
+    assert "did you mean 'golden'?" in r.output

@@ -60,8 +60,11 @@ def test_limit_spreads_over_the_cells_and_is_the_same_every_time():
     first = stratified_first(tasks, 12)
     assert len({(t.scenario_id, t.turn) for t in first}) == 12
     assert [t.task_id for t in first] == [t.task_id for t in stratified_first(list(tasks), 12)]
+    # a short smoke run spans the grid: 3 tasks, three scenarios; 4 tasks, four turns
     assert [t.task_id for t in stratified_first(tasks, 3)] == [
-        "redline-s1-t1-g01a", "redline-s1-t2-g01a", "redline-s1-t3-g01a"]
+        "redline-s1-t1-g01a", "redline-s2-t2-g01a", "redline-s3-t3-g01a"]
+    four = stratified_first(tasks, 4)
+    assert {t.turn for t in four} == {1, 2, 3, 4} and {t.scenario_id for t in four} == {1, 2, 3}
     assert len(stratified_first(tasks, 1000)) == len(tasks)
 
 

@@ -95,3 +95,14 @@ def test_no_pairs_no_table(width):
     console = Console(width=width, record=True)
     print_pairwise(summarize(grades()[:2]), console)
     assert "paired comparison" not in console.export_text()
+
+
+def test_the_title_stays_on_one_line_over_a_narrow_table():
+    """The demo's models are short, so the table is narrower than 80 columns: its title wrapped
+    to the table ("... in" over "points"); it is a line of the console's width."""
+    summary = summarize([g for g in grades() if g["model"] == "noop" or g["model"] == "openai/gpt-5.5"])
+    summary["pairwise"] = [{**p, "a": "golden", "b": "noop"} for p in summary["pairwise"]]
+    console = Console(width=80, record=True)
+    print_pairwise(summary, console)
+    lines = console.export_text().splitlines()
+    assert lines[0].strip() == "paired comparison (SPEC §6.1): first model minus second, in points"

@@ -249,3 +249,14 @@ def test_rejudge_against_a_judge_that_is_down_keeps_the_complete_grades(tmp_path
     assert again.exit_code == 0, again.output
     assert "previous grade is kept" not in again.output and not (run / ".rejudge").exists()
     assert all(p.stat().st_mtime_ns != t for p, t in stamps.items())  # rewritten (same verdicts, same bytes)
+
+
+def test_score_of_a_folder_that_is_no_run_leaves_it_untouched(tmp_path):
+    """A mistyped folder is refused before the run lock is taken: no `.lock` left in the user's folder
+    (`import outputs` of that folder would then list it as a stray file)."""
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("x", encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", str(folder), "--judges", "heuristic"])
+    assert result.exit_code == 1 and "not a run directory" in result.output
+    assert sorted(p.name for p in folder.iterdir()) == ["mine.txt"]

@@ -105,3 +105,27 @@ def test_show_json_with_toml_dates_in_extra_metadata(tree: Path) -> None:
     # strict JSON (no NaN/Infinity tokens, which JSON.parse and jq refuse)
     assert json.loads(result.output, parse_constant=strict)["extra"] == {"reviewed": "2026-03-01",
                                                                           "odds": ["nan", "-inf"]}
+
+
+def test_show_in_an_80_column_terminal_wraps_at_words_under_each_rubric() -> None:
+    """At 80 columns the criteria began at column 44 and the terminal cut them mid-word into column
+    0; now each rubric's criteria sit indented under its weight, id and category, whole words only."""
+    from redlinebench.tasks import load_tasks
+    from tests.cli_doc.pty_term import run_in_terminal
+
+    task = load_tasks("embedded")["redline-s1-t2-g01a"]
+    code, lines = run_in_terminal(["tasks", "show", task.task_id, "--source", "embedded"],
+                                  env={"HF_HUB_OFFLINE": "1"})
+    assert code == 0, "\n".join(lines)
+    paths = (str(task.contract_path), str(task.golden_path))  # printed whole on purpose (copy and paste)
+    text = [line for line in lines if not any(p in line for p in paths)]
+    assert max(len(line) for line in text) <= 80, "\n".join(lines)
+    assert any("procurement template" in line for line in lines)  # a paragraph wraps at spaces, not mid-word
+    start = next(i for i, line in enumerate(lines) if line.startswith("Rubrics ("))
+    body = "\n".join(lines[start + 1:])
+    for r in task.rubrics:
+        head = f"{r.weight:>3}  {r.id}  {r.category}"
+        assert head in body, (head, body)
+        after = body.split(head, 1)[1].splitlines()[1:]
+        criteria = " ".join(line.strip() for line in after[:len(r.criteria) // 40 + 3])
+        assert r.criteria in criteria and all(line.startswith(" " * 12) for line in after[:1]), after[:3]
