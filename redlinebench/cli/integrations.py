@@ -314,7 +314,21 @@ def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str
                      judge_api_base=judge_api_base)
     if outcome.reward is None:
         raise JudgeError(f"judging incomplete ({outcome.status}); see {outcome.grade_path}; no reward written")
-    click.echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}")
+    reason = _gate_reason(outcome.grade_path) if outcome.status == "gate_failed" else None
+    click.echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}"
+               + (f"\n  why: {reason}" if reason else ""))
+
+
+def _gate_reason(grade_path: Path) -> str | None:
+    """The gate's reason as grade.json records it (a missing or unopenable output, an integrity finding)."""
+    import json
+
+    try:
+        gate = json.loads(grade_path.read_text(encoding="utf-8")).get("gate") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    reason = gate.get("reason") if isinstance(gate, dict) else None
+    return str(reason) if reason else None
 
 
 # ----------------------------------------------------------------------------- lighteval

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..scoring import redline_overall
 from . import paths
 from .atomic import read_json
 from .lock import held_elsewhere
@@ -163,8 +164,8 @@ def _headline(entry: dict[str, Any]) -> tuple[float | None, tuple[float, float] 
     ci = entry.get("ci")
     shown = None
     if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
-        shown = (round(100 * ci[0], 1), round(100 * ci[1], 1))
-    return round(100 * value, 1), shown
+        shown = (redline_overall(ci[0]), redline_overall(ci[1]))
+    return redline_overall(value), shown
 
 
 def count_episodes(run_dir: Path, *, graded: bool = False) -> int:

@@ -614,6 +614,7 @@ def test_verify_treats_hostile_output_as_a_gate_failure_and_bad_tasks_as_one_lin
     assert res.exit_code == 0, res.output
     grade = json.loads((logs / "grade.json").read_text())
     assert grade["status"] == "gate_failed" and grade["gate"]["reason"]
+    assert f"why: {grade['gate']['reason']}" in res.output  # the console says why, not only grade.json
     assert (logs / "reward.txt").read_text() == "0.000000\n"
     res = CliRunner().invoke(main, ["verify", "--task-dir", str(tmp_path / "nope"), "--output", str(garbage),
                                     "--logs", str(logs)])
