@@ -304,11 +304,12 @@ def info_cmd(source, config, as_json) -> None:
 @source_option
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="Directory to write.")
 @click.option("--include-tree", is_flag=True, help="Also copy the task tree to OUT/tasks/ (the Hub repo layout).")
-def export_cmd(source, out, include_tree) -> None:
+@click.option("--force", is_flag=True, help="Replace a README.md in OUT that redlinebench did not write.")
+def export_cmd(source, out, include_tree, force) -> None:
     """Write parquet per config, README.md card and eval.yaml (loadable with datasets.load_dataset)."""
     from ..dataset import export_dataset
 
-    written = export_dataset(source, out, include_tree=include_tree)
+    written = export_dataset(source, out, include_tree=include_tree, force=force)
     for key, path in written.items():
         click.echo(f"wrote {key}: {path}")
     click.echo(f'load with: datasets.load_dataset("{out}", "tasks", split="test")')

@@ -16,21 +16,24 @@ from .._atomic import atomic_replace_dir, atomic_write_text, atomic_write_with
 from ..errors import ConfigError
 from ..tasks import Source, TaskSet, load_tasks
 from ..tasks._files import copy_task_tree
-from ._card import PARQUET_PATTERNS, parquet_path, render_card, render_eval_yaml
+from ._card import CARD_MARK, PARQUET_PATTERNS, parquet_path, render_card, render_eval_yaml
 from ._features import SPLIT
 from ._load import load_dataset, quiet_progress
 
 
 def export_dataset(
-    source: str | Path | Source | None, out: str | Path, *, include_tree: bool = False
+    source: str | Path | Source | None, out: str | Path, *, include_tree: bool = False, force: bool = False
 ) -> dict[str, Path]:
     """Write parquet per config, README.md, eval.yaml (and optionally ``tasks/``); returns what was written.
 
-    Keys: the config names (parquet files), ``README.md``, ``eval.yaml`` and ``tree``.
+    Keys: the config names (parquet files), ``README.md``, ``eval.yaml`` and ``tree``. A folder holding
+    a README.md this package did not write (a user's repository) is refused unless ``force``: the
+    export would replace it, and ``tasks/`` with it.
     """
     out = Path(out).expanduser()
     if out.exists() and not out.is_dir():
         raise ConfigError(f"export target exists and is not a directory: {out}")
+    _refuse_foreign_readme(out, force)
     tasks: TaskSet = load_tasks(source)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
@@ -60,3 +63,16 @@ def export_dataset(
             shutil.rmtree(staging, ignore_errors=True)
         written["tree"] = out / "tasks"
     return written
+
+
+def _refuse_foreign_readme(out: Path, force: bool) -> None:
+    readme = out / "README.md"
+    if force or not readme.is_file():
+        return
+    try:
+        ours = CARD_MARK in readme.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"{readme}: cannot read it ({exc.strerror or exc})") from None
+    if not ours:
+        raise ConfigError(f"{readme} was not written by redlinebench: the export would replace it (and "
+                          f"{out / 'tasks'}). Choose an empty --out, or pass --force to replace them")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import datasets
@@ -122,3 +123,18 @@ def test_the_card_describes_what_each_export_mode_holds(tree: Path, tmp_path: Pa
             assert "tasks/redline-s" not in section and "Not in this export" in section
             assert "--include-tree" in section
             assert all("Not a file of this export" in line for line in path_rows)
+
+
+def test_a_readme_the_package_did_not_write_is_refused_unless_forced(tree: Path, tmp_path: Path) -> None:
+    """Exporting into a user's repository replaced their README.md (and tasks/) without a word."""
+    out = tmp_path / "my-repo"
+    out.mkdir()
+    (out / "README.md").write_text("# My notes\n", encoding="utf-8")
+    res = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(out)])
+    assert res.exit_code != 0 and "was not written by redlinebench" in res.output and "--force" in res.output
+    assert (out / "README.md").read_text(encoding="utf-8") == "# My notes\n" and sorted(os.listdir(out)) == ["README.md"]
+    # our own earlier export is re-exported in place, and --force replaces a foreign README
+    forced = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    again = CliRunner().invoke(main, ["dataset", "export", "--source", str(tree), "--out", str(out)])
+    assert again.exit_code == 0, again.output
