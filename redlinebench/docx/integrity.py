@@ -505,16 +505,18 @@ class _Reader:
                     holder = holder.getparent()
         for run in runs:
             rpr = None
+            texts = []
             for child in run:
                 tag = child.tag
                 if tag == W_T:
                     if child.text:
-                        out.append((child.text, rpr))
+                        texts.append(child.text)
                 elif tag == W_RPR:
-                    if rpr is None:
+                    if rpr is None:   # the run's first, wherever it stands (as _fmt finds it)
                         rpr = child
                 elif tag not in _IGNORED_IN_RUN:
                     return None
+            out.extend((text, rpr) for text in texts)
         return out
 
     def read(self, p, part: str) -> _Para:
