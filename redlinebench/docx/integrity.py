@@ -54,6 +54,7 @@ from .runs import (
     W_TC,
     W_TR,
     W_TRPR,
+    _SIMPLE_CHARS,
     walk_paragraph,
 )
 
@@ -479,9 +480,10 @@ class _Reader:
         return out
 
     def plain_runs(self, p) -> list | None:
-        """(text, its run's ``w:rPr`` or None) of each ``w:t`` of a paragraph holding nothing but plain runs (no revision,
-        field, link, object or symbol; what a re-saved body mostly is), read without the full
-        walk; None for any other paragraph. Gives exactly the atoms the walk would."""
+        """(text, its run's ``w:rPr`` or None) of each ``w:t`` (tab, break, no-break hyphen: their
+        character) of a paragraph holding nothing but plain runs (no revision, field, link, object
+        or symbol; what a re-saved body mostly is), read without the full walk; None for any other
+        paragraph. Gives exactly the atoms the walk would."""
         raw = self._raw.get(p)
         if raw is None or not self.one_prefix or p in self._markers:
             return None
@@ -505,6 +507,7 @@ class _Reader:
                     holder = holder.getparent()
         for run in runs:
             rpr = None
+            first = True
             texts = []
             for child in run:
                 tag = child.tag
@@ -512,11 +515,15 @@ class _Reader:
                     if child.text:
                         texts.append(child.text)
                 elif tag == W_RPR:
-                    if rpr is None:   # the run's first, wherever it stands (as _fmt finds it)
-                        rpr = child
+                    if first:   # the run's first, wherever it stands (as _fmt finds it)
+                        first = False
+                        rpr = child if len(child) else None   # an empty one sets what none does
+                elif tag in _SIMPLE_CHARS:   # a tab, break or hyphen: the character the walk gives it
+                    texts.append(_SIMPLE_CHARS[tag])
                 elif tag not in _IGNORED_IN_RUN:
                     return None
-            out.extend((text, rpr) for text in texts)
+            for text in texts:
+                out.append((text, rpr))
         return out
 
     def read(self, p, part: str) -> _Para:
@@ -526,13 +533,18 @@ class _Reader:
         if plain is not None:   # what _segment and _append make of untracked text, without their branches
             segs = para.segs
             fmt_of = self._fmt_of
-            label = None
+            label = bare = None   # bare: the label of a run without properties, the usual one
             pieces: list[str] = []
             for text, rpr in plain:
                 text = _norm_piece(text)
                 if not text:
                     continue
-                now = fmt_of(rpr, pstyle)
+                if rpr is None:
+                    if bare is None:
+                        bare = fmt_of(None, pstyle)
+                    now = bare
+                else:
+                    now = fmt_of(rpr, pstyle)
                 if now is not label and now != label:   # a new label ends the segment so far
                     if pieces:
                         segs.append(_Seg("".join(pieces), PLAIN, None, *label))
@@ -1375,8 +1387,8 @@ def _word_diff(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
 
 
 def _content_key(para: _Para) -> tuple:
-    return (tuple((s.text, s.code, s.hidden is not None, s.fmt, s.src) for s in para.segs),
-            tuple(t for _, t, _ in para.inserted))
+    return (tuple([(s.text, s.code, s.hidden is not None, s.fmt, s.src) for s in para.segs]),
+            tuple([t for _, t, _ in para.inserted]))
 
 
 def _gaps(a: list, b: list) -> Iterable[tuple[int, int, int, int]]:
