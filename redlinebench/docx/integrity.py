@@ -23,6 +23,7 @@ the output, a character diff names what changed without a tracked change.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import re
 import unicodedata
@@ -1554,5 +1555,16 @@ def judge_directed(text: str) -> str | None:
 # ---------------------------------------------------------------------------------------------- entry point
 def audit(original, output, author: str) -> IntegrityReport:
     """Audit ``output`` against the task's input ``original`` (both opened ``RedlineDocument``s)
-    for the task's ``author`` (SPEC §5.1). Pure: neither document is changed."""
-    return _Audit(original, output, author).run(original, output)
+    for the task's ``author`` (SPEC §5.1). Pure: neither document is changed.
+
+    The cyclic garbage collector is paused meanwhile (unless the caller had paused it): a large
+    document's audit makes some hundred thousand short-lived tuples and segments, none in a cycle,
+    and the collections they trigger cost about a tenth of its time."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _Audit(original, output, author).run(original, output)
+    finally:
+        if paused:
+            gc.enable()

@@ -392,3 +392,22 @@ def test_run_properties_after_the_text_still_count():
         r = p.find("w:r", NSW)
         r.append(fragment("<w:rPr><w:b/></w:rPr>"))
     assert kinds(run_audit(SRC, rewrite(SRC, "word/document.xml", bold_last))) == {"untracked_formatting"}
+
+
+def test_audit_leaves_the_garbage_collector_as_it_found_it():
+    """The audit pauses the cyclic collector while it runs and restores the caller's setting,
+    an error included."""
+    import gc
+
+    assert gc.isenabled()
+    run_audit(SRC, SRC)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run_audit(SRC, SRC)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(AttributeError):
+        audit(open_doc(SRC), None, AUTHOR)
+    assert gc.isenabled()
