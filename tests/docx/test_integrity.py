@@ -382,3 +382,32 @@ def test_report_shape_and_purity():
 
 def test_normalise():
     assert normalise("a\u00a0 \t b\u0065\u0301") == "a b\u00e9"
+
+
+def test_run_properties_after_the_text_still_count():
+    """A run's ``w:rPr`` is read wherever it stands in the run (the plain-paragraph fast path
+    too): bold set after the text is still an untracked formatting change."""
+    def bold_last(root):
+        p = paragraph_with(root, "aggregate liability")
+        r = p.find("w:r", NSW)
+        r.append(fragment("<w:rPr><w:b/></w:rPr>"))
+    assert kinds(run_audit(SRC, rewrite(SRC, "word/document.xml", bold_last))) == {"untracked_formatting"}
+
+
+def test_audit_leaves_the_garbage_collector_as_it_found_it():
+    """The audit pauses the cyclic collector while it runs and restores the caller's setting,
+    an error included."""
+    import gc
+
+    assert gc.isenabled()
+    run_audit(SRC, SRC)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run_audit(SRC, SRC)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(AttributeError):
+        audit(open_doc(SRC), None, AUTHOR)
+    assert gc.isenabled()
