@@ -20,11 +20,22 @@ def _layer(path: Path) -> str:
     return path.relative_to(ROOT).parts[0].removesuffix(".py")
 
 
+def _parse(path: Path) -> ast.Module:
+    """``ast.parse``, once more on CPython 3.11's spurious "AST constructor recursion depth mismatch"
+    (its AST conversion keeps one depth counter per interpreter, which another thread of the test
+    process parsing at the same moment upsets: python/cpython#106905)."""
+    source = path.read_text(encoding="utf-8")
+    try:
+        return ast.parse(source)
+    except SystemError:
+        return ast.parse(source)
+
+
 def _imported_layers(path: Path) -> set[str]:
     """Our top-level modules that ``path`` imports (relative or absolute imports)."""
     package = list(path.relative_to(ROOT).parent.parts)
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
