@@ -169,6 +169,16 @@ def classify(exc: BaseException, *, key_missing: bool = False) -> Verdict:
     return "retry" if status in RETRY_STATUS or status >= 500 else "fail"
 
 
+def retries_allowed(verdict: Verdict, max_retries: int) -> int:
+    """How many retries in all a failure of this :func:`classify` verdict gets: ``max_retries``
+    to retry, at most :data:`UNREACHABLE_RETRIES` to an unreachable endpoint, none otherwise."""
+    if verdict == "retry":
+        return max_retries
+    if verdict == "unreachable":
+        return min(max_retries, UNREACHABLE_RETRIES)
+    return 0
+
+
 @dataclass(frozen=True)
 class ConnectionFailure:
     """Why no connection to the endpoint was made: ``cause`` in words, ``where`` (host:port) when

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any, Awaitable, Callable
 
 from .._retry import backoff, retry_delay  # noqa: F401  (backoff: the one formula, re-exported)
-from .._retry import UNREACHABLE_RETRIES, classify, is_provider_error, status_of  # noqa: F401  (the one policy)
+from .._retry import classify, is_provider_error, retries_allowed, status_of  # noqa: F401  (the one policy)
 from .redact import redact
 
 
@@ -71,7 +71,8 @@ async def call_with_retries(
         except Exception as exc:  # classified below; our own bugs are re-raised untouched
             if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and not str(exc):
                 exc.timeout_s = timeout_s  # type: ignore[attr-defined]  # the backstop's silence: say how long
-            if not is_provider_error(exc) or attempt >= _retries(classify(exc, key_missing=key_missing), max_retries):
+            if not is_provider_error(exc) or attempt >= retries_allowed(classify(exc, key_missing=key_missing),
+                                                                        max_retries):
                 raise
             delay = retry_delay(attempt + 1, exc)
             if on_retry is not None:
@@ -80,11 +81,3 @@ async def call_with_retries(
             if delay:
                 await asyncio.sleep(delay)
 
-
-def _retries(verdict: str, max_retries: int) -> int:
-    """How many retries a failure of this verdict gets in all."""
-    if verdict == "retry":
-        return max_retries
-    if verdict == "unreachable":
-        return min(max_retries, UNREACHABLE_RETRIES)
-    return 0

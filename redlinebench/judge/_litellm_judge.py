@@ -25,7 +25,7 @@ from typing import Any
 from .._litellm import cache_markers, cache_usage, get_litellm, reply_usage, valid_cost
 from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, needs_placeholder_key
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
-from .._retry import UNREACHABLE_RETRIES, classify, retry_delay, status_of, unreachable_message
+from .._retry import classify, retries_allowed, retry_delay, status_of, unreachable_message
 from .._throttle import slot
 from ._audit import AuditLog, redact
 from ._base import JudgeResult, judge
@@ -170,6 +170,7 @@ class LiteLLMJudge:
         while True:
             t0 = time.monotonic()
             outcome: dict[str, Any] = {"attempt": len(attempts) + 1}
+            reach = None  # this attempt's "cannot reach ..." line, when it never connected
             try:
                 async with (limiter if limiter is not None else contextlib.nullcontext()):
                     async with slot(self.model, self.api_base) as place:
@@ -193,7 +194,7 @@ class LiteLLMJudge:
                 reach = unreachable_message(exc, model=self.model, api_base=self.api_base)
                 if reach is not None and verdict != "auth":
                     error = outcome["error"] = reach[:2000]
-                if verdict == "unreachable" and retries >= UNREACHABLE_RETRIES:
+                if verdict == "unreachable" and retries >= retries_allowed(verdict, self.max_retries):
                     down = True
                     break  # refused or unresolvable: it will not answer in the next minute either
                 if verdict == "auth":
@@ -243,8 +244,7 @@ class LiteLLMJudge:
                     error = None
                     break
             if retries >= self.max_retries:
-                down = down or (last_exc is not None and unreachable_message(
-                    last_exc, model=self.model, api_base=self.api_base) is not None)
+                down = down or reach is not None
                 break
             retries += 1
             await asyncio.sleep(retry_delay(retries, last_exc))
