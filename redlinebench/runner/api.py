@@ -262,7 +262,8 @@ async def arun(
             spec_now["source"] = fresh["spec"]["source"]
         config = {**stored, "spec": spec_now, "resumed": [*stored.get("resumed", []), fresh["created"]],
                   "source": fresh["source"], "data": {**(stored.get("data") or {}), "path": fresh["data"]["path"]}}
-    _preflight(spec, layout, tasks, judge_list, injected_agents=injected, check_keys=check_keys)
+    # a new run's models and keys were checked above, before its tasks loaded: only a resumed run's left work is
+    _preflight(spec, layout, tasks, judge_list, injected_agents=injected, check_keys=check_keys and stored is not None)
     if plugins:
         config["plugins"] = plugins
     try:
