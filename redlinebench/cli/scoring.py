@@ -78,50 +78,50 @@ def _walk(dirs: list[Path]):
                 yield real, files
 
 
-def ungraded_episodes(dirs: list[Path], keep: set[Path] | None = None) -> dict[str, int]:
-    """``{model: n}`` of trial folders below ``dirs`` with an episode (metrics.json) but no grade.json
-    (only those in ``keep``, when given).
+def episodes_without_grade(dirs: list[Path]) -> list[tuple[Path, dict[str, Any] | None]]:
+    """(folder, its metrics.json when it is a trial's, else None) for every folder below ``dirs``
+    with an episode but no grade.json, each once: one walk and one read that summarize's
+    selection, counts and errored rows all use."""
+    from ..runner.store import read_metrics
+
+    out = []
+    for top, files in _walk(dirs):  # _walk yields each real folder once
+        if METRICS in files and GRADE not in files:
+            data = read_metrics(Path(top))
+            trial = isinstance(data.get("model"), str) and isinstance(data.get("task_id"), str)
+            out.append((Path(top), data if trial else None))
+    return out
+
+
+def _kept(episodes: list[tuple[Path, dict[str, Any] | None]], keep: set[Path] | None) -> list[dict[str, Any]]:
+    """The trials' metrics among ``episodes`` (only the folders in ``keep``, when given)."""
+    return [data for folder, data in episodes if data is not None and (keep is None or folder in keep)]
+
+
+def ungraded_episodes(episodes: list[tuple[Path, dict[str, Any] | None]],
+                      keep: set[Path] | None = None) -> dict[str, int]:
+    """``{model: n}`` of the trials among ``episodes`` (:func:`episodes_without_grade`), only
+    those in ``keep`` when given.
 
     summarize reads grades only; an errored or not yet graded trial would otherwise vanish from
     its table without a word (SPEC §5: never silently dropped).
     """
     counts: dict[str, int] = {}
-    for data in _episodes_without_grade(dirs, keep):
+    for data in _kept(episodes, keep):
         counts[data["model"]] = counts.get(data["model"], 0) + 1
     return counts
 
 
-def episode_folders(dirs: list[Path]) -> list[Path]:
-    """Every trial folder below ``dirs`` with a grade.json or an episode (metrics.json), each once."""
-    return sorted({Path(top) for top, files in _walk(dirs) if GRADE in files or METRICS in files})
-
-
-def _episodes_without_grade(dirs: list[Path], keep: set[Path] | None = None) -> list[dict[str, Any]]:
-    """The metrics.json of every trial folder below ``dirs`` that has no grade.json, each once
-    (only the folders in ``keep``, when given)."""
-    from ..runner.store import read_metrics
-
-    out, seen = [], set()
-    for top, files in _walk(dirs):
-        if METRICS in files and GRADE not in files and top not in seen:
-            seen.add(top)
-            if keep is not None and Path(top) not in keep:
-                continue
-            data = read_metrics(Path(top))
-            if isinstance(data.get("model"), str) and isinstance(data.get("task_id"), str):  # a trial's metrics
-                out.append(data)
-    return out
-
-
-def errored_episode_grades(dirs: list[Path], keep: set[Path] | None = None) -> list[Any]:
-    """An ``errored`` grade for each trial below ``dirs`` (in ``keep``, when given) whose agent
-    errored (it has metrics.json, no grade.json): the summary then lists its model, with "-" where
-    nothing was scored, and counts the trial as incomplete, as `run` does. Only a task name that
-    says its side qualifies."""
+def errored_episode_grades(episodes: list[tuple[Path, dict[str, Any] | None]],
+                           keep: set[Path] | None = None) -> list[Any]:
+    """An ``errored`` grade for each trial among ``episodes`` (in ``keep``, when given) whose
+    agent errored (it has metrics.json, no grade.json): the summary then lists its model, with "-"
+    where nothing was scored, and counts the trial as incomplete, as `run` does. Only a task name
+    that says its side qualifies."""
     from ..scoring import GradeFileError, TrialGrade
 
     grades = []
-    for data in _episodes_without_grade(dirs, keep):
+    for data in _kept(episodes, keep):
         if data.get("status") != "errored":
             continue
         error = " ".join(str(data.get("error") or "").split())[:300]
@@ -365,7 +365,7 @@ async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int,
     shutil.rmtree(run_dir / REJUDGE_STAGING, ignore_errors=True)
     files = collect_grade_files([run_dir / "trials"])
     grades, _ = load_grades(files)
-    summary = summarize([*grades, *errored_episode_grades([run_dir / "trials"])])
+    summary = summarize([*grades, *errored_episode_grades(episodes_without_grade([run_dir / "trials"]))])
     summary["judge_calls"] = audit_section([run_dir / "judge_audit.jsonl"], grades)  # each call once
     if unknown:
         summary["warnings"].append(f"{len(unknown)} trial(s) not graded: task not in the data source")
@@ -530,21 +530,22 @@ def register(main: click.Group) -> None:
         from ..scoring import summarize
 
         files = collect_grade_files(list(dirs))
-        if not files and not ungraded_episodes(list(dirs)):
+        episodes = episodes_without_grade(list(dirs))
+        if not files and not ungraded_episodes(episodes):
             raise RedlineBenchError(f"no grade.json found below {', '.join(str(d) for d in dirs)}")
         keep, left_out = None, []
         if not all_runs:
-            keep, left_out = newest_run_per_task({f.parent for f in files} | set(episode_folders(list(dirs))))
+            keep, left_out = newest_run_per_task({f.parent for f in files} | {folder for folder, _ in episodes})
             files = [f for f in files if f.parent in keep]
         grades, problems = load_grades(files, skip_invalid=skip_invalid)
-        errored = errored_episode_grades(list(dirs), keep)
+        errored = errored_episode_grades(episodes, keep)
         summary = summarize([*grades, *errored])
         summary["judge_calls"] = audit_section(audit_logs_for(files), grades)  # each call once
         summary["warnings"].extend(f"skipped unreadable grade: {p}" for p in problems)
         if left_out:
             summary["left_out_runs"] = [x.to_dict() for x in left_out]
         listed = Counter(g.model for g in errored)
-        for model, n in sorted(ungraded_episodes(list(dirs), keep).items()):
+        for model, n in sorted(ungraded_episodes(episodes, keep).items()):
             if n > listed[model]:
                 summary["warnings"].append(
                     f"{model}: {n - listed[model]} trial(s) have an episode but no grade.json (not graded yet: "
