@@ -381,14 +381,8 @@ def parse_annotated(view: str) -> Facts:
             elif what in _NOTE_MARK:
                 kind = _NOTE_MARK[what]
                 facts.revisions[(kind, author, original if kind == "para_del" else current, pid)] += 1
-            elif what == "paragraph formatting changed":
-                facts.revisions[("format", author, current, pid)] += 1
-            elif what == "¶ formatting changed":
-                facts.revisions[("format", author, "\u00b6", pid)] += 1
-            elif what == "formatting changed" and m.group(3) is not None:
-                facts.revisions[("format", author, unescape(m.group(3)), pid)] += 1
             else:
-                raise GrammarError(f"{pid}: unknown note [{note}]")
+                _formatting_note(facts, m, note, author, current, pid)
         if bool(hidden) != bool(reasons):
             raise GrammarError(f"{pid}: hidden text and its reason note go together")
         i += 1
@@ -475,20 +469,28 @@ def _stories(lines: list[str], i: int, authors: dict[str, str], facts: Facts) ->
             if what.startswith("¶ ") and what in _NOTE_MARK:
                 kind = _NOTE_MARK[what]
                 facts.revisions[(kind, author, original if kind == "para_del" else current, pid)] += 1
-            elif what == "paragraph formatting changed":
-                facts.revisions[("format", author, current, pid)] += 1
-            elif what == "¶ formatting changed":
-                facts.revisions[("format", author, "\u00b6", pid)] += 1
-            elif what == "formatting changed" and m.group(3) is not None:
-                facts.revisions[("format", author, unescape(m.group(3)), pid)] += 1
             else:
-                raise GrammarError(f"{pid}: unknown note [{note}]")
+                _formatting_note(facts, m, note, author, current, pid)
         if bool(hidden) != bool(reasons):
             raise GrammarError(f"{pid}: hidden text and its reason note go together")
         i += 1
     if i == start:
         raise GrammarError("an empty headers, footers and notes block")
     return i + 1
+
+
+def _formatting_note(facts, m, note: str, author: str, current: str, pid: str) -> None:
+    """A formatting note (paragraph, paragraph mark, a run's text), read alike in the body and in the
+    headers, footers and notes block; any other note there is unknown."""
+    what = m.group(1)
+    if what == "paragraph formatting changed":
+        facts.revisions[("format", author, current, pid)] += 1
+    elif what == "¶ formatting changed":
+        facts.revisions[("format", author, "\u00b6", pid)] += 1
+    elif what == "formatting changed" and m.group(3) is not None:
+        facts.revisions[("format", author, unescape(m.group(3)), pid)] += 1
+    else:
+        raise GrammarError(f"{pid}: unknown note [{note}]")
 
 
 _BODY_HIDDEN = re.compile(r"\{hidden>((?:[^{\\]|\\.)*)\{<hidden\}")
