@@ -207,9 +207,7 @@ def bind_tree(cfg: LightevalTaskConfig) -> LightevalTaskConfig:
     announced = source.kind == "embedded" and not config.hub_offline()
     if source.kind != "hub" and not announced:
         log.warning("warning: lighteval task %s runs on %s, not the Hub dataset %s (%s): its scores are not "
-                    "comparable with the real set's", cfg.name,
-                    "the embedded synthetic task set" if source.kind == "embedded" else source.label,
-                    config.HUB_DATASET_ID, source.skipped[-1] if source.skipped else source.reason)
+                    "comparable with the real set's", cfg.name, source.label, config.HUB_DATASET_ID, source.skipped[-1] if source.skipped else source.reason)
     return cfg
 
 
