@@ -28,12 +28,19 @@ def report_cmd(run_dir: Path, output: Path | None, pack: bool | None, open_page:
     The page is one self-contained HTML file (no network): headline redline_overall with its 95% CI,
     charts by turn, side, scenario and rubric category, a task table, every rubric with each judge's
     verdict and reason, and each redline beside the attorney's golden. `redlinebench runs` lists
-    the runs; `--open` shows the page in the browser.
+    the runs; `--open` shows the page in the browser. An arena run directory (arena_summary.json)
+    gets its arena.html instead.
     """
-    from ..report import write_run_report
+    from ..report import write_arena_report, write_run_report
     from .run import shown_path
     from .runs import refuse_folder_of_runs
 
+    if (run_dir / "arena_summary.json").is_file():
+        path = Path(write_arena_report(run_dir, output))
+        click.echo(f"arena report: {shown_path(path)}")
+        if open_page:
+            open_in_browser(path)
+        return
     refuse_folder_of_runs(run_dir, "report")
     path = Path(write_run_report(run_dir, output, pack=pack))
     click.echo(f"report: {shown_path(path)}")

@@ -2,6 +2,7 @@
 redline viewer. Built from run-directory files alone; every page is one self-contained HTML file.
 """
 
+from ._arena import write_arena_report
 from ._charts import SVGChart, summary_chart
 from ._compare import write_comparison
 from ._load import ReportError, RunData, TrialRecord, load_run
@@ -10,6 +11,7 @@ from ._run_report import prerender_trial, write_run_report
 
 __all__ = [
     "write_run_report",
+    "write_arena_report",
     "prerender_trial",
     "write_comparison",
     "summary_chart",

@@ -22,7 +22,8 @@ def _script_hash(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
-def page(*, title: str, subtitle: list[object], nav: list[tuple[str, str]], body: Markup) -> str:
+def page(*, title: str, subtitle: list[object], nav: list[tuple[str, str]], body: Markup, css: str = "") -> str:
+    """The whole page; *css* is a page's own rules, appended to the shared style sheet."""
     csp = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src 'sha256-{_script_hash(SCRIPT)}'; base-uri 'none'; form-action 'none'"
@@ -34,7 +35,7 @@ def page(*, title: str, subtitle: list[object], nav: list[tuple[str, str]], body
         el("meta", name="viewport", content="width=device-width, initial-scale=1"),
         el("meta", name="generator", content=f"redlinebench {__version__}"),
         el("title", title),
-        Markup(f"<style>{CSS}</style>"),
+        Markup(f"<style>{CSS}{css}</style>"),
     ])
     header = el("header", el("h1", title), el("div", *[el("span", s) for s in subtitle if s], class_="sub"), class_="top")
     toc = el("nav", *[el("a", label, href=f"#{anchor}") for anchor, label in nav], class_="toc", aria_label="Sections")
