@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .hidden import Visibility
 from .oxml import qn
+from .revision_authors import RunBase, records_difference
 from .runs import W_AUTHOR, W_CRE, W_CREF, W_CRS, W_ID, W_P, W_PPRCHANGE, W_RPRCHANGE, walk_paragraph
 
 __all__ = ["Evidence", "author_evidence", "is_visible_char"]
@@ -60,17 +61,10 @@ def _live_paragraphs(root):
             yield p
 
 
-def _property_change_recorded(change) -> bool:
-    """A ``w:rPrChange``/``w:pPrChange`` whose old properties differ from the current ones (an
-    empty LibreOffice re-save revision records none)."""
-    from .revision_authors import records_difference
-
-    return records_difference(change)
-
-
 def author_evidence(doc, author: str) -> Evidence:
     """Count ``author``'s visible tracked changes and anchored comments in every story of ``doc``."""
     vis = Visibility(doc)
+    base = RunBase(doc)
 
     def seen(text: str, run) -> bool:
         return _has_visible(text) and (run is None or vis.reason(run) is None)
@@ -100,7 +94,7 @@ def author_evidence(doc, author: str) -> Evidence:
             if change in shown or any(True for _ in change.iterancestors(_MC_FALLBACK)):
                 continue
             host = change.getparent().getparent() if change.getparent() is not None else None
-            if host is None or not _property_change_recorded(change):
+            if host is None or not records_difference(change, base):
                 continue
             if change.tag == W_RPRCHANGE and host.tag == _W_R:
                 runs = [host]

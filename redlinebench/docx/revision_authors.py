@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from .oxml import qn
 
-__all__ = ["records_difference", "revision_findings"]
+__all__ = ["RunBase", "records_difference", "revision_findings"]
 
 _RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
 _AUX_RELTYPES = (_RT + "styles", _RT + "numbering")
@@ -58,18 +58,117 @@ def _properties(el) -> tuple:
     return tuple(sorted(_shape(c) for c in el if isinstance(c.tag, str) and c.tag not in _NOT_PROPERTIES))
 
 
-def records_difference(change) -> bool:
+def records_difference(change, base: "RunBase | None" = None) -> bool:
     """True when a property revision (``w:rPrChange``, ``w:pPrChange``, table, row, cell, section
     or grid change) records old properties that differ from the current ones; any other revision
-    element is always a change."""
+    element is always a change. With ``base`` (the document's style inheritance), a run's old and
+    new properties are compared as a reader sees them: each resolved over the styles, only what
+    shows on the page (LibreOffice records an empty old ``w:rPr`` under direct properties that
+    equal the inherited ones). A style's or numbering level's own revision is compared as written."""
     if change.tag not in _PROPERTY_CHANGES:
         return True
     current = change.getparent()
     if current is None:
         return False
     old = next((c for c in change if isinstance(c.tag, str)), None)
+    holder = current.getparent()
+    if base is not None and change.tag == _W_RPRCHANGE and holder is not None and holder.tag in (_W_R, _W_PPR):
+        pstyle = _paragraph_style(current)
+        return base.seen(old, pstyle) != base.seen(current, pstyle)
     before = _properties(old) if old is not None else ()
     return before != _properties(current)
+
+
+_W_RPRCHANGE, _W_R = qn("w:rPrChange"), qn("w:r")
+_W_VAL = qn("w:val")
+_W_STYLE, _W_STYLEID, _W_BASEDON = qn("w:style"), qn("w:styleId"), qn("w:basedOn")
+_W_RSTYLE, _W_PSTYLE, _W_PPR, _W_RPR = qn("w:rStyle"), qn("w:pStyle"), qn("w:pPr"), qn("w:rPr")
+#: on/off run properties (absent: off)
+_TOGGLES = {qn("w:" + t) for t in ("b", "i", "caps", "smallCaps", "strike", "dstrike", "vanish", "specVanish",
+                                    "webHidden", "emboss", "imprint", "outline", "shadow")}
+#: run properties a reader sees, with the attributes that matter and their values when absent
+_SEEN = {qn("w:" + tag): attrs for tag, attrs in (
+    ("u", {"val": "none", "color": None}), ("color", {"val": "auto", "themeColor": None}),
+    ("sz", {"val": None}), ("highlight", {"val": "none"}), ("shd", {"val": None, "fill": "auto", "color": None}),
+    ("vertAlign", {"val": "baseline"}), ("position", {"val": "0"}), ("spacing", {"val": "0"}),
+    ("w", {"val": "100"}), ("effect", {"val": "none"}), ("em", {"val": "none"}), ("fitText", {"val": None}),
+    ("rFonts", {"ascii": None, "hAnsi": None, "asciiTheme": None, "hAnsiTheme": None}),
+    ("bdr", {"val": None, "color": None, "sz": None}),
+)}
+_FALSE = ("0", "false", "off")
+
+
+def _paragraph_style(props) -> str | None:
+    p = next(props.iterancestors(qn("w:p")), None)
+    ppr = p.find(_W_PPR) if p is not None else None
+    pstyle = ppr.find(_W_PSTYLE) if ppr is not None else None
+    return pstyle.get(_W_VAL) if pstyle is not None else None
+
+
+class RunBase:
+    """A document's run-property inheritance (docDefaults, paragraph and character style chains),
+    enough to tell what of a run's formatting a reader sees."""
+
+    def __init__(self, doc) -> None:
+        self.defaults: dict = {}
+        self.styles: dict[str, tuple[str | None, object | None]] = {}
+        self.default_para: str | None = None
+        part = doc.part_for(_RT + "styles")
+        if part is None:
+            return
+        root = doc.package.xml(part)
+        rpr = root.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}/{_W_RPR}")
+        self.defaults = self._overlay({}, rpr)
+        for style in root.iter(_W_STYLE):
+            sid = style.get(_W_STYLEID)
+            if sid:
+                based = style.find(_W_BASEDON)
+                self.styles[sid] = (based.get(_W_VAL) if based is not None else None, style.find(_W_RPR))
+                if style.get(qn("w:default")) in ("1", "true", "on") and style.get(qn("w:type")) == "paragraph":
+                    self.default_para = sid
+
+    @staticmethod
+    def _overlay(into: dict, rpr) -> dict:
+        for child in rpr if rpr is not None else ():
+            tag = child.tag
+            if tag in _TOGGLES:
+                into[tag] = (child.get(_W_VAL) or "true").lower() not in _FALSE
+            elif tag in _SEEN:
+                merged = dict(into.get(tag, ()))
+                for attr in _SEEN[tag]:
+                    value = child.get(qn("w:" + attr))
+                    if value is not None:
+                        merged[attr] = value
+                into[tag] = tuple(sorted(merged.items()))
+        return into
+
+    def _chain(self, sid: str | None, into: dict) -> None:
+        chain, seen = [], set()
+        while sid and sid not in seen and sid in self.styles:
+            seen.add(sid)
+            based, rpr = self.styles[sid]
+            chain.append(rpr)
+            sid = based
+        for rpr in reversed(chain):
+            self._overlay(into, rpr)
+
+    def seen(self, rpr, pstyle: str | None) -> tuple:
+        """The visible run properties of a run whose direct properties are ``rpr``."""
+        out = dict(self.defaults)
+        self._chain(pstyle or self.default_para, out)
+        rstyle = rpr.find(_W_RSTYLE) if rpr is not None else None
+        if rstyle is not None:
+            self._chain(rstyle.get(_W_VAL), out)
+        self._overlay(out, rpr)
+        shown = []
+        for tag in sorted(_TOGGLES | set(_SEEN)):
+            value = out.get(tag)
+            if tag in _TOGGLES:
+                shown.append(bool(value))
+            else:
+                attrs = dict(value or ())
+                shown.append(tuple(attrs.get(a, d) for a, d in sorted(_SEEN[tag].items())))
+        return tuple(shown)
 
 
 def _revisions(doc) -> Iterator[tuple[str, object]]:
@@ -107,6 +206,7 @@ def revision_findings(original, output, author: str, locate=None) -> list[tuple[
     part's file name is the location)."""
     from .integrity import _date_key, _near
 
+    base = RunBase(output)
     known = {(FAMILIES[el.tag], el.get(W_AUTHOR) or "", _date_key(el.get(W_DATE)))
              for _name, el in _revisions(original)}
     out: list[tuple[str, str, str]] = []
@@ -118,7 +218,7 @@ def revision_findings(original, output, author: str, locate=None) -> list[tuple[
         family = FAMILIES[el.tag]
         if (family, who, _date_key(el.get(W_DATE))) in known:
             continue
-        if any(True for _ in el.iterancestors(_MC_FALLBACK)) or not records_difference(el):
+        if any(True for _ in el.iterancestors(_MC_FALLBACK)) or not records_difference(el, base):
             continue
         if (family, who, name) in reported:
             continue
