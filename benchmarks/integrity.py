@@ -330,6 +330,7 @@ def detection(tasks) -> bool:
 
     inputs = [("small contract", base_contract(), AUTHOR), ("fields contract", FIELDS, AUTHOR)]
     inputs += [(t.task_id, _Path(t.contract_path).read_bytes(), t.author) for t in tasks]
+    inputs += _inputs_v3()
     ok = True
     print(f"detection over {len(inputs)} inputs (a family counts where it applies):")
     print(f"  {'family':40} {'kind':24} found/injected")
@@ -555,6 +556,15 @@ def _families_v3() -> list[tuple[str, str, Callable[[bytes, str], bytes | None]]
         ("section revision signed by them", "forged_revision", section_by_other),
         ("style revision signed by them", "forged_revision", style_by_other),
     ]
+
+
+def _inputs_v3() -> list[tuple[str, bytes, str]]:
+    """A contract with two threads on plain text, the words of one repeated elsewhere (where a moved
+    range can land on the same words)."""
+    from tests.docx.integrity_util import AUTHOR
+    from tests.docx.test_integrity_attribution import TWO
+
+    return [("two-comment contract", TWO, AUTHOR)]
 
 
 def gate_evidence(tasks) -> bool:
