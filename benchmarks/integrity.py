@@ -381,7 +381,8 @@ def false_positives(tasks, libreoffice: bool) -> bool:
     return ok
 
 
-# ---------------------------------------------------------------------------------------------- integrity v3: attribution and gate evidence
+# ---------------------------------------------------------------------------------------------- integrity v3
+# attribution (comments, revision authors) and gate evidence
 def _families_v3() -> list[tuple[str, str, Callable[[bytes, str], bytes | None]]]:
     """Issue 29's attribution families (comment metadata and place, every revision element's
     author), in ``_families``'s form."""

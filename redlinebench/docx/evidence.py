@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .hidden import Visibility
 from .oxml import qn
 from .revision_authors import RunBase, records_difference
-from .runs import W_AUTHOR, W_CRE, W_CREF, W_CRS, W_ID, W_P, W_PPRCHANGE, W_RPRCHANGE, walk_paragraph
+from .runs import REVISION_WRAPPERS, W_AUTHOR, W_CRE, W_CREF, W_CRS, W_ID, W_P, W_PPRCHANGE, W_RPRCHANGE, walk_paragraph
 
 __all__ = ["Evidence", "author_evidence", "is_visible_char"]
 
@@ -55,12 +55,6 @@ class Evidence:
         return bool(self.changes or self.comments)
 
 
-def _live_paragraphs(root):
-    for p in root.iter(W_P):
-        if not any(True for _ in p.iterancestors(_MC_FALLBACK)):
-            yield p
-
-
 def author_evidence(doc, author: str) -> Evidence:
     """Count ``author``'s visible tracked changes and anchored comments in every story of ``doc``."""
     vis = Visibility(doc)
@@ -75,14 +69,20 @@ def author_evidence(doc, author: str) -> Evidence:
     for _part, root in doc.story_parts():
         for el in root.iter(W_CRS, W_CRE, W_CREF):
             anchored.add(el.get(W_ID) or "")
-        for p in _live_paragraphs(root):
+        # only the paragraphs holding one of the author's text revisions are walked
+        hosts: dict = {}
+        for el in root.iter(*REVISION_WRAPPERS):
+            who = el.get(W_AUTHOR) or ""
+            if who != author:
+                others.add(who)
+                continue
+            p = next(el.iterancestors(W_P), None)
+            if p is not None and not any(True for _ in p.iterancestors(_MC_FALLBACK)):
+                hosts[p] = None
+        for p in hosts:
             for atom in walk_paragraph(p).atoms:
                 for rev in (atom.rev, atom.outer):
-                    if rev is None:
-                        continue
-                    who = rev.get(W_AUTHOR) or ""
-                    if who != author:
-                        others.add(who)
+                    if rev is None or (rev.get(W_AUTHOR) or "") != author:
                         continue
                     if not shown.get(rev):
                         shown[rev] = atom.kind in _CHANGED and seen(atom.text, atom.run)

@@ -90,7 +90,9 @@ def _places(doc, author: str | None, wanted: set[str], span_limit: int) -> dict[
                 marks.setdefault(cid, {}).setdefault(el.tag, el)
         if not marks:
             continue
-        paragraphs = [p for p in root.iter(W_P) if not any(True for _ in p.iterancestors(_MC_FALLBACK))]
+        paragraphs = list(root.iter(W_P))
+        if next(root.iter(_MC_FALLBACK), None) is not None:   # a shape's fallback copy is not on the page
+            paragraphs = [p for p in paragraphs if not any(True for _ in p.iterancestors(_MC_FALLBACK))]
         index = {p: i for i, p in enumerate(paragraphs)}
         walks: dict = {}
 
