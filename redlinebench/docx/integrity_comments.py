@@ -21,6 +21,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from lxml import etree
+
 from .oxml import qn
 from .runs import W_AUTHOR, W_CRE, W_CREF, W_CRS, W_ID, W_P, walk_paragraph
 
@@ -46,13 +48,20 @@ class _Texts:
         return _subsequence(self.core, other.view) and _subsequence(other.core, self.full)
 
 
-@dataclass(frozen=True, slots=True)
 class _Place:
-    story: str
-    ranged: bool        # a range with both ends (else the reference point alone)
-    before: _Texts      # the paragraph's text before the start
-    inside: _Texts
-    after: _Texts       # the paragraph's text after the end
+    """Where a comment stands: its story, whether it has a range, the XML of its paragraphs (equal
+    XML: the same place, nothing to read) and, read on demand, the text before, inside and after."""
+
+    __slots__ = ("story", "ranged", "raw", "_read", "_texts")
+
+    def __init__(self, story: str, ranged: bool, raw: bytes, read) -> None:
+        self.story, self.ranged, self.raw, self._read, self._texts = story, ranged, raw, read, None
+
+    def texts(self) -> tuple[_Texts, _Texts, _Texts]:
+        """(before the start in its paragraph, inside the range, after the end in its paragraph)."""
+        if self._texts is None:
+            self._texts = self._read()
+        return self._texts
 
 
 def _subsequence(short: str, long: str) -> bool:
@@ -112,17 +121,19 @@ def _places(doc, author: str | None, wanted: set[str], span_limit: int) -> dict[
             p1 = next(end.iterancestors(W_P), None)
             if p0 not in index or p1 not in index or not 0 <= index[p1] - index[p0] <= span_limit:
                 continue
-            w0, w1 = walk(p0), walk(p1)
-            lo = next((m.index for m in w0.markers if m.element is start), 0)
-            hi = next((m.index for m in w1.markers if m.element is end), len(w1.atoms))
-            inside = []
-            for i in range(index[p0], index[p1] + 1):
-                atoms = walk(paragraphs[i]).atoms
-                a = lo if i == index[p0] else 0
-                b = hi if i == index[p1] else len(atoms)
-                inside.extend(atoms[a:b])
-            out[cid] = _Place(part.rsplit("/", 1)[-1], ranged, _texts(w0.atoms[:lo], author),
-                              _texts(inside, author), _texts(w1.atoms[hi:], author))
+            i0, i1 = index[p0], index[p1]
+
+            def read(start=start, end=end, p0=p0, p1=p1, i0=i0, i1=i1, walk=walk, paragraphs=paragraphs):
+                w0, w1 = walk(p0), walk(p1)
+                lo = next((m.index for m in w0.markers if m.element is start), 0)
+                hi = next((m.index for m in w1.markers if m.element is end), len(w1.atoms))
+                inside = []
+                for i in range(i0, i1 + 1):
+                    atoms = walk(paragraphs[i]).atoms
+                    inside.extend(atoms[lo if i == i0 else 0:hi if i == i1 else len(atoms)])
+                return _texts(w0.atoms[:lo], author), _texts(inside, author), _texts(w1.atoms[hi:], author)
+            raw = b"".join(etree.tostring(paragraphs[i]) for i in range(i0, i1 + 1))
+            out[cid] = _Place(part.rsplit("/", 1)[-1], ranged, raw, read)
     return out
 
 
@@ -171,25 +182,27 @@ def comment_findings(original, output, author: str, before, after, pairs: dict[s
     now = _places(output, author, {pairs[c.cid] for c in theirs}, span_limit)
     for c in theirs:
         a, b = was.get(c.cid), now.get(pairs[c.cid])
-        if a is None:
-            continue
-        covered = a.ranged and bool(a.inside.full)
-        if b is None:
+        if a is None or b is None:
             continue   # no mark left (a deleted comment) or a range over a whole story: named elsewhere
+        if a.story == b.story and a.ranged == b.ranged and a.raw == b.raw:
+            continue   # the same paragraphs, byte for byte: the same place
+        (a_before, a_inside, a_after), (b_before, b_inside, b_after) = a.texts(), b.texts()
+        covered = a.ranged and bool(a_inside.full)
         if covered and not b.ranged:
             out.append(("altered_comment", c.where, f"comment by {c.author!r} collapsed to a point: its range "
-                        f"over {_quote(a.inside.full)} removed"))
+                        f"over {_quote(a_inside.full)} removed"))
             continue
+        same_place = a.story == b.story and a_before.fits(b_before) and a_after.fits(b_after)
         if not covered:
-            if b.ranged and b.inside.view:
+            if b.ranged and b_inside.view:
                 out.append(("altered_comment", c.where, f"comment by {c.author!r} stretched over "
-                            f"{_quote(b.inside.view)} (it marked a point)"))
-            elif a.story != b.story or not (a.before.fits(b.before) and a.after.fits(b.after)):
+                            f"{_quote(b_inside.view)} (it marked a point)"))
+            elif not same_place:
                 out.append(("altered_comment", c.where, f"comment by {c.author!r} moved to another place"))
             continue
-        if not a.inside.fits(b.inside):
+        if not a_inside.fits(b_inside):
             continue   # a range over other text: integrity.anchors names it
-        if a.story != b.story or not (a.before.fits(b.before) and a.after.fits(b.after)):
+        if not same_place:
             out.append(("altered_comment", c.where, f"comment by {c.author!r} moved: the same words "
-                        f"{_quote(a.inside.full)} elsewhere"))
+                        f"{_quote(a_inside.full)} elsewhere"))
     return out

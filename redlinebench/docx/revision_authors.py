@@ -207,8 +207,14 @@ def revision_findings(original, output, author: str, locate=None) -> list[tuple[
     from .integrity import _date_key, _near
 
     base = RunBase(output)
-    known = {(FAMILIES[el.tag], el.get(W_AUTHOR) or "", _date_key(el.get(W_DATE)))
-             for _name, el in _revisions(original)}
+    minutes: dict = {}
+
+    def minute(value):
+        hit = minutes.get(value)
+        if hit is None:
+            hit = minutes[value] = _date_key(value)
+        return hit
+    known = {(FAMILIES[el.tag], el.get(W_AUTHOR) or "", minute(el.get(W_DATE))) for _name, el in _revisions(original)}
     out: list[tuple[str, str, str]] = []
     reported: set[tuple] = set()
     for name, el in _revisions(output):
@@ -216,7 +222,7 @@ def revision_findings(original, output, author: str, locate=None) -> list[tuple[
         if who == author:
             continue
         family = FAMILIES[el.tag]
-        if (family, who, _date_key(el.get(W_DATE))) in known:
+        if (family, who, minute(el.get(W_DATE))) in known:
             continue
         if any(True for _ in el.iterancestors(_MC_FALLBACK)) or not records_difference(el, base):
             continue

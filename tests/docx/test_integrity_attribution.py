@@ -134,7 +134,8 @@ def test_the_authors_tracked_changes_inside_a_range_and_replies_alter_nothing():
     assert run_audit(TWO, replied).findings == ()
     # the author's own insertion before another author's range moves no anchor either
     prefix = ins(r_("Subject to clause 9, "), author=AUTHOR, rid=801)
-    before = rewrite(TWO, DOC, lambda root: paragraph_with(root, "delivers the Goods").insert(0, fragment(prefix)))
+    before = rewrite(TWO, DOC, lambda root: paragraph_with(root, "delivers the Goods").find(w("pPr")).addnext(
+        fragment(prefix)))
     assert run_audit(TWO, before).findings == ()
     assert "altered_comment" in kinds(run_audit(SRC, rewrite(SRC, DOC, _drop_range("4"))))
 
