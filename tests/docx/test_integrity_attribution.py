@@ -176,6 +176,15 @@ def test_an_empty_formatting_revision_of_a_re_save_is_ignored():
                             '<w:rPr/></w:rPrChange>'))
     quiet = rewrite(SRC, DOC, fn)
     assert run_audit(SRC, quiet).findings == ()
+    # LibreOffice's shape: direct properties that restate the document defaults (Times New Roman,
+    # 11 pt) plus kerning and language, over an empty old w:rPr: nothing a reader sees differs
+    restated = rewrite(quiet, DOC, lambda root: [next(root.iter(w("rPrChange"))).addprevious(fragment(x)) for x in (
+        '<w:rFonts w:eastAsia="Times New Roman" w:cs="Times New Roman"/>', '<w:kern w:val="0"/>',
+        '<w:sz w:val="22"/>', '<w:szCs w:val="22"/>', '<w:lang w:val="en-US" w:eastAsia="en-US" w:bidi="ar-SA"/>')])
+    assert run_audit(SRC, restated).findings == ()
+    bigger = rewrite(restated, DOC, lambda root: next(root.iter(w("rPrChange"))).getparent().find(w("sz")).set(
+        w("val"), "28"))
+    assert "forged_revision" in kinds(run_audit(SRC, bigger))
     loud = rewrite(quiet, DOC, lambda root: next(root.iter(w("rPrChange"))).getparent().insert(0, fragment("<w:i/>")))
     assert "forged_revision" in kinds(run_audit(SRC, loud))
 
