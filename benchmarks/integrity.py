@@ -330,10 +330,11 @@ def detection(tasks) -> bool:
 
     inputs = [("small contract", base_contract(), AUTHOR), ("fields contract", FIELDS, AUTHOR)]
     inputs += [(t.task_id, _Path(t.contract_path).read_bytes(), t.author) for t in tasks]
+    inputs += _inputs_v3()
     ok = True
     print(f"detection over {len(inputs)} inputs (a family counts where it applies):")
     print(f"  {'family':40} {'kind':24} found/injected")
-    for family, kind, make in _families():
+    for family, kind, make in _families() + _families_v3():
         found = injected = 0
         missed = []
         for name, src, author in inputs:
@@ -377,6 +378,276 @@ def false_positives(tasks, libreoffice: bool) -> bool:
         bad = [(n, k) for n, k in bad if k]
         ok &= not bad
         print(f"  {label:28} {len(bad)}/{len(items)}" + (f"  e.g. {bad[0]}" if bad else ""))
+    return ok
+
+
+# ---------------------------------------------------------------------------------------------- integrity v3
+# attribution (comments, revision authors) and gate evidence
+def _families_v3() -> list[tuple[str, str, Callable[[bytes, str], bytes | None]]]:
+    """Issue 29's attribution families (comment metadata and place, every revision element's
+    author), in ``_families``'s form."""
+    import copy
+
+    from tests.docx.integrity_util import W, fragment, rewrite
+
+    other = "Opposing Counsel (LargeCo Legal)"
+    stamp = 'w:date="2026-03-01T10:00:00Z"'
+
+    def w(tag: str) -> str:
+        return f"{{{W}}}{tag}"
+
+    def apply(data: bytes, fn, part: str = DOC) -> bytes | None:
+        hit = []
+        try:
+            out = rewrite(data, part, lambda root: hit.append(fn(root) is not False))
+        except KeyError:
+            return None
+        return out if hit and hit[0] else None
+
+    def their_comments(data: bytes, author: str) -> set[str]:
+        from redlinebench.docx import RedlineDocument
+
+        return {c.id.split("-", 1)[1] for c in RedlineDocument.open(data).comments if c.author != author}
+
+    def ranges(root, ids):
+        """(start, end, runs between) of each comment in ``ids`` whose range covers plain runs of one paragraph."""
+        for start in root.iter(w("commentRangeStart")):
+            cid = start.get(w("id"))
+            end = next((e for e in root.iter(w("commentRangeEnd")) if e.get(w("id")) == cid), None)
+            if cid not in ids or end is None or end.getparent() is not start.getparent():
+                continue
+            between = []
+            for sib in start.itersiblings():
+                if sib is end:
+                    break
+                between.append(sib)
+            if between and all(x.tag in (w("r"), w("commentRangeStart")) for x in between) and \
+                    "".join(t.text or "" for x in between for t in x.iter(w("t"))).strip():
+                yield start, end, between
+
+    def collapsed(data, author):
+        ids = their_comments(data, author)
+
+        def fn(root):
+            found = next(ranges(root, ids), None)
+            if found is None:
+                return False
+            for el in found[:2]:
+                el.getparent().remove(el)
+        return apply(data, fn)
+
+    def moved(data, author):
+        ids = their_comments(data, author)
+
+        def fn(root):
+            for start, end, between in list(ranges(root, ids)):
+                words = "".join(t.text or "" for x in between for t in x.iter(w("t")))
+                host = start.getparent()
+                for t in root.iter(w("t")):
+                    run = t.getparent()
+                    if not t.text or words not in t.text or run.getparent().tag != w("p") or run.getparent() is host:
+                        continue
+                    head, tail = t.text.split(words, 1)
+                    t.text = head
+                    t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+                    inner, rest = copy.deepcopy(run), copy.deepcopy(run)
+                    inner.find(w("t")).text = words
+                    rest.find(w("t")).text = tail
+                    start.getparent().remove(start)
+                    end.getparent().remove(end)
+                    for el in reversed([start, inner, end, rest]):
+                        run.addnext(el)
+                    return True
+            return False
+        return apply(data, fn)
+
+    def comments_part(fn):
+        def make(data, author):
+            ids = their_comments(data, author)
+            return apply(data, lambda root: fn(root, ids), "word/comments.xml")
+        return make
+
+    def initials(root, ids):
+        el = next((c for c in root if c.get(w("id")) in ids), None)
+        if el is None:
+            return False
+        el.set(w("initials"), "RC" if el.get(w("initials")) != "RC" else "XX")
+
+    def made_reply(data, author):
+        w15 = "{http://schemas.microsoft.com/office/word/2012/wordml}"
+
+        def fn(root):
+            roots = [ex for ex in root if ex.get(w15 + "paraIdParent") is None]
+            if len(roots) < 2:
+                return False
+            roots[1].set(w15 + "paraIdParent", roots[0].get(w15 + "paraId"))
+        return apply(data, fn, "word/commentsExtended.xml")
+
+    def body_paragraph(root):
+        return next((p for p in root.iter(w("p")) if p.find(w("pPr")) is not None
+                     and len("".join(t.text or "" for t in p.iter(w("t"))).split()) >= 6
+                     and p.getparent().tag == w("body")), None)
+
+    def bold_by_other(data, author):
+        def fn(root):
+            p = body_paragraph(root)
+            if p is None:
+                return False
+            wrapper = fragment(f'<w:ins w:id="9801" w:author="{author}" {stamp}/>')
+            wrapper.append(fragment(f'<w:r><w:rPr><w:b/><w:rPrChange w:id="9802" w:author="{other}" {stamp}>'
+                                    '<w:rPr/></w:rPrChange></w:rPr><w:t xml:space="preserve"> (as agreed)</w:t></w:r>'))
+            p.append(wrapper)
+        return apply(data, fn)
+
+    def paragraph_by_other(data, author):
+        def fn(root):
+            p = body_paragraph(root)
+            if p is None:
+                return False
+            ppr = p.find(w("pPr"))
+            old = copy.deepcopy(ppr)
+            for child in list(old):
+                if child.tag in (w("rPr"), w("sectPr"), w("pPrChange")):
+                    old.remove(child)
+            change = fragment(f'<w:pPrChange w:id="9803" w:author="{other}" {stamp}/>')
+            change.append(old)
+            ppr.insert(0, fragment('<w:keepNext/>'))
+            ppr.append(change)
+        return apply(data, fn)
+
+    def cell_by_other(data, author):
+        def fn(root):
+            tcpr = next(root.iter(w("tcPr")), None)
+            if tcpr is None:
+                return False
+            tcpr.append(fragment(f'<w:tcPrChange w:id="9804" w:author="{other}" {stamp}><w:tcPr><w:vAlign '
+                                 'w:val="bottom"/></w:tcPr></w:tcPrChange>'))
+        return apply(data, fn)
+
+    def section_by_other(data, author):
+        def fn(root):
+            sect = next(root.iter(w("sectPr")), None)
+            if sect is None:
+                return False
+            sect.append(fragment(f'<w:sectPrChange w:id="9805" w:author="{other}" {stamp}><w:sectPr><w:pgSz '
+                                 'w:w="100" w:h="100"/></w:sectPr></w:sectPrChange>'))
+        return apply(data, fn)
+
+    def style_by_other(data, author):
+        def fn(root):
+            style = next(root.iter(w("style")), None)
+            if style is None:
+                return False
+            rpr = style.find(w("rPr"))
+            if rpr is None:
+                rpr = fragment("<w:rPr/>")
+                style.append(rpr)
+            rpr.append(fragment("<w:caps/>"))
+            rpr.append(fragment(f'<w:rPrChange w:id="9806" w:author="{other}" {stamp}><w:rPr/></w:rPrChange>'))
+        return apply(data, fn, "word/styles.xml")
+
+    return [
+        ("their comment range collapsed", "altered_comment", collapsed),
+        ("their comment moved onto the same words", "altered_comment", moved),
+        ("their comment's initials changed", "forged_revision", comments_part(initials)),
+        ("their thread's root made a reply", "altered_comment", made_reply),
+        ("formatting revision signed by them", "forged_revision", bold_by_other),
+        ("paragraph revision signed by them", "forged_revision", paragraph_by_other),
+        ("cell revision signed by them", "forged_revision", cell_by_other),
+        ("section revision signed by them", "forged_revision", section_by_other),
+        ("style revision signed by them", "forged_revision", style_by_other),
+    ]
+
+
+def _inputs_v3() -> list[tuple[str, bytes, str]]:
+    """A contract with two threads on plain text, the words of one repeated elsewhere (where a moved
+    range can land on the same words)."""
+    from tests.docx.integrity_util import AUTHOR
+    from tests.docx.test_integrity_attribution import TWO
+
+    return [("two-comment contract", TWO, AUTHOR)]
+
+
+def gate_evidence(tasks) -> bool:
+    """SPEC §5.1 gate evidence (integrity v3): outputs whose only evidence no reader sees must
+    fail the gate; honest outputs whose only evidence stands outside the body must pass it."""
+    from redlinebench.docx import RedlineDocument
+    from redlinebench.judge import gate
+    from tests.docx.integrity_util import AUTHOR, base_contract, ins_xml, replace_text, rewrite
+    from tests.docx.util import docx, p, r_
+
+    def first_paragraph(text_min: int):
+        def fn(root):
+            para = next((x for x in root.iter(f"{{{W_NS}}}p")
+                         if len("".join(t.text or "" for t in x.iter(f"{{{W_NS}}}t")).split()) >= text_min), None)
+            if para is None:
+                return False
+            return para
+        return fn
+
+    def zero_width(src, author):
+        def fn(root):
+            para = first_paragraph(4)(root)
+            para.append(etree_fragment(ins_xml("\u200b\u2060", author)))
+        return rewrite(src, DOC, fn)
+
+    def invisible_comment(src, author):
+        doc = RedlineDocument.open(src)
+        pid = next(x.id for x in doc.paragraphs if len(x.text.split()) >= 4)
+        doc.add_comment(author=author, text="QQPLACEHOLDERQQ", paragraph_id=pid)
+        return rewrite(doc.to_bytes(), "word/comments.xml", replace_text("QQPLACEHOLDERQQ", "\u200b\ufeff\u00ad"))
+
+    def header_only(src, author):
+        def fn(root):
+            para = next(root.iter(f"{{{W_NS}}}p"), None)
+            if para is None:
+                return False
+            para.append(etree_fragment(ins_xml(" (Draft 2)", author)))
+        try:
+            return rewrite(src, "word/header1.xml", fn)
+        except KeyError:
+            return None
+
+    from tests.docx.integrity_util import fragment as etree_fragment
+    from tests.docx.integrity_util import W as W_NS
+
+    notes = ('<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+             '<w:footnote w:id="1">{}</w:footnote>')
+    plain_note = p(r_("Net 30 days from invoice."))
+    commented = p(r_("Net "), '<w:commentRangeStart w:id="5"/>', r_("30 days"), '<w:commentRangeEnd w:id="5"/>',
+                  '<w:r><w:commentReference w:id="5"/></w:r>', r_(" from invoice."))
+    body = p(r_("The Customer pays each invoice as the footnote says."))
+    note_src = docx(body, footnotes=notes.format(plain_note))
+    note_out = docx(body, footnotes=notes.format(commented),
+                    comments=f'<w:comment w:id="5" w:author="{AUTHOR}" w:date="2026-03-01T10:00:00Z">'
+                             + p(r_("Why 30 days? We need 45.")) + "</w:comment>")
+
+    inputs = [("small contract", base_contract(), AUTHOR)] + \
+        [(t.task_id, Path(t.contract_path).read_bytes(), t.author) for t in tasks]
+    cases = [("only evidence: zero-width insertion", False, zero_width),
+             ("only evidence: invisible comment", False, invisible_comment),
+             ("only evidence: tracked insertion in the header", True, header_only)]
+    ok = True
+    print(f"gate evidence over {len(inputs) + 1} inputs (must fail / must pass):")
+    for label, should_pass, make in cases:
+        right = total = 0
+        wrong = []
+        for name, src, author in inputs:
+            out = make(src, author)
+            if out is None:
+                continue
+            total += 1
+            result = gate(out, author, original=src)
+            good = result.passed if should_pass else "carry no visible text" in (result.reason or "")
+            right += good
+            if not good:
+                wrong.append(name)
+        ok &= right == total and total > 0
+        print(f"  {label:48} {'pass' if should_pass else 'fail'}: {right}/{total}"
+              + (f"  wrong: {', '.join(wrong[:3])}" if wrong else ""))
+    passed = gate(note_out, AUTHOR, original=note_src).passed
+    ok &= passed
+    print(f"  {'only evidence: comment anchored in a footnote':48} pass: {int(passed)}/1")
     return ok
 
 
@@ -455,6 +726,7 @@ def main() -> None:
     if args.tasks:
         tasks = tasks[:args.tasks]
     ok = detection(tasks)
+    ok &= gate_evidence(tasks)
     ok &= false_positives(tasks, args.libreoffice)
     ok &= speed(tasks, args.repeat, args.scale_paragraphs, args.libreoffice)
     print("all targets met" if ok else "TARGET MISSED")

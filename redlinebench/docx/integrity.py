@@ -784,6 +784,9 @@ class _Audit:
         self.moves()
         self.comments(original, output)
         self.embedded(original, output)
+        from .revision_authors import revision_findings   # v3: every revision element's author
+        for kind, where, detail in revision_findings(original, output, self.author, self.out.where):
+            self.add(kind, where, detail)
         return IntegrityReport.of(self.findings)
 
     def story(self, part: str, a_root, b_root) -> None:
@@ -1141,6 +1144,10 @@ class _Audit:
                 self.add("judge_directed_text", o.where, f"comment addresses the grader ({hit!r}): {_quote(o.text)}")
         self.anchors(original, output, before, pairs)
         self.unreferenced(original, output, before, pairs)
+        from .integrity_comments import comment_findings   # v3: initials, done state, thread, place
+        for kind, where, detail in comment_findings(original, output, author, before, after, pairs,
+                                                    MAX_ANCHOR_PARAGRAPHS):
+            self.add(kind, where, detail)
         by_id_after = {o.cid: o for o in after}
         threads_known = any(o.parent is not None for o in after) or output.part_for(_RT_COMMENTS_EX) is not None
         for c in before:

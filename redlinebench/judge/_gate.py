@@ -1,10 +1,11 @@
 """The validity gate (SPEC §5.1): the output opens as a .docx, carries the author's work, and
 passes the integrity audit against the task's input.
 
-At least one tracked change or comment whose author equals the task's author and which carries
-non-whitespace text (a single tracked space or an empty comment is no evidence of review);
-comments alone pass (accept-and-close turns). Only work anchored in the document counts: a
-comment with no anchor in the body (an orphan left in comments.xml) is no evidence either.
+At least one tracked change or comment whose author equals the task's author and whose text holds
+a character a reader sees (``docx.evidence``: not whitespace, not a control, format or separator
+character such as a zero-width space, not hidden); comments alone pass (accept-and-close turns).
+Every story counts (a tracked change in a header, a comment anchored in a footnote); a comment
+anchored nowhere (an orphan left in comments.xml) is no evidence.
 When the task's input document is known, the output is then audited against it
 (``docx.integrity``): a fatal finding fails the gate with a reason naming it. Anything that
 fails scores 0 with a reason and no judge is called.
@@ -76,10 +77,6 @@ def integrity_of(original: Any, output_doc: Any, author: str) -> IntegrityReport
         return IntegrityReport(skipped=f"audit error: {type(exc).__name__}: {exc}")
 
 
-def _has_text(text: str | None) -> bool:
-    return bool(text and text.strip())
-
-
 def gate(output: str | Path | bytes | None, author: str, *, document: Any | None = None,
          original: Any | None = None) -> GateResult:
     """Pass iff the output opens, has a tracked change or comment with text by exactly ``author``,
@@ -95,20 +92,23 @@ def gate(output: str | Path | bytes | None, author: str, *, document: Any | None
     report = integrity_of(original, doc, author)
     # SPEC §5.1: the author string *equals* the task's: the judge's view and the diagnostics
     # attribute work by the same exact comparison, so a near-miss must not pass here either.
-    # doc.revisions are read from the body itself; a comment counts only with a body anchor
-    anchored = [c for c in doc.comments if c.paragraph_ids]
-    n_changes = sum(1 for r in doc.revisions if r.author == author and _has_text(r.text))
-    n_comments = sum(1 for c in anchored if c.author == author and _has_text(c.text))
-    if n_changes or n_comments:
+    # Evidence is read in every story and counts only with a character a reader sees.
+    from ..docx.evidence import author_evidence
+
+    try:
+        evidence = author_evidence(doc, author)
+    except Exception as exc:  # noqa: BLE001  a hostile file must never crash grading
+        return GateResult(False, f"the output's tracked changes cannot be read: {type(exc).__name__}: {exc}",
+                          doc, report)
+    if evidence.found:
         if not report.passed:
             return GateResult(False, report.gate_reason(), doc, report)
         return GateResult(True, None, doc, report)
-    others = sorted({r.author or "" for r in doc.revisions} | {c.author or "" for c in anchored} - {""})
+    others = evidence.others
     hint = f" (authors present: {', '.join(repr(a) for a in others[:5])})" if others else ""
-    orphans = sum(1 for c in doc.comments if c.author == author and not c.paragraph_ids)
-    note = f"; {orphans} comment(s) by that author have no anchor in the document and do not count" \
-        if orphans else ""
-    empty = sum(1 for r in doc.revisions if r.author == author) + sum(1 for c in anchored if c.author == author)
-    blank = f"; {empty} change(s) or comment(s) by that author carry no text and do not count" if empty else ""
+    note = f"; {evidence.orphans} comment(s) by that author have no anchor in the document and do not count" \
+        if evidence.orphans else ""
+    blank = (f"; {evidence.invisible} change(s) or comment(s) by that author carry no visible text and do not count"
+             if evidence.invisible else "")
     return GateResult(False, f"no tracked change or comment by the task author {author!r}{hint}{note}{blank}",
                       doc, report)

@@ -27,7 +27,7 @@ HONEST = engine(SRC, lambda d: d.apply_edits(EDIT, author=AUTHOR))
 def test_whitespace_only_change_or_empty_comment_is_no_evidence():
     space = rewrite(SRC, "word/document.xml", append_xml("aggregate liability", ins_xml(" ")))
     result = gate(space, AUTHOR)
-    assert not result.passed and "carry no text" in result.reason
+    assert not result.passed and "carry no visible text" in result.reason
     commented = engine(SRC, lambda d: d.add_comment(author=AUTHOR, text="x", paragraph_id="p-002"))
     empty = rewrite(commented, "word/comments.xml", replace_text("x", " "))   # the engine refuses to write one
     assert not gate(empty, AUTHOR).passed
@@ -74,7 +74,7 @@ async def test_grade_json_carries_integrity(tmp_path):
     grade = await grade_trial(task, HONEST, [HeuristicJudge()], model="m", trial=2, trial_dir=tmp_path / "t2",
                               cache=False, original=contract)
     data = json.loads((tmp_path / "t2" / "grade.json").read_text())
-    assert grade.status == "graded" and data["integrity"] == {"passed": True, "version": "integrity-v2",
+    assert grade.status == "graded" and data["integrity"] == {"passed": True, "version": "integrity-v3",
                                                               "findings": []}
 
 
