@@ -14,6 +14,7 @@ import asyncio
 import shutil
 import time
 import traceback
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -213,10 +214,18 @@ async def run_episode(agent: Any, entrant: Entrant, task: Any, trial: int, workd
     return metrics
 
 
-def author_changes(doc: Any, author: str) -> int:
-    """Tracked changes with text by ``author`` in every story (comments and replies are not changes)."""
+def _authored(doc: Any, author: str) -> "Counter[tuple[str, str]]":
+    """(kind, text) of the author's tracked changes (not their paragraph ids: those shift when a
+    paragraph before them is accepted or rejected away)."""
     revs = list(doc.revisions) + [r for _, r in doc.story_revisions()]
-    return sum(1 for r in revs if r.author == author and (r.text or "").strip())
+    return Counter((str(r.type), (r.text or "").strip()) for r in revs
+                   if r.author == author and (r.text or "").strip())
+
+
+def new_changes(doc: Any, original: Any, author: str) -> int:
+    """Tracked changes with text by ``author`` in the output that its input did not hold, in every
+    story (its pending changes of earlier moves do not count; comments and replies are no changes)."""
+    return sum((_authored(doc, author) - _authored(original, author)).values())
 
 
 async def audit_move(ctx: ArenaContext, plan: GamePlan, t: int, seat: str, label: str, task: Any,
@@ -240,7 +249,11 @@ async def audit_move(ctx: ArenaContext, plan: GamePlan, t: int, seat: str, label
         gate_d = checked.to_dict()
         write_move_grade(staging, task, label, plan.trial, t, checked, doc)
     passed = bool(gate_d.get("passed"))
-    changes = author_changes(doc, task.author) if doc is not None else 0
+    changes = 0
+    if doc is not None and passed:
+        from ..docx import RedlineDocument
+
+        changes = new_changes(doc, RedlineDocument.open(staging / INPUT), task.author)
     step = "forfeit" if not passed else ("closed" if changes == 0 else "continue")
     return {"move": t, "seat": seat, "model": label, "task_id": task.task_id, "author": task.author,
             "gate": gate_d, "tracked_changes": changes, "step": step}
