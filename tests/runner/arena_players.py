@@ -33,12 +33,12 @@ def _metrics() -> dict[str, Any]:
 
 
 def _clean_paragraph(doc: Any) -> tuple[str, str] | None:
-    """(paragraph id, a lower-case word in it) of the last paragraph no revision touches."""
+    """(paragraph id, a lower-case word found once in it) of the last paragraph no revision touches."""
     touched = {r.paragraph_id for r in doc.revisions}
     for p in reversed(doc.paragraphs):
-        m = WORD.search(p.text)
-        if p.id not in touched and m:
-            return p.id, m.group(1)
+        words = [w for w in WORD.findall(p.text) if p.text.count(w) == 1]
+        if p.id not in touched and words:
+            return p.id, words[0]
     return None
 
 
@@ -103,6 +103,11 @@ class Cheater(_Player):
 
 
 def editor(**kw: Any) -> Editor:
+    return Editor(**kw)
+
+
+def stubborn(**kw: Any) -> Editor:
+    """A second editor under another name: two editors play every game to the cap."""
     return Editor(**kw)
 
 

@@ -35,11 +35,12 @@ def _view(messages: list[dict]) -> str:
 
 
 def _edit_from(view: str) -> tuple[str, str]:
-    """The last paragraph of the view without a change marker, and a lower-case word of it."""
+    """The last paragraph of the view without a change marker, and a lower-case word found once in it."""
     for line in reversed(view.splitlines()):
         m = LINE.match(line)
-        if m and "{" not in m.group(2) and WORD.search(m.group(2)):
-            return m.group(1), WORD.search(m.group(2)).group(1)
+        words = [w for w in WORD.findall(m.group(2)) if m.group(2).count(w) == 1] if m else []
+        if m and "{" not in m.group(2) and words:
+            return m.group(1), words[0]
     raise AssertionError("no clean paragraph left")
 
 
