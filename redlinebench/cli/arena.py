@@ -53,12 +53,19 @@ def print_table(summary: dict[str, Any], console: Any) -> list[str]:
     from .._termtable import Col, print_fitted
 
     cols = (Col("model", "left", shrink=True, min_width=12), Col("rating"), Col("95% interval", short="95% CI"),
-            Col("W/T/L"), Col("closed", short="close"), Col("utility first", short="u 1st"),
-            Col("utility second", short="u 2nd"), Col("breaches", short="brch"), Col("forfeits", short="forf"))
+            Col("W/T/L"), Col("closed", short="clsd"), Col("utility first", short="u1st"),
+            Col("utility second", short="u2nd"), Col("breaches", short="brch"), Col("forfeits", short="forf"))
     n = len(summary.get("games", []))
-    return print_fitted(console, cols, table_rows(summary),
-                        title=f"arena: {n} games, {len(summary.get('scenarios', []))} scenario(s), "
-                              f"max {summary.get('max_turns')} moves")
+    hidden = print_fitted(console, cols, table_rows(summary),
+                          title=f"arena: {n} games, {len(summary.get('scenarios', []))} scenario(s), "
+                                f"max {summary.get('max_turns')} moves")
+    console.print(LEGEND, markup=False, highlight=False)
+    return hidden
+
+
+LEGEND = ("W/T/L: pairings won, tied, lost (a pairing = the two games of two players on one scenario and trial); "
+          "closed (clsd): share of games that closed; utility first/second (u1st/u2nd): mean utility in that seat; "
+          "breaches (brch): games whose deal crossed the player's walk-away; forfeits (forf): games it forfeited")
 
 
 def _dry_run(spec: Any) -> None:
@@ -135,8 +142,10 @@ def register(main: click.Group) -> None:
 
         \b
         Examples:
-          redlinebench arena --agent playbook --agent accept-all --agent noop --judges heuristic
-          redlinebench arena --model openai/gpt-5.4-mini --model anthropic/claude-haiku-4-5
+          redlinebench arena --agent playbook --agent accept-all \\
+              --agent noop --judges heuristic
+          redlinebench arena --model openai/gpt-5.4-mini \\
+              --model anthropic/claude-haiku-4-5
           redlinebench arena --resume --run-dir runs/arena-20260101-120000-abc123
 
         Layout: RUN_DIR/arena_spec.json, RUN_DIR/arena_summary.json, RUN_DIR/games/<game_id>/{game.json,

@@ -241,3 +241,27 @@ def test_cli_dry_run_plans_without_playing(tmp_path):
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == ["error: an arena needs at least two players "
                                                                         "(--model/--agent, repeatable)"]
+
+
+def test_table_fits_80_columns_and_keeps_every_number():
+    import io
+
+    from rich.console import Console
+
+    from redlinebench.cli.arena import print_table
+
+    summary = {"games": [{}] * 18, "scenarios": [1, 2, 3], "max_turns": 6, "models_summary": [
+        {"model": "anthropic/claude-sonnet-4-5-20250929", "rating": 1123.4, "rating_ci": [1010.2, 1234.9], "wins": 5,
+         "ties": 1, "losses": 0, "closed_rate": 0.8333, "utility_first": 0.625, "utility_second": 0.5,
+         "breaches": 1, "forfeits": 0, "turn1_reward": 0.41},
+        {"model": "noop", "rating": 876.6, "rating_ci": [765.1, 989.8], "wins": 0, "ties": 1, "losses": 5,
+         "closed_rate": 0.0, "utility_first": None, "utility_second": 0.0, "breaches": 0, "forfeits": 12,
+         "turn1_reward": 0.0}]}
+    buf = io.StringIO()
+    hidden = print_table(summary, Console(file=buf, width=80, force_terminal=True, color_system=None))
+    lines = buf.getvalue().splitlines()
+    table = [line for line in lines if line[:1] in "┃│┏┡└"]
+    assert hidden == [] and all(len(line) <= 80 for line in table)
+    text = buf.getvalue()
+    for value in ("1123", "1010-1235", "5/1/0", "0.83", "0.62", "0.50", "877", "765-990", "0/1/5", "12"):
+        assert value in text
