@@ -92,6 +92,25 @@ def _dry_run(spec: Any) -> None:
     click.echo("nothing was run (--dry-run)")
 
 
+def game_line() -> Any:
+    """A line on stderr as each game ends: ``[3] s1-a-vs-b-t1: closed at move 3``."""
+    count = [0]
+
+    def show(plan: Any, game: dict[str, Any] | None) -> None:
+        count[0] += 1
+        if game is None:
+            what = "not finished"
+        elif game["outcome"] == "closed":
+            what = f"closed at move {game['closed_at']}"
+        elif game["outcome"] == "forfeit":
+            what = f"forfeit by the {game['forfeit_by']} seat ({game[game['forfeit_by']]}) at move {game['moves']}"
+        else:
+            what = f"no deal after {game['moves']} moves"
+        click.echo(f"[{count[0]}] {plan.game_id}: {what}", err=True)
+
+    return show
+
+
 def finish(result: Any, console: Any) -> None:
     print_table(result.summary, console)
     click.echo(f"tournament folder: {Path(result.run_dir).resolve()}")
@@ -137,6 +156,7 @@ def register(main: click.Group) -> None:
     @click.option("--seed", type=int, default=None, help="Seed passed to providers that accept one [0].")
     @click.option("--no-prompt-cache", is_flag=True, help="No prompt-cache markers (as `run`).")
     @click.option("--skip-key-check", is_flag=True, help="Do not check provider credentials before starting.")
+    @click.option("--no-progress", is_flag=True, help="No line per finished game.")
     def arena_cmd(**opts: Any) -> None:
         """Play whole negotiations between agents, judge each deal against both playbooks, rate the players.
 
@@ -186,7 +206,8 @@ def register(main: click.Group) -> None:
                 return
             run_dir = opts.get("run_dir") or Path("runs") / f"arena-{new_run_id()}"
         try:
-            result = play(spec, run_dir, resume=opts["resume"], check_keys=not opts["skip_key_check"])
+            result = play(spec, run_dir, resume=opts["resume"], check_keys=not opts["skip_key_check"],
+                          on_game=None if opts["no_progress"] else game_line())
         except KeyboardInterrupt:
             click.echo(f"interrupted: finished moves are saved in {run_dir}; continue with "
                        f"`redlinebench arena --resume --run-dir {run_dir}`", err=True)

@@ -106,11 +106,13 @@ def arena(spec: ArenaSpec | None, run_dir: Path | str, **kwargs: Any) -> ArenaRe
 async def aarena(spec: ArenaSpec | None, run_dir: Path | str, *, resume: bool = False,
                  agents: dict[str, Any] | None = None, judges: list[Any] | None = None,
                  taskset: Any | None = None, deal_judge: DealJudge | None = None, check_keys: bool = True,
-                 on_move: Callable[[], None] | None = None, report: bool = True) -> ArenaResult:
+                 on_game: Callable[[GamePlan, dict[str, Any] | None], None] | None = None,
+                 report: bool = True) -> ArenaResult:
     """Play every game of the tournament not yet finished, then write arena_summary.json.
 
     ``agents`` / ``judges`` / ``taskset`` / ``deal_judge`` let a caller inject ready-made objects
-    (tests, notebooks); the tournament still records the names from ``spec``.
+    (tests, notebooks); the tournament still records the names from ``spec``. ``on_game`` is
+    called as each game ends (its record, or None when it was left unfinished).
     """
     from .api import _check_models, build_plugin_agents, create_judge_list, judge_names
     from .scheduler import make_agent
@@ -133,13 +135,16 @@ async def aarena(spec: ArenaSpec | None, run_dir: Path | str, *, resume: bool = 
         raise ConfigError(f"cannot write the tournament folder: {exc.strerror or exc}", path=run_dir) from None
     try:
         ctx = ArenaContext(root=run_dir, spec=spec, agents=players, entrants={p.label: p for p in spec.players},
-                           judges=judge_list, scenarios=scenarios, deal_judge=deal_judge, on_move=on_move)
+                           judges=judge_list, scenarios=scenarios, deal_judge=deal_judge)
         plans = plan_games(spec, scenarios)
         slots = asyncio.Semaphore(spec.concurrency)
 
         async def one(plan: GamePlan) -> dict[str, Any] | None:
             async with slots:
-                return await play_game(ctx, plan)
+                game = await play_game(ctx, plan)
+            if on_game is not None:
+                on_game(plan, game)
+            return game
 
         records = await asyncio.gather(*(one(p) for p in plans))
         games = [g for g in records if g is not None]

@@ -98,7 +98,6 @@ class ArenaContext:
     cost_usd: float = 0.0
     errors: list[dict[str, Any]] = field(default_factory=list)
     stopped: str | None = None
-    on_move: Callable[[], None] | None = None
 
     def over_budget(self) -> bool:
         cap = self.spec.max_cost
@@ -138,8 +137,6 @@ async def play_game(ctx: ArenaContext, plan: GamePlan) -> dict[str, Any] | None:
                     raise GameStopped(ctx.stopped)
                 shutil.rmtree(mdir, ignore_errors=True)
                 record = await make_move(ctx, plan, t, seat, label, st.task_for(st.side_of(seat), t), live, gdir)
-                if ctx.on_move:
-                    ctx.on_move()
             else:
                 ctx.cost_usd += _cost(record)
             played = t

@@ -3,7 +3,8 @@
 Players (plugins by import path, ``tests.runner.arena_players:editor``): ``editor`` makes one
 tracked change every move; ``closer`` edits while the document holds no tracked change, then
 closes (a comment only); ``cheater`` comments and rewrites a clause without tracking it. Each may
-sleep ``ARENA_PLAYER_DELAY`` seconds per move, so a test can kill a tournament mid-game.
+sleep ``ARENA_PLAYER_DELAY`` seconds per move, so a test can kill a tournament mid-game, and
+report ``ARENA_PLAYER_COST`` USD per move, so a test can reach the spending cap.
 
 The deal judge here is a test double of ``redlinebench.judge.judge_deal`` (SPEC §8.5 belongs to
 another module): it scores a side by the share of its own tracked words that survived, so two
@@ -29,7 +30,9 @@ WORD = re.compile(r"\b([a-z]{6,})\b")
 
 
 def _metrics() -> dict[str, Any]:
-    return {"steps": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "cost_known": True}
+    """What a move costs: ``ARENA_PLAYER_COST`` USD (default nothing)."""
+    return {"steps": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": float(os.environ.get("ARENA_PLAYER_COST") or 0),
+            "cost_known": True}
 
 
 def _clean_paragraph(doc: Any) -> tuple[str, str] | None:

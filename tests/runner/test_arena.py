@@ -265,3 +265,23 @@ def test_table_fits_80_columns_and_keeps_every_number():
     text = buf.getvalue()
     for value in ("1123", "1010-1235", "5/1/0", "0.83", "0.62", "0.50", "877", "765-990", "0/1/5", "12"):
         assert value in text
+
+
+def test_spending_cap_stops_new_moves_and_resume_with_a_higher_cap_finishes(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_PLAYER_COST", "0.01")
+    spec = ArenaSpec(players=(Entrant("tests.runner.arena_players:editor"),
+                              Entrant("tests.runner.arena_players:stubborn")),
+                     scenarios=(1,), max_turns=4, judges="heuristic", source="embedded", concurrency=1,
+                     max_cost=0.025)
+    seen = []
+    first = arena(spec, tmp_path / "c", deal_judge=fake_deal, on_game=lambda plan, game: seen.append(game))
+    left = first.summary["not_finished"]
+    assert first.summary["games"] == [] and len(left) == 2 and seen == [None, None]
+    assert all("spending cap of $0.025" in row["error"] for row in left)
+    moves = sorted(p.name for p in (tmp_path / "c" / "games").glob("*/move-*"))
+    assert moves == ["move-01", "move-02", "move-03"]              # the third move crossed the cap: no fourth
+    played = next((tmp_path / "c" / "games").glob("*/move-01/redline.docx"))
+    kept = played.stat().st_mtime_ns
+    done = arena(spec.replace(max_cost=1.0), tmp_path / "c", resume=True, deal_judge=fake_deal)
+    assert "not_finished" not in done.summary and [g["outcome"] for g in done.summary["games"]] == ["no_deal"] * 2
+    assert played.stat().st_mtime_ns == kept                        # finished moves are not played again
