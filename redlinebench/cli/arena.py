@@ -26,6 +26,9 @@ def build_arena_spec(opts: dict[str, Any]) -> Any:
                 "timeout": opts.get("timeout"), "temperature": opts.get("temperature"), "seed": opts.get("seed"),
                 "api_base": opts.get("api_base"), "judge_api_base": opts.get("judge_api_base"),
                 "no_prompt_cache": opts.get("no_prompt_cache"), "run_id": "arena"}
+    judges = run_opts["judges"]
+    if Path(judges).expanduser().is_file():  # a panel file: found again on --resume from another folder
+        run_opts["judges"] = str(Path(judges).expanduser().resolve())
     rspec = _build_spec(run_opts)
     return ArenaSpec(players=rspec.entrants, scenarios=tuple(opts.get("scenario") or ()),
                      max_turns=opts.get("max_turns") or 6, trials=opts.get("trials") or 1, judges=rspec.judges,
@@ -119,7 +122,8 @@ def finish(result: Any, console: Any) -> None:
     left = result.summary.get("not_finished") or []
     if left:
         for row in left[:10]:
-            click.echo(f"  not finished: {row['game_id']}: {row['error']}")
+            lines = str(row.get("error") or "").strip().splitlines()
+            click.echo(f"  not finished: {row['game_id']}: {lines[-1] if lines else 'not played'}")
         click.echo(f"error: {len(left)} game(s) not finished; fix the cause, then continue with "
                    f"`redlinebench arena --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -141,7 +142,13 @@ async def aarena(spec: ArenaSpec | None, run_dir: Path | str, *, resume: bool = 
 
         async def one(plan: GamePlan) -> dict[str, Any] | None:
             async with slots:
-                game = await play_game(ctx, plan)
+                try:
+                    game = await play_game(ctx, plan)
+                except (asyncio.CancelledError, KeyboardInterrupt):
+                    raise
+                except Exception:  # a bug in one game is recorded with its traceback; the others go on
+                    ctx.errors.append({"game_id": plan.game_id, "error": traceback.format_exc(limit=8).strip()})
+                    game = None
             if on_game is not None:
                 on_game(plan, game)
             return game

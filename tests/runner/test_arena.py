@@ -285,3 +285,45 @@ def test_spending_cap_stops_new_moves_and_resume_with_a_higher_cap_finishes(tmp_
     done = arena(spec.replace(max_cost=1.0), tmp_path / "c", resume=True, deal_judge=fake_deal)
     assert "not_finished" not in done.summary and [g["outcome"] for g in done.summary["games"]] == ["no_deal"] * 2
     assert played.stat().st_mtime_ns == kept                        # finished moves are not played again
+
+
+def test_a_bug_in_one_game_leaves_it_unfinished_and_the_others_are_played(tmp_path):
+    calls = []
+
+    async def flaky(task, agreed, **kw):
+        calls.append(task.side)
+        if len(calls) == 1:
+            raise ValueError("judge bug")
+        return await fake_deal(task, agreed, **kw)
+
+    spec = ArenaSpec(players=(Entrant("accept-all"), Entrant("tests.runner.arena_players:closer")), scenarios=(1,),
+                     judges="heuristic", source="embedded", concurrency=1)
+    s = arena(spec, tmp_path / "b", deal_judge=flaky).summary
+    assert len(s["games"]) == 1 and len(s["not_finished"]) == 1
+    assert "ValueError: judge bug" in s["not_finished"][0]["error"]
+    s = arena(None, tmp_path / "b", resume=True, deal_judge=fake_deal).summary
+    assert len(s["games"]) == 2 and "not_finished" not in s
+
+
+def test_offline_demo_with_the_arena_judge_under_a_minute(tmp_path):
+    """The offline demo as the issue states it, once the arena judge (and the playbook agent) exist."""
+    judge = pytest.importorskip("redlinebench.judge")
+    if not hasattr(judge, "judge_deal"):
+        pytest.skip("the arena judge (redlinebench.judge.judge_deal) is not in this tree yet")
+    from redlinebench.agent.base import agent_names
+
+    strong = "playbook" if "playbook" in agent_names() else "golden"
+    spec = ArenaSpec(players=(Entrant(strong), Entrant("accept-all"), Entrant("noop")), judges="heuristic",
+                     source="embedded")
+    t0 = time.perf_counter()
+    s = arena(spec, tmp_path / "demo").summary
+    assert time.perf_counter() - t0 < 60
+    assert len(s["games"]) == 18 and "not_finished" not in s
+    for g in s["games"]:
+        for side in g["sides"].values():
+            assert 0.0 <= side["utility"] <= 1.0
+            if g["outcome"] == "closed":
+                assert side["issues"] and side["breach"] == any(i["level"] == "walk_away" for i in side["issues"])
+    rows = {r["model"]: r for r in s["models_summary"]}
+    assert rows["noop"]["forfeits"] >= 6 and rows["accept-all"]["forfeits"] == 0
+    assert rows[strong]["rating"] > rows["noop"]["rating"]
