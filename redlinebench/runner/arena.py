@@ -139,6 +139,9 @@ async def aarena(spec: ArenaSpec | None, run_dir: Path | str, *, resume: bool = 
                            judges=judge_list, scenarios=scenarios, deal_judge=deal_judge)
         plans = plan_games(spec, scenarios)
         slots = asyncio.Semaphore(spec.concurrency)
+        from .._throttle import configure
+
+        configure(spec.concurrency)  # provider calls adapt to rate limits under the games' ceiling, as in run
 
         async def one(plan: GamePlan) -> dict[str, Any] | None:
             async with slots:

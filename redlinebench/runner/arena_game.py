@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from ..agent.base import Episode
+from ..agent.base import NO_OUTPUT, Episode
 from ..agent.redact import redact
 from ..errors import ConfigError, RedlineBenchError
 from . import paths
@@ -207,6 +207,9 @@ async def run_episode(agent: Any, entrant: Entrant, task: Any, trial: int, workd
                **episode.metrics}
     if episode.error:
         metrics["error"] = redact(episode.error)
+    if episode.status != "errored" and not (workdir / paths.REDLINE).is_file() and episode.end_reason != NO_OUTPUT:
+        metrics["status"] = "errored"  # as in run: a bug to retry, not a move that forfeits
+        metrics["error"] = "the agent finished without writing redline.docx"
     write_json(workdir / paths.METRICS, metrics)
     return metrics
 

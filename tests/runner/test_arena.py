@@ -327,3 +327,21 @@ def test_offline_demo_with_the_arena_judge_under_a_minute(tmp_path):
     rows = {r["model"]: r for r in s["models_summary"]}
     assert rows["noop"]["forfeits"] >= 6 and rows["accept-all"]["forfeits"] == 0
     assert rows[strong]["rating"] > rows["noop"]["rating"]
+
+
+def test_an_agent_that_writes_no_redline_is_an_error_to_retry_not_a_forfeit(tmp_path):
+    from redlinebench.agent.base import Episode
+
+    class Vanisher:
+        name = label = "noop"
+
+        async def run(self, task, workdir, *, trial):
+            return Episode("completed", "done", {})
+
+    spec = ArenaSpec(players=(Entrant("noop"), Entrant("accept-all")), scenarios=(1,), judges="heuristic",
+                     source="embedded")
+    s = arena(spec, tmp_path / "v", agents={"noop": Vanisher()}, deal_judge=fake_deal).summary
+    assert [g["game_id"] for g in s["games"]] == ["s1-accept-all-vs-noop-t1"]     # noop never moves there
+    assert s["not_finished"] == [{"game_id": "s1-noop-vs-accept-all-t1",
+                                  "error": "move 1 by noop: the agent finished without writing redline.docx"}]
+    assert not (tmp_path / "v" / "games" / "s1-noop-vs-accept-all-t1" / "move-01").exists()
