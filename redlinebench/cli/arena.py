@@ -92,6 +92,15 @@ def _dry_run(spec: Any) -> None:
     total = plan["cost_usd"]
     click.echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
                             else f"at most about ${_usd(total)} (deal judging not priced)"))
+    from ..runner.api import create_judge_list
+    from ..runner.preflight import missing_keys
+
+    models = [p.model for p in spec.players if p.agent == "llm" and p.model]
+    missing = missing_keys(models, create_judge_list(spec.run_spec()), api_base=spec.api_base,
+                           judge_api_base=spec.judge_api_base)
+    for model, keys in missing.items():
+        click.echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the tournament would refuse to "
+                   "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
     click.echo("nothing was run (--dry-run)")
 
 

@@ -345,3 +345,13 @@ def test_an_agent_that_writes_no_redline_is_an_error_to_retry_not_a_forfeit(tmp_
     assert s["not_finished"] == [{"game_id": "s1-noop-vs-accept-all-t1",
                                   "error": "move 1 by noop: the agent finished without writing redline.docx"}]
     assert not (tmp_path / "v" / "games" / "s1-noop-vs-accept-all-t1" / "move-01").exists()
+
+
+def test_cli_resume_refuses_options_that_define_the_tournament(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-m", "redlinebench", "arena", "--resume", "--run-dir", str(tmp_path),
+                          "--max-turns", "3"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 2 and "drop --max-turns" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "redlinebench", "arena", "--resume", "--run-dir", str(tmp_path)],
+                         cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 2 and "nothing to resume" in out.stderr and "Traceback" not in out.stderr
