@@ -124,14 +124,26 @@ async def aarena(spec: ArenaSpec | None, run_dir: Path | str, *, resume: bool = 
     judge_list = judges if judges is not None else create_judge_list(rspec)
     if check_keys:
         _check_models(rspec, judge_list, injected_agents=set(agents or ()))
-    given, _ = build_plugin_agents(rspec, agents, None)
+    stored = read_json(run_dir / SPEC_FILE) if resumed else None
+    given, plugins = build_plugin_agents(rspec, agents, stored)
     players = {p.label: (given or {}).get(p.label) or make_agent(p, rspec) for p in spec.players}
-    _, scenarios = load_scenarios(spec, taskset)
+    taskset, scenarios = load_scenarios(spec, taskset)
+    fingerprint = taskset.fingerprint() if hasattr(taskset, "fingerprint") else None
+    old = ((stored or {}).get("data") or {}).get("fingerprint")
+    if old and fingerprint and old != fingerprint:
+        raise ConfigError(f"the tasks changed since this tournament started (fingerprint {old} -> {fingerprint}); "
+                          "start a new tournament instead of resuming", path=run_dir / SPEC_FILE)
     deal_judge = deal_judge or default_deal_judge()
+    from .record import versions
+
+    source = getattr(taskset, "source", None)
+    record = {**spec.to_dict(), "data": {"kind": getattr(source, "kind", None),
+                                         "revision": getattr(source, "revision", None), "fingerprint": fingerprint},
+              "versions": versions(), **({"plugins": plugins} if plugins else {})}
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = hold_lock(run_dir)
-        write_json(run_dir / SPEC_FILE, spec.to_dict(), durable=True)
+        write_json(run_dir / SPEC_FILE, record, durable=True)
     except OSError as exc:
         raise ConfigError(f"cannot write the tournament folder: {exc.strerror or exc}", path=run_dir) from None
     try:

@@ -355,3 +355,15 @@ def test_cli_resume_refuses_options_that_define_the_tournament(tmp_path):
     out = subprocess.run([sys.executable, "-m", "redlinebench", "arena", "--resume", "--run-dir", str(tmp_path)],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode == 2 and "nothing to resume" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_resume_refuses_tasks_that_changed(tmp_path):
+    spec = ArenaSpec(players=(Entrant("accept-all"), Entrant("noop")), scenarios=(1,), judges="heuristic",
+                     source="embedded")
+    arena(spec, tmp_path / "f", deal_judge=fake_deal)
+    stored = json.loads((tmp_path / "f" / "arena_spec.json").read_text())
+    assert stored["data"]["fingerprint"] and stored["versions"]["redlinebench"]
+    stored["data"]["fingerprint"] = "0" * 16
+    (tmp_path / "f" / "arena_spec.json").write_text(json.dumps(stored))
+    with pytest.raises(ConfigError, match="the tasks changed"):
+        arena(None, tmp_path / "f", resume=True, deal_judge=fake_deal)
