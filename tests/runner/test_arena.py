@@ -165,8 +165,12 @@ def test_killed_mid_game_and_resumed_writes_the_same_summary(tmp_path):
 
     cut = tmp_path / "cut"
     p = _cli(*ARGS, "--run-dir", str(cut), env={**env, "ARENA_PLAYER_DELAY": "0.4"})
+    def mid_game() -> bool:  # a game past a finished move 2 elsewhere, and one with moves but no game.json
+        return bool(list(cut.glob("games/*/move-0[2-9]"))) and any(
+            (g / "move-01").is_dir() and not (g / "game.json").exists() for g in (cut / "games").iterdir())
+
     deadline = time.time() + 60
-    while time.time() < deadline and len(list(cut.glob("games/*/move-0[2-9]"))) < 1:
+    while time.time() < deadline and not ((cut / "games").is_dir() and mid_game()):
         time.sleep(0.05)
     p.send_signal(signal.SIGKILL)
     p.wait(10)
