@@ -115,7 +115,7 @@ async def aarena(spec: ArenaSpec | None, run_dir: Path | str, *, resume: bool = 
     (tests, notebooks); the tournament still records the names from ``spec``. ``on_game`` is
     called as each game ends (its record, or None when it was left unfinished).
     """
-    from .api import _check_models, build_plugin_agents, create_judge_list, judge_names
+    from .api import _check_models, build_plugin_agents, create_judge_list
     from .scheduler import make_agent
 
     run_dir = Path(run_dir)

@@ -25,7 +25,7 @@ from ..errors import ConfigError, RedlineBenchError
 from . import paths
 from .arena_spec import ArenaSpec, GamePlan
 from .atomic import publish_dir, read_json, write_json
-from .scheduler import TrialKey, metrics_record
+from .scheduler import metrics_record
 from .spec import Entrant
 
 GAMES = "games"

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shutil
 import sys
 import zipfile
 from dataclasses import dataclass, field
