@@ -26,6 +26,8 @@ _LAZY = {
     "validate_tasks": ".tasks",
     "reward": ".scoring",
     "summarize": ".scoring",
+    "arena": ".runner",
+    "ArenaSpec": ".runner",
 }
 
 

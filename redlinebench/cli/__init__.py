@@ -22,6 +22,7 @@ _FAMILIES = (
     "run",           # redlinebench run|demo ...       (issue 6)
     "report",        # redlinebench report|compare ... (issue 8)
     "runs",          # redlinebench runs [DIR]         (issue 26)
+    "arena",         # redlinebench arena ...          (issue 32)
     "integrations",  # redlinebench export|import|push|verify ... (issue 7)
 )
 

@@ -10,6 +10,7 @@ from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
 from ._integrity import (finding_kinds, grade_integrity, integrity_counts, integrity_failed, integrity_flagged,
                          with_integrity)
 from ._pairwise import NOT_DISTINGUISHABLE, compare_pair, holm, pair_seed, pairwise, rank_bands, verdict
+from ._ratings import Pairing, bt_ratings, pairing_result, rating_intervals, ratings_seed
 from ._power import design_weights, mdd, planned_mdd, power_section
 from ._reward import RewardBreakdown, reward, rubric_satisfied
 from ._vote import FAIL, PASS, majority, normalize_verdict, panel_vote, votes_cast
@@ -20,11 +21,13 @@ __all__ = [
     "GradeFileError",
     "NOT_DISTINGUISHABLE",
     "PASS",
+    "Pairing",
     "RewardBreakdown",
     "RubricVerdict",
     "SCHEMA_VERSION",
     "TrialGrade",
     "bootstrap_ci",
+    "bt_ratings",
     "compare_pair",
     "design_weights",
     "document_diagnostics",
@@ -40,12 +43,15 @@ __all__ = [
     "mdd",
     "normalize_verdict",
     "pair_seed",
+    "pairing_result",
     "pairwise",
     "panel_vote",
     "planned_mdd",
     "power_of",
     "power_section",
     "rank_bands",
+    "rating_intervals",
+    "ratings_seed",
     "redline_overall",
     "reward",
     "rubric_satisfied",
