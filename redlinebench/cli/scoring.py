@@ -136,17 +136,26 @@ def errored_episode_grades(episodes: list[tuple[Path, dict[str, Any] | None]],
     return grades
 
 
+def arena_audit_only(grade: Any) -> bool:
+    """An arena move after the first: audited, never judged against rubrics (SPEC §8.2), so not a task's score."""
+    return bool(grade.extra.get("arena_move")) and grade.judge_method == "audit"
+
+
 def load_grades(files: list[Path], *, skip_invalid: bool = False) -> tuple[list[Any], list[str]]:
+    """The grades of *files*, without arena moves that were only audited (they carry no rubric score)."""
     from ..scoring import GradeFileError, TrialGrade
 
     grades, problems = [], []
     for f in files:
         try:
-            grades.append(TrialGrade.read(f))
+            grade = TrialGrade.read(f)
         except GradeFileError as exc:
             if not skip_invalid:
                 raise
             problems.append(str(exc))
+            continue
+        if not arena_audit_only(grade):
+            grades.append(grade)
     return grades, problems
 
 

@@ -92,3 +92,16 @@ def test_grades_below_a_symlinked_folder_are_read_once_and_a_link_loop_ends(tmp_
         assert result.exit_code == 0, result.output
         entry = json.loads(result.output)["leaderboard"][0]
         assert entry["overall_turn_weighted"] == 0.2698 and entry["n_trials"] == 6
+
+
+def test_arena_moves_that_were_only_audited_are_not_task_scores(tmp_path):
+    """An arena folder holds one grade.json per move; moves after the first are audited, not judged (SPEC §8.2):
+    summarize leaves them out instead of counting them as zero-reward trials."""
+    grades = fixture()[:4]
+    write_grades(tmp_path / "run1", grades)
+    moved = dict(grades[0], trial=7, judge_method="audit", arena_move=2,
+                 score=dict(grades[0]["score"], weighted=0.0))
+    write_grades(tmp_path / "run1", [moved])
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path / "run1"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["n_trials"] == 4
