@@ -175,8 +175,9 @@ def arena_messages(task: Any, table: list[Position], context: str, view: str) ->
     """The chat messages of one arena judge call for one side."""
     opening, closing = fence(view, FENCE_OPEN, FENCE_CLOSE)
     side = getattr(task, "side", "")
+    label = getattr(task, "scenario_label", "") or "contract negotiation"
     user = (
-        f"Scenario {getattr(task, 'scenario_id', '')}: {getattr(task, 'scenario_label', '') or 'contract negotiation'}\n"
+        f"Scenario {getattr(task, 'scenario_id', '')}: {label}\n"
         f"The side whose positions you apply: {getattr(task, 'represented_party', '')} (side {side}); "
         f"the counterparty is {getattr(task, 'counterparty', '') or 'the other side'}.\n\n"
         f"Shared commercial context (both sides have seen it):\n{context or '(none)'}\n\n"
@@ -289,7 +290,8 @@ def heuristic_deal(task: Any, agreed_docx: Path) -> SideDeal:
 
 
 async def _llm_answer(judge: Any, task: Any, messages: list[dict[str, str]], issues: list[str],
-                      cache: JudgeCache | None, audit: AuditLog | None) -> tuple[dict[str, IssueVerdict] | None, dict]:
+                      cache: JudgeCache | None,
+                      audit: AuditLog | None) -> tuple[dict[str, IssueVerdict] | None, dict]:
     """One judge's answer (None when it gave none after its retries) and its usage."""
     key = cache_key(judge.model, messages, ARENA_PROMPT_VERSION, endpoint=judge.api_base)
     base = {"judge": judge.name, "model": judge.model, "task_id": getattr(task, "task_id", None),

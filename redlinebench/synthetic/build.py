@@ -23,7 +23,7 @@ from ..errors import RedlineBenchError
 from .judgecheck import Case, cases, expected_verdicts
 from .negotiate import Applied, play, reviewing_author, turn_date
 from ..tasks._positions import agreed_paragraphs
-from .positions import golden_problems, positions_json, render_playbook
+from .positions import golden_problems, move_problems, positions_json, render_playbook
 from .render import render_contract
 from .sources import GroupSpec, ScenarioSpec, Script, SourceError, VariantSpec, load_sources
 from .writer import DOCKERFILE, TEST_SH, instruction, metadata, rubrics_json, task_name, task_toml
@@ -91,6 +91,7 @@ class _Scenario:
         self.handoff: dict[str, bytes] = {}       # script key -> the redline as the next turn receives it
         self.played: dict[tuple[str, str, tuple[str, ...]], Applied] = {}
         self.template_text: list[tuple[str, str]] = []   # (clause number, text) of the clean template
+        self.states: list[tuple[str, list[tuple[str, str]]]] = []   # agreed text of the template and each golden
 
     def _applied(self, script: Script, ops, source: bytes, author: str) -> Applied:
         key = (script.key, author, tuple(o.id for o in ops))
@@ -106,8 +107,9 @@ class _Scenario:
     def run(self) -> None:
         template = render_contract(self.spec)
         self.template_text = agreed_paragraphs(template)
+        self.states = [("template", self.template_text)]
         problems: list[str] = []
-        for group in self.spec.groups:
+        for group in self.spec.groups:   # the goldens first: every task's moves come from the whole tree
             source = template if group.turn == 1 else self.handoff[group.parent or ""]
             self.inputs[group.name] = source
             side = self.spec.side_of(group.turn)
@@ -115,10 +117,13 @@ class _Scenario:
                 if script.is_golden:
                     self.handoff[key] = self._play(script, script.ops, source, self.negotiators[side])
                     problems += golden_problems(self.spec, key, self.handoff[key], self.template_text)
-            for variant in group.variants:
-                self._task(group, variant, source)
+                    self.states.append((key, agreed_paragraphs(self.handoff[key])))
+        problems += move_problems(self.spec, self.template_text, self.states)
         if problems:
             raise SourceError(problems)
+        for group in self.spec.groups:
+            for variant in group.variants:
+                self._task(group, variant, self.inputs[group.name])
 
     def _task(self, group: GroupSpec, variant: VariantSpec, source: bytes) -> None:
         spec = self.spec
@@ -147,7 +152,7 @@ class _Scenario:
         w(f"{base}/tests/rubrics.json", rubrics_json(meta, variant))
         w(f"{base}/tests/test.sh", TEST_SH, executable=True)
         w(f"{base}/tests/positions.json",
-          json.dumps(positions_json(spec, side, self.template_text), indent=2, ensure_ascii=False) + "\n")
+          json.dumps(positions_json(spec, side, self.template_text, self.states), indent=2, ensure_ascii=False) + "\n")
         applied = self._applied(script, script.ops, source, author)
         golden = applied.data
         calls = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..tasks._positions import POSITIONS_VERSION, IssueTests, agreed_paragraphs, scope_text
+from ..tasks._positions import POSITIONS_VERSION, IssueTests, agreed_paragraphs, apply_move, scope_text
 from .sources import PositionSpec, ScenarioSpec
 
 
@@ -25,7 +25,7 @@ def render_playbook(markdown: str, positions: tuple[PositionSpec, ...]) -> str:
     in_table = False
     for line in lines:
         stripped = line.strip()
-        if not in_table and stripped.startswith("|") and "| Preferred |" in stripped and stripped.startswith("| Issue |"):
+        if not in_table and stripped.startswith("| Issue |") and "| Preferred |" in stripped:
             in_table = True
             out.append(line.replace("| Issue |", "| Issue | Clause |", 1))
             continue
@@ -56,11 +56,63 @@ def resolved_tests(pos: PositionSpec, template: list[tuple[str, str]]) -> dict[s
     return out
 
 
-def issue_tests(spec: ScenarioSpec, side: str, template: list[tuple[str, str]]) -> list[IssueTests]:
-    return [IssueTests(p.issue, p.clauses, resolved_tests(p, template)) for p in spec.positions.get(side, ())]
+def _clause_texts(numbered: list[tuple[str, str]], clauses: tuple[str, ...]) -> dict[str, str]:
+    """The own paragraph text of every numbered clause in the scope of ``clauses`` (tables left out)."""
+    out: dict[str, str] = {}
+    for number, text in numbered:
+        if number and number not in out and any(number == c or number.startswith(c + ".") for c in clauses):
+            out[number] = text
+    return out
 
 
-def positions_json(spec: ScenarioSpec, side: str, template: list[tuple[str, str]]) -> dict:
+def derived_moves(tests: IssueTests, states: list[tuple[str, list[tuple[str, str]]]],
+                  written: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """Per level (preferred, fallback): the issue's clause texts in the first state (template, then goldens in
+    turn order) that puts it there, unless the sources write the move themselves."""
+    moves: dict[str, dict[str, str]] = {}
+    for level in ("preferred", "fallback"):
+        if level in written:
+            moves[level] = dict(written[level])
+            continue
+        for _, numbered in states:
+            if tests.place(numbered)[0] == level:
+                moves[level] = _clause_texts(numbered, tests.clauses)
+                break
+    return moves
+
+
+def issue_tests(spec: ScenarioSpec, side: str, template: list[tuple[str, str]],
+                states: list[tuple[str, list[tuple[str, str]]]] | None = None) -> list[IssueTests]:
+    """The side's issues with resolved tests (and, given the states of the negotiation, their moves)."""
+    out = []
+    for p in spec.positions.get(side, ()):
+        t = IssueTests(p.issue, p.clauses, resolved_tests(p, template))
+        if states is not None:
+            t = IssueTests(t.issue, t.clauses, t.tests, derived_moves(t, states, p.moves))
+        out.append(t)
+    return out
+
+
+def move_problems(spec: ScenarioSpec, template: list[tuple[str, str]],
+                  states: list[tuple[str, list[tuple[str, str]]]]) -> list[str]:
+    """A move must put its issue at its level when applied to the template, and every issue needs a move to
+    fallback or better (the playbook baseline plays them)."""
+    problems = []
+    for side in ("A", "B"):
+        for t in issue_tests(spec, side, template, states):
+            if not t.moves:
+                problems.append(f"{spec.root / 'positions.yaml'}: {side} ({t.issue}): no state of the negotiation "
+                                "puts it at fallback or better; write moves for it")
+            for level, move in t.moves.items():
+                got = t.place(apply_move(template, move))[0]
+                if got != level:
+                    problems.append(f"{spec.root / 'positions.yaml'}: {side} ({t.issue}): the {level} move lands at "
+                                    f"{got} on the template")
+    return problems
+
+
+def positions_json(spec: ScenarioSpec, side: str, template: list[tuple[str, str]],
+                   states: list[tuple[str, list[tuple[str, str]]]]) -> dict:
     """``tests/positions.json`` of a task of ``side``."""
     return {
         "version": POSITIONS_VERSION,
@@ -70,8 +122,8 @@ def positions_json(spec: ScenarioSpec, side: str, template: list[tuple[str, str]
                 "(every revision accepted), typographic quotes straight, whitespace folded. Levels are tried "
                 "preferred, fallback, walk_away; the first with a passing test is the level, none is inside.",
         "issues": [
-            {"issue": t.issue, "clauses": list(t.clauses), "levels": t.tests}
-            for t in issue_tests(spec, side, template)
+            {"issue": t.issue, "clauses": list(t.clauses), "levels": t.tests, "moves": t.moves}
+            for t in issue_tests(spec, side, template, states)
         ],
     }
 

@@ -155,6 +155,7 @@ class PositionSpec:
     clauses: tuple[str, ...]
     tests: dict[str, tuple[dict, ...]]
     expect: dict[str, str]
+    moves: dict[str, dict[str, str]] = field(default_factory=dict)  # level -> clause -> its text at that level
 
 
 @dataclass(frozen=True)
@@ -585,8 +586,15 @@ def _positions(path: Path, playbooks: dict[str, str], contract: ContractSpec | N
                     c.add(path, f"{where}.expect", f"{key}: level must be one of {', '.join(_EXPECT_LEVELS)}")
             for key in sorted(goldens - set(expect)):
                 c.add(path, f"{where}.expect", f"no expected level for golden {key}")
+            moves: dict[str, dict[str, str]] = {}
+            for level, texts in (raw.get("moves") or {}).items():
+                if level not in ("preferred", "fallback") or not isinstance(texts, dict) or not all(
+                        str(k) in numbers and isinstance(v, str) and v.strip() for k, v in texts.items()):
+                    c.add(path, f"{where}.moves", "moves maps preferred/fallback to {clause number: clause text}")
+                    continue
+                moves[level] = {str(k): _text(v) or "" for k, v in texts.items()}
             rows.append(PositionSpec(raw["issue"], tuple(str(x) for x in clauses), tests,
-                                     {str(k): str(v) for k, v in expect.items()}))
+                                     {str(k): str(v) for k, v in expect.items()}, moves))
         if [r.issue for r in rows] != [r.issue for r in table]:
             c.add(path, side, "issues must be the rows of the side's playbook table, in its order "
                               f"(table: {[r.issue for r in table]})")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -213,13 +213,27 @@ def agreed_paragraphs(docx: bytes | str | Path) -> list[tuple[str, str]]:
 # ----------------------------------------------------------------------------- per-task tests
 
 
+def apply_move(numbered: list[tuple[str, str]], move: dict[str, str]) -> list[tuple[str, str]]:
+    """``numbered`` with each named clause's own paragraph (the first entry of its number) set to the move's text."""
+    out, done = [], set()
+    for number, text in numbered:
+        if number in move and number not in done:
+            out.append((number, move[number]))
+            done.add(number)
+        else:
+            out.append((number, text))
+    return out
+
+
 @dataclass(frozen=True)
 class IssueTests:
-    """One issue's clauses and tests, from ``tests/positions.json``."""
+    """One issue's clauses and tests, from ``tests/positions.json``; ``moves`` are clause texts that put the
+    issue at preferred or fallback (from the sources: the template, the goldens, or written for it)."""
 
     issue: str
     clauses: tuple[str, ...]
     tests: dict[str, list[dict]]
+    moves: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def place(self, numbered: list[tuple[str, str]]) -> tuple[str, str]:
         """``(level, quote)``: the level the agreed clauses are at and their text."""
@@ -250,7 +264,12 @@ def load_issue_tests(task: Any) -> list[IssueTests]:
         problems = [p for tests in levels.values() for t in tests for p in check_test(t)]
         if not levels.get("preferred") or problems:
             raise TaskError("; ".join(problems) or "needs a preferred test", path=path, field=f"issues[{i}]")
-        out.append(IssueTests(raw["issue"], tuple(str(c) for c in raw["clauses"]), levels))
+        moves = raw.get("moves") or {}
+        if not isinstance(moves, dict) or not all(isinstance(m, dict) and all(
+                isinstance(k, str) and isinstance(v, str) for k, v in m.items()) for m in moves.values()):
+            raise TaskError("moves must map a level to {clause: text}", path=path, field=f"issues[{i}]")
+        out.append(IssueTests(raw["issue"], tuple(str(c) for c in raw["clauses"]), levels,
+                              {k: dict(v) for k, v in moves.items() if k in ("preferred", "fallback")}))
     return out
 
 
@@ -262,6 +281,7 @@ __all__ = [
     "IssueTests",
     "Position",
     "agreed_paragraphs",
+    "apply_move",
     "check_test",
     "clause_paragraphs",
     "level_of",

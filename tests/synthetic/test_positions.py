@@ -45,8 +45,8 @@ def test_task_without_table_names_the_grounding(tmp_path: Path) -> None:
     with pytest.raises(TaskError, match="no positions table") as info:
         positions(bare)
     assert str(tmp_path / "environment" / "app" / "grounding") in str(info.value)
-    broken = dataclasses.replace(task, grounding={"p.md": "| Issue | Preferred | Fallback | Walk-away |\n|---|---|---|---|\n| a | b |\n"},
-                                 root=tmp_path)
+    table = "| Issue | Preferred | Fallback | Walk-away |\n|---|---|---|---|\n| a | b |\n"
+    broken = dataclasses.replace(task, grounding={"p.md": table}, root=tmp_path)
     with pytest.raises(TaskError, match="p.md: malformed positions table"):
         positions(broken)
 
@@ -105,7 +105,7 @@ def test_a_golden_off_its_expected_level_is_reported(tmp_path: Path) -> None:
     shutil.copytree(SOURCES_DIR, src)
     path = src / "s1" / "positions.yaml"
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("t2-g01: fallback, t3-g01: fallback, t4-g01: fallback}", 
+    path.write_text(text.replace("t2-g01: fallback, t3-g01: fallback, t4-g01: fallback}",
                                  "t2-g01: preferred, t3-g01: fallback, t4-g01: fallback}", 1), encoding="utf-8")
     _, problems = validate_tree(PACKAGED_DIR, src)
     assert len(problems) == 1
