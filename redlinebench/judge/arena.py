@@ -308,7 +308,8 @@ async def _llm_answer(judge: Any, task: Any, messages: list[dict[str, str]], iss
         audit.add_secret(getattr(judge, "_api_key", None))
     out = await judge.call(messages, lambda raw: parse_deal(raw, issues))
     usage = {"calls": 1, "cached": 0, "prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens,
-             "cost_usd": out.cost_usd}
+             "cost_usd": out.cost_usd, "unreachable": bool(out.unreachable and out.parsed is None),
+             "error": out.error if out.parsed is None else None}
     if out.parsed is not None and cache is not None:
         cache.put(key, {"verdicts": {v.issue: v.level for v in out.parsed.values()},
                         "answers": [asdict(v) for v in out.parsed.values()], "model": judge.model,
@@ -337,8 +338,10 @@ async def judge_deal(task: Any, agreed_docx: Path, *, judges: str, judge_api_bas
     """Place the agreed text on ``task``'s side's positions table (SPEC §8.5).
 
     ``judges`` is a run's judge spec: ``heuristic`` (offline tests), ``panel``, ``a,b,c`` or a
-    YAML file. Judges that give no answer after their retries are left out; when none answers,
-    every issue is ``walk_away`` and the deal is marked incomplete.
+    YAML file. A judge that gives no answer after its retries is left out of the median and
+    marks the deal incomplete (``complete`` False, its error in ``usage["errors"]``; an endpoint
+    that could not be reached at all sets ``usage["unreachable"]``); when none answers, every
+    issue is ``walk_away``.
     """
     if (judges or "").strip() == "heuristic":
         return heuristic_deal(task, agreed_docx)
@@ -375,11 +378,14 @@ async def judge_deal(task: Any, agreed_docx: Path, *, judges: str, judge_api_bas
              "cached": sum(u.get("cached", 0) for _, u in results),
              "prompt_tokens": sum(u.get("prompt_tokens", 0) for _, u in results),
              "completion_tokens": sum(u.get("completion_tokens", 0) for _, u in results), "cost_usd": cost,
-             "prompt_version": ARENA_PROMPT_VERSION}
+             "prompt_version": ARENA_PROMPT_VERSION,
+             "unreachable": any(u.get("unreachable") for _, u in results),
+             "errors": [u["error"] for _, u in results if u.get("error")]}
     if not answers:
         issues_out = [IssueVerdict(i, "walk_away", "", "no judge answered") for i in issues]
         return side_deal(issues_out, complete=False, usage=usage)
-    return side_deal(_combine(table, answers), usage=usage)
+    # as for rubric grading, a judge with no answer after its retries leaves the judging incomplete
+    return side_deal(_combine(table, answers), complete=len(answers) == len(members), usage=usage)
 
 
 __all__ = [

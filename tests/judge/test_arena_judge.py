@@ -206,7 +206,15 @@ async def test_panel_takes_the_median_per_issue(tasks, fake_openai, tmp_path) ->
                             judge_api_base=fake_openai.url, cache_dir=tmp_path / "other")
     # even count, lower middle: (walk_away, inside, preferred, preferred) -> inside; (p, f, i, w) -> inside
     assert four.issues[0].level == "inside" and all(v.level == "inside" for v in four.issues[1:])
-    assert four.usage["answered"] == 4
+    assert four.usage["answered"] == 4 and four.complete
+    # a judge that never answers is left out of the median and leaves the judging incomplete
+    fake_openai.enqueue(Reply.json(_answer(task, "preferred")), model="j1")
+    fake_openai.enqueue(Reply.error(400, "model not found"), model="j2")
+    fake_openai.enqueue(Reply.json(_answer(task, "fallback")), model="j3")
+    partial = await judge_deal(task, agreed, judges="openai/j1,openai/j2,openai/j3", judge_api_base=fake_openai.url,
+                               cache_dir=tmp_path / "third")
+    assert not partial.complete and partial.usage["answered"] == 2 and len(partial.usage["errors"]) == 1
+    assert all(v.level == "fallback" for v in partial.issues)        # median of (preferred, fallback)
 
 
 async def test_no_answer_at_all_is_incomplete(tasks, fake_openai, tmp_path) -> None:
