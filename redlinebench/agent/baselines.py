@@ -327,12 +327,12 @@ def playbook_plan(task: Any, live_doc: Any) -> dict[str, Any]:
     {number: text}}``.
     """
     from ..docx import RedlineDocument
-    from ..tasks._positions import apply_move, clause_paragraphs, load_issue_tests
+    from ..tasks._positions import apply_move, clause_paragraphs, load_headings, load_issue_tests
 
     tests = load_issue_tests(task)
     agreed = RedlineDocument.open(live_doc.to_bytes(), name=f"{task.task_id}/agreed")
     agreed.accept()
-    state = clause_paragraphs(agreed.paragraphs)
+    state = clause_paragraphs(agreed.paragraphs, load_headings(task))
     levels = {t.issue: t.place(state)[0] for t in tests}
     plan: dict[str, Any] = {"close": False, "levels": dict(levels), "moves": [], "clauses": {}}
     if all(_LEVEL_RANK[v] >= _LEVEL_RANK["fallback"] for v in levels.values()):
@@ -389,19 +389,25 @@ class PlaybookAgent:
         pass
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
+        from ..tasks._positions import load_headings, template_numbers
         from .episode import open_episode
 
         with open_episode(task, workdir, trial=trial, agent=self.name) as ep:
             doc = ep.session.doc
             plan = playbook_plan(task, doc)
+            paragraphs = doc.paragraphs
+            numbers = template_numbers(paragraphs, load_headings(task))
+            own: dict[str, Any] = {}   # template clause number -> its paragraph in the live document
+            for number, p in zip(numbers, paragraphs):
+                if number and p.number and not p.in_table:
+                    own.setdefault(number, p)
             ep.transcript.write({"type": "note", "text": "playbook plan", "levels": plan["levels"],
                                  "moves": plan["moves"], "close": plan["close"]})
             rows = {row.issue: row for row in _positions_of(task)}
             moved = {issue: level for issue, level in plan["moves"]}
             edits = []
             for number, (text, issue) in sorted(plan["clauses"].items(), key=lambda kv: _clause_key(kv[0])):
-                para = next((p for p in doc.paragraphs if p.number and p.number.rstrip(".") == number
-                             and not p.in_table), None)
+                para = own.get(number)
                 if para is None or " ".join(para.text.split()) == " ".join(text.split()):
                     continue
                 template = _PROPOSE if moved[issue] == "preferred" else _CONCEDE

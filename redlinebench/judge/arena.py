@@ -31,6 +31,7 @@ from ..tasks._positions import (
     LEVELS,
     Position,
     clause_paragraphs,
+    load_headings,
     load_issue_tests,
     normalise,
     parse_positions_table,
@@ -268,7 +269,7 @@ def _open_agreed(agreed_docx: Path) -> list:
 
 def heuristic_levels(task: Any, paragraphs: list, table: list[Position]) -> list[IssueVerdict]:
     """The embedded set's tests applied exactly, one verdict per row of the table."""
-    numbered = clause_paragraphs(paragraphs)
+    numbered = clause_paragraphs(paragraphs, load_headings(task))
     tests = {t.issue: t for t in load_issue_tests(task)}
     out = []
     for row in table:

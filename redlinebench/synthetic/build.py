@@ -23,7 +23,7 @@ from ..errors import RedlineBenchError
 from .judgecheck import Case, cases, expected_verdicts
 from .negotiate import Applied, play, reviewing_author, turn_date
 from ..tasks._positions import agreed_paragraphs
-from .positions import golden_problems, move_problems, positions_json, render_playbook
+from .positions import golden_problems, move_problems, positions_json, render_playbook, template_headings
 from .render import render_contract
 from .sources import GroupSpec, ScenarioSpec, Script, SourceError, VariantSpec, load_sources
 from .writer import DOCKERFILE, TEST_SH, instruction, metadata, rubrics_json, task_name, task_toml
@@ -106,7 +106,8 @@ class _Scenario:
 
     def run(self) -> None:
         template = render_contract(self.spec)
-        self.template_text = agreed_paragraphs(template)
+        headings = template_headings(self.spec)
+        self.template_text = agreed_paragraphs(template, headings)
         self.states = [("template", self.template_text)]
         problems: list[str] = []
         for group in self.spec.groups:   # the goldens first: every task's moves come from the whole tree
@@ -117,7 +118,7 @@ class _Scenario:
                 if script.is_golden:
                     self.handoff[key] = self._play(script, script.ops, source, self.negotiators[side])
                     problems += golden_problems(self.spec, key, self.handoff[key], self.template_text)
-                    self.states.append((key, agreed_paragraphs(self.handoff[key])))
+                    self.states.append((key, agreed_paragraphs(self.handoff[key], headings)))
         problems += move_problems(self.spec, self.template_text, self.states)
         if problems:
             raise SourceError(problems)

@@ -10,7 +10,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..tasks._positions import POSITIONS_VERSION, IssueTests, agreed_paragraphs, apply_move, scope_text
+from .render import _INLINE_HEADING
 from .sources import PositionSpec, ScenarioSpec
+
+
+def template_headings(spec: ScenarioSpec) -> dict[str, str | None]:
+    """Each clause's heading in the template ("Cap.", "Limitation of Liability"), None where it has none
+    or shares it with another clause: how the offline tests find a clause an insertion renumbered."""
+    heads: dict[str, str | None] = {}
+    for clause in spec.contract.clauses:
+        if clause.level == 0:
+            heads[clause.number] = clause.heading
+        else:
+            m = _INLINE_HEADING.match(clause.text or "")
+            heads[clause.number] = m.group(1) if m else None
+    seen = [h for h in heads.values() if h]
+    return {n: (h if h and seen.count(h) == 1 else None) for n, h in heads.items()}
 
 
 def clause_cell(pos: PositionSpec) -> str:
@@ -118,8 +133,10 @@ def positions_json(spec: ScenarioSpec, side: str, template: list[tuple[str, str]
         "version": POSITIONS_VERSION,
         "side": side,
         "party": spec.party(side).name,
+        "headings": template_headings(spec),
         "rule": "Each issue's clauses (with sub-clauses and the table after them) are read from the agreed text "
-                "(every revision accepted), typographic quotes straight, whitespace folded. Levels are tried "
+                "(every revision accepted), typographic quotes straight, whitespace folded; a clause is found by "
+                "its template heading (headings), a new clause belongs to the one before it. Levels are tried "
                 "preferred, fallback, walk_away; the first with a passing test is the level, none is inside.",
         "issues": [
             {"issue": t.issue, "clauses": list(t.clauses), "levels": t.tests, "moves": t.moves}
@@ -130,7 +147,7 @@ def positions_json(spec: ScenarioSpec, side: str, template: list[tuple[str, str]
 
 def golden_problems(spec: ScenarioSpec, key: str, golden: bytes, template: list[tuple[str, str]]) -> list[str]:
     """Where the agreed text of golden ``key`` does not put an issue at the level ``positions.yaml`` expects."""
-    numbered = agreed_paragraphs(golden)
+    numbered = agreed_paragraphs(golden, template_headings(spec))
     problems = []
     for side in ("A", "B"):
         for pos, tests in zip(spec.positions.get(side, ()), issue_tests(spec, side, template)):
@@ -186,7 +203,8 @@ def validate_tree(tree: Path, sources: Path) -> tuple[int, list[str]]:
                     problems.append(f"{tree}: no task carries golden {key} of scenario {spec.id}")
                     continue
                 if template is None:
-                    template = agreed_paragraphs(task.contract_path) if group.turn == 1 else None
+                    template = agreed_paragraphs(task.contract_path, template_headings(spec)) \
+                        if group.turn == 1 else None
                 if template is None:
                     problems.append(f"{tree}: scenario {spec.id}: no turn-1 task to read the template from")
                     break
@@ -194,4 +212,5 @@ def validate_tree(tree: Path, sources: Path) -> tuple[int, list[str]]:
     return checked, problems
 
 
-__all__ = ["golden_problems", "issue_tests", "positions_json", "render_playbook", "resolved_tests", "validate_tree"]
+__all__ = ["golden_problems", "issue_tests", "positions_json", "render_playbook", "resolved_tests",
+           "template_headings", "validate_tree"]

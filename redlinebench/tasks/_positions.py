@@ -182,15 +182,48 @@ def level_of(tests: dict[str, list[dict]], text: str) -> str:
 # ----------------------------------------------------------------------------- scope in a document
 
 
-def clause_paragraphs(paragraphs: list) -> list[tuple[str, str]]:
-    """``(clause number, text)`` per paragraph; a table or unnumbered paragraph belongs to the clause before it."""
-    out: list[tuple[str, str]] = []
+def _is_clause(text: str, number: str, heading: str) -> bool:
+    """A sub-clause starts with its heading ("Cap. Each party's ..."); a section heading is the whole line."""
+    text, heading = normalise(text).casefold(), normalise(heading).casefold()
+    return text.startswith(heading) if "." in number else text == heading
+
+
+def template_numbers(paragraphs: list, headings: dict[str, str | None] | None = None) -> list[str]:
+    """The template clause number each paragraph belongs to ("" before the first clause).
+
+    Without ``headings`` that is the displayed number. With the template's clause headings
+    (``{"12.2": "Cap.", "1.1": None, ...}``) a numbered paragraph is recognised by its heading,
+    so a clause an agent inserted or deleted earlier does not shift the clauses after it: a
+    paragraph that starts with a template heading is that clause; one without a match keeps its
+    number if that clause is not found elsewhere; any other (a new clause) belongs, like a table
+    or an unnumbered paragraph, to the clause before it.
+    """
+    own = [i for i, p in enumerate(paragraphs) if p.number and not p.in_table]
+    matched: dict[int, str] = {}
+    if headings:
+        ordered = sorted(((n, h) for n, h in headings.items() if h), key=lambda nh: -len(nh[1]))
+        for i in own:
+            hit = next((n for n, h in ordered if _is_clause(paragraphs[i].text, n, h)), None)
+            if hit is not None:
+                matched[i] = hit
+    claimed = set(matched.values())
+    out: list[str] = []
     current = ""
-    for p in paragraphs:
+    for i, p in enumerate(paragraphs):
         if p.number and not p.in_table:
-            current = p.number.rstrip(".")
-        out.append((current, p.text))
+            number = p.number.rstrip(".")
+            if i in matched:
+                current = matched[i]
+            elif not headings or (number in headings and number not in claimed):
+                current = number
+        out.append(current)
     return out
+
+
+def clause_paragraphs(paragraphs: list, headings: dict[str, str | None] | None = None) -> list[tuple[str, str]]:
+    """``(clause number, text)`` per paragraph (numbers as :func:`template_numbers` gives them); a
+    clause's own paragraph comes first, then its tables and the paragraphs that belong to it."""
+    return list(zip(template_numbers(paragraphs, headings), (p.text for p in paragraphs)))
 
 
 def scope_text(numbered: list[tuple[str, str]], clauses: list[str]) -> str:
@@ -201,13 +234,14 @@ def scope_text(numbered: list[tuple[str, str]], clauses: list[str]) -> str:
     return normalise(" | ".join(t for t in parts if t.strip()))
 
 
-def agreed_paragraphs(docx: bytes | str | Path) -> list[tuple[str, str]]:
+def agreed_paragraphs(docx: bytes | str | Path,
+                      headings: dict[str, str | None] | None = None) -> list[tuple[str, str]]:
     """The agreed text (every revision accepted) of a document as ``(clause number, text)`` pairs."""
     from ..docx import RedlineDocument
 
     doc = RedlineDocument.open(docx)
     doc.accept()
-    return clause_paragraphs(doc.paragraphs)
+    return clause_paragraphs(doc.paragraphs, headings)
 
 
 # ----------------------------------------------------------------------------- per-task tests
@@ -241,8 +275,7 @@ class IssueTests:
         return level_of(self.tests, text), text
 
 
-def load_issue_tests(task: Any) -> list[IssueTests]:
-    """The task's ``tests/positions.json`` (TaskError naming the file when absent or malformed)."""
+def _positions_data(task: Any) -> tuple[Path, Any]:
     path = Path(task.root) / POSITIONS_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -251,6 +284,24 @@ def load_issue_tests(task: Any) -> list[IssueTests]:
                         "use an LLM arena judge for other trees)", path=path) from None
     except (OSError, ValueError) as exc:
         raise TaskError(f"not readable JSON ({exc})", path=path) from None
+    return path, data
+
+
+def load_headings(task: Any) -> dict[str, str | None]:
+    """The template's clause headings from ``tests/positions.json`` (empty when it has none)."""
+    path, data = _positions_data(task)
+    headings = data.get("headings") if isinstance(data, dict) else None
+    if headings is None:
+        return {}
+    if not isinstance(headings, dict) or not all(isinstance(k, str) and (v is None or isinstance(v, str))
+                                                 for k, v in headings.items()):
+        raise TaskError("headings must map clause numbers to a heading or null", path=path)
+    return dict(headings)
+
+
+def load_issue_tests(task: Any) -> list[IssueTests]:
+    """The task's ``tests/positions.json`` (TaskError naming the file when absent or malformed)."""
+    path, data = _positions_data(task)
     out: list[IssueTests] = []
     issues = data.get("issues") if isinstance(data, dict) else None
     if not isinstance(issues, list) or not issues:
@@ -285,7 +336,9 @@ __all__ = [
     "check_test",
     "clause_paragraphs",
     "level_of",
+    "load_headings",
     "load_issue_tests",
+    "template_numbers",
     "normalise",
     "parse_positions_table",
     "passes",

@@ -238,3 +238,26 @@ def test_agreed_view_numbers_clauses_and_escapes_controls(tmp_path) -> None:
     view = agreed_view(doc.paragraphs)
     assert "[4.2] Payment Terms." in view and "\\u202e" in view and "\u202e" not in view
     assert "  | Monthly availability" in view
+
+
+async def test_a_clause_inserted_before_an_issue_does_not_shift_the_tests(tasks, tmp_path) -> None:
+    """A new clause renumbers the ones after it; the offline tests find each clause by its template heading,
+    and the new clause counts with the clause before it."""
+    template = TREE / "redline-s1-t1-g01a" / "environment" / "app" / "contract.docx"
+    doc = RedlineDocument.open(template)
+    fees = next(p for p in doc.paragraphs if p.number == "4.1")
+    agreed = _edited(tmp_path, template, [
+        {"op": "insert_after", "anchor": {"paragraph_id": fees.id, "text": fees.text},
+         "new_text": "Invoicing Portal. Provider shall submit invoices through Customer's portal."},
+        {"op": "replace", "anchor": {"paragraph_id": next(p.id for p in doc.paragraphs if p.number == "4.2"),
+                                     "text": "ninety (90)"}, "new_text": "thirty (30)"},
+    ])
+    shifted = RedlineDocument.open(agreed)
+    shifted.accept()
+    numbers = {p.text.split(".")[0]: p.number for p in shifted.paragraphs if p.number}
+    assert numbers["Invoicing Portal"] == "4.2" and numbers["Payment Terms"] == "4.3"   # really renumbered
+    vendor = await judge_deal(tasks.get("redline-s1-t1-g01a"), agreed, judges="heuristic")
+    payment = next(v for v in vendor.issues if v.issue == "Payment terms")
+    assert payment.level == "preferred" and payment.quote.startswith("Payment Terms.")
+    price = next(v for v in vendor.issues if v.issue == "Price protection")
+    assert price.quote.startswith("Price Protection.")   # 4.4 in the template, 4.5 in this text

@@ -143,3 +143,26 @@ def test_scenarios_carry_positions_for_both_sides() -> None:
     for spec in load_sources(SOURCES_DIR):
         assert set(spec.positions) == {"A", "B"}
         assert all(p.tests.get("preferred") for side in spec.positions.values() for p in side)
+
+
+@dataclasses.dataclass
+class _P:
+    number: str | None
+    text: str
+    in_table: bool = False
+
+
+def test_template_numbers_follow_headings_not_the_displayed_numbers() -> None:
+    from redlinebench.tasks._positions import template_numbers
+
+    headings = {"4": "Fees", "4.1": "Fees.", "4.2": "Payment Terms.", "4.3": "Disputed Amounts.", "4.4": None}
+    paragraphs = [
+        _P("4", "Fees"),
+        _P("4.1", "Fees. Customer shall pay."),
+        _P(None, "a table cell", in_table=True),
+        _P("4.2", "Portal. A new clause."),                  # inserted: belongs to 4.1
+        _P("4.3", "Payment Terms. Within thirty (30) days."),  # shifted by the insertion
+        _P("4.4", "Late Fees. Renamed heading."),            # heading edited: keeps its number 4.4 (unclaimed)
+    ]                                                       # 4.3 Disputed Amounts was deleted
+    assert template_numbers(paragraphs, headings) == ["4", "4.1", "4.1", "4.1", "4.2", "4.4"]
+    assert template_numbers(paragraphs) == ["4", "4.1", "4.1", "4.2", "4.3", "4.4"]
