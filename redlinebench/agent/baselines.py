@@ -300,3 +300,142 @@ def reattribute_new_elements(golden: bytes, source: bytes, author: str) -> tuple
                     data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
             dst.writestr(info, data)
     return buf.getvalue(), sorted(replaced)
+
+
+# -- playbook: an offline negotiator for the arena ------------------------------------------
+
+_PROPOSE = "{party} proposes its position on {issue}: {position}."
+_CONCEDE = "As a compromise on {issue}, {party} can agree to this: {position}."
+_LEVEL_RANK = {"walk_away": 0, "inside": 1, "fallback": 2, "preferred": 3}
+
+
+def _proposed_preferred(comments: list[str], party: str, issue: str) -> bool:
+    marker = _PROPOSE.format(party=party, issue=issue, position="")[:-1]
+    return any(text.startswith(marker) for text in comments)
+
+
+def playbook_plan(task: Any, live_doc: Any) -> dict[str, Any]:
+    """What the playbook agent does on ``live_doc`` for ``task``'s side (pure: nothing is written).
+
+    Per issue of the side's positions table (the embedded set's ``tests/positions.json``): the
+    level the agreed text (every pending revision accepted) puts it at; when every issue is at
+    Fallback or better it closes. Otherwise an issue not at Preferred is moved to Preferred the
+    first time; once the side has proposed Preferred and the other side changed it back (its own
+    comment says so), an issue below Fallback is moved to Fallback and one at Fallback is held.
+    A move is taken only when no issue of the side ends worse, so nothing is ever moved past
+    Walk-away. Returns ``{"close": bool, "levels": {...}, "moves": [(issue, level)], "clauses":
+    {number: text}}``.
+    """
+    from ..docx import RedlineDocument
+    from ..tasks._positions import apply_move, clause_paragraphs, load_headings, load_issue_tests
+
+    tests = load_issue_tests(task)
+    agreed = RedlineDocument.open(live_doc.to_bytes(), name=f"{task.task_id}/agreed")
+    agreed.accept()
+    state = clause_paragraphs(agreed.paragraphs, load_headings(task))
+    levels = {t.issue: t.place(state)[0] for t in tests}
+    plan: dict[str, Any] = {"close": False, "levels": dict(levels), "moves": [], "clauses": {}}
+    if all(_LEVEL_RANK[v] >= _LEVEL_RANK["fallback"] for v in levels.values()):
+        plan["close"] = True
+        return plan
+    mine = [c.text for c in live_doc.comments if c.author == task.author]
+    party = task.represented_party
+    for t in tests:
+        level = levels[t.issue]
+        if level == "preferred":
+            continue
+        held = _proposed_preferred(mine, party, t.issue)
+        if not held and "preferred" in t.moves:
+            targets = ["preferred", "fallback"]
+        elif _LEVEL_RANK[level] < _LEVEL_RANK["fallback"]:
+            targets = ["fallback", "preferred"]
+        else:
+            continue   # at Fallback after the other side held against Preferred: concede here
+        for target in targets:
+            move = t.moves.get(target)
+            if not move:
+                continue
+            candidate = apply_move(state, move)
+            now = {u.issue: u.place(candidate)[0] for u in tests}
+            if now[t.issue] != target or any(_LEVEL_RANK[now[i]] < _LEVEL_RANK[levels[i]] for i in levels
+                                              if i != t.issue):
+                continue
+            state, levels = candidate, now
+            plan["moves"].append((t.issue, target))
+            for number in move:
+                plan["clauses"][number] = t.issue   # the last issue that set the clause explains it
+            break
+    own: dict[str, str] = {}   # the first entry of a number is the clause's own paragraph
+    for number, text in state:
+        own.setdefault(number, text)
+    plan["clauses"] = {n: (own[n], issue) for n, issue in plan["clauses"].items()}
+    return plan
+
+
+@agent("playbook")
+class PlaybookAgent:
+    """Negotiates from its side's positions table (embedded set): see :func:`playbook_plan`.
+
+    Every change goes through the tools (``propose_edits`` / ``add_comment``) under the task's
+    author, one tracked replacement per clause with a comment naming the position, so its
+    moves pass the integrity audit as any agent's must. A closing move is comments only: a reply
+    "Accepted." on each open thread of the other side and one closing comment.
+    """
+
+    name = "playbook"
+    label = "playbook"
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
+        from ..tasks._positions import load_headings, template_numbers
+        from .episode import open_episode
+
+        with open_episode(task, workdir, trial=trial, agent=self.name) as ep:
+            doc = ep.session.doc
+            plan = playbook_plan(task, doc)
+            paragraphs = doc.paragraphs
+            numbers = template_numbers(paragraphs, load_headings(task))
+            own: dict[str, Any] = {}   # template clause number -> its paragraph in the live document
+            for number, p in zip(numbers, paragraphs):
+                if number and p.number and not p.in_table:
+                    own.setdefault(number, p)
+            ep.transcript.write({"type": "note", "text": "playbook plan", "levels": plan["levels"],
+                                 "moves": plan["moves"], "close": plan["close"]})
+            rows = {row.issue: row for row in _positions_of(task)}
+            moved = {issue: level for issue, level in plan["moves"]}
+            edits = []
+            for number, (text, issue) in sorted(plan["clauses"].items(), key=lambda kv: _clause_key(kv[0])):
+                para = own.get(number)
+                if para is None or " ".join(para.text.split()) == " ".join(text.split()):
+                    continue
+                template = _PROPOSE if moved[issue] == "preferred" else _CONCEDE
+                position = rows[issue].preferred if moved[issue] == "preferred" else rows[issue].fallback
+                edits.append({"op": "replace", "anchor": {"paragraph_id": para.id, "text": para.text},
+                              "new_text": text, "comment": template.format(party=task.represented_party,
+                                                                           issue=issue, position=position)})
+            applied = 0
+            if edits and not plan["close"]:
+                result = ep.call("propose_edits", {"edits": edits})
+                applied = int(result.get("applied", 0)) if isinstance(result, dict) else 0
+            if applied == 0:
+                counts = accept_all(doc, task, ep.transcript)
+                ep.session.record_edits(0, 0, comments=counts["comments_added"])
+                ep.extra["accept_all"] = counts
+            ep.extra["playbook"] = {"close": applied == 0, "levels": plan["levels"], "moves": plan["moves"],
+                                    "edits_applied": applied}
+            ep.end_reason = "baseline"
+            ep.call("end_session", {"summary": "closing: every issue at fallback or better" if applied == 0
+                                    else f"{applied} clause(s) moved toward the playbook"})
+        return ep.episode()
+
+
+def _positions_of(task: Any) -> list:
+    from ..tasks import positions
+
+    return positions(task)
+
+
+def _clause_key(number: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in number.split(".") if x.isdigit())

@@ -59,3 +59,26 @@ def check_synthetic_cmd(sources: Path | None) -> None:
     click.echo(f"{len(scenarios)} scenarios, {tasks} tasks, {total} rubrics ({penalties / max(total, 1):.1%} penalty)")
     for name, n in sorted(cats.items()):
         click.echo(f"  {name:<36} {n / max(total, 1):6.1%}")
+
+
+@data.command("validate")
+@click.option("--tree", type=click.Path(file_okay=False, path_type=Path, exists=True), default=None,
+              help="Built task tree to check (default: the embedded benchmark).")
+@click.option("--sources", type=click.Path(file_okay=False, path_type=Path, exists=True), default=None,
+              help="Source directory (default: data/synthetic of the repository checkout).")
+def validate_cmd(tree: Path | None, sources: Path | None) -> None:
+    """Check the arena positions of a built tree: every issue testable, every golden where the sources say.
+
+    Each task's playbook table must match its tests/positions.json, every stated level must have a
+    test, and the agreed text of every golden must put each issue of both sides at the level that
+    positions.yaml expects. Exit 1 with one line per problem.
+    """
+    from ..synthetic import PACKAGED_DIR, SOURCES_DIR
+    from ..synthetic.positions import validate_tree
+
+    checked, problems = validate_tree(tree or PACKAGED_DIR, sources or SOURCES_DIR)
+    for problem in problems:
+        click.echo(problem, err=True)
+    if problems:
+        raise SystemExit(1)
+    click.echo(f"{checked} issue rows checked; every golden lands where the sources say")

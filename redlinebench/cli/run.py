@@ -12,7 +12,7 @@ from ..errors import ConfigError
 from ._options import SCENARIO, SIDE, TURN
 from .tasks import SOURCE_METAVAR
 
-AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
+AGENT_CHOICES = ("llm", "noop", "accept-all", "golden", "playbook")
 # Options that define a run; a resumed run takes them from its config.json, and accepts them only
 # when they say the same.
 _SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "limit", "trials", "judges", "run_id",
@@ -286,8 +286,8 @@ def register(main: click.Group) -> None:
                   help="litellm model string, e.g. openai/gpt-5.4-mini, anthropic/claude-sonnet-4-5, "
                        "ollama_chat/qwen3 or openai/<name> with --api-base. Repeat to run several models.")
     @click.option("--agent", "-a", multiple=True, metavar="AGENT",
-                  help="llm (default with --model), a baseline (noop, accept-all, golden), or your own agent: "
-                       "an import path pkg.module:factory or a name registered in the 'redlinebench.agents' "
+                  help="llm (default with --model), a baseline (noop, accept-all, golden, playbook), or your own "
+                       "agent: an import path pkg.module:factory or a name registered in the 'redlinebench.agents' "
                        "entry-point group (it gets each --model, if any). Repeatable.")
     @click.option("--source", metavar=SOURCE_METAVAR,
                   help="Task tree (a dataset root containing tasks/, or a tasks/ directory), the pinned Hub "

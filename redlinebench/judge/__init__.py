@@ -9,8 +9,14 @@ from ._litellm_judge import LiteLLMJudge, backoff_delay
 from ._panel import create_judges, grade_trial, judge_method
 from ._parse import ParsedVerdicts, UnparseableReply, parse_verdicts
 from ._prompt import PROMPT_VERSION, SYSTEM_PROMPT, judge_messages
+from .arena import LEVEL_VALUE, LEVELS, IssueVerdict, SideDeal, judge_deal
 
 __all__ = [
+    "LEVELS",
+    "LEVEL_VALUE",
+    "IssueVerdict",
+    "SideDeal",
+    "judge_deal",
     "PROMPT_VERSION",
     "SYSTEM_PROMPT",
     "AuditLog",

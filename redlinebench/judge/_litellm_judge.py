@@ -20,6 +20,8 @@ import asyncio
 import contextlib
 import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .._litellm import cache_markers, cache_usage, get_litellm, reply_usage, valid_cost
@@ -50,6 +52,24 @@ def _answers_some(hit: dict[str, Any], rubric_ids: list[str]) -> bool:
     if not rubric_ids or not isinstance(missing, list):
         return True
     return not set(rubric_ids) <= {str(m) for m in missing}
+
+
+@dataclass
+class CallOutcome:
+    """What one judge call (all its attempts) produced: the parsed reply or the last error, and the costs."""
+
+    parsed: Any
+    raw: str | None
+    error: str | None
+    attempts: list[dict[str, Any]]
+    dropped: list[str]
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost_usd: float | None
+    latency_s: float
+    unreachable: bool
 
 
 class LiteLLMJudge:
@@ -128,31 +148,14 @@ class LiteLLMJudge:
         return not self._api_key and not self.api_base and "api_key" not in self.extra \
             and self._needs_placeholder_key()
 
-    async def grade(self, task: Any, view: str, doc: Any = None, *, cache: JudgeCache | None = None,
-                    audit: AuditLog | None = None, limiter: asyncio.Semaphore | None = None,
-                    trial: int | None = None, model_under_test: str | None = None) -> JudgeResult:
-        rubric_ids = [str(r.id) for r in task.rubrics]
-        messages = judge_messages(task, view)
-        key = cache_key(self.model, messages, PROMPT_VERSION, endpoint=self.api_base)
-        audit_base = {"judge": self.name, "model": self.model, "task_id": getattr(task, "task_id", None),
-                      "trial": trial, "model_under_test": model_under_test, "prompt_version": PROMPT_VERSION}
-        if audit is not None:
-            audit.add_secret(self._api_key)
+    async def call(self, messages: list[dict[str, str]], parse: Callable[[str | None], Any], *,
+                   limiter: asyncio.Semaphore | None = None) -> CallOutcome:
+        """Send ``messages`` under the SPEC §5.3 call policy until ``parse`` accepts a reply.
 
-        if cache is not None:
-            hit = cache.get(key)
-            if hit is not None and set(hit["verdicts"]) == set(rubric_ids) and _answers_some(hit, rubric_ids):
-                result = JudgeResult(
-                    judge=self.name, ok=True, verdicts=dict(hit["verdicts"]),
-                    justifications=dict(hit.get("justifications", {})), missing=list(hit.get("missing", [])),
-                    invalid=list(hit.get("invalid", [])), attempts=0, cached=True, cost_usd=0.0,
-                    raw=hit.get("raw"))
-                if audit is not None:
-                    audit.write({**audit_base, "cached": True, "ok": True, "attempts": 0, "latency_s": 0.0,
-                                 "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
-                                 "raw": result.raw, "error": None})
-                return result
-
+        ``parse`` raises :class:`UnparseableReply` on a reply it cannot use (retried like a 5xx).
+        Shared by the rubric judge and the arena judge, so both have the same retries, JSON mode,
+        temperature, limits and accounting.
+        """
         litellm = get_litellm()
         json_mode, temperature = self.json_mode, self.temperature
         dropped: list[str] = []
@@ -234,7 +237,7 @@ class LiteLLMJudge:
                                prompt_tokens=p_tok, completion_tokens=c_tok, cache_read_tokens=c_read,
                                cache_write_tokens=c_write)
                 try:
-                    parsed = parse_verdicts(raw, rubric_ids)
+                    parsed = parse(raw)
                 except UnparseableReply as exc:
                     error = f"unparseable reply: {exc}"
                     outcome["error"] = error
@@ -250,7 +253,41 @@ class LiteLLMJudge:
             await asyncio.sleep(retry_delay(retries, last_exc))
             last_exc = None
 
-        latency = time.monotonic() - started
+        return CallOutcome(parsed=parsed, raw=raw, error=error, attempts=attempts, dropped=dropped,
+                           prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                           cache_read_tokens=cache_read, cache_write_tokens=cache_write, cost_usd=cost,
+                           latency_s=time.monotonic() - started, unreachable=down)
+
+    async def grade(self, task: Any, view: str, doc: Any = None, *, cache: JudgeCache | None = None,
+                    audit: AuditLog | None = None, limiter: asyncio.Semaphore | None = None,
+                    trial: int | None = None, model_under_test: str | None = None) -> JudgeResult:
+        rubric_ids = [str(r.id) for r in task.rubrics]
+        messages = judge_messages(task, view)
+        key = cache_key(self.model, messages, PROMPT_VERSION, endpoint=self.api_base)
+        audit_base = {"judge": self.name, "model": self.model, "task_id": getattr(task, "task_id", None),
+                      "trial": trial, "model_under_test": model_under_test, "prompt_version": PROMPT_VERSION}
+        if audit is not None:
+            audit.add_secret(self._api_key)
+
+        if cache is not None:
+            hit = cache.get(key)
+            if hit is not None and set(hit["verdicts"]) == set(rubric_ids) and _answers_some(hit, rubric_ids):
+                result = JudgeResult(
+                    judge=self.name, ok=True, verdicts=dict(hit["verdicts"]),
+                    justifications=dict(hit.get("justifications", {})), missing=list(hit.get("missing", [])),
+                    invalid=list(hit.get("invalid", [])), attempts=0, cached=True, cost_usd=0.0,
+                    raw=hit.get("raw"))
+                if audit is not None:
+                    audit.write({**audit_base, "cached": True, "ok": True, "attempts": 0, "latency_s": 0.0,
+                                 "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+                                 "raw": result.raw, "error": None})
+                return result
+
+        out = await self.call(messages, lambda raw: parse_verdicts(raw, rubric_ids), limiter=limiter)
+        parsed, raw, error, attempts, dropped = out.parsed, out.raw, out.error, out.attempts, out.dropped
+        prompt_tokens, completion_tokens, cost = out.prompt_tokens, out.completion_tokens, out.cost_usd
+        cache_read, cache_write, down = out.cache_read_tokens, out.cache_write_tokens, out.unreachable
+        latency = out.latency_s
         raw_kept = raw[:RAW_LIMIT] if isinstance(raw, str) else None
         if parsed is not None:
             result = JudgeResult(

@@ -16,7 +16,7 @@ from ..agent.limits import AgentLimits
 from ..errors import ConfigError
 from ..tasks import parse_task_name
 
-BASELINES = ("noop", "accept-all", "golden")
+BASELINES = ("noop", "accept-all", "golden", "playbook")
 AGENTS = ("llm", *BASELINES)
 #: the agent of ``import outputs``: redlines read from a folder (``agent.outputs``)
 OUTPUTS = "outputs"

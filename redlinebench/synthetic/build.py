@@ -22,6 +22,8 @@ from .._atomic import atomic_replace_dir
 from ..errors import RedlineBenchError
 from .judgecheck import Case, cases, expected_verdicts
 from .negotiate import Applied, play, reviewing_author, turn_date
+from ..tasks._positions import agreed_paragraphs
+from .positions import golden_problems, move_problems, positions_json, render_playbook, template_headings
 from .render import render_contract
 from .sources import GroupSpec, ScenarioSpec, Script, SourceError, VariantSpec, load_sources
 from .writer import DOCKERFILE, TEST_SH, instruction, metadata, rubrics_json, task_name, task_toml
@@ -88,6 +90,8 @@ class _Scenario:
         self.inputs: dict[str, bytes] = {}        # group name -> agent-side input
         self.handoff: dict[str, bytes] = {}       # script key -> the redline as the next turn receives it
         self.played: dict[tuple[str, str, tuple[str, ...]], Applied] = {}
+        self.template_text: list[tuple[str, str]] = []   # (clause number, text) of the clean template
+        self.states: list[tuple[str, list[tuple[str, str]]]] = []   # agreed text of the template and each golden
 
     def _applied(self, script: Script, ops, source: bytes, author: str) -> Applied:
         key = (script.key, author, tuple(o.id for o in ops))
@@ -102,15 +106,25 @@ class _Scenario:
 
     def run(self) -> None:
         template = render_contract(self.spec)
-        for group in self.spec.groups:
+        headings = template_headings(self.spec)
+        self.template_text = agreed_paragraphs(template, headings)
+        self.states = [("template", self.template_text)]
+        problems: list[str] = []
+        for group in self.spec.groups:   # the goldens first: every task's moves come from the whole tree
             source = template if group.turn == 1 else self.handoff[group.parent or ""]
             self.inputs[group.name] = source
             side = self.spec.side_of(group.turn)
             for key, script in sorted(group.scripts.items()):
                 if script.is_golden:
                     self.handoff[key] = self._play(script, script.ops, source, self.negotiators[side])
+                    problems += golden_problems(self.spec, key, self.handoff[key], self.template_text)
+                    self.states.append((key, agreed_paragraphs(self.handoff[key], headings)))
+        problems += move_problems(self.spec, self.template_text, self.states)
+        if problems:
+            raise SourceError(problems)
+        for group in self.spec.groups:
             for variant in group.variants:
-                self._task(group, variant, source)
+                self._task(group, variant, self.inputs[group.name])
 
     def _task(self, group: GroupSpec, variant: VariantSpec, source: bytes) -> None:
         spec = self.spec
@@ -126,7 +140,7 @@ class _Scenario:
         report.tasks.append(name)
         report.input_groups[meta["input_group"]] += 1
         grounding = {
-            _grounding_name(party): spec.playbooks[side],
+            _grounding_name(party): render_playbook(spec.playbooks[side], spec.positions[side]),
             "commercial_context.md": spec.context,
         }
         w = self.out.write
@@ -138,6 +152,8 @@ class _Scenario:
             w(f"{base}/environment/app/grounding/{fname}", text)
         w(f"{base}/tests/rubrics.json", rubrics_json(meta, variant))
         w(f"{base}/tests/test.sh", TEST_SH, executable=True)
+        w(f"{base}/tests/positions.json",
+          json.dumps(positions_json(spec, side, self.template_text, self.states), indent=2, ensure_ascii=False) + "\n")
         applied = self._applied(script, script.ops, source, author)
         golden = applied.data
         calls = {

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ..errors import RedlineBenchError
+from ..tasks._positions import TESTED_LEVELS, check_test, parse_positions_table
 
 CATEGORIES = (
     "Commercial Context",
@@ -142,6 +143,22 @@ class GroupSpec:
 
 
 @dataclass(frozen=True)
+class PositionSpec:
+    """One issue of a side's positions table: where it lives and how to place an agreed text on it.
+
+    ``tests`` maps preferred / fallback / walk_away to alternative tests (``tasks._positions``);
+    a test ``{"unchanged": True}`` means "the template's text of the clauses" and is resolved by
+    the build. ``expect`` is the level each golden's agreed text must be at.
+    """
+
+    issue: str
+    clauses: tuple[str, ...]
+    tests: dict[str, tuple[dict, ...]]
+    expect: dict[str, str]
+    moves: dict[str, dict[str, str]] = field(default_factory=dict)  # level -> clause -> its text at that level
+
+
+@dataclass(frozen=True)
 class PartySpec:
     name: str
     negotiator: str
@@ -162,6 +179,7 @@ class ScenarioSpec:
     playbooks: dict[str, str]      # side -> markdown
     playbook_files: dict[str, str]
     groups: tuple[GroupSpec, ...]
+    positions: dict[str, tuple[PositionSpec, ...]] = field(default_factory=dict)  # side -> rows in table order
 
     def side_of(self, turn: int) -> str:
         return self.sides[turn - 1]
@@ -503,6 +521,87 @@ def _party(path: Path, side: str, raw: Any, c: _Collector) -> PartySpec:
     return PartySpec(raw["name"], raw["negotiator"], raw["role"])
 
 
+_EXPECT_LEVELS = ("preferred", "fallback", "inside", "walk_away")
+
+
+def _positions(path: Path, playbooks: dict[str, str], contract: ContractSpec | None, goldens: set[str],
+               c: _Collector) -> dict[str, tuple[PositionSpec, ...]]:
+    """``positions.yaml``: per side, one entry per row of its playbook table, each issue testable."""
+    data = _yaml(path, c)
+    if not isinstance(data, dict):
+        if data is not None:
+            c.add(path, "file", "must be a mapping with A and B")
+        return {}
+    numbers = {cl.number for cl in contract.clauses} if contract else set()
+    out: dict[str, tuple[PositionSpec, ...]] = {}
+    for side in ("A", "B"):
+        try:
+            table = parse_positions_table(playbooks.get(side, "")) or []
+        except ValueError as exc:
+            c.add(path, side, f"the side's playbook table is malformed: {exc}")
+            table = []
+        if not table:
+            c.add(path, side, "the side's playbook has no positions table (Issue | Preferred | Fallback | Walk-away)")
+        rows: list[PositionSpec] = []
+        for i, raw in enumerate(data.get(side) or []):
+            where = f"{side}[{i}]"
+            if not isinstance(raw, dict) or not isinstance(raw.get("issue"), str):
+                c.add(path, where, "needs issue (the playbook row's Issue cell)")
+                continue
+            where = f"{where} ({raw['issue']})"
+            clauses = raw.get("clause")
+            if not isinstance(clauses, list) or not clauses or any(str(x) not in numbers for x in clauses):
+                c.add(path, where, "clause must list clause numbers of the contract (quoted)")
+                clauses = []
+            tests: dict[str, tuple[dict, ...]] = {}
+            for level in TESTED_LEVELS:
+                value = raw.get(level)
+                if value is None:
+                    continue
+                alternatives = value if isinstance(value, list) else [value]
+                for t in alternatives:
+                    plain = {k: v for k, v in t.items() if k != "unchanged"} if isinstance(t, dict) else t
+                    if isinstance(t, dict) and t.get("unchanged") is True and not plain:
+                        continue
+                    for problem in check_test(plain):
+                        c.add(path, f"{where}.{level}", problem)
+                tests[level] = tuple(alternatives)
+            row = next((r for r in table if r.issue == raw["issue"]), None)
+            if row is None:
+                c.add(path, where, "no row of the side's playbook table has this issue")
+            else:
+                for level, cell in (("preferred", row.preferred), ("fallback", row.fallback),
+                                    ("walk_away", row.walk_away)):
+                    stated = cell.strip() not in ("", "—", "-") and not cell.strip().startswith("—")
+                    if stated and level not in tests:
+                        c.add(path, where, f"the playbook states a {level} position but it has no test")
+            expect = raw.get("expect") or {}
+            if not isinstance(expect, dict):
+                c.add(path, where, "expect must map golden keys to levels")
+                expect = {}
+            for key, level in expect.items():
+                if key not in goldens:
+                    c.add(path, f"{where}.expect", f"{key} is not a golden of this scenario")
+                if level not in _EXPECT_LEVELS:
+                    c.add(path, f"{where}.expect", f"{key}: level must be one of {', '.join(_EXPECT_LEVELS)}")
+            for key in sorted(goldens - set(expect)):
+                c.add(path, f"{where}.expect", f"no expected level for golden {key}")
+            moves: dict[str, dict[str, str]] = {}
+            for level, texts in (raw.get("moves") or {}).items():
+                if level not in ("preferred", "fallback") or not isinstance(texts, dict) or not all(
+                        str(k) in numbers and isinstance(v, str) and v.strip() for k, v in texts.items()):
+                    c.add(path, f"{where}.moves", "moves maps preferred/fallback to {clause number: clause text}")
+                    continue
+                moves[level] = {str(k): _text(v) or "" for k, v in texts.items()}
+            rows.append(PositionSpec(raw["issue"], tuple(str(x) for x in clauses), tests,
+                                     {str(k): str(v) for k, v in expect.items()}, moves))
+        if [r.issue for r in rows] != [r.issue for r in table]:
+            c.add(path, side, "issues must be the rows of the side's playbook table, in its order "
+                              f"(table: {[r.issue for r in table]})")
+        out[side] = tuple(rows)
+    return out
+
+
 def load_scenario(root: Path, c: _Collector | None = None) -> ScenarioSpec:
     """One scenario directory (``scenario.yaml`` and the files it names)."""
     own = c is None
@@ -546,6 +645,9 @@ def load_scenario(root: Path, c: _Collector | None = None) -> ScenarioSpec:
     for turn in range(1, 5):
         if not any(g.turn == turn for g in groups):
             c.add(path, "groups", f"turn {turn} has no input group")
+    goldens = {k for g in groups for k, script in g.scripts.items() if script.is_golden}
+    playbooks = {s: texts.get(f"playbook_{s}", "") for s in ("A", "B")}
+    positions = _positions(root / "positions.yaml", playbooks, contract, goldens, c)
     if own and c.problems:
         raise SourceError(c.problems)
     return ScenarioSpec(
@@ -558,9 +660,10 @@ def load_scenario(root: Path, c: _Collector | None = None) -> ScenarioSpec:
         start=start,
         contract=contract,  # type: ignore[arg-type]
         context=texts.get("context", ""),
-        playbooks={s: texts.get(f"playbook_{s}", "") for s in ("A", "B")},
+        playbooks=playbooks,
         playbook_files={s: files.get(f"playbook_{s}", "") for s in ("A", "B")},
         groups=tuple(sorted(groups, key=lambda g: (g.turn, g.group))),
+        positions=positions,
     )
 
 
@@ -585,6 +688,7 @@ __all__ = [
     "GroupSpec",
     "Op",
     "PartySpec",
+    "PositionSpec",
     "RubricSpec",
     "ScenarioSpec",
     "Script",

@@ -19,6 +19,7 @@ from ._model import (
     parse_task_name,
 )
 from ._parse import read_task
+from ._positions import Position, positions
 from ._source import Source, download_hub_snapshot, hub_snapshot_dir, is_embedded_dir, resolve_source, task_dirs
 from ._taskset import TaskSet, ValidationReport, fingerprint_dirs, load_tasks, validate_tasks
 
@@ -28,6 +29,7 @@ __all__ = [
     "SIDE_PATTERN",
     "TASK_NAME_RE",
     "UNCATEGORIZED",
+    "Position",
     "Problem",
     "Rubric",
     "Source",
@@ -42,6 +44,7 @@ __all__ = [
     "is_embedded_dir",
     "load_tasks",
     "parse_task_name",
+    "positions",
     "read_task",
     "resolve_source",
     "task_dirs",
