@@ -349,6 +349,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
 
 
+def _moves_text(n: Any) -> str:
+    return "1 move" if n == 1 else f"{n} moves"
+
+
 def game_block(game: Game, colours: AuthorColours, cache: FragmentCache | None, link_from: Path | None) -> Markup:
     d = game.data
     sides = d.get("sides") if isinstance(d.get("sides"), dict) else {}
@@ -375,7 +379,7 @@ def game_block(game: Game, colours: AuthorColours, cache: FragmentCache | None, 
                  el("span", f"Scenario {d.get('scenario', '?')}", class_="nw"), " · ",
                  el("bdi", str(d.get("first", "?"))), " vs ", el("bdi", str(d.get("second", "?"))),
                  f" · trial {d.get('trial', '?')} · ", _outcome_badge(d.get("outcome")),
-                 f" · {d.get('moves', len(game.moves))} moves")
+                 f" · {_moves_text(d.get('moves', len(game.moves)))}")
     notes = [el("p", p, class_="small muted") for p in game.problems]
     return el("details", summary, el("p", _outcome_line(game)), *notes, el("div", *seat_parts, class_="grid2"),
               el("h4", "Moves"), timeline, agreed, class_="trial ar-game", id=f"game-{_slug(game.game_id)}")
@@ -431,7 +435,9 @@ def render_arena(summary: Mapping[str, Any], run_dir: Path, *, link_from: Path |
         el("section", el("h2", "Ratings"), how, ratings_table(models_summary), id="ratings"),
         el("section", el("h2", "Head to head"),
            el("p", "Pairings won, tied and lost by the row's model against the column's; ▲ the row leads, ▼ it trails, "
-                   "= level; in brackets the row's summed pairing score.", class_="small muted"),
+                   "= level; in brackets the row's summed pairing score (its utilities minus the opponent's). A player that "
+                   "forfeits a game loses that pairing whatever the utilities, so a winner can show a negative sum.",
+           class_="small muted"),
            h2h_matrix(models, [h for h in summary.get("head_to_head") or [] if isinstance(h, dict)]), id="h2h"),
         el("section", el("h2", "Games"), _games_filter(games),
            *[game_block(g, colours, cache, link_from) for g in games], id="games"),
