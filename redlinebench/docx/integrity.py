@@ -34,6 +34,28 @@ from difflib import SequenceMatcher
 from lxml import etree
 
 from .integrity_types import IntegrityFinding, IntegrityReport
+from .render import (  # noqa: F401  (re-exported: the audit's rule, as hidden.py and the tests know it)
+    COLOUR_DISTANCE,
+    DEFAULT_HALF_POINTS,
+    HIDING,
+    MAX_CONDENSE,
+    MAX_SHIFT,
+    MIN_HALF_POINTS,
+    MIN_SCALE,
+    W_COLOR,
+    W_HIGHLIGHT,
+    W_POSITION,
+    W_SCALE,
+    W_SPACING,
+    W_SZ,
+    _VISUAL,
+    RunStyles,
+    _rgb,
+    colour_near,
+    hidden_reason,
+    in_unrendered_branch,
+    rendering,
+)
 from .oxml import qn
 from .textboxes import box_paragraphs
 from .runs import (
@@ -96,31 +118,9 @@ QUOTE = 60       # characters of text quoted in a finding's detail
 
 _INSERTING = ("ins", "move_to")
 _BOOL_OFF = ("0", "false", "off", "none")
-_HIDING = (qn("w:vanish"), qn("w:specVanish"), qn("w:webHidden"))
-#: Run properties a reader sees; a change to one without ``w:rPrChange`` is untracked formatting.
-_VISUAL = tuple(qn("w:" + t) for t in ("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
+_HIDING = HIDING
 _U = qn("w:u")
 _VERTALIGN = qn("w:vertAlign")
-_HIGHLIGHT_RGB = {"black": "000000", "blue": "0000FF", "cyan": "00FFFF", "green": "00FF00",
-                  "magenta": "FF00FF", "red": "FF0000", "yellow": "FFFF00", "white": "FFFFFF",
-                  "darkBlue": "000080", "darkCyan": "008080", "darkGreen": "008000",
-                  "darkMagenta": "800080", "darkRed": "800000", "darkYellow": "808000",
-                  "darkGray": "808080", "lightGray": "C0C0C0"}
-#: Font colour this close (largest channel difference) to the background reads as invisible.
-COLOUR_DISTANCE = 24
-#: Font size (half-points) under which text is unreadable: 4 pt.
-MIN_HALF_POINTS = 8
-#: Character scale (``w:w``, percent of normal width) under which glyphs are squeezed to nothing.
-MIN_SCALE = 20
-#: Condensed spacing (``w:spacing``, twips) beyond this share of the font size stacks glyphs on one another.
-MAX_CONDENSE = 0.5
-#: Raised or lowered (``w:position``) by more than this many times its own size: off its line, or the page.
-MAX_SHIFT = 4
-#: Word's size when nothing sets one (10 pt), in half-points.
-DEFAULT_HALF_POINTS = 20
-W_SCALE = qn("w:w")
-W_SPACING = qn("w:spacing")
-W_POSITION = qn("w:position")
 
 
 def _quote(text: str) -> str:
@@ -154,163 +154,7 @@ def _date_key(value: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------- formatting
-class RunStyles:
-    """Effective run properties of a run: direct rPr over character style over paragraph style
-    over document defaults (only the properties the audit reads), and the page colour: what
-    :func:`hidden_reason` needs to tell whether a reader sees a run."""
-
-    def __init__(self, doc) -> None:
-        self.by_id: dict[str, tuple[str | None, object | None, object | None]] = {}
-        self.defaults: dict[str, object] = {}
-        self.default_para: str | None = None
-        self.page = "FFFFFF"
-        bg = doc.package.xml(doc.package.main_part).find(W_BACKGROUND)
-        if bg is not None and _rgb(bg.get(W_COLOR)):
-            self.page = _rgb(bg.get(W_COLOR)) or self.page
-        from .document import RT_STYLES
-
-        part = doc.part_for(RT_STYLES)
-        self._cache: dict[tuple, dict] = {}
-        if part is None:
-            return
-        root = doc.package.xml(part)
-        rpr_default = root.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}/{W_RPR}")
-        if rpr_default is not None:
-            self.defaults = _props(rpr_default)
-        for style in root.iter(W_STYLE):
-            sid = style.get(W_STYLEID)
-            if not sid:
-                continue
-            based = style.find(W_BASEDON)
-            self.by_id[sid] = (based.get(W_VAL) if based is not None else None, style.find(W_RPR),
-                               style.get(W_TYPE))
-            if style.get(qn("w:default")) in ("1", "true", "on") and style.get(W_TYPE) == "paragraph":
-                self.default_para = sid
-
-    def style_props(self, sid: str | None) -> dict:
-        key = ("s", sid)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        chain, seen = [], set()
-        while sid and sid not in seen and sid in self.by_id:
-            seen.add(sid)
-            based, rpr, _ = self.by_id[sid]
-            chain.append(rpr)
-            sid = based
-        out: dict = {}
-        for rpr in reversed(chain):
-            if rpr is not None:
-                out.update(_props(rpr))
-        self._cache[key] = out
-        return out
-
-    def effective(self, run, pstyle: str | None) -> dict:
-        rpr = None
-        for child in run:
-            if child.tag == W_RPR:
-                rpr = child
-                break
-        return self.effective_rpr(rpr, pstyle)
-
-    def effective_rpr(self, rpr, pstyle: str | None) -> dict:
-        """:meth:`effective` of a run whose (first) ``w:rPr`` is ``rpr`` (None: it has none)."""
-        rstyle = None
-        if rpr is not None:
-            for child in rpr:
-                if child.tag == W_RSTYLE:
-                    rstyle = child.get(W_VAL)
-        key = (pstyle, rstyle)
-        base = self._cache.get(key)
-        if base is None:
-            base = dict(self.defaults)
-            base.update(self.style_props(pstyle or self.default_para))
-            if rstyle:
-                base.update(self.style_props(rstyle))
-            self._cache[key] = base
-        if rpr is None:
-            return base
-        out = dict(base)
-        out.update(_props(rpr))
-        return out
-
-
-def _rgb(value: str | None) -> str | None:
-    if value and len(value) == 6:
-        try:
-            int(value, 16)
-        except ValueError:
-            return None
-        return value.upper()
-    return None
-
-
-def _props(rpr) -> dict:
-    """The audited properties set by one ``w:rPr`` (its ``w:rPrChange`` is the old state: skipped)."""
-    out: dict = {}
-    for child in rpr:
-        tag = child.tag
-        if tag in _VISUAL or tag in _HIDING:
-            out[tag] = child.get(W_VAL, "1").lower() not in _BOOL_OFF
-        elif tag == W_COLOR:
-            theme = child.get(W_THEMECOLOR)
-            out[W_COLOR] = ("theme:" + theme) if theme in ("background1", "light1") else (child.get(W_VAL) or "auto")
-        elif tag in (W_SZ, W_SCALE, W_SPACING, W_POSITION):
-            try:
-                out[tag] = int(float(child.get(W_VAL) or "0"))
-            except (ValueError, OverflowError):   # "nan", "inf": no size Word would apply
-                pass
-        elif tag == W_HIGHLIGHT:
-            out[W_HIGHLIGHT] = child.get(W_VAL) or "none"
-        elif tag == W_SHD:
-            out[W_SHD] = child.get(W_FILL) or "auto"
-        elif tag == _U:
-            out[_U] = (child.get(W_VAL) or "single") != "none"
-        elif tag == _VERTALIGN:
-            out[_VERTALIGN] = child.get(W_VAL) or "baseline"
-    return out
-
-
-def colour_near(colour: str | None, background: str) -> bool:
-    """``colour`` (RRGGBB) is within COLOUR_DISTANCE of ``background`` on every channel (False
-    when it is not an RGB value)."""
-    rgb = _rgb(colour)
-    if rgb is None:
-        return False
-    return max(abs(int(rgb[i:i + 2], 16) - int(background[i:i + 2], 16)) for i in (0, 2, 4)) <= COLOUR_DISTANCE
-
-
-def hidden_reason(props: dict, page: str) -> str | None:
-    """Why a reader of the document in Word would not see text with these properties, or None."""
-    for tag in _HIDING:
-        if props.get(tag):
-            return tag.split("}")[1]
-    size = props.get(W_SZ)
-    if size is not None and 0 < size < MIN_HALF_POINTS:
-        return f"{size / 2:g} pt font"
-    scale = props.get(W_SCALE)
-    if scale is not None and 0 < scale < MIN_SCALE:
-        return f"{scale}% character scale"
-    half_points = size if size else DEFAULT_HALF_POINTS
-    spacing = props.get(W_SPACING)
-    if spacing is not None and -spacing > MAX_CONDENSE * half_points * 10:
-        return f"characters condensed by {-spacing / 20:g} pt"
-    position = props.get(W_POSITION)
-    if position is not None and abs(position) > MAX_SHIFT * half_points:
-        return f"text {'raised' if position > 0 else 'lowered'} by {abs(position) / 2:g} pt"
-    colour = props.get(W_COLOR)
-    if colour and colour != "auto":
-        background = page
-        highlight = props.get(W_HIGHLIGHT)
-        shading = _rgb(props.get(W_SHD))
-        if highlight and highlight != "none" and highlight in _HIGHLIGHT_RGB:
-            background = _HIGHLIGHT_RGB[highlight]
-        elif shading:
-            background = shading
-        rgb = background if colour.startswith("theme:") and background == page else _rgb(colour)
-        if rgb and colour_near(rgb, background):
-            return f"font colour {rgb} on background {background}"
-    return None
+# (the rule lives in the rendering model, ``render``: the audit, the views and the judges ask it)
 
 
 def _visual_signature(props: dict) -> tuple:
