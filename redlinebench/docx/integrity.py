@@ -88,6 +88,7 @@ W_DEL_TAG = qn("w:del")
 W_MOVEFROM_TAG = qn("w:moveFrom")
 W_MOVETO_TAG = qn("w:moveTo")
 MC_FALLBACK = qn("mc:Fallback")
+MC_CHOICE = qn("mc:Choice")
 W_COMMENT = qn("w:comment")
 W_VAL = qn("w:val")
 W_RSTYLE = qn("w:rStyle")
@@ -107,6 +108,14 @@ W_TCPR = qn("w:tcPr")
 W_CELLINS = qn("w:cellIns")
 W_CELLDEL = qn("w:cellDel")
 W_ANCHOR = qn("w:anchor")
+W_NUMBERINGCHANGE = qn("w:numberingChange")
+W_PPRCHANGE = qn("w:pPrChange")
+W_TBLPR = qn("w:tblPr")
+W_FITTEXT = qn("w:fitText")
+W_SDT = qn("w:sdt")
+W_SDTCONTENT = qn("w:sdtContent")
+W_DATABINDING = qn("w:dataBinding")
+W_TXBXCONTENT = qn("w:txbxContent")
 R_ID = qn("r:id")
 
 #: Paragraph mark and embedded object (drawing, text box anchor, note reference) as characters.
@@ -287,16 +296,11 @@ class _Reader:
         return "#" + (link.get(W_ANCHOR) or "")
 
     def paragraphs(self, root) -> list:
-        """Every paragraph of a story in document order, text boxes included (a shape's fallback
-        copy, which Word does not show, skipped)."""
-        if next(root.iter(MC_FALLBACK), None) is None:
+        """Every paragraph of a story in document order, text boxes included (an alternate-content
+        branch Word does not render, such as a shape's fallback copy, skipped)."""
+        if next(root.iter(MC_FALLBACK, MC_CHOICE), None) is None:
             return list(root.iter(W_P))
-        out = []
-        for p in root.iter(W_P):
-            if any(a.tag == MC_FALLBACK for a in p.iterancestors(MC_FALLBACK)):
-                continue
-            out.append(p)
-        return out
+        return [p for p in root.iter(W_P) if not in_unrendered_branch(p)]
 
     def _fmt(self, run, pstyle) -> tuple[str | None, int, bool]:
         """(why hidden, formatting code, formatting tracked) of a run: decided once per distinct
@@ -608,6 +612,8 @@ class _Audit:
         fmts: dict = {}
         self.src = _Reader(original, self.labels, None, fmts)
         self.out = _Reader(output, self.labels, author, fmts)
+        self.src_model = rendering(original)
+        self.out_model = rendering(output)
         self.findings: list[IntegrityFinding] = []
         self._seen: set[tuple] = set()
 
@@ -640,17 +646,114 @@ class _Audit:
         b_keys = [self.out.key(p) for p in b_ps]
         # three sieves, each cheaper than the next: the XML as is, the XML without its noise
         # (a re-save's rsids and namespace declarations), the text read with its labels
-        for i1, i2, j1, j2 in _gaps(a_keys, b_keys):
+        same: list[tuple] = []    # paragraph pairs equal as XML
+        pairs: list[tuple] = []   # paragraph pairs equal once their noise is out, or in text
+        gaps = list(_gaps(a_keys, b_keys))
+        same.extend(_equal_pairs(gaps, a_ps, b_ps))
+        for i1, i2, j1, j2 in gaps:
             a_sub, b_sub = a_ps[i1:i2], b_ps[j1:j2]
             a_canon, b_canon = self.canonical_keys(a_keys[i1:i2], b_keys[j1:j2])
-            for m1, m2, n1, n2 in _gaps(a_canon, b_canon):
+            gaps2 = list(_gaps(a_canon, b_canon))
+            pairs.extend(_equal_pairs(gaps2, a_sub, b_sub))
+            for m1, m2, n1, n2 in gaps2:
                 a_paras = [self.src.read(p, part) for p in a_sub[m1:m2]]
                 b_paras = [self.out.read(p, part) for p in b_sub[n1:n2]]
                 self.author_text(b_paras)
                 a_content = [_content_key(x) for x in a_paras]
                 b_content = [_content_key(x) for x in b_paras]
-                for k1, k2, l1, l2 in _gaps(a_content, b_content):
+                gaps3 = list(_gaps(a_content, b_content))
+                pairs.extend(_equal_pairs(gaps3, a_sub[m1:m2], b_sub[n1:n2]))
+                for k1, k2, l1, l2 in gaps3:
                     self.compare(a_paras[k1:k2], b_paras[l1:l2])
+                    pairs.extend(_text_pairs(a_paras[k1:k2], b_paras[l1:l2], a_sub[m1 + k1:m1 + k2],
+                                             b_sub[n1 + l1:n1 + l2]))
+        if a_root is not None and b_root is not None:
+            self.page(part, a_root, b_root, a_ps, b_ps, same, pairs)
+
+    # ------------------------------------------------------------------ what the page shows (integrity v3)
+    def page(self, part: str, a_root, b_root, a_ps: list, b_ps: list, same: list, pairs: list) -> None:
+        """Compare what a reader of the two pages sees beyond the text the streams compare: clause
+        labels, visibility in context (styles, theme, shading, frames, merges), bound content."""
+        self.labels_of(part, a_root, b_root, a_ps, b_ps, same + pairs)
+        self.visibility(part, a_root, b_root, same, pairs)
+        self.bound(part, a_root, b_root)
+
+    def labels_of(self, part: str, a_root, b_root, a_ps, b_ps, pairs) -> None:
+        """A clause label that differs from the input's other than through the author's tracked
+        paragraph insertions, deletions and property changes is an untracked change."""
+        ra, rb = self.src_model, self.out_model
+        if not ra.numbering.nums and not rb.numbering.nums:
+            return
+        author = self.author
+        if any((el.get(W_AUTHOR) or "") == author for el in b_root.iter(W_NUMBERINGCHANGE)):
+            return   # the author tracked a numbering change: Word shows the old label as the revision
+        a_block = _block_paragraphs(a_root, a_ps)
+        b_block = _block_paragraphs(b_root, b_ps)
+        matched = {a for a, _b in pairs}
+        # another author's tracked paragraph insertion or deletion the output resolved (rejected or
+        # accepted: untracked by nature) leaves the count, with the paragraph
+        skip = {p for p in a_block if p not in matched and _mark_authors(p) - {author}}
+        a_lab = ra.labels(a_block, skip=skip)
+        a_alt = ra.labels(a_block, skip=skip, reject_all_ppr=True) \
+            if next(a_root.iter(W_PPRCHANGE), None) is not None else a_lab
+        b_lab = rb.labels(b_block, reject=author)
+        diffs = [(a, b) for a, b in pairs if a in a_lab and b in b_lab and b_lab[b] != a_lab[a]
+                 and b_lab[b] != a_alt[a]]
+        if not diffs:
+            return
+        order = {p: k for k, p in enumerate(b_block)}
+        a, b = min(diffs, key=lambda ab: order[ab[1]])
+        text = normalise("".join(t.text or "" for t in b.iter(W_T)))
+        more = f" ({len(diffs)} paragraphs renumbered)" if len(diffs) > 1 else ""
+        self.add("untracked_change", self.out.where(b, part),
+                 f"clause number {a_lab[a] or 'none'} now reads {b_lab[b] or 'none'} without a tracked "
+                 f"change{more}: {_quote(text)}")
+
+    def visibility(self, part: str, a_root, b_root, same: list, pairs: list) -> None:
+        """Text visible in the input must stay visible, and the author's insertions must be
+        visible, as the model renders each paragraph in its context."""
+        ra, rb = self.src_model, self.out_model
+        if not rb.could_hide([b_root]):
+            return
+        candidates = list(pairs)
+        if ra.digest != rb.digest or _table_digest(a_root) != _table_digest(b_root):
+            candidates += same   # the same XML renders differently in another context
+        author = self.author
+        for a, b in candidates:
+            b_walk = walk_paragraph(b)
+            b_pieces = _pieces(rb, b, b_walk.atoms)
+            if not any(why for _t, why, _atom in b_pieces):
+                continue
+            where = self.out.where(b, part)
+            theirs = []
+            for text, why, atom in b_pieces:
+                if atom.rev is not None and (atom.rev.get(W_AUTHOR) or "") == author and atom.kind in _INSERTING:
+                    if why and text.strip():
+                        self.add("hidden_text", where, f"inserted text hidden ({why}): {_quote(text)}")
+                    continue
+                theirs.append((text, why))
+            a_pieces = [(t, why) for t, why, _atom in _pieces(ra, a, walk_paragraph(a).atoms)]
+            span = _newly_hidden(a_pieces, theirs)
+            if span:
+                self.add("hidden_text", where, f"text visible in the input is hidden in the output "
+                         f"({span[1]}): {_quote(span[0])}")
+
+    def bound(self, part: str, a_root, b_root) -> None:
+        """A content control bound to a custom XML part shows that part's value: a value changed
+        there changes the page without a tracked change."""
+        a_sdts = [el for el in a_root.iter(W_SDT) if next(el.iter(W_DATABINDING), None) is not None]
+        b_sdts = [el for el in b_root.iter(W_SDT) if next(el.iter(W_DATABINDING), None) is not None]
+        if not a_sdts and not b_sdts:
+            return
+        shown_a = [_shown(self.src_model, el) for el in a_sdts]
+        shown_b = [_shown(self.out_model, el) for el in b_sdts]
+        for k, (was, now) in enumerate(zip(shown_a, shown_b)):
+            if was != now:
+                p = next(b_sdts[k].iter(W_P), None) or _paragraph_of(b_sdts[k])
+                where = self.out.where(p, part) if p is not None else part.rsplit("/", 1)[-1]
+                self.add("untracked_change", where, f"bound content control now shows {_quote(now)} (was "
+                         f"{_quote(was)}): its custom XML value changed without a tracked change")
+                return
 
     def canonical_keys(self, a_keys: list[bytes], b_keys: list[bytes]) -> tuple[list, list]:
         """The second sieve's keys for one gap; when a sample of a long gap shows it cannot help
@@ -1044,6 +1147,89 @@ class _Audit:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _equal_pairs(gaps: list, a_list: list, b_list: list) -> list[tuple]:
+    """(a, b) of the stretches ``_gaps`` left out (equal, index for index)."""
+    out = []
+    i = j = 0
+    for i1, i2, j1, j2 in gaps:
+        out.extend(zip(a_list[i:i1], b_list[j:j1]))
+        i, j = i2, j2
+    out.extend(zip(a_list[i:], b_list[j:]))
+    return out
+
+
+def _text_pairs(a_paras: list, b_paras: list, a_ps: list, b_ps: list) -> list[tuple]:
+    """Paragraphs of a differing gap that read the same text (the output's with the author's
+    changes rejected), paired in order; a paragraph that reads nothing (the author's inserted
+    paragraph) pairs with none."""
+    a_text = [normalise("".join(s.text for s in x.segs).replace(MARK, " ")) or object() for x in a_paras]
+    b_text = [normalise("".join(s.text for s in x.segs).replace(MARK, " ")) or object() for x in b_paras]
+    return _equal_pairs(list(_gaps(a_text, b_text)), a_ps, b_ps)
+
+
+def _block_paragraphs(root, ps: list) -> list:
+    """The paragraphs of ``ps`` that are not in a text box (a box's paragraphs are a story of their own)."""
+    boxed = {p for box in root.iter(W_TXBXCONTENT) for p in box.iter(W_P)}
+    return [p for p in ps if p not in boxed] if boxed else ps
+
+
+def _mark_authors(p) -> set[str]:
+    """Authors of ``p``'s tracked paragraph-mark insertion or deletion."""
+    ppr = p.find(W_PPR)
+    rpr = ppr.find(W_RPR) if ppr is not None else None
+    if rpr is None:
+        return set()
+    return {(c.get(W_AUTHOR) or "") for c in rpr if c.tag in REVISION_WRAPPERS}
+
+
+def _table_digest(root) -> bytes:
+    """The properties of every table, row and cell of a story: the context of its paragraphs."""
+    h = hashlib.sha256()
+    for el in root.iter(W_TBLPR, W_TCPR, W_TRPR):
+        h.update(etree.tostring(el))
+    return h.digest()
+
+
+def _pieces(model, p, atoms) -> list[tuple[str, str | None, object]]:
+    """(normalised text, why unreadable or None, atom) of each text atom of ``p``."""
+    fits = model.fit_reasons(atoms, p) if next(p.iter(W_FITTEXT), None) is not None else {}
+    out = []
+    for atom in atoms:
+        text = _norm_piece(atom.text) if atom.text else ""
+        if not text:
+            continue
+        out.append((text, fits.get(atom.run) or model.run_reason(atom.run, p), atom))
+    return out
+
+
+def _newly_hidden(a_pieces: list, b_pieces: list) -> tuple[str, str] | None:
+    """(text, why) of the first text visible in ``a_pieces`` and hidden where ``b_pieces`` has it."""
+    a_text = "".join(t for t, _ in a_pieces)
+    a_mask = "".join(("0" if why is None else "1") * len(t) for t, why in a_pieces)
+    b_text = "".join(t for t, _ in b_pieces)
+    b_why: list = []
+    for t, why in b_pieces:
+        b_why.extend([why] * len(t))
+    matcher = SequenceMatcher(None, a_text, b_text, autojunk=False)
+    for i, j, size in matcher.get_matching_blocks():
+        for k in range(size):
+            if a_mask[i + k] == "0" and b_why[j + k] is not None and not a_text[i + k].isspace():
+                end = k
+                while end < size and a_mask[i + end] == "0" and b_why[j + end] is not None:
+                    end += 1
+                return a_text[i + k:i + end], b_why[j + k]
+    return None
+
+
+def _shown(model, sdt) -> str:
+    """What a content control shows: its bound custom XML value, else its content's text."""
+    value = model.bound_text(sdt)
+    if value is None:
+        content = sdt.find(W_SDTCONTENT)
+        value = "".join(t.text or "" for t in content.iter(W_T)) if content is not None else ""
+    return normalise(value)
+
+
 #: Paragraph pairs sampled to decide whether the noise sieve can help a long gap.
 SIEVE_SAMPLE = 48
 #: Paragraphs a comment range may span before the anchor check gives up on it (hostile ranges).
@@ -1272,8 +1458,9 @@ def _paired_stories(original, output):
         right = sorted((n for n in b if kind in n.rsplit("/", 1)[-1]), key=_natural)
         left_text = {n: _story_text(a[n]) for n in left}
         right_text = {n: _story_text(b[n]) for n in right}
-        for n in list(left):       # identical text and labels first, whatever the part is called
+        for n in list(left):       # identical XML first (still compared: styles can render it otherwise)
             if n in right and etree.tostring(a[n]) == etree.tostring(b[n]):
+                yield n.rsplit("/", 1)[-1], a[n], b[n]
                 left.remove(n)
                 right.remove(n)
         for n in list(left):

@@ -13,7 +13,7 @@ from typing import Any, Literal
 #: Recorded in every grade's ``integrity.version``; bumped whenever what the audit finds changes.
 #: v2: a partial accept or reject inside one revision, field instructions and hyperlink targets,
 #: cell revision markers, text hidden by character scale, spacing or position, moved comment anchors.
-INTEGRITY_VERSION = "integrity-v2"
+INTEGRITY_VERSION = "integrity-v3"
 
 #: Fail the gate (reward 0, no judge called).
 FATAL_KINDS: tuple[str, ...] = (

@@ -21,6 +21,7 @@ import weakref
 
 from lxml import etree
 
+from .mc import chosen_branch, in_unrendered_branch
 from .numbering import Counter, Numbering
 from .oxml import qn
 from .runs import W_AUTHOR, W_P, W_PPR, W_R, W_RPR, W_TBL, W_TC
@@ -71,9 +72,6 @@ W_SDTPR = qn("w:sdtPr")
 W_DATABINDING = qn("w:dataBinding")
 W_SECTPR = qn("w:sectPr")
 W_PGSZ = qn("w:pgSz")
-MC_ALTERNATE = qn("mc:AlternateContent")
-MC_CHOICE = qn("mc:Choice")
-MC_FALLBACK = qn("mc:Fallback")
 _WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
 WP_ANCHOR = f"{{{_WP}}}anchor"
 WP_POSH = f"{{{_WP}}}positionH"
@@ -110,34 +108,6 @@ CHAR_WIDTH = 0.5
 #: Fonts whose glyphs are pictures, not letters: text switched to one no longer reads.
 SYMBOL_FONTS = ("wingdings", "webdings", "symbol", "marlett", "dingbat", "zapf dingbats", "bookshelf symbol",
                 "ms outlook", "ms reference specialty")
-#: Namespaces whose ``mc:Choice Requires`` Word understands (ECMA-376 Part 3 §10.2.1: the first choice
-#: whose every required namespace is understood is rendered, else the fallback).
-WORD_NAMESPACES = frozenset({
-    "http://schemas.microsoft.com/office/word/2010/wordml",
-    "http://schemas.microsoft.com/office/word/2012/wordml",
-    "http://schemas.microsoft.com/office/word/2015/wordml/symex",
-    "http://schemas.microsoft.com/office/word/2016/wordml/cid",
-    "http://schemas.microsoft.com/office/word/2018/wordml",
-    "http://schemas.microsoft.com/office/word/2018/wordml/cex",
-    "http://schemas.microsoft.com/office/word/2010/wordprocessingShape",
-    "http://schemas.microsoft.com/office/word/2010/wordprocessingGroup",
-    "http://schemas.microsoft.com/office/word/2010/wordprocessingCanvas",
-    "http://schemas.microsoft.com/office/word/2010/wordprocessingInk",
-    "http://schemas.microsoft.com/office/word/2010/wordprocessingDrawing",
-    "http://schemas.microsoft.com/office/drawing/2010/main",
-    "http://schemas.microsoft.com/office/drawing/2014/chartex",
-    "http://schemas.microsoft.com/office/drawing/2015/9/8/chartex",
-    "http://schemas.microsoft.com/office/drawing/2016/ink",
-    "http://schemas.microsoft.com/office/drawing/2017/model3d",
-    "http://schemas.microsoft.com/office/drawing/2016/5/9/chartex",
-    "http://schemas.openxmlformats.org/officeDocument/2006/math",
-    "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
-    "http://schemas.openxmlformats.org/drawingml/2006/main",
-    "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing",
-    "urn:schemas-microsoft-com:vml",
-    "urn:schemas-microsoft-com:office:office",
-    "urn:schemas-microsoft-com:office:word",
-})
 _THEME_SLOTS = ("dk1", "lt1", "dk2", "lt2", "accent1", "accent2", "accent3", "accent4", "accent5", "accent6",
                 "hlink", "folHlink")
 #: ``w:themeColor`` value -> (clrSchemeMapping attribute, its default) or the scheme slot itself (§17.18.97).
@@ -416,35 +386,6 @@ def hidden_reason(props: dict, page: str, background: str | None = None) -> str 
         if rgb and colour_near(rgb, behind):
             return f"font colour {rgb} on background {behind}"
     return None
-
-
-# ---------------------------------------------------------------------------------------------- alternate content
-def _understood(choice) -> bool:
-    requires = (choice.get("Requires") or "").split()
-    if not requires:
-        return False
-    nsmap = choice.nsmap
-    return all(nsmap.get(prefix) in WORD_NAMESPACES for prefix in requires)
-
-
-def chosen_branch(alternate):
-    """The branch of an ``mc:AlternateContent`` Word renders: the first ``mc:Choice`` whose
-    ``Requires`` it understands, else the ``mc:Fallback`` (None when there is neither)."""
-    fallback = None
-    for child in alternate:
-        if child.tag == MC_CHOICE and _understood(child):
-            return child
-        if child.tag == MC_FALLBACK and fallback is None:
-            fallback = child
-    return fallback
-
-
-def in_unrendered_branch(el) -> bool:
-    """``el`` sits in an ``mc:AlternateContent`` branch Word does not render."""
-    for anc in el.iterancestors(MC_CHOICE, MC_FALLBACK):
-        if chosen_branch(anc.getparent()) is not anc:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------------- data binding

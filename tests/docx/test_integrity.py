@@ -376,7 +376,7 @@ def test_report_shape_and_purity():
     report = audit(original, output, AUTHOR)
     assert (original.to_bytes(), output.to_bytes()) == before
     data = report.to_dict()
-    assert data["passed"] is False and data["version"] == "integrity-v2"
+    assert data["passed"] is False and data["version"] == "integrity-v3"
     assert data["findings"][0]["severity"] == "fatal" and data["findings"][0]["paragraph_id"] == "p-002"
 
 

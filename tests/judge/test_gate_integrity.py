@@ -74,7 +74,7 @@ async def test_grade_json_carries_integrity(tmp_path):
     grade = await grade_trial(task, HONEST, [HeuristicJudge()], model="m", trial=2, trial_dir=tmp_path / "t2",
                               cache=False, original=contract)
     data = json.loads((tmp_path / "t2" / "grade.json").read_text())
-    assert grade.status == "graded" and data["integrity"] == {"passed": True, "version": "integrity-v2",
+    assert grade.status == "graded" and data["integrity"] == {"passed": True, "version": "integrity-v3",
                                                               "findings": []}
 
 
