@@ -510,19 +510,61 @@ class Rendering:
 
     def __init__(self, doc) -> None:
         self.doc = doc
-        self.styles = RunStyles(doc)
         self.numbering: Numbering = doc.numbering
+        self._styles: RunStyles | None = None
+        self._digest: str | None = None
         self._data: DataStore | None = None
         self._para_ctx: dict = {}
         self._run_cache: dict = {}
         self._tables: dict = {}
-        self._labels: dict = {}
+        self._fits: dict = {}
+        self._could_hide: bool | None = None
         body = doc.body
         sect = body.find(W_SECTPR) if body is not None else None
         size = sect.find(W_PGSZ) if sect is not None else None
         self.page_w = _twips(size.get(qn("w:w")) if size is not None else None, 12240)
         self.page_h = _twips(size.get(qn("w:h")) if size is not None else None, 15840)
-        self.digest = context_digest(doc)
+
+    @property
+    def styles(self) -> RunStyles:
+        """The effective-formatting reader (built on first use: a read view that never asks about
+        visibility does not pay for it)."""
+        if self._styles is None:
+            self._styles = RunStyles(self.doc)
+        return self._styles
+
+    @property
+    def digest(self) -> str:
+        """:func:`context_digest` of the document."""
+        if self._digest is None:
+            self._digest = context_digest(self.doc)
+        return self._digest
+
+    def reason(self, run) -> str | None:
+        """Why ``run``'s text is unreadable on the page, or None: :meth:`run_reason` in its paragraph,
+        and ``w:fitText`` squeezing its group (every story: body, headers, notes, comments, boxes)."""
+        if run is None:
+            return None
+        p = run.getparent()
+        while p is not None and p.tag != W_P:
+            p = p.getparent()
+        if p is None:
+            return None
+        why = self.run_reason(run, p)
+        if why is None and next(p.iter(W_FITTEXT), None) is not None:
+            fits = self._fits.get(p)
+            if fits is None:
+                from .runs import walk_paragraph
+
+                fits = self._fits[p] = self.fit_reasons(walk_paragraph(p).atoms, p)
+            why = fits.get(run)
+        return why
+
+    def nothing_hides(self) -> bool:
+        """True when nothing in any story (comments included) or the styles could make text unreadable."""
+        if self._could_hide is None:
+            self._could_hide = self.could_hide([root for _part, root in self.doc.story_parts(comments=True)])
+        return not self._could_hide
 
     # ------------------------------------------------------------------ labels
     def labels(self, paragraphs, **kw) -> dict:
