@@ -560,6 +560,19 @@ class Rendering:
             why = fits.get(run)
         return why
 
+    def visible_text(self, p) -> str:
+        """The text of ``p`` a Word reader reads in the current view (insertions shown, deletions
+        not, field results, hidden runs left out), without its label."""
+        from .runs import VISIBLE, walk_paragraph
+
+        if self.doc is not None and in_unrendered_branch(p):
+            return ""
+        parts = []
+        for atom in walk_paragraph(p).atoms:
+            if atom.kind in VISIBLE and atom.text and self.reason(atom.run) is None:
+                parts.append(atom.text)
+        return "".join(parts)
+
     def nothing_hides(self) -> bool:
         """True when nothing in any story (comments included) or the styles could make text unreadable."""
         if self._could_hide is None:
