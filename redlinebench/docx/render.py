@@ -436,9 +436,9 @@ class DataStore:
 
 
 # ---------------------------------------------------------------------------------------------- labels
-def _mark_revisions(p) -> list:
-    ppr = p.find(W_PPR)
-    rpr = ppr.find(W_RPR) if ppr is not None else None
+def _mark_revisions(ppr) -> list:
+    """The tracked insertion, deletion or move of the paragraph mark of a paragraph with this ``w:pPr``."""
+    rpr = ppr[-1] if ppr[-1].tag == W_RPR else ppr.find(W_RPR)
     if rpr is None:
         return []
     return [c for c in rpr if c.tag in (W_INS, W_DEL, W_MOVEFROM, W_MOVETO)]
@@ -466,17 +466,18 @@ def story_labels(paragraphs, numbering: Numbering, *, reject: str | None = None,
     ``w:pPrChange`` rejected, whoever made it."""
     counter = Counter(numbering)
     out: dict = {}
+    marked = current or reject is not None
     for p in paragraphs:
-        if p in skip:
+        if skip and p in skip:
             continue
-        marks = _mark_revisions(p) if (current or reject is not None) else ()
+        ppr = p[0] if len(p) and p[0].tag == W_PPR else p.find(W_PPR)
+        marks = _mark_revisions(ppr) if marked and ppr is not None and len(ppr) else ()
         if marks:
             if current and any(m.tag in (W_DEL, W_MOVEFROM) for m in marks):
                 continue
             if reject is not None and any(m.tag in (W_INS, W_MOVETO) and (m.get(W_AUTHOR) or "") == reject
                                           for m in marks):
                 continue
-        ppr = p[0] if len(p) and p[0].tag == W_PPR else p.find(W_PPR)
         if reject is not None:
             ppr = _old_ppr(ppr, reject)
         elif reject_all_ppr and ppr is not None and ppr.find(W_PPRCHANGE) is not None:
@@ -615,6 +616,24 @@ class Rendering:
             pstyle = ps.get(W_VAL) if ps is not None else None
             shade = shading_colour(ppr.find(W_SHD))
             frame = ppr.find(W_FRAMEPR)
+        if shade is None or frame is None:
+            s_shade, s_frame = self._style_para(pstyle)
+            shade = shade if shade is not None else s_shade
+            frame = frame if frame is not None else s_frame
+        why = self._frame_off_page(frame) if frame is not None else None
+        tstyle, cell_bg, cell_why = self._cell(p)
+        why = why or cell_why or self._shape_off_page(p)
+        behind = shade or cell_bg
+        out = self._para_ctx[p] = (pstyle, tstyle, behind, why)
+        return out
+
+    def _style_para(self, pstyle: str | None) -> tuple:
+        """(shading colour, w:framePr) a paragraph style's chain gives its paragraphs; cached."""
+        key = ("p", pstyle)
+        hit = self._tables.get(key)
+        if hit is not None:
+            return hit
+        shade = frame = None
         styles = self.styles
         for style in styles.chain(pstyle or styles.default_para):
             s_ppr = style.find(W_PPR)
@@ -624,11 +643,7 @@ class Rendering:
                 shade = shading_colour(s_ppr.find(W_SHD))
             if frame is None:
                 frame = s_ppr.find(W_FRAMEPR)
-        why = self._frame_off_page(frame) if frame is not None else None
-        tstyle, cell_bg, cell_why = self._cell(p)
-        why = why or cell_why or self._shape_off_page(p)
-        behind = shade or cell_bg
-        out = self._para_ctx[p] = (pstyle, tstyle, behind, why)
+        out = self._tables[key] = (shade, frame)
         return out
 
     def _cell(self, p) -> tuple:
@@ -757,16 +772,40 @@ class Rendering:
         return out
 
     def could_hide(self, roots) -> bool:
-        """Whether anything in this document could make text unreadable (False lets a caller skip
-        the per-run work: the usual document)."""
+        """Whether anything in these stories or the styles could make text unreadable (False lets a
+        caller skip the per-run work: the usual document). A font colour counts only when it is near
+        the page colour or a shading or highlight colour the document uses."""
         tags = (*HIDING, W_SZ, W_COLOR, W_HIGHLIGHT, W_SHD, W_SCALE, W_SPACING, W_POSITION, W_RFONTS, W_FITTEXT,
-                W_VMERGE, W_HMERGE, W_FRAMEPR, WP_ANCHOR, qn("w:background"))
+                W_VMERGE, W_HMERGE, W_FRAMEPR, WP_ANCHOR)
         styles_part = self.doc.part_for(RT_STYLES)
         all_roots = list(roots) + ([self.doc.package.xml(styles_part)] if styles_part else [])
+        colours = []
+        backgrounds = {self.styles.page}
         for root in all_roots:
             for el in root.iter(*tags):
-                if _could_hide(el, self.styles.page):
+                tag = el.tag
+                if tag == W_COLOR:
+                    colours.append(el)
+                elif tag == W_SHD:
+                    shade = shading_colour(el)
+                    if shade:
+                        backgrounds.add(shade)
+                elif tag == W_HIGHLIGHT:
+                    if (el.get(W_VAL) or "none") != "none":
+                        backgrounds.add(HIGHLIGHT_RGB.get(el.get(W_VAL), "000000"))
+                elif _could_hide(el, self.styles.page):
                     return True
+        theme = self.styles.theme
+        for el in colours:
+            name = el.get(W_THEMECOLOR)
+            if name and name != "none":
+                rgb = theme.colour(name, el.get(W_THEMETINT), el.get(W_THEMESHADE))
+                if rgb is None and name in ("background1", "light1"):
+                    return True
+            else:
+                rgb = _rgb(el.get(W_VAL))
+            if rgb and any(colour_near(rgb, bg) for bg in backgrounds):
+                return True
         return False
 
 
