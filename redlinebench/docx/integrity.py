@@ -684,7 +684,7 @@ class _Audit:
         labels, visibility in context (styles, theme, shading, frames, merges), bound content."""
         identical = not pairs and len(same) == len(a_ps) == len(b_ps)
         self.labels_of(part, a_root, b_root, a_ps, b_ps, same + pairs, identical)
-        self.visibility(part, a_root, b_root, same, pairs)
+        self.visibility(part, a_root, b_root, same, pairs, b_ps)
         self.bound(part, a_root, b_root)
 
     def labels_of(self, part: str, a_root, b_root, a_ps, b_ps, pairs, identical: bool) -> None:
@@ -720,7 +720,7 @@ class _Audit:
                  f"clause number {a_lab[a] or 'none'} now reads {b_lab[b] or 'none'} without a tracked "
                  f"change{more}: {_quote(text)}")
 
-    def visibility(self, part: str, a_root, b_root, same: list, pairs: list) -> None:
+    def visibility(self, part: str, a_root, b_root, same: list, pairs: list, b_ps: list) -> None:
         """Text visible in the input must stay visible, and the author's insertions must be
         visible, as the model renders each paragraph in its context."""
         ra, rb = self.src_model, self.out_model
@@ -730,6 +730,15 @@ class _Audit:
         if ra.digest != rb.digest or _table_digest(a_root) != _table_digest(b_root):
             candidates += same   # the same XML renders differently in another context
         author = self.author
+        paired = {b for _a, b in same} | {b for _a, b in pairs}
+        for b in b_ps:   # a paragraph new in the output: the author's insertions in it must be visible
+            if b in paired:
+                continue
+            for text, why, atom in _pieces(rb, b, walk_paragraph(b).atoms):
+                if why and text.strip() and atom.kind in _INSERTING and atom.rev is not None \
+                        and (atom.rev.get(W_AUTHOR) or "") == author:
+                    self.add("hidden_text", self.out.where(b, part), f"inserted text hidden ({why}): {_quote(text)}")
+                    break
         for a, b in candidates:
             b_walk = walk_paragraph(b)
             b_pieces = _pieces(rb, b, b_walk.atoms)

@@ -105,9 +105,18 @@ DEFAULT_HALF_POINTS = 20
 MIN_FIT = 0.2
 #: Natural width of an average character, as a share of the font size (Latin text in a proportional font).
 CHAR_WIDTH = 0.5
-#: Fonts whose glyphs are pictures, not letters: text switched to one no longer reads.
-SYMBOL_FONTS = ("wingdings", "webdings", "symbol", "marlett", "dingbat", "zapf dingbats", "bookshelf symbol",
+#: Fonts whose glyphs are pictures, not letters: text switched to one no longer reads (by name
+#: prefix; "Symbol" exactly, so "Segoe UI Symbol", which draws letters, is not one).
+SYMBOL_FONTS = ("wingdings", "webdings", "marlett", "zapf dingbats", "itc zapf dingbats", "bookshelf symbol",
                 "ms outlook", "ms reference specialty")
+
+
+def symbol_font(name: str | None) -> bool:
+    """``name`` is a font whose glyphs are pictures (Wingdings, Webdings, Symbol, Marlett, dingbats)."""
+    if not name:
+        return False
+    low = " ".join(name.lower().split())
+    return low == "symbol" or low.startswith(SYMBOL_FONTS) or "dingbat" in low
 _THEME_SLOTS = ("dk1", "lt1", "dk2", "lt2", "accent1", "accent2", "accent3", "accent4", "accent5", "accent6",
                 "hlink", "folHlink")
 #: ``w:themeColor`` value -> (clrSchemeMapping attribute, its default) or the scheme slot itself (§17.18.97).
@@ -371,7 +380,7 @@ def hidden_reason(props: dict, page: str, background: str | None = None) -> str 
     if position is not None and abs(position) > MAX_SHIFT * half_points:
         return f"text {'raised' if position > 0 else 'lowered'} by {abs(position) / 2:g} pt"
     font = props.get(W_RFONTS)
-    if font and any(f in font.lower() for f in SYMBOL_FONTS):
+    if font and symbol_font(font):
         return f"symbol font {font}"
     colour = props.get(W_COLOR)
     if colour and colour != "auto":   # "auto" is black or white, whichever contrasts (never hidden)
@@ -839,8 +848,7 @@ def _could_hide(el, page: str) -> bool:
             return -number > MAX_CONDENSE * MIN_HALF_POINTS * 10
         return abs(number) > MAX_SHIFT * MIN_HALF_POINTS
     if tag == W_RFONTS:
-        font = (el.get(qn("w:ascii")) or "") + (el.get(qn("w:hAnsi")) or "")
-        return any(f in font.lower() for f in SYMBOL_FONTS)
+        return symbol_font(el.get(qn("w:ascii")) or el.get(qn("w:hAnsi")))
     if tag in (W_VMERGE, W_HMERGE):
         return (value or "continue") == "continue"
     return True   # a frame, an anchored shape, a page colour: decided per paragraph

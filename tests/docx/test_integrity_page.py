@@ -216,6 +216,22 @@ def test_a_run_switched_to_a_symbol_font_is_hidden_text():
     _fatal(run_audit(SRC, rewrite(SRC, DOC, fn)), "hidden_text")
 
 
+def test_authors_new_paragraph_in_a_frame_off_the_page_is_hidden_text():
+    out = engine(SRC, lambda d: d.apply_edits(
+        [{"op": "insert_after", "anchor": {"paragraph_id": "p-007"}, "new_text": "The Customer waives all claims."}],
+        author=AUTHOR))
+
+    def fn(root):
+        p = paragraph_with(root, "waives all claims")
+        if p.find(_w("pPr")) is None:
+            p.insert(0, fragment("<w:pPr/>"))
+        p.find(_w("pPr")).insert(0, fragment('<w:framePr w:w="2000" w:h="200" w:hAnchor="page" w:vAnchor="page" '
+                                             'w:x="30000" w:y="200"/>'))
+    report = run_audit(SRC, rewrite(out, DOC, fn))
+    _fatal(report, "hidden_text")
+    assert any("inserted text hidden" in f.detail for f in report.findings), report.findings
+
+
 def test_shading_that_leaves_text_readable_is_clean():
     def fn(root):
         p = paragraph_with(root, "third-party claims")
