@@ -577,8 +577,22 @@ class Rendering:
 
         if self.doc is not None and in_unrendered_branch(p):
             return ""
+        bound: dict = {}   # run inside a data-bound content control -> that control
+        for sdt in p.iter(W_SDT):
+            if next(sdt.iter(W_DATABINDING), None) is not None:
+                for run in sdt.iter(W_R):
+                    bound.setdefault(run, sdt)
         parts = []
+        shown: set = set()
         for atom in walk_paragraph(p).atoms:
+            sdt = bound.get(atom.run) if bound else None
+            if sdt is not None:   # a bound control shows its custom XML value, once
+                if sdt not in shown:
+                    shown.add(sdt)
+                    value = self.bound_text(sdt)
+                    parts.append(value if value is not None else "".join(
+                        a.text for a in walk_paragraph(p).atoms if bound.get(a.run) is sdt and a.kind in VISIBLE))
+                continue
             if atom.kind in VISIBLE and atom.text and self.reason(atom.run) is None:
                 parts.append(atom.text)
         return "".join(parts)
