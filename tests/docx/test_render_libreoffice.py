@@ -48,6 +48,7 @@ def _document() -> bytes:
     b.paragraph("See clause reference.")
     b.table([["Alpha", "Beta"], ["Gamma", "Delta"]], header=False)
     b.paragraph("After the table.")
+    b.paragraph("Styled secret words.")
     data = b.to_bytes()
 
     def body(root):
@@ -73,10 +74,18 @@ def _document() -> bytes:
         below = paragraph_with(root, "Delta").getparent()
         below.find(_w("tcPr")).append(fragment("<w:vMerge/>"))
 
+    def styled(root):
+        root.append(fragment('<w:style w:type="paragraph" w:styleId="Secret"><w:name w:val="Secret"/>'
+                             '<w:basedOn w:val="Normal"/><w:rPr><w:vanish/></w:rPr></w:style>'))
+
+    def secret(root):
+        paragraph_with(root, "Styled secret").insert(0, fragment('<w:pPr><w:pStyle w:val="Secret"/></w:pPr>'))
+
     def numbering(root):
         root.append(fragment('<w:num w:numId="2"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0">'
                              '<w:startOverride w:val="5"/></w:lvlOverride></w:num>'))
-    return rewrite(rewrite(data, "word/document.xml", body), "word/numbering.xml", numbering)
+    data = rewrite(rewrite(data, "word/document.xml", body), "word/numbering.xml", numbering)
+    return rewrite(rewrite(data, "word/styles.xml", styled), "word/document.xml", secret)
 
 
 def _pdf_text(soffice: str, data: bytes, work: Path) -> str:
@@ -118,6 +127,7 @@ def test_model_text_and_labels_are_what_libreoffice_draws(soffice, tmp_path):
     # the model's reading of the constructs under test
     assert "2.1.1" in {labels.get(p) for p in paragraphs} and "5" in {labels.get(p) for p in paragraphs}
     assert "Delta" not in "".join(expected) and "hiddenwords" not in "".join(expected)
+    assert "Styledsecretwords" not in "".join(expected)
     # paragraph by paragraph: each is on the page, in order where the page keeps the order, and the
     # page holds nothing else (a table's merged cell may be drawn after the table's other text)
     rest = page
