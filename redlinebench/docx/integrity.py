@@ -42,23 +42,16 @@ from difflib import SequenceMatcher
 from lxml import etree
 
 from .integrity_types import IntegrityFinding, IntegrityReport
-from .render import (  # noqa: F401  (re-exported: the audit's rule, as hidden.py and the tests know it)
-    COLOUR_DISTANCE,
-    DEFAULT_HALF_POINTS,
-    HIDING,
+from .render import (  # noqa: F401  (the rule's constants, re-exported as the audit's)
     MAX_CONDENSE,
     MAX_SHIFT,
     MIN_HALF_POINTS,
     MIN_SCALE,
     W_COLOR,
     W_HIGHLIGHT,
-    W_POSITION,
-    W_SCALE,
-    W_SPACING,
     W_SZ,
     _VISUAL,
     RunStyles,
-    _rgb,
     colour_near,
     hidden_reason,
     in_unrendered_branch,
@@ -99,19 +92,10 @@ MC_FALLBACK = qn("mc:Fallback")
 MC_CHOICE = qn("mc:Choice")
 W_COMMENT = qn("w:comment")
 W_VAL = qn("w:val")
-W_RSTYLE = qn("w:rStyle")
 W_PSTYLE = qn("w:pStyle")
-W_STYLE = qn("w:style")
-W_STYLEID = qn("w:styleId")
-W_BASEDON = qn("w:basedOn")
-W_TYPE = qn("w:type")
 W_COLOR = qn("w:color")
-W_THEMECOLOR = qn("w:themeColor")
-W_FILL = qn("w:fill")
 W_SZ = qn("w:sz")
 W_HIGHLIGHT = qn("w:highlight")
-W_SHD = qn("w:shd")
-W_BACKGROUND = qn("w:background")
 W_TCPR = qn("w:tcPr")
 W_CELLINS = qn("w:cellIns")
 W_CELLDEL = qn("w:cellDel")
@@ -134,8 +118,6 @@ PLAIN = "\x01"   # label code of text outside any revision
 QUOTE = 60       # characters of text quoted in a finding's detail
 
 _INSERTING = ("ins", "move_to")
-_BOOL_OFF = ("0", "false", "off", "none")
-_HIDING = HIDING
 _U = qn("w:u")
 _VERTALIGN = qn("w:vertAlign")
 
