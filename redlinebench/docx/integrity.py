@@ -1096,6 +1096,8 @@ class _Audit:
             o = by_id_after.get(pairs.get(c.cid, ""))
             if o is None or c.author == author:
                 continue
+            if o.hidden and not c.hidden:
+                self.add("hidden_text", o.where, f"comment by {c.author!r} hidden ({o.hidden}): {_quote(c.text)}")
             if o.done and not c.done:
                 self.add("resolved_comment", o.where, f"comment by {c.author!r} marked resolved: {_quote(c.text)}")
             if threads_known and c.parent is not None and pairs.get(c.parent) != o.parent:
@@ -1520,7 +1522,7 @@ def _read_comments(doc, reader: _Reader) -> list[_Note]:
                     continue
                 texts.append(atom.text)
                 if hidden is None and atom.text.strip() and atom.run is not None:
-                    hidden = hidden_reason(reader.styles.effective(atom.run, None), reader.styles.page)
+                    hidden = rendering(doc).reason(atom.run)   # in its paragraph (CommentText style...)
             texts.append(" ")
         last = (_last_para_id(el) or "").upper()
         try:

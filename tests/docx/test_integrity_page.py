@@ -294,3 +294,26 @@ def test_body_level_fallback_shown_for_an_unknown_choice_is_untracked():
             '<mc:Fallback><w:p><w:r><w:t>The Customer waives all claims.</w:t></w:r></w:p></mc:Fallback>'
             '</mc:AlternateContent>'))
     _fatal(run_audit(SRC, rewrite(SRC, DOC, fn)), "untracked_change")
+
+
+# ------------------------------------------------------------------ comments read in their paragraph
+def test_their_comment_made_hidden_is_hidden_text():
+    def fn(root):
+        comment = next(c for c in root.iter(_w("comment")) if "Delaware" in "".join(c.itertext()))
+        for run in comment.iter(_w("r")):
+            if run.find(_w("t")) is not None:
+                run.insert(0, fragment("<w:rPr><w:vanish/></w:rPr>"))
+    _fatal(run_audit(SRC, rewrite(SRC, "word/comments.xml", fn)), "hidden_text")
+
+
+def test_authors_comment_in_a_one_point_comment_style_is_hidden_text():
+    out = engine(SRC, lambda d: d.add_comment(paragraph_id="p-007", text="Please confirm the indemnity scope.", author=AUTHOR))
+
+    def fn(root):
+        style = next(el for el in root.iter(_w("style")) if el.get(_w("styleId")) == "CommentText")
+        if style.find(_w("rPr")) is None:
+            style.append(fragment("<w:rPr/>"))
+        for old in style.find(_w("rPr")).findall(_w("sz")):
+            style.find(_w("rPr")).remove(old)
+        style.find(_w("rPr")).append(fragment('<w:sz w:val="2"/>'))
+    _fatal(run_audit(SRC, rewrite(out, "word/styles.xml", fn)), "hidden_text")
