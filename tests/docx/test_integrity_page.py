@@ -317,3 +317,18 @@ def test_authors_comment_in_a_one_point_comment_style_is_hidden_text():
             style.find(_w("rPr")).remove(old)
         style.find(_w("rPr")).append(fragment('<w:sz w:val="2"/>'))
     _fatal(run_audit(SRC, rewrite(out, "word/styles.xml", fn)), "hidden_text")
+
+
+# ------------------------------------------------------------------ the views show what the audit checked
+def test_views_show_the_models_labels_and_hidden_marks():
+    def fn(root):
+        cell = paragraph_with(root, "USD 100").getparent()
+        cell.find(_w("tcPr")).append(fragment("<w:vMerge/>"))
+        paragraph_with(root, "Fee").getparent().find(_w("tcPr")).append(fragment('<w:vMerge w:val="restart"/>'))
+    doc = open_doc(rewrite(SRC, DOC, fn))
+    view = doc.annotated_view()
+    line = next(x for x in view.splitlines() if "USD 100" in x)
+    assert "{hidden>" in line and "w:vMerge" in line, line
+    numbers = [p.number for p in doc.paragraphs]
+    model = rendering(doc).labels([p.element for p in doc.paragraphs], current=True)
+    assert numbers == [model.get(p.element) for p in doc.paragraphs] and "1.2" in numbers
