@@ -711,6 +711,9 @@ class _Audit:
         candidates = list(pairs)
         if ra.digest != rb.digest or _table_digest(a_root) != _table_digest(b_root):
             candidates += same   # the same XML renders differently in another context
+        elif pairs and next(b_root.iter(W_TXBXCONTENT), None) is not None:
+            changed = {b for _a, b in pairs}   # a box's paragraphs are placed by their host's anchor
+            candidates += [(a, b) for a, b in same if any(host in changed for host in b.iterancestors(W_P))]
         author = self.author
         paired = {b for _a, b in same} | {b for _a, b in pairs}
         for b in b_ps:   # a paragraph new in the output: the author's insertions in it must be visible

@@ -725,16 +725,7 @@ class Rendering:
             return None
         for anc in box.iterancestors():
             if anc.tag == WP_ANCHOR:
-                for tag, limit in ((WP_POSH, self.page_w), (WP_POSV, self.page_h)):
-                    pos = anc.find(tag)
-                    off = pos.find(WP_OFFSET) if pos is not None else None
-                    try:
-                        emu = int(off.text) if off is not None and off.text else None
-                    except ValueError:
-                        emu = None
-                    if emu is not None and (emu >= limit * 635 or emu <= -limit * 635):
-                        return f"in a shape placed off the page ({emu / 12700:g} pt)"
-                return None
+                return self._anchor_off_page(anc)
             style = anc.get("style")
             if style and anc.tag.startswith("{urn:schemas-microsoft-com:vml}"):
                 for _name, value, unit in V_SHAPE_STYLE.findall(style):
@@ -745,6 +736,19 @@ class Rendering:
                     if pt >= max(self.page_w, self.page_h) / 20 or pt <= -max(self.page_w, self.page_h) / 20:
                         return f"in a shape placed off the page ({pt:g} pt)"
                 return None
+        return None
+
+    def _anchor_off_page(self, anchor) -> str | None:
+        """A DrawingML anchor whose offset puts the shape beyond the page (why), or None."""
+        for tag, limit in ((WP_POSH, self.page_w), (WP_POSV, self.page_h)):
+            pos = anchor.find(tag)
+            off = pos.find(WP_OFFSET) if pos is not None else None
+            try:
+                emu = int(off.text) if off is not None and off.text else None
+            except ValueError:
+                emu = None
+            if emu is not None and (emu >= limit * 635 or emu <= -limit * 635):
+                return f"in a shape placed off the page ({emu / 12700:g} pt)"
         return None
 
     def run_reason(self, run, p) -> str | None:
@@ -816,8 +820,16 @@ class Rendering:
                 elif tag == W_HIGHLIGHT:
                     if (el.get(W_VAL) or "none") != "none":
                         backgrounds.add(HIGHLIGHT_RGB.get(el.get(W_VAL), "000000"))
+                elif tag == W_FRAMEPR:
+                    if self._frame_off_page(el):
+                        return True
+                elif tag == WP_ANCHOR:
+                    if self._anchor_off_page(el):
+                        return True
                 elif _could_hide(el, self.styles.page):
                     return True
+        if any(True for root in roots for _ in root.iter("{urn:schemas-microsoft-com:vml}*")):
+            return True   # VML shapes: positions in their style strings, decided per paragraph
         theme = self.styles.theme
         for el in colours:
             name = el.get(W_THEMECOLOR)

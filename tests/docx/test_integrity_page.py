@@ -332,3 +332,21 @@ def test_views_show_the_models_labels_and_hidden_marks():
     numbers = [p.number for p in doc.paragraphs]
     model = rendering(doc).labels([p.element for p in doc.paragraphs], current=True)
     assert numbers == [model.get(p.element) for p in doc.paragraphs] and "1.2" in numbers
+
+
+_ANCHORED = ('<w:r><w:drawing><wp:anchor xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/'
+             'wordprocessingDrawing" behindDoc="0"><wp:positionH relativeFrom="page"><wp:posOffset>{x}</wp:posOffset>'
+             '</wp:positionH><wp:positionV relativeFrom="page"><wp:posOffset>914400</wp:posOffset></wp:positionV>'
+             '<wps:wsp xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"><wps:txbx>'
+             '<w:txbxContent><w:p><w:r><w:t>Cap: USD 1,000,000.</w:t></w:r></w:p></w:txbxContent></wps:txbx>'
+             '</wps:wsp></wp:anchor></w:drawing></w:r>')
+
+
+def test_shape_moved_off_the_page_is_hidden_text():
+    def place(x: int):
+        def fn(root):
+            paragraph_with(root, "third-party claims").append(fragment(_ANCHORED.format(x=x)))
+        return fn
+    src = rewrite(SRC, DOC, place(914400))
+    assert not run_audit(src, src).findings
+    _fatal(run_audit(src, rewrite(SRC, DOC, place(91440000))), "hidden_text")
