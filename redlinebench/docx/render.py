@@ -519,7 +519,7 @@ class Rendering:
     """What a Word reader sees of one document (see the module's docstring); build with :func:`rendering`."""
 
     def __init__(self, doc) -> None:
-        self.doc = doc
+        self._doc = weakref.ref(doc)   # the cache maps the document to its model: no strong way back
         self.numbering: Numbering = doc.numbering
         self._styles: RunStyles | None = None
         self._digest: str | None = None
@@ -534,6 +534,11 @@ class Rendering:
         size = sect.find(W_PGSZ) if sect is not None else None
         self.page_w = _twips(size.get(qn("w:w")) if size is not None else None, 12240)
         self.page_h = _twips(size.get(qn("w:h")) if size is not None else None, 15840)
+
+    @property
+    def doc(self):
+        """The rendered document (held weakly: a cached model never keeps its document alive)."""
+        return self._doc()
 
     @property
     def styles(self) -> RunStyles:
