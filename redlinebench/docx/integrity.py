@@ -49,6 +49,7 @@ from .render import (  # noqa: F401  (the rule's constants, re-exported as the a
     MIN_SCALE,
     W_COLOR,
     W_HIGHLIGHT,
+    W_RFONTS,
     W_SZ,
     _VISUAL,
     RunStyles,
@@ -56,6 +57,7 @@ from .render import (  # noqa: F401  (the rule's constants, re-exported as the a
     hidden_reason,
     in_unrendered_branch,
     rendering,
+    symbol_font,
 )
 from .oxml import qn
 from .textboxes import box_paragraphs
@@ -159,7 +161,7 @@ def _date_key(value: str | None) -> str | None:
 def _visual_signature(props: dict) -> tuple:
     return (tuple(bool(props.get(t)) for t in _VISUAL), bool(props.get(_U)), props.get(_VERTALIGN, "baseline"),
             (props.get(W_COLOR) or "auto").upper().replace("000000", "AUTO"), props.get(W_SZ),
-            props.get(W_HIGHLIGHT, "none"))
+            props.get(W_HIGHLIGHT, "none"), symbol_font(props.get(W_RFONTS)))
 
 
 # ---------------------------------------------------------------------------------------------- streams

@@ -209,11 +209,13 @@ def test_header_style_made_one_point_is_hidden_text():
     assert any(f.paragraph_id and "header" in f.paragraph_id for f in report.findings), report.findings
 
 
-def test_a_run_switched_to_a_symbol_font_is_hidden_text():
+def test_a_run_switched_to_a_symbol_font_is_hidden_text_and_untracked_formatting():
     def fn(root):
         run = paragraph_with(root, "third-party claims").find(_w("r"))
         run.insert(0, fragment('<w:rPr><w:rFonts w:ascii="Wingdings" w:hAnsi="Wingdings"/></w:rPr>'))
-    _fatal(run_audit(SRC, rewrite(SRC, DOC, fn)), "hidden_text")
+    report = run_audit(SRC, rewrite(SRC, DOC, fn))
+    _fatal(report, "hidden_text")
+    assert "untracked_formatting" in kinds(report), report.findings
 
 
 def test_authors_new_paragraph_in_a_frame_off_the_page_is_hidden_text():
