@@ -18,7 +18,8 @@ from typing import Any
 #: agent-4: a full read ends with the page headers and footers (one line each, when they hold
 #: text) and the changed note paragraphs, changes inline (SPEC §5.1: every story a reader sees).
 #: agent-5: paragraph text and clause numbers from the rendering model (integrity v3): runs in
-#: paragraph-level alternate content as Word renders them, ruby text, numbers as the audit computes them.
+#: paragraph-level alternate content as Word renders them, ruby text, numbers as the audit computes them,
+#: and a `hidden from a Word reader: ...` note on a line whose text a reader of the page cannot see.
 PROMPT_VERSION = "agent-5"
 
 _TOOL_GUIDE = """\

@@ -331,6 +331,8 @@ def test_views_show_the_models_labels_and_hidden_marks():
     view = doc.annotated_view()
     line = next(x for x in view.splitlines() if "USD 100" in x)
     assert "{hidden>" in line and "w:vMerge" in line, line
+    read = next(x for x in doc.read_view().splitlines() if "USD 100" in x)
+    assert read.endswith("hidden from a Word reader: in a cell merged into the one above (w:vMerge)]"), read
     numbers = [p.number for p in doc.paragraphs]
     model = rendering(doc).labels([p.element for p in doc.paragraphs], current=True)
     assert numbers == [model.get(p.element) for p in doc.paragraphs] and "1.2" in numbers
