@@ -1279,7 +1279,7 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
             core, view, full = [], [], []
             for i in range(i0, i1 + 1):
                 p = paragraphs[i]
-                if any(True for _ in p.iterancestors(MC_FALLBACK)):
+                if in_unrendered_branch(p):
                     continue
                 w = walk(p)
                 lo = next((m.index for m in w.markers if m.element is start), 0) if p is p0 else 0
