@@ -1,4 +1,4 @@
-"""Read-view tokens on the embedded turn-4 contracts: ours (agent-4), the agent-2 view, and jubarte-redlines.
+"""Read-view tokens on the embedded turn-4 contracts: ours (agent-5), the agent-2 view, and jubarte-redlines.
 
     python benchmarks/read_view.py [REF]
 
@@ -107,7 +107,7 @@ def measure(ref: str | None = None) -> list[dict]:
 def main(argv: list[str]) -> int:
     rows = measure(argv[0] if argv else None)
     measured = all(r["jubarte_measured"] for r in rows)
-    print("cl100k tokens of the read_document message (ours: agent-4) beside the agent-2 view and "
+    print("cl100k tokens of the read_document message (ours: agent-5) beside the agent-2 view and "
           f"jubarte-redlines `read` ({'measured now from ' + str(PEERS_VENV) if measured else 'not installed in ' + str(PEERS_VENV) + ': figures recorded in issue 25'})")
     print(f"{'task':<22} {'ours':>7} {'agent-2':>8} {'jubarte':>8} {'ours/jub':>9} {'target':>7} "
           f"{'ours/a2':>8}  round trip")

@@ -17,7 +17,10 @@ from typing import Any
 #: its anchor marked in the text (<cmt-N>...</>); edit results carry the same blocks.
 #: agent-4: a full read ends with the page headers and footers (one line each, when they hold
 #: text) and the changed note paragraphs, changes inline (SPEC §5.1: every story a reader sees).
-PROMPT_VERSION = "agent-4"
+#: agent-5: paragraph text and clause numbers from the rendering model (integrity v3): runs in
+#: paragraph-level alternate content as Word renders them, ruby text, numbers as the audit computes them,
+#: and a `hidden from a Word reader: ...` note on a line whose text a reader of the page cannot see.
+PROMPT_VERSION = "agent-5"
 
 _TOOL_GUIDE = """\
 ## How to work on the document

@@ -37,7 +37,10 @@ from .view import _whole
 #: av3: lookalike markup and invisible controls escaped, text boxes shown, hidden text marked,
 #: integrity audit notes. av4: headers, footers and changed notes shown after the body
 #: (``[header1.xml/p1]``), hidden text in comment bodies marked.
-ANNOTATED_VIEW_VERSION = "av4"
+#: av5: hidden-text marks from the rendering model (integrity v3: theme colours, paragraph, cell and
+#: table shading, frames and shapes off the page, fit-text, merged cells, symbol fonts), text of
+#: paragraph-level alternate content and ruby as Word renders them.
+ANNOTATED_VIEW_VERSION = "av5"
 
 _W_COMMENT = qn("w:comment")
 _W_P_TAG = qn("w:p")

@@ -21,7 +21,8 @@ from typing import Literal
 from lxml import etree
 
 from ..errors import DocxError
-from .numbering import Counter, Numbering
+from .numbering import Numbering
+from .render import rendering
 from .oxml import qn
 from .package import MAX_XML_MARKUP, RT_BASE, Package, atomic_write
 from .review import PR_CHANGES, WRAPPERS
@@ -527,7 +528,6 @@ class RedlineDocument:
         from .comments import read_comments
 
         numbering = self.numbering
-        counter = Counter(numbering)
         paragraphs: list[Paragraph] = []
         by_id: dict[str, Paragraph] = {}
         revisions: list[Revision] = []
@@ -536,6 +536,8 @@ class RedlineDocument:
             pid = self._pids.get(p) or self._register(p)
             pending.append((p, pid, in_table))
         fmt_changes = _format_changes_by_paragraph(self._body)
+        # clause numbers as the rendering model computes them (current view: a deleted mark does not count)
+        labels = rendering(self).labels([p for p, _pid, _t in pending], current=True)
         seen_rows: set = set()
         field_depth = 0   # complex-field nesting carried across paragraph marks (a TOC spans many)
         has_fields = next(self._body.iter(W_FLDCHAR_TAG), None) is not None
@@ -565,10 +567,7 @@ class RedlineDocument:
                 mark_kind = MARK_TAGS.get(mark.tag)
             else:
                 kinds, mark, mark_kind = set(), None, None
-            if kinds & {"para_del", "move_from"}:
-                number = None
-            else:
-                number = counter.next_label(ppr)
+            number = labels.get(p)
             style = None
             if ppr is not None:
                 ps = first_child(ppr, W_PSTYLE)

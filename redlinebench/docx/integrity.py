@@ -19,6 +19,14 @@ re-save's rsids and namespace declarations); the rest are compared as labelled c
 which is "rejecting" them without touching the document). A small dynamic programme chooses, for
 each input revision, kept / accepted / rejected with the fewest findings; when no choice explains
 the output, a character diff names what changed without a tracked change.
+
+Integrity v3: the text streams compare the XML's text; what a reader of the page sees is compared
+through the rendering model (``render``) on the paragraphs the sieves paired: each paragraph's clause
+label (input as written, output with the author's revisions rejected; another author's paragraph
+revision the output resolved leaves the count), each character's visibility in its context (styles,
+theme and colour mapping, paragraph, cell and table shading, frames, merges, fit-text: a byte-identical
+paragraph is re-checked when those parts or its table's properties differ), and what a data-bound
+content control shows. Alternate content is read as Word renders it.
 """
 
 from __future__ import annotations
@@ -34,6 +42,23 @@ from difflib import SequenceMatcher
 from lxml import etree
 
 from .integrity_types import IntegrityFinding, IntegrityReport
+from .render import (  # noqa: F401  (the rule's constants, re-exported as the audit's)
+    MAX_CONDENSE,
+    MAX_SHIFT,
+    MIN_HALF_POINTS,
+    MIN_SCALE,
+    W_COLOR,
+    W_HIGHLIGHT,
+    W_RFONTS,
+    W_SZ,
+    _VISUAL,
+    RunStyles,
+    colour_near,
+    hidden_reason,
+    in_unrendered_branch,
+    rendering,
+    symbol_font,
+)
 from .oxml import qn
 from .textboxes import box_paragraphs
 from .runs import (
@@ -66,25 +91,25 @@ W_DEL_TAG = qn("w:del")
 W_MOVEFROM_TAG = qn("w:moveFrom")
 W_MOVETO_TAG = qn("w:moveTo")
 MC_FALLBACK = qn("mc:Fallback")
+MC_CHOICE = qn("mc:Choice")
 W_COMMENT = qn("w:comment")
 W_VAL = qn("w:val")
-W_RSTYLE = qn("w:rStyle")
 W_PSTYLE = qn("w:pStyle")
-W_STYLE = qn("w:style")
-W_STYLEID = qn("w:styleId")
-W_BASEDON = qn("w:basedOn")
-W_TYPE = qn("w:type")
 W_COLOR = qn("w:color")
-W_THEMECOLOR = qn("w:themeColor")
-W_FILL = qn("w:fill")
 W_SZ = qn("w:sz")
 W_HIGHLIGHT = qn("w:highlight")
-W_SHD = qn("w:shd")
-W_BACKGROUND = qn("w:background")
 W_TCPR = qn("w:tcPr")
 W_CELLINS = qn("w:cellIns")
 W_CELLDEL = qn("w:cellDel")
 W_ANCHOR = qn("w:anchor")
+W_NUMBERINGCHANGE = qn("w:numberingChange")
+W_PPRCHANGE = qn("w:pPrChange")
+W_TBLPR = qn("w:tblPr")
+W_FITTEXT = qn("w:fitText")
+W_SDT = qn("w:sdt")
+W_SDTCONTENT = qn("w:sdtContent")
+W_DATABINDING = qn("w:dataBinding")
+W_TXBXCONTENT = qn("w:txbxContent")
 R_ID = qn("r:id")
 
 #: Paragraph mark and embedded object (drawing, text box anchor, note reference) as characters.
@@ -95,32 +120,8 @@ PLAIN = "\x01"   # label code of text outside any revision
 QUOTE = 60       # characters of text quoted in a finding's detail
 
 _INSERTING = ("ins", "move_to")
-_BOOL_OFF = ("0", "false", "off", "none")
-_HIDING = (qn("w:vanish"), qn("w:specVanish"), qn("w:webHidden"))
-#: Run properties a reader sees; a change to one without ``w:rPrChange`` is untracked formatting.
-_VISUAL = tuple(qn("w:" + t) for t in ("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
 _U = qn("w:u")
 _VERTALIGN = qn("w:vertAlign")
-_HIGHLIGHT_RGB = {"black": "000000", "blue": "0000FF", "cyan": "00FFFF", "green": "00FF00",
-                  "magenta": "FF00FF", "red": "FF0000", "yellow": "FFFF00", "white": "FFFFFF",
-                  "darkBlue": "000080", "darkCyan": "008080", "darkGreen": "008000",
-                  "darkMagenta": "800080", "darkRed": "800000", "darkYellow": "808000",
-                  "darkGray": "808080", "lightGray": "C0C0C0"}
-#: Font colour this close (largest channel difference) to the background reads as invisible.
-COLOUR_DISTANCE = 24
-#: Font size (half-points) under which text is unreadable: 4 pt.
-MIN_HALF_POINTS = 8
-#: Character scale (``w:w``, percent of normal width) under which glyphs are squeezed to nothing.
-MIN_SCALE = 20
-#: Condensed spacing (``w:spacing``, twips) beyond this share of the font size stacks glyphs on one another.
-MAX_CONDENSE = 0.5
-#: Raised or lowered (``w:position``) by more than this many times its own size: off its line, or the page.
-MAX_SHIFT = 4
-#: Word's size when nothing sets one (10 pt), in half-points.
-DEFAULT_HALF_POINTS = 20
-W_SCALE = qn("w:w")
-W_SPACING = qn("w:spacing")
-W_POSITION = qn("w:position")
 
 
 def _quote(text: str) -> str:
@@ -154,169 +155,13 @@ def _date_key(value: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------- formatting
-class RunStyles:
-    """Effective run properties of a run: direct rPr over character style over paragraph style
-    over document defaults (only the properties the audit reads), and the page colour: what
-    :func:`hidden_reason` needs to tell whether a reader sees a run."""
-
-    def __init__(self, doc) -> None:
-        self.by_id: dict[str, tuple[str | None, object | None, object | None]] = {}
-        self.defaults: dict[str, object] = {}
-        self.default_para: str | None = None
-        self.page = "FFFFFF"
-        bg = doc.package.xml(doc.package.main_part).find(W_BACKGROUND)
-        if bg is not None and _rgb(bg.get(W_COLOR)):
-            self.page = _rgb(bg.get(W_COLOR)) or self.page
-        from .document import RT_STYLES
-
-        part = doc.part_for(RT_STYLES)
-        self._cache: dict[tuple, dict] = {}
-        if part is None:
-            return
-        root = doc.package.xml(part)
-        rpr_default = root.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}/{W_RPR}")
-        if rpr_default is not None:
-            self.defaults = _props(rpr_default)
-        for style in root.iter(W_STYLE):
-            sid = style.get(W_STYLEID)
-            if not sid:
-                continue
-            based = style.find(W_BASEDON)
-            self.by_id[sid] = (based.get(W_VAL) if based is not None else None, style.find(W_RPR),
-                               style.get(W_TYPE))
-            if style.get(qn("w:default")) in ("1", "true", "on") and style.get(W_TYPE) == "paragraph":
-                self.default_para = sid
-
-    def style_props(self, sid: str | None) -> dict:
-        key = ("s", sid)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        chain, seen = [], set()
-        while sid and sid not in seen and sid in self.by_id:
-            seen.add(sid)
-            based, rpr, _ = self.by_id[sid]
-            chain.append(rpr)
-            sid = based
-        out: dict = {}
-        for rpr in reversed(chain):
-            if rpr is not None:
-                out.update(_props(rpr))
-        self._cache[key] = out
-        return out
-
-    def effective(self, run, pstyle: str | None) -> dict:
-        rpr = None
-        for child in run:
-            if child.tag == W_RPR:
-                rpr = child
-                break
-        return self.effective_rpr(rpr, pstyle)
-
-    def effective_rpr(self, rpr, pstyle: str | None) -> dict:
-        """:meth:`effective` of a run whose (first) ``w:rPr`` is ``rpr`` (None: it has none)."""
-        rstyle = None
-        if rpr is not None:
-            for child in rpr:
-                if child.tag == W_RSTYLE:
-                    rstyle = child.get(W_VAL)
-        key = (pstyle, rstyle)
-        base = self._cache.get(key)
-        if base is None:
-            base = dict(self.defaults)
-            base.update(self.style_props(pstyle or self.default_para))
-            if rstyle:
-                base.update(self.style_props(rstyle))
-            self._cache[key] = base
-        if rpr is None:
-            return base
-        out = dict(base)
-        out.update(_props(rpr))
-        return out
-
-
-def _rgb(value: str | None) -> str | None:
-    if value and len(value) == 6:
-        try:
-            int(value, 16)
-        except ValueError:
-            return None
-        return value.upper()
-    return None
-
-
-def _props(rpr) -> dict:
-    """The audited properties set by one ``w:rPr`` (its ``w:rPrChange`` is the old state: skipped)."""
-    out: dict = {}
-    for child in rpr:
-        tag = child.tag
-        if tag in _VISUAL or tag in _HIDING:
-            out[tag] = child.get(W_VAL, "1").lower() not in _BOOL_OFF
-        elif tag == W_COLOR:
-            theme = child.get(W_THEMECOLOR)
-            out[W_COLOR] = ("theme:" + theme) if theme in ("background1", "light1") else (child.get(W_VAL) or "auto")
-        elif tag in (W_SZ, W_SCALE, W_SPACING, W_POSITION):
-            try:
-                out[tag] = int(float(child.get(W_VAL) or "0"))
-            except (ValueError, OverflowError):   # "nan", "inf": no size Word would apply
-                pass
-        elif tag == W_HIGHLIGHT:
-            out[W_HIGHLIGHT] = child.get(W_VAL) or "none"
-        elif tag == W_SHD:
-            out[W_SHD] = child.get(W_FILL) or "auto"
-        elif tag == _U:
-            out[_U] = (child.get(W_VAL) or "single") != "none"
-        elif tag == _VERTALIGN:
-            out[_VERTALIGN] = child.get(W_VAL) or "baseline"
-    return out
-
-
-def colour_near(colour: str | None, background: str) -> bool:
-    """``colour`` (RRGGBB) is within COLOUR_DISTANCE of ``background`` on every channel (False
-    when it is not an RGB value)."""
-    rgb = _rgb(colour)
-    if rgb is None:
-        return False
-    return max(abs(int(rgb[i:i + 2], 16) - int(background[i:i + 2], 16)) for i in (0, 2, 4)) <= COLOUR_DISTANCE
-
-
-def hidden_reason(props: dict, page: str) -> str | None:
-    """Why a reader of the document in Word would not see text with these properties, or None."""
-    for tag in _HIDING:
-        if props.get(tag):
-            return tag.split("}")[1]
-    size = props.get(W_SZ)
-    if size is not None and 0 < size < MIN_HALF_POINTS:
-        return f"{size / 2:g} pt font"
-    scale = props.get(W_SCALE)
-    if scale is not None and 0 < scale < MIN_SCALE:
-        return f"{scale}% character scale"
-    half_points = size if size else DEFAULT_HALF_POINTS
-    spacing = props.get(W_SPACING)
-    if spacing is not None and -spacing > MAX_CONDENSE * half_points * 10:
-        return f"characters condensed by {-spacing / 20:g} pt"
-    position = props.get(W_POSITION)
-    if position is not None and abs(position) > MAX_SHIFT * half_points:
-        return f"text {'raised' if position > 0 else 'lowered'} by {abs(position) / 2:g} pt"
-    colour = props.get(W_COLOR)
-    if colour and colour != "auto":
-        background = page
-        highlight = props.get(W_HIGHLIGHT)
-        shading = _rgb(props.get(W_SHD))
-        if highlight and highlight != "none" and highlight in _HIGHLIGHT_RGB:
-            background = _HIGHLIGHT_RGB[highlight]
-        elif shading:
-            background = shading
-        rgb = background if colour.startswith("theme:") and background == page else _rgb(colour)
-        if rgb and colour_near(rgb, background):
-            return f"font colour {rgb} on background {background}"
-    return None
+# (the rule lives in the rendering model, ``render``: the audit, the views and the judges ask it)
 
 
 def _visual_signature(props: dict) -> tuple:
     return (tuple(bool(props.get(t)) for t in _VISUAL), bool(props.get(_U)), props.get(_VERTALIGN, "baseline"),
             (props.get(W_COLOR) or "auto").upper().replace("000000", "AUTO"), props.get(W_SZ),
-            props.get(W_HIGHLIGHT, "none"))
+            props.get(W_HIGHLIGHT, "none"), symbol_font(props.get(W_RFONTS)))
 
 
 # ---------------------------------------------------------------------------------------------- streams
@@ -443,16 +288,11 @@ class _Reader:
         return "#" + (link.get(W_ANCHOR) or "")
 
     def paragraphs(self, root) -> list:
-        """Every paragraph of a story in document order, text boxes included (a shape's fallback
-        copy, which Word does not show, skipped)."""
-        if next(root.iter(MC_FALLBACK), None) is None:
+        """Every paragraph of a story in document order, text boxes included (an alternate-content
+        branch Word does not render, such as a shape's fallback copy, skipped)."""
+        if next(root.iter(MC_FALLBACK, MC_CHOICE), None) is None:
             return list(root.iter(W_P))
-        out = []
-        for p in root.iter(W_P):
-            if any(a.tag == MC_FALLBACK for a in p.iterancestors(MC_FALLBACK)):
-                continue
-            out.append(p)
-        return out
+        return [p for p in root.iter(W_P) if not in_unrendered_branch(p)]
 
     def _fmt(self, run, pstyle) -> tuple[str | None, int, bool]:
         """(why hidden, formatting code, formatting tracked) of a run: decided once per distinct
@@ -764,6 +604,8 @@ class _Audit:
         fmts: dict = {}
         self.src = _Reader(original, self.labels, None, fmts)
         self.out = _Reader(output, self.labels, author, fmts)
+        self.src_model = rendering(original)
+        self.out_model = rendering(output)
         self.findings: list[IntegrityFinding] = []
         self._seen: set[tuple] = set()
 
@@ -799,17 +641,129 @@ class _Audit:
         b_keys = [self.out.key(p) for p in b_ps]
         # three sieves, each cheaper than the next: the XML as is, the XML without its noise
         # (a re-save's rsids and namespace declarations), the text read with its labels
-        for i1, i2, j1, j2 in _gaps(a_keys, b_keys):
+        same: list[tuple] = []    # paragraph pairs equal as XML
+        pairs: list[tuple] = []   # paragraph pairs equal once their noise is out, or in text
+        gaps = list(_gaps(a_keys, b_keys))
+        same.extend(_equal_pairs(gaps, a_ps, b_ps))
+        for i1, i2, j1, j2 in gaps:
             a_sub, b_sub = a_ps[i1:i2], b_ps[j1:j2]
             a_canon, b_canon = self.canonical_keys(a_keys[i1:i2], b_keys[j1:j2])
-            for m1, m2, n1, n2 in _gaps(a_canon, b_canon):
+            gaps2 = list(_gaps(a_canon, b_canon))
+            pairs.extend(_equal_pairs(gaps2, a_sub, b_sub))
+            for m1, m2, n1, n2 in gaps2:
                 a_paras = [self.src.read(p, part) for p in a_sub[m1:m2]]
                 b_paras = [self.out.read(p, part) for p in b_sub[n1:n2]]
                 self.author_text(b_paras)
                 a_content = [_content_key(x) for x in a_paras]
                 b_content = [_content_key(x) for x in b_paras]
-                for k1, k2, l1, l2 in _gaps(a_content, b_content):
+                gaps3 = list(_gaps(a_content, b_content))
+                pairs.extend(_equal_pairs(gaps3, a_sub[m1:m2], b_sub[n1:n2]))
+                for k1, k2, l1, l2 in gaps3:
                     self.compare(a_paras[k1:k2], b_paras[l1:l2])
+                    pairs.extend(_text_pairs(a_paras[k1:k2], b_paras[l1:l2], a_sub[m1 + k1:m1 + k2],
+                                             b_sub[n1 + l1:n1 + l2]))
+        if a_root is not None and b_root is not None:
+            self.page(part, a_root, b_root, a_ps, b_ps, same, pairs)
+
+    # ------------------------------------------------------------------ what the page shows (integrity v3)
+    def page(self, part: str, a_root, b_root, a_ps: list, b_ps: list, same: list, pairs: list) -> None:
+        """Compare what a reader of the two pages sees beyond the text the streams compare: clause
+        labels, visibility in context (styles, theme, shading, frames, merges), bound content."""
+        identical = not pairs and len(same) == len(a_ps) == len(b_ps)
+        self.labels_of(part, a_root, b_root, a_ps, b_ps, same + pairs, identical)
+        self.visibility(part, a_root, b_root, same, pairs, b_ps)
+        self.bound(part, a_root, b_root)
+
+    def labels_of(self, part: str, a_root, b_root, a_ps, b_ps, pairs, identical: bool) -> None:
+        """A clause label that differs from the input's other than through the author's tracked
+        paragraph insertions, deletions and property changes is an untracked change."""
+        ra, rb = self.src_model, self.out_model
+        if not ra.numbering.nums and not rb.numbering.nums:
+            return
+        if identical and ra.digest == rb.digest:
+            return   # the same paragraphs, byte for byte, under the same definitions: the same labels
+        author = self.author
+        if any((el.get(W_AUTHOR) or "") == author for el in b_root.iter(W_NUMBERINGCHANGE)):
+            return   # the author tracked a numbering change: Word shows the old label as the revision
+        a_block = _block_paragraphs(a_root, a_ps)
+        b_block = _block_paragraphs(b_root, b_ps)
+        matched = {a for a, _b in pairs}
+        # another author's tracked paragraph insertion or deletion the output resolved (rejected or
+        # accepted: untracked by nature) leaves the count, with the paragraph
+        skip = {p for p in a_block if p not in matched and _mark_authors(p) - {author}}
+        a_lab = ra.labels(a_block, skip=skip)
+        a_alt = ra.labels(a_block, skip=skip, reject_all_ppr=True) \
+            if next(a_root.iter(W_PPRCHANGE), None) is not None else a_lab
+        b_lab = rb.labels(b_block, reject=author)
+        diffs = [(a, b) for a, b in pairs if a in a_lab and b in b_lab and b_lab[b] != a_lab[a]
+                 and b_lab[b] != a_alt[a]]
+        if not diffs:
+            return
+        order = {p: k for k, p in enumerate(b_block)}
+        a, b = min(diffs, key=lambda ab: order[ab[1]])
+        text = normalise("".join(t.text or "" for t in b.iter(W_T)))
+        more = f" ({len(diffs)} paragraphs renumbered)" if len(diffs) > 1 else ""
+        self.add("untracked_change", self.out.where(b, part),
+                 f"clause number {a_lab[a] or 'none'} now reads {b_lab[b] or 'none'} without a tracked "
+                 f"change{more}: {_quote(text)}")
+
+    def visibility(self, part: str, a_root, b_root, same: list, pairs: list, b_ps: list) -> None:
+        """Text visible in the input must stay visible, and the author's insertions must be
+        visible, as the model renders each paragraph in its context."""
+        ra, rb = self.src_model, self.out_model
+        if not rb.could_hide([b_root]):
+            return
+        candidates = list(pairs)
+        if ra.digest != rb.digest or _table_digest(a_root) != _table_digest(b_root):
+            candidates += same   # the same XML renders differently in another context
+        elif pairs and next(b_root.iter(W_TXBXCONTENT), None) is not None:
+            changed = {b for _a, b in pairs}   # a box's paragraphs are placed by their host's anchor
+            candidates += [(a, b) for a, b in same if any(host in changed for host in b.iterancestors(W_P))]
+        author = self.author
+        paired = {b for _a, b in same} | {b for _a, b in pairs}
+        for b in b_ps:   # a paragraph new in the output: the author's insertions in it must be visible
+            if b in paired:
+                continue
+            for text, why, atom in _pieces(rb, b, walk_paragraph(b).atoms):
+                if why and text.strip() and atom.kind in _INSERTING and atom.rev is not None \
+                        and (atom.rev.get(W_AUTHOR) or "") == author:
+                    self.add("hidden_text", self.out.where(b, part), f"inserted text hidden ({why}): {_quote(text)}")
+                    break
+        for a, b in candidates:
+            b_walk = walk_paragraph(b)
+            b_pieces = _pieces(rb, b, b_walk.atoms)
+            if not any(why for _t, why, _atom in b_pieces):
+                continue
+            where = self.out.where(b, part)
+            theirs = []
+            for text, why, atom in b_pieces:
+                if atom.rev is not None and (atom.rev.get(W_AUTHOR) or "") == author and atom.kind in _INSERTING:
+                    if why and text.strip():
+                        self.add("hidden_text", where, f"inserted text hidden ({why}): {_quote(text)}")
+                    continue
+                theirs.append((text, why))
+            a_pieces = [(t, why) for t, why, _atom in _pieces(ra, a, walk_paragraph(a).atoms)]
+            span = _newly_hidden(a_pieces, theirs)
+            if span:
+                self.add("hidden_text", where, f"text visible in the input is hidden in the output "
+                         f"({span[1]}): {_quote(span[0])}")
+
+    def bound(self, part: str, a_root, b_root) -> None:
+        """A content control bound to a custom XML part shows that part's value: a value changed
+        there changes the page without a tracked change."""
+        a_sdts = [el for el in a_root.iter(W_SDT) if next(el.iter(W_DATABINDING), None) is not None]
+        b_sdts = [el for el in b_root.iter(W_SDT) if next(el.iter(W_DATABINDING), None) is not None]
+        if not a_sdts and not b_sdts:
+            return
+        shown_a = [_shown(self.src_model, el) for el in a_sdts]
+        shown_b = [_shown(self.out_model, el) for el in b_sdts]
+        for k, (was, now) in enumerate(zip(shown_a, shown_b)):
+            if was != now:
+                p = next(b_sdts[k].iter(W_P), None) or _paragraph_of(b_sdts[k])
+                where = self.out.where(p, part) if p is not None else part.rsplit("/", 1)[-1]
+                self.add("untracked_change", where, f"bound content control now shows {_quote(now)} (was "
+                         f"{_quote(was)}): its custom XML value changed without a tracked change")
+                return
 
     def canonical_keys(self, a_keys: list[bytes], b_keys: list[bytes]) -> tuple[list, list]:
         """The second sieve's keys for one gap; when a sample of a long gap shows it cannot help
@@ -1154,6 +1108,8 @@ class _Audit:
             o = by_id_after.get(pairs.get(c.cid, ""))
             if o is None or c.author == author:
                 continue
+            if o.hidden and not c.hidden:
+                self.add("hidden_text", o.where, f"comment by {c.author!r} hidden ({o.hidden}): {_quote(c.text)}")
             if o.done and not c.done:
                 self.add("resolved_comment", o.where, f"comment by {c.author!r} marked resolved: {_quote(c.text)}")
             if threads_known and c.parent is not None and pairs.get(c.parent) != o.parent:
@@ -1207,6 +1163,89 @@ class _Audit:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _equal_pairs(gaps: list, a_list: list, b_list: list) -> list[tuple]:
+    """(a, b) of the stretches ``_gaps`` left out (equal, index for index)."""
+    out = []
+    i = j = 0
+    for i1, i2, j1, j2 in gaps:
+        out.extend(zip(a_list[i:i1], b_list[j:j1]))
+        i, j = i2, j2
+    out.extend(zip(a_list[i:], b_list[j:]))
+    return out
+
+
+def _text_pairs(a_paras: list, b_paras: list, a_ps: list, b_ps: list) -> list[tuple]:
+    """Paragraphs of a differing gap that read the same text (the output's with the author's
+    changes rejected), paired in order; a paragraph that reads nothing (the author's inserted
+    paragraph) pairs with none."""
+    a_text = [normalise("".join(s.text for s in x.segs).replace(MARK, " ")) or object() for x in a_paras]
+    b_text = [normalise("".join(s.text for s in x.segs).replace(MARK, " ")) or object() for x in b_paras]
+    return _equal_pairs(list(_gaps(a_text, b_text)), a_ps, b_ps)
+
+
+def _block_paragraphs(root, ps: list) -> list:
+    """The paragraphs of ``ps`` that are not in a text box (a box's paragraphs are a story of their own)."""
+    boxed = {p for box in root.iter(W_TXBXCONTENT) for p in box.iter(W_P)}
+    return [p for p in ps if p not in boxed] if boxed else ps
+
+
+def _mark_authors(p) -> set[str]:
+    """Authors of ``p``'s tracked paragraph-mark insertion or deletion."""
+    ppr = p.find(W_PPR)
+    rpr = ppr.find(W_RPR) if ppr is not None else None
+    if rpr is None:
+        return set()
+    return {(c.get(W_AUTHOR) or "") for c in rpr if c.tag in REVISION_WRAPPERS}
+
+
+def _table_digest(root) -> bytes:
+    """The properties of every table, row and cell of a story: the context of its paragraphs."""
+    h = hashlib.sha256()
+    for el in root.iter(W_TBLPR, W_TCPR, W_TRPR):
+        h.update(etree.tostring(el))
+    return h.digest()
+
+
+def _pieces(model, p, atoms) -> list[tuple[str, str | None, object]]:
+    """(normalised text, why unreadable or None, atom) of each text atom of ``p``."""
+    fits = model.fit_reasons(atoms, p) if next(p.iter(W_FITTEXT), None) is not None else {}
+    out = []
+    for atom in atoms:
+        text = _norm_piece(atom.text) if atom.text else ""
+        if not text:
+            continue
+        out.append((text, fits.get(atom.run) or model.run_reason(atom.run, p), atom))
+    return out
+
+
+def _newly_hidden(a_pieces: list, b_pieces: list) -> tuple[str, str] | None:
+    """(text, why) of the first text visible in ``a_pieces`` and hidden where ``b_pieces`` has it."""
+    a_text = "".join(t for t, _ in a_pieces)
+    a_mask = "".join(("0" if why is None else "1") * len(t) for t, why in a_pieces)
+    b_text = "".join(t for t, _ in b_pieces)
+    b_why: list = []
+    for t, why in b_pieces:
+        b_why.extend([why] * len(t))
+    matcher = SequenceMatcher(None, a_text, b_text, autojunk=False)
+    for i, j, size in matcher.get_matching_blocks():
+        for k in range(size):
+            if a_mask[i + k] == "0" and b_why[j + k] is not None and not a_text[i + k].isspace():
+                end = k
+                while end < size and a_mask[i + end] == "0" and b_why[j + end] is not None:
+                    end += 1
+                return a_text[i + k:i + end], b_why[j + k]
+    return None
+
+
+def _shown(model, sdt) -> str:
+    """What a content control shows: its bound custom XML value, else its content's text."""
+    value = model.bound_text(sdt)
+    if value is None:
+        content = sdt.find(W_SDTCONTENT)
+        value = "".join(t.text or "" for t in content.iter(W_T)) if content is not None else ""
+    return normalise(value)
+
+
 #: Paragraph pairs sampled to decide whether the noise sieve can help a long gap.
 SIEVE_SAMPLE = 48
 #: Paragraphs a comment range may span before the anchor check gives up on it (hostile ranges).
@@ -1247,7 +1286,7 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
             core, view, full = [], [], []
             for i in range(i0, i1 + 1):
                 p = paragraphs[i]
-                if any(True for _ in p.iterancestors(MC_FALLBACK)):
+                if in_unrendered_branch(p):
                     continue
                 w = walk(p)
                 lo = next((m.index for m in w.markers if m.element is start), 0) if p is p0 else 0
@@ -1435,8 +1474,9 @@ def _paired_stories(original, output):
         right = sorted((n for n in b if kind in n.rsplit("/", 1)[-1]), key=_natural)
         left_text = {n: _story_text(a[n]) for n in left}
         right_text = {n: _story_text(b[n]) for n in right}
-        for n in list(left):       # identical text and labels first, whatever the part is called
+        for n in list(left):       # identical XML first (still compared: styles can render it otherwise)
             if n in right and etree.tostring(a[n]) == etree.tostring(b[n]):
+                yield n.rsplit("/", 1)[-1], a[n], b[n]
                 left.remove(n)
                 right.remove(n)
         for n in list(left):
@@ -1494,7 +1534,7 @@ def _read_comments(doc, reader: _Reader) -> list[_Note]:
                     continue
                 texts.append(atom.text)
                 if hidden is None and atom.text.strip() and atom.run is not None:
-                    hidden = hidden_reason(reader.styles.effective(atom.run, None), reader.styles.page)
+                    hidden = rendering(doc).reason(atom.run)   # in its paragraph (CommentText style...)
             texts.append(" ")
         last = (_last_para_id(el) or "").upper()
         try:

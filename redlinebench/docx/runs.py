@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from .mc import MC_ALTERNATE, chosen_branch
 from .oxml import make_element, qn
 from .symbols import sym_text
 
@@ -68,6 +69,7 @@ _SIMPLE_CHARS = {
 _ATOMIC_OBJECTS = {qn(t) for t in ("w:drawing", "w:pict", "w:object", "w:footnoteReference",
                                      "w:endnoteReference", "w:ruby", "w:embeddedObject", "mc:AlternateContent")}
 W_SYM = qn("w:sym")
+W_RUBY = qn("w:ruby")
 _INSTR = qn("w:instr")
 _FLDCHARTYPE = qn("w:fldCharType")
 _CHAR = qn("w:char")
@@ -220,6 +222,9 @@ def walk_paragraph(p) -> Walk:
                     emit_text(run, None, text, kind, rev, outer)
                 else:
                     atoms.append(Atom(text, run, child, kind, rev, outer, atomic=True, runs=[run]))
+            elif tag == W_RUBY and not fld:
+                # ruby: the base text and its annotation are both on the page
+                atoms.append(Atom(_ruby_text(child), run, child, kind, rev, outer, atomic=True, runs=[run]))
             elif tag in _ATOMIC_OBJECTS:
                 if fld:
                     if run not in fld[0].atom.runs:
@@ -244,6 +249,11 @@ def walk_paragraph(p) -> Walk:
                 content = child.find(qn("w:sdtContent"))
                 if content is not None:
                     visit(content)
+            elif tag == MC_ALTERNATE:
+                # runs in alternate content at paragraph level: the branch Word renders is the text
+                branch = chosen_branch(child)
+                if branch is not None:
+                    visit(branch)
             elif tag == W_FLDSIMPLE:
                 if fld:
                     visit(child)
@@ -280,6 +290,15 @@ def walk_paragraph(p) -> Walk:
     # positions: markers are interleaved by document order, so recompute via a second pass
     _assign_positions(p, atoms, markers)
     return Walk(atoms, markers)
+
+
+def _ruby_text(ruby) -> str:
+    """``base(annotation)`` of a ``w:ruby``: what the reader sees, as one piece of text."""
+    def text(tag):
+        el = ruby.find(qn(tag))
+        return "".join(t.text or "" for t in el.iter(W_T)) if el is not None else ""
+    base, annotation = text("w:rubyBase"), text("w:rt")
+    return f"{base}({annotation})" if annotation else base
 
 
 def _int(value) -> int:

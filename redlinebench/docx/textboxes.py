@@ -6,14 +6,15 @@ treats the drawing that holds it as one atomic object with no text. Views and ch
 show or weigh every visible word ask this module for those paragraphs.
 
 Word writes most shapes twice, as ``mc:AlternateContent`` with a DrawingML ``mc:Choice`` and a VML
-``mc:Fallback`` copy; a reader that understands DrawingML (Word, LibreOffice) shows the choice, so
-the fallback's text is taken only when no choice holds a text box.
+``mc:Fallback`` copy; Word shows the first choice whose namespaces it understands, else the
+fallback (``mc.chosen_branch``), and only that branch's text is taken.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .mc import chosen_branch
 from .oxml import qn
 from .runs import REVISION_WRAPPERS, W_P, W_R, _context
 
@@ -64,15 +65,14 @@ def _block_paragraphs(container):
 
 
 def _shown(content, host) -> bool:
-    """False for a fallback copy whose alternate content has a choice holding a text box."""
+    """False for a box in an alternate-content branch Word does not render (``mc.chosen_branch``:
+    the first choice it understands, else the fallback), as the integrity audit reads them."""
     node = content.getparent()
     while node is not None and node is not host:
-        if node.tag == _MC_FALLBACK:
+        if node.tag in (_MC_FALLBACK, _MC_CHOICE):
             alternate = node.getparent()
-            if alternate is not None and alternate.tag == _MC_ALTERNATE:
-                for choice in alternate.iterchildren(_MC_CHOICE):
-                    if next(choice.iter(W_TXBXCONTENT), None) is not None:
-                        return False
+            if alternate is not None and alternate.tag == _MC_ALTERNATE and chosen_branch(alternate) is not node:
+                return False
         node = node.getparent()
     return True
 

@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import PurePath
 
 from .document import MARK_TAGS, _format_changes_by_paragraph, _row_mark, mark_revisions
+from .hidden import Visibility
 from .runs import REVISION_WRAPPERS, walk_paragraph
 from .textboxes import W_TXBXCONTENT, box_paragraphs
 from .stories import has_change, has_text, story_authors, story_paragraphs
@@ -31,6 +32,9 @@ from .stories import has_change, has_text, story_authors, story_paragraphs
 
 _W_AUTHOR = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}author"
 _W_P = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
+_W_R = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}r"
+_W_T = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}t"
+_W_DELTEXT = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}delText"
 _BOX_REVISION_TAGS = tuple("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}" + t for t in (
     "ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange"))
 
@@ -177,10 +181,11 @@ def _alias(aliases: dict[str, str], name: str | None) -> str:
     return aliases.get(name or "", "?")
 
 
-def _notes(para, aliases: dict[str, str], row_first: bool) -> str:
+def _notes(para, aliases: dict[str, str], row_first: bool, hidden: list[str] | None = None) -> str:
     """What the paragraph's inline markup does not show, as `` [note; note]``: table cell, tracked
-    row, paragraph-mark changes, formatting changes, a field spanning paragraphs. Each note that
-    states a change names its author."""
+    row, paragraph-mark changes, formatting changes, a field spanning paragraphs, text a Word reader
+    cannot see (the rendering model's reasons, as the judges' view and the integrity audit have
+    them). Each note that states a change names its author."""
     parts = []
     if para.in_table:
         parts.append("table cell")
@@ -200,7 +205,25 @@ def _notes(para, aliases: dict[str, str], row_first: bool) -> str:
     parts += _format_notes(para._format_revisions, para.text, aliases)
     if "spanning_field" in para.flags:
         parts.append("in a field spanning paragraphs (e.g. table of contents): not editable")
+    if hidden:
+        parts.append(f"hidden from a Word reader: {', '.join(_one_line(h) for h in hidden)}")
     return f" [{'; '.join(parts)}]" if parts else ""
+
+
+def hidden_reasons(para, visibility) -> list[str]:
+    """Why some of ``para``'s text is unreadable on the page (each reason once), or []."""
+    if visibility.never:
+        return []
+    p = para.element
+    boxed = {r for box in p.iter(W_TXBXCONTENT) for r in box.iter(_W_R)}   # a box's runs: its own lines
+    out: list[str] = []
+    for run in p.iter(_W_R):
+        if run in boxed or not any((t.text or "").strip() for t in run.iter(_W_T, _W_DELTEXT)):
+            continue
+        why = visibility.reason(run)
+        if why and why not in out:
+            out.append(why)
+    return out
 
 
 def _format_notes(revisions, current: str, aliases: dict[str, str]) -> list[str]:
@@ -454,10 +477,11 @@ class _Threads:
             for m in para.markers:
                 (starts if m.tag == "start" else ends if m.tag == "end" else set()).add(m.comment_id)
         self.markers = _Markers(set(numbers), starts & ends)
+        self.visibility = Visibility(doc)
 
     def block(self, para) -> str:
         """The paragraph's line, then the threads that follow it."""
-        out = [paragraph_line(para, self.aliases, self.markers.line())]
+        out = [paragraph_line(para, self.aliases, self.markers.line(), hidden_reasons(para, self.visibility))]
         if self.boxes:
             out += _box_lines(self.doc, para, self.aliases)
         for c in self.after.get(para.id, ()):
@@ -493,14 +517,15 @@ class _Threads:
         return f"{' '.join(bits)}: {_one_line(c.text)}"
 
 
-def paragraph_line(para, aliases: dict[str, str], markers: _Markers) -> str:
-    """One paragraph's line: ``[p-014] 3.3.5 text [notes]``."""
+def paragraph_line(para, aliases: dict[str, str], markers: _Markers, hidden: list[str] | None = None) -> str:
+    """One paragraph's line: ``[p-014] 3.3.5 text [notes]`` (``hidden``: why part of its text is
+    unreadable, a note)."""
     number = f"{_one_line(para.number)} " if para.number else ""
     # a paragraph with no change and no comment marker is its text: no need to walk it again
     plain = not para.markers and all(s.kind == "text" for s in para.segments)
     content = _one_line(para.text) if plain else _content(para.walk(), aliases, markers)
     return (f"[{_one_line(para.id)}] {number}{content}"
-            f"{_notes(para, aliases, _first_of_row(para))}")
+            f"{_notes(para, aliases, _first_of_row(para), hidden)}")
 
 
 def _first_of_row(para) -> bool:

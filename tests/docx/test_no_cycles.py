@@ -72,3 +72,18 @@ def test_a_whole_redlining_cycle_on_a_shipped_redline_leaves_no_cycle(tmp_path):
         again.text("accepted")
         again.to_bytes()
         del doc, again, target, results
+
+
+def test_a_rendered_document_is_freed_with_its_model():
+    """The rendering model is cached per document; the cache must not keep the document alive."""
+    import weakref
+
+    from redlinebench.docx.render import rendering
+
+    doc = RedlineDocument.open(docx(p(r_("Pay promptly."))))
+    model = rendering(doc)
+    model.reason(doc.paragraphs[0].element.find(".//{http://schemas.openxmlformats.org/wordprocessingml/2006/main}r"))
+    alive = weakref.ref(doc)
+    with no_cyclic_garbage():
+        del doc, model
+    assert alive() is None

@@ -563,7 +563,8 @@ _READ_NOTE = re.compile(r'^(?:table cell|table row (?:inserted|deleted)(?: by (A
                         r"|paragraph moved here|formatting changed|paragraph mark formatting changed"
                         r'|formatting of ("(?:[^"\\]|\\.)*") changed) by (A\d+|\?)'
                         r"|in a field spanning paragraphs \(e\.g\. table of contents\): not editable"
-                        r"|text box, not editable|text box (?:inserted|deleted|moved here|moved away) by (?:A\d+|\?))$")
+                        r"|text box, not editable|text box (?:inserted|deleted|moved here|moved away) by (?:A\d+|\?)"
+                        r"|hidden from a Word reader: .+)$")
 _MARK_KIND = {"paragraph inserted": "para_ins", "paragraph break after it inserted": "para_ins",
               "paragraph deleted": "para_del", "paragraph break after it deleted (joins the next)": "para_del",
               "paragraph moved away": "move_from", "paragraph moved here": "move_to"}

@@ -188,4 +188,4 @@ def test_a_view_holding_the_fence_gets_a_derived_fence_it_does_not_contain():
 def test_judge_method_and_view_versions_moved():
     from redlinebench.docx.annotated import ANNOTATED_VIEW_VERSION
 
-    assert PROMPT_VERSION == f"rb-judge-v5+{ANNOTATED_VIEW_VERSION}" and ANNOTATED_VIEW_VERSION == "av4"
+    assert PROMPT_VERSION == f"rb-judge-v5+{ANNOTATED_VIEW_VERSION}" and ANNOTATED_VIEW_VERSION == "av5"
