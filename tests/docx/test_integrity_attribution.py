@@ -4,6 +4,8 @@ kind and in any part, carries exactly the task's author."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from redlinebench.docx.build import Comment, DocumentBuilder
@@ -190,9 +192,7 @@ def test_an_empty_formatting_revision_of_a_re_save_is_ignored():
 
 
 PROPERTY_REVISIONS = {
-    "pPrChange": ("governed by the laws", lambda p: p.find(w("pPr")).append(fragment(
-        '<w:pPrChange w:id="7010" w:author="{who}" w:date="2026-03-01T10:00:00Z"><w:pPr><w:jc w:val="right"/>'
-        '</w:pPr></w:pPrChange>'))),
+    "pPrChange": ("governed by the laws", lambda p: _ppr_change(p)),
     "numberingChange": ("governed by the laws", lambda p: p.find(w("pPr")).find(w("numPr")).append(fragment(
         '<w:numberingChange w:id="7011" w:author="{who}" w:date="2026-03-01T10:00:00Z" w:original="%1."/>'))),
     "tcPrChange": ("Hosting", lambda p: p.getparent().find(w("tcPr")).append(fragment(
@@ -206,6 +206,18 @@ PROPERTY_REVISIONS = {
         '</w:tblPr></w:tblPrChange>'))),
     "sectPrChange": (None, None),
 }
+
+
+def _ppr_change(p):
+    """A paragraph-property revision as Word records one: the old w:pPr is the whole earlier pPr (numbering
+    included: only the alignment differs), so rejecting it changes nothing but the alignment."""
+    ppr = p.find(w("pPr"))
+    change = fragment('<w:pPrChange w:id="7010" w:author="{who}" w:date="2026-03-01T10:00:00Z"><w:pPr/></w:pPrChange>')
+    old = change.find(w("pPr"))
+    for child in ppr:
+        old.append(copy.deepcopy(child))
+    old.append(fragment('<w:jc w:val="right"/>'))
+    ppr.append(change)
 
 
 def _tr_pr(p):
