@@ -11,6 +11,11 @@ from typing import Any
 
 from ..scoring import verdict
 
+#: The ``ci_method`` values (SPEC §6.1) as the note under the table explains them.
+CI_METHODS = ("stratified = groups resampled within each cell; pooled = cells holding one shared group "
+              "resampled from a pool; none = one shared group, no interval")
+
+
 def _pts(x: float | None, sign: bool = False) -> str:
     return "-" if x is None else (f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}")
 
@@ -23,9 +28,10 @@ def pairwise_rows(summary: Mapping[str, Any]) -> list[dict[str, str]]:
     """The table's rows as text: difference and interval in points (0-100, like redline_overall)."""
     rows = []
     for p in summary.get("pairwise") or []:
-        ci = p.get("ci")
+        ci, method = p.get("ci"), p.get("ci_method")
+        interval = "-" if not ci else f"{_pts(ci[0], True)}, {_pts(ci[1], True)}"
         rows.append({"pair": f"{p['a']}\nvs {p['b']}", "diff": _pts(p.get("diff"), sign=True),
-                     "95% CI": "-" if not ci else f"{_pts(ci[0], True)}, {_pts(ci[1], True)}",
+                     "95% CI": f"{interval}\n{method}" if ci and method else interval,
                      "p adj.": _p(p.get("p_holm")),
                      "verdict": verdict(p)})
     return rows
@@ -94,6 +100,7 @@ def print_pairwise(summary: Mapping[str, Any], console: Any) -> None:
         console.print(table)
         console.print("better / worse: the first model against the second, significant after Holm's adjustment "
                       "for the number of pairs; not distinguishable: the data do not tell them apart. The "
-                      "95% CI is per pair, not adjusted.", markup=False, highlight=False)
+                      "95% CI is per pair, not adjusted; under it, how it was drawn: " + CI_METHODS + ".",
+                      markup=False, highlight=False)
     for line in [*coverage_notes(summary), *power_lines(summary)]:
         console.print(line, markup=False, highlight=False)

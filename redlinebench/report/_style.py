@@ -65,6 +65,7 @@ table.pw-matrix th[scope=row]{max-width:14em;font-size:13px;text-align:left}
 table.pw-matrix td.pw{min-width:5.5em;font-weight:500;position:relative}
 table.pw-matrix td.pw[data-sig="1"]{font-weight:700;outline:2px solid currentColor;outline-offset:-3px}
 .pw-mark{display:inline-block;width:1em;text-align:center}
+.pw-ci{display:block;font-size:11.5px;font-weight:400;white-space:normal;min-width:9em}
 .pw-word{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 ol.pw-ranks{list-style:none;padding-left:0}
 ol.pw-ranks li{margin:2px 0}
