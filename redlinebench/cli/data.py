@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from .._termtable import echo
 
 
 def register(main: click.Group) -> None:
@@ -32,7 +33,7 @@ def build_synthetic_cmd(out: Path, sources: Path | None) -> None:
     from ..synthetic import build_synthetic
 
     report = build_synthetic(out, sources)
-    click.echo(report.summary())
+    echo(report.summary())
 
 
 @data.command("check-synthetic")
@@ -56,6 +57,6 @@ def check_synthetic_cmd(sources: Path | None) -> None:
                     cats[rubric.category] += 1
                     total += 1
                     penalties += weight < 0
-    click.echo(f"{len(scenarios)} scenarios, {tasks} tasks, {total} rubrics ({penalties / max(total, 1):.1%} penalty)")
+    echo(f"{len(scenarios)} scenarios, {tasks} tasks, {total} rubrics ({penalties / max(total, 1):.1%} penalty)")
     for name, n in sorted(cats.items()):
-        click.echo(f"  {name:<36} {n / max(total, 1):6.1%}")
+        echo(f"  {name:<36} {n / max(total, 1):6.1%}")
