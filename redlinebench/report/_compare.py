@@ -137,7 +137,7 @@ SHORT_CATEGORIES = {"Commercial Context": "Commercial", "Legal correctness": "Le
                     "Deal-closing Orientation": "Deal-closing", "Counterparty Acceptance Prediction": "Acceptance"}
 
 
-def _category_heatmap(entries: Sequence[tuple[str, Mapping[str, Any]]], note: str) -> Markup | None:
+def _category_heatmap(entries: Sequence[tuple[str, Mapping[str, Any]]], note: Markup) -> Markup | None:
     cats: list[str] = []
     for _label, summary in entries:
         for k in summary.get("by_category") or {}:

@@ -137,7 +137,7 @@ GATE_ZERO_NOTE = ("Weight of correct outcomes / total weight, pooled over all ru
 
 
 def gate_zero_categories(entries: Sequence[tuple[str, Mapping[str, Any]]],
-                         trials: Mapping[str, Sequence[Any]]) -> tuple[list[tuple[str, Mapping[str, Any]]], str]:
+                         trials: Mapping[str, Sequence[Any]]) -> tuple[list[tuple[str, Mapping[str, Any]]], Markup]:
     """``entries`` with ``by_category`` recomputed from the trials' grades, a gate failure counted as
     all wrong (:func:`by_category_gate_zero`), and a note naming each model's gate failures."""
     from ..scoring import by_category_gate_zero
@@ -147,14 +147,14 @@ def gate_zero_categories(entries: Sequence[tuple[str, Mapping[str, Any]]],
         graded = [t for t in trials.get(model, ()) if t.status in ("graded", "gate_failed") and t.grade]
         failed = sum(t.status == "gate_failed" for t in graded)
         if failed:
-            failures.append(f"{model} {failed} of {len(graded)}")
+            failures.append(join(["; " if failures else "", el("bdi", model), f" {failed} of {len(graded)}"]))
             e = {**e, "by_category": by_category_gate_zero([t.grade for t in graded])}
         out.append((model, e))
-    return out, GATE_ZERO_NOTE + (f" Trials that failed the gate: {'; '.join(failures)}." if failures else "")
+    return out, join([GATE_ZERO_NOTE, *([" Trials that failed the gate: ", *failures, "."] if failures else [])])
 
 
 def dimension_charts(entries: Sequence[tuple[str, Mapping[str, Any]]], colours: ModelColours,
-                     scen_labels: Mapping[str, str], category_note: str | None = None) -> Markup:
+                     scen_labels: Mapping[str, str], category_note: Markup | None = None) -> Markup:
     """By turn, side, scenario and category: grouped bars (one series per model) plus tables
     (``category_note``: the category chart's caption, :func:`gate_zero_categories`)."""
     figs = []
