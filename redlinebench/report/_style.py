@@ -186,8 +186,9 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .heat td.crit{font-size:12.5px;max-width:520px}
 .brief{white-space:pre-wrap;font:14px/1.55 var(--serif);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px 16px;max-height:420px;overflow:auto;max-width:980px}
 .callout details>summary{cursor:pointer;color:var(--accent);margin:2px 0 0 20px}
-.kv{display:grid;grid-template-columns:minmax(0,max-content) minmax(min-content,1fr);gap:3px 14px;font-size:13.5px}
-.kv dt{color:var(--muted)} .kv dd{margin:0;overflow-wrap:break-word}
+.kv{display:grid;grid-template-columns:minmax(0,max-content) minmax(6em,1fr);gap:3px 14px;font-size:13.5px}
+.kv dt{color:var(--muted)} .kv dd{margin:0;overflow-wrap:anywhere}
+figcaption{overflow-wrap:anywhere}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
 @media (max-width:600px){figure{overflow-x:auto}svg.chart{max-width:none}#task-table .bar{display:none}#task-table td.model .nw{white-space:normal}
