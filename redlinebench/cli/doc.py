@@ -361,6 +361,6 @@ def validate_cmd(file: Path, as_json: bool) -> None:
         for f in findings:
             echo(str(f))
         echo(f"{file}: {'valid' if not errors else 'INVALID'} ({len(errors)} errors, "
-                   f"{len(findings) - len(errors)} warnings)")
+             f"{len(findings) - len(errors)} warnings)")
     if errors:
         sys.exit(1)

@@ -64,7 +64,7 @@ def push_results(target: Path, model_repo: str, model: str | None, dataset_repo:
     outcome = hub.execute(plan, token=token)
     if not outcome.changed:
         echo(f"nothing changed: {model_repo} already has this {hub.RESULTS_PATH} "
-                   f"(no commit{', no pull request' if create_pr else ''})")
+             f"(no commit{', no pull request' if create_pr else ''})")
         return
     echo(f"pushed {hub.RESULTS_PATH} to {model_repo}: {outcome.pr_url or outcome.commit_url}")
 
@@ -97,7 +97,7 @@ def push_dataset(repo_id: str, export_dir: Path | None, source: str | None, crea
         outcome = hub.execute(plan)
     if not outcome.changed:
         echo(f"nothing changed: dataset {repo_id} already has these {outcome.n_files} files "
-                   f"(no commit{', no pull request' if create_pr else ''})")
+             f"(no commit{', no pull request' if create_pr else ''})")
         return
     echo(f"pushed {outcome.n_files} files to dataset {repo_id}: {outcome.pr_url or outcome.commit_url}")
 
@@ -176,13 +176,13 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summ
 
     report = import_harbor(jobs_dir, run_dir, source=source, summarize=not no_summary)
     echo(f"imported {len(report.imported)} trial(s) into {run_dir}"
-               + (f", {len(report.skipped)} already present" if report.skipped else ""))
+         + (f", {len(report.skipped)} already present" if report.skipped else ""))
     if report.audited:
         echo(f"integrity audit: {len(report.audited)} trial(s) were graded by a verifier without it and were "
-                   "audited on import against the task inputs")
+             "audited on import against the task inputs")
     if report.unaudited:
         echo(f"warning: {len(report.unaudited)} trial(s) were graded by a verifier without the integrity audit "
-                   "and are not audited (pass --source with the task set they were exported from)", err=True)
+             "and are not audited (pass --source with the task set they were exported from)", err=True)
     for line in report.errored:
         echo(f"warning: errored trial kept as an errored row: {line}", err=True)
     if report.summary_path is not None:
@@ -317,7 +317,7 @@ def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str
         raise JudgeError(f"judging incomplete ({outcome.status}); see {outcome.grade_path}; no reward written")
     reason = _gate_reason(outcome.grade_path) if outcome.status == "gate_failed" else None
     echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}"
-               + (f"\n  why: {reason}" if reason else ""))
+         + (f"\n  why: {reason}" if reason else ""))
 
 
 def _gate_reason(grade_path: Path) -> str | None:

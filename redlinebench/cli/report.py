@@ -54,7 +54,7 @@ def open_in_browser(page: Path) -> bool:
         opened = False
     if not opened:
         echo(f"no web browser found here; open {uri} in one (or copy {Path(page).resolve()} "
-                   "to a machine that has one)")
+             "to a machine that has one)")
     return opened
 
 

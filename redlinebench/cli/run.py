@@ -162,7 +162,7 @@ def _finish(result: Any, console: Any) -> None:
     p = result.progress
     unknown = f" (+ {p.cost_unknown} episode(s) whose model has no known price)" if p.cost_unknown else ""
     echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
-               f"cost: ${p.cost_usd:.4f}{unknown}")
+         f"cost: ${p.cost_usd:.4f}{unknown}")
     for err in p.errors[:10]:
         lines = str(err.get("error") or "").strip().splitlines()
         echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")
@@ -172,7 +172,7 @@ def _finish(result: Any, console: Any) -> None:
     if limit is not None:
         data = (result.config or {}).get("data") or {}
         echo(f"--limit {limit}: {data.get('n_tasks', '?')} of {data.get('n_tasks_in_source', '?')} tasks, spread "
-                   "over the scenario x turn cells (a smoke run: not comparable to a full run's score)")
+             "over the scenario x turn cells (a smoke run: not comparable to a full run's score)")
     echo(f"run directory: {Path(result.run_dir).resolve()}")
     if result.report:
         echo(f"report: {shown_path(result.report)}")
@@ -183,19 +183,19 @@ def _finish(result: Any, console: Any) -> None:
         judge = (f"; finish judging the {len(unjudged)} trial(s) whose judges never answered with "
                  f"`redlinebench score {result.run_dir}`" if unjudged else "")
         echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
-                   f"`redlinebench run --resume --run-dir {result.run_dir}`{judge}", err=True)
+             f"`redlinebench run --resume --run-dir {result.run_dir}`{judge}", err=True)
         raise SystemExit(1)
     if p.failures:
         # Errored episodes are not scored; a non-zero exit lets scripts and CI notice them.
         echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "
-                   f"with `redlinebench run --resume --run-dir {result.run_dir}`", err=True)
+             f"with `redlinebench run --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
     if unjudged:
         # The episodes are safe on disk; only judging is missing, and the score leaves them out.
         echo(f"error: judging is incomplete for {len(unjudged)} trial(s) (a judge never answered), so "
-                   f"they are not in the score; fix the cause, then finish them with "
-                   f"`redlinebench score {result.run_dir}` (only the judges that failed are called again)",
-                   err=True)
+             f"they are not in the score; fix the cause, then finish them with "
+             f"`redlinebench score {result.run_dir}` (only the judges that failed are called again)",
+             err=True)
         raise SystemExit(1)
 
 
@@ -207,7 +207,7 @@ def shown_path(path: Path) -> str:
 
 def _interrupted(run_dir: Path) -> None:
     echo(f"interrupted: finished trials are saved in {run_dir}; continue with "
-               f"`redlinebench run --resume --run-dir {run_dir}`", err=True)
+         f"`redlinebench run --resume --run-dir {run_dir}`", err=True)
     raise SystemExit(130)
 
 
@@ -242,10 +242,10 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     cells = sorted({(int(t.scenario_id), int(t.turn)) for t in tasks})
     source = getattr(taskset, "source", None)
     echo(f"plan: run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
-               f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
+         f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
     kind = getattr(source, "kind", "?")
     echo(f"data: {kind if kind == 'embedded' else getattr(source, 'named', kind)} "
-               f"({len(cells)} of 12 scenario x turn cells)")
+         f"({len(cells)} of 12 scenario x turn cells)")
     echo(f"entrants: {', '.join(e.label for e in spec.entrants)}")
     echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
     echo(f"limits per trial: {json.dumps(spec.limits.to_dict())}")
@@ -266,8 +266,8 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     from ..runner.estimate import ASSUMED_CACHE_HIT
 
     echo(f"caching assumption: each agent call finds {ASSUMED_CACHE_HIT:.0%} of the previous call's prompt "
-               "in the provider's cache (read at its cache price; providers needing markers write the rest); "
-               "judges are estimated without caching" + ("" if spec.prompt_cache else
+         "in the provider's cache (read at its cache price; providers needing markers write the rest); "
+         "judges are estimated without caching" + ("" if spec.prompt_cache else
                                                          "; this run has --no-prompt-cache, so both totals agree"))
     from ..runner.preflight import missing_keys
 
@@ -275,7 +275,7 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     missing = missing_keys(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
     for model, keys in missing.items():
         echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the run would refuse to "
-                   "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
+             "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
     if not missing:
         echo("credentials: every model and judge has a key (or an explicit endpoint)")
     if power_from is not None:

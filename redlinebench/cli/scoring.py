@@ -499,13 +499,13 @@ def register(main: click.Group) -> None:
         if unjudged:
             # as `run` does: a script must not take a score with trials left out for a usable one
             echo(f"error: judging is still incomplete for {len(unjudged)} trial(s), so they are not in the "
-                       f"score; fix the cause and run `redlinebench score {run_dir}` again", err=True)
+                 f"score; fix the cause and run `redlinebench score {run_dir}` again", err=True)
             raise SystemExit(1)
         if kept:
             # the table still holds those trials' previous grades (maybe by other judges): not the re-grade asked for
             echo(f"error: the re-grade did not finish for {len(kept)} trial(s), whose previous grades are kept "
-                       f"and still in the score; fix the cause and run `redlinebench score {run_dir} --rejudge` "
-                       f"again", err=True)
+                 f"and still in the score; fix the cause and run `redlinebench score {run_dir} --rejudge` "
+                 f"again", err=True)
             raise SystemExit(1)
 
     @main.command("summarize")

@@ -86,7 +86,7 @@ def list_cmd(source, scenario, turn, side, input_group, variant, as_json) -> Non
     ]
     echo(_table(rows, ["task", "scenario", "turn", "side", "party", "rubrics", "golden"]))
     echo(f"\n{len(tasks)} tasks, {len(tasks.input_groups())} input groups, {len(tasks.cells())} cells "
-               f"({tasks.source.named})")
+         f"({tasks.source.named})")
 
 
 @tasks_group.command("show")
@@ -135,7 +135,7 @@ def show_cmd(task_id, source, chars, as_json) -> None:
     excerpt = task.instruction[:chars]
     echo(click.style("\nInstruction", bold=True) + f" ({len(task.instruction)} chars)")
     echo(wrap_text(_reflowed(excerpt) if columns else excerpt, columns)
-               + ("\n[...]" if len(task.instruction) > chars else ""))
+         + ("\n[...]" if len(task.instruction) > chars else ""))
     echo(click.style(f"\nRubrics ({len(task.rubrics)}, positive weight {task.total_positive_weight})", bold=True))
     for r in task.rubrics:
         echo(_rubric_line(r, columns))
