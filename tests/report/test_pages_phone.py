@@ -114,6 +114,12 @@ RUBRIC_JS = """(() => { const d = document.querySelector('details.task'); d.open
       && e.getBoundingClientRect().width > 0).map(e => [e.textContent.trim(), lines(e)]);
   return {cells, numbers}; })()"""
 
+# compare.html's leaderboard at a phone's width: each model's headline score whole and on screen
+SCORES_JS = """(() => { const table = document.querySelector('#leaderboard table');
+  const col = [...table.tHead.rows[0].cells].findIndex(c => c.textContent === 'redline_overall');
+  return [...table.tBodies[0].rows].map(r => { const c = r.cells[col]; const b = c.getBoundingClientRect();
+    return [c.textContent.trim(), b.left >= 0 && b.right <= window.innerWidth && c.scrollWidth <= c.clientWidth + 1]; }); })()"""
+
 # every link of the sticky nav: where its target lands, against the nav's bottom edge
 ANCHOR_JS = """(() => { const nav = document.querySelector('nav.toc'); const out = [];
   for (const a of nav.querySelectorAll('a[href^="#"]')) { const t = document.getElementById(a.getAttribute('href').slice(1));
@@ -152,6 +158,8 @@ async def test_the_pages_fit_a_phone(chromium, real_run):
             for name, top, nav_bottom, room in result.values["a"]:
                 if room:  # a section the page can scroll to the top lands below the sticky nav, not under it
                     assert top >= nav_bottom - 1, (page.name, name, top, nav_bottom)
+        scores = (await browser.open(compare, width=390, height=844, evaluate={"s": SCORES_JS})).values["s"]
+        assert len(scores) == 3 and all(re.fullmatch(r"\d+\.\d", t) and ok for t, ok in scores), scores
         result = await browser.open(report, width=390, height=844, evaluate={"r": RUBRIC_JS})
         r = result.values["r"]
         assert r["cells"] and all(ok for _, ok in r["cells"]), r["cells"]    # PASS/FAIL on screen for every rubric
