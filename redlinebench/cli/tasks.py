@@ -128,9 +128,9 @@ def show_cmd(task_id, source, chars, as_json) -> None:
         field(key, value)
     for key, value in sorted(task.extra.items()):
         field(key, value, "  (extra)")
-    # paths whole on their line, never moved or cut (copy and paste)
-    echo(f"  {'contract'.ljust(width)}  {task.contract_path}")
-    echo(f"  {'golden'.ljust(width)}  {task.golden_path or '(none: accept-only task)'}")
+    # a path is never cut (copy and paste): too long for the line, it moves under the values, whole
+    echo(f"  {'contract'.ljust(width)}  {task.contract_path}", hang=width + 4)
+    echo(f"  {'golden'.ljust(width)}  {task.golden_path or '(none: accept-only task)'}", hang=width + 4)
     field("grounding", ", ".join(sorted(task.grounding)) or "(none)")
     excerpt = task.instruction[:chars]
     echo(click.style("\nInstruction", bold=True) + f" ({len(task.instruction)} chars)")
