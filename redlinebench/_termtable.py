@@ -14,8 +14,8 @@ At 80 columns and more no number is cut.
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -54,7 +54,10 @@ def wrap_text(text: str, width: int | None, hang: int | None = None) -> str:
 def stream_width(stream: TextIO) -> int | None:
     """The columns of the terminal ``stream`` writes to, or ``None`` (a pipe, a file, a test runner)."""
     try:
-        return shutil.get_terminal_size().columns if stream.isatty() else None
+        if not stream.isatty():
+            return None
+        columns = os.environ.get("COLUMNS", "")
+        return int(columns) if columns.isdigit() and int(columns) > 0 else os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):
         return None
 
