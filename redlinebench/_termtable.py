@@ -1,4 +1,8 @@
-"""Tables that fit the terminal: one rule for every table the CLI prints.
+"""Text and tables that fit the terminal: one rule for every message and table the CLI prints.
+
+Messages (:func:`echo`, :func:`print_message`, both through :func:`wrap_text`) wrap at the
+terminal's width at spaces only: a word, a path or a model name (``anthropic/claude-sonnet-4-5``)
+is never split, and output to a pipe or a file is not wrapped at all (nothing cuts it there).
 
 rich squeezes a table wider than the console by shrinking every column, which first folds the
 names into nothing (an 80-column terminal showed a leaderboard without its model column). Here a
@@ -10,13 +14,72 @@ At 80 columns and more no number is cut.
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import textwrap
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, TextIO
 
 #: What a column costs besides its text in rich's default box: one space each side and a rule.
 _CELL_EXTRA = 3
 #: Where output is not a terminal (a pipe, a log) tables are drawn this wide: nothing is squeezed.
 PIPE_WIDTH = 160
+
+
+_INDENT = re.compile(r"[ ]*")
+
+
+def wrap_text(text: str, width: int | None, hang: int | None = None) -> str:
+    """``text`` with each line longer than ``width`` broken at spaces (``None``: unchanged).
+
+    A continuation is indented like its line, or ``hang`` spaces when given. A run of characters
+    without a space (a model name, a path, a URL) is never broken: one longer than the line
+    stands on a line of its own.
+    """
+    if not width or width < 20:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = _INDENT.match(line).group()  # type: ignore[union-attr]  (matches always)
+        more = indent if hang is None else " " * hang
+        out.extend(textwrap.wrap(line[len(indent):], width, initial_indent=indent, subsequent_indent=more,
+                                 break_long_words=False, break_on_hyphens=False, expand_tabs=False) or [line])
+    return "\n".join(out)
+
+
+def stream_width(stream: TextIO) -> int | None:
+    """The columns of the terminal ``stream`` writes to, or ``None`` (a pipe, a file, a test runner)."""
+    try:
+        if not stream.isatty():
+            return None
+        columns = os.environ.get("COLUMNS", "")
+        return int(columns) if columns.isdigit() and int(columns) > 0 else os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def echo(message: str = "", *, err: bool = False, nl: bool = True, hang: int | None = None) -> None:
+    """Print one message (stdout, or stderr with ``err``) wrapped to the terminal: what every CLI
+    message, warning and error goes through (``hang``: see :func:`wrap_text`). Data (a
+    document's text, JSON) is not a message."""
+    import click
+
+    click.echo(wrap_text(message, stream_width(sys.stderr if err else sys.stdout), hang), err=err, nl=nl)
+
+
+def warn(message: str) -> None:
+    """``warning: MESSAGE`` on stderr, wrapped."""
+    echo(f"warning: {message}", err=True)
+
+
+def print_message(console: Any, message: str, style: str | None = None) -> None:
+    """A plain-text message on a rich ``console`` by the same rule as :func:`echo`, at the console's
+    width (rich's own wrap is not asked: it folds a word longer than the line, this keeps it whole)."""
+    console.print(wrap_text(message, console.width), style=style, markup=False, highlight=False, soft_wrap=True)
 
 
 @dataclass(frozen=True)
@@ -56,9 +119,13 @@ def fit_columns(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) 
         texts = [cols[i].header(short), *(str(r[i]) for r in rows)]
         return max(len(line) for text in texts for line in (text.splitlines() or [""]))
 
-    def least(i: int, short: bool) -> int:
+    def least(i: int, short: bool) -> int:  # a name column wraps at spaces only: never below its longest word
         full = natural(i, short)
-        return min(full, max(cols[i].min_width, len(cols[i].header(short)))) if cols[i].shrink else full
+        words = max((len(w) for r in rows for w in str(r[i]).split()), default=0)
+        return min(full, max(cols[i].min_width, len(cols[i].header(short)), words)) if cols[i].shrink else full
+
+    def folded(i: int, short: bool) -> int:  # the last resort: a name folded rather than a number cut
+        return min(natural(i, short), max(cols[i].min_width, len(cols[i].header(short))))
 
     def total(kept: list[int], short: bool, each: Any) -> int:
         return sum(each(i, short) + _CELL_EXTRA for i in kept) + 1
@@ -71,14 +138,13 @@ def fit_columns(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) 
         kept = [i for i in kept if cols[i].drop != level]
     widths = [natural(i, short) for i in kept]
     spare = width - total(kept, short, natural)
-    if spare < 0:  # shrink the name columns, widest first, never below their least width
+    for floor in (least, folded):  # shrink the name columns, widest first: to their longest word, then fold
         for pos in sorted((p for p, i in enumerate(kept) if cols[i].shrink), key=lambda p: -widths[p]):
-            floor = least(kept[pos], short)
-            cut = min(widths[pos] - floor, -spare)
-            widths[pos] -= cut
-            spare += cut
             if spare >= 0:
                 break
+            cut = max(0, min(widths[pos] - floor(kept[pos], short), -spare))
+            widths[pos] -= cut
+            spare += cut
     return kept, short, widths
 
 
@@ -95,31 +161,10 @@ def fit_table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, *,
         col = cols[i]
         table.add_column(col.header(short), justify=col.justify, width=w, no_wrap=not col.shrink,
                          overflow="fold" if col.shrink else "ellipsis")
-    for row in rows:
-        table.add_row(*(Text(_break_after_slash(str(row[i]), w) if cols[i].shrink else str(row[i]))
+    for row in rows:  # a name column's cells wrap at spaces (wrap_text), never inside a name
+        table.add_row(*(Text(wrap_text(str(row[i]), w) if cols[i].shrink else str(row[i]))
                         for i, w in zip(kept, widths)))
     return table, [c.name for i, c in enumerate(cols) if i not in kept]
-
-
-def _break_after_slash(text: str, width: int) -> str:
-    """A name too long for its column broken after each ``/`` (``anthropic/`` over ``claude-...``)
-    rather than folded mid-word, as far as the parts fit; each line of ``text`` on its own."""
-    import re
-
-    out = []
-    for line in text.splitlines() or [""]:
-        if len(line) <= width or "/" not in line:
-            out.append(line)
-            continue
-        parts, current = [], ""
-        for part in re.split(r"(?<=/)", line):
-            if current and len(current) + len(part) > width:
-                parts.append(current)
-                current = ""
-            current += part
-        parts.append(current)
-        out.extend(parts)
-    return "\n".join(out)
 
 
 def left_out_note(hidden: Sequence[str], width: int, more: str = "") -> str | None:
@@ -138,5 +183,5 @@ def print_fitted(console: Any, cols: Sequence[Col], rows: Sequence[Sequence[str]
     console.print(table)
     note = left_out_note(hidden, width, more)
     if note:
-        console.print(note, markup=False, highlight=False)
+        print_message(console, note)
     return hidden

@@ -5,10 +5,14 @@ wires options to library calls; heavy imports (litellm, datasets) happen inside 
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 from importlib import import_module
+from typing import Any
 
 import click
+from .._termtable import echo
 
 from .. import __version__
 from ..errors import RedlineBenchError
@@ -30,8 +34,32 @@ _FAMILIES = (
 def _usage(exc: click.UsageError) -> None:
     """A usage error as one line (the usage block and its hint say nothing the message does not)."""
     where = exc.ctx.command_path if exc.ctx is not None else "redlinebench"
-    click.echo(f"error: {exc.format_message()} (see `{where} --help`)", err=True)
+    echo(f"error: {exc.format_message()} (see `{where} --help`)", err=True)
     sys.exit(2)
+
+
+_HYPHEN_HELD = "\u2011"  # a non-breaking hyphen while click wraps: its wrapper breaks after "-"
+
+
+class _Formatter(click.HelpFormatter):
+    """click's help formatter, breaking lines at spaces only (its wrapper also breaks after a
+    hyphen: ``openai/gpt-`` over ``5.4-mini``, ``re-`` over ``running``)."""
+
+    def _held(self, write: Any, *args: Any, **kwargs: Any) -> None:
+        start = len(self.buffer)
+        write(*args, **kwargs)
+        self.buffer[start:] = [part.replace(_HYPHEN_HELD, "-") for part in self.buffer[start:]]
+
+    def write_text(self, text: str) -> None:
+        self._held(super().write_text, text.replace("-", _HYPHEN_HELD))
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        rows = [(a, b.replace("-", _HYPHEN_HELD)) for a, b in rows]
+        self._held(super().write_dl, rows, col_max, col_spacing)
+
+
+class _Context(click.Context):
+    formatter_class = _Formatter
 
 
 class _Main(click.Group):
@@ -42,6 +70,8 @@ class _Main(click.Group):
     ran and failed (a folder that holds no run or broken files, a provider or judge that failed,
     judging left incomplete, invalid tasks). 130 on Ctrl-C.
     """
+
+    context_class = _Context
 
     def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[override]
         try:
@@ -59,7 +89,7 @@ class _Main(click.Group):
         except click.UsageError as exc:
             _usage(exc)
         except RedlineBenchError as exc:
-            click.echo(f"error: {exc}", err=True)
+            echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except OSError as exc:
             # A path the user gave cannot be written or read (a file where a folder should be, no
@@ -67,10 +97,10 @@ class _Main(click.Group):
             if not exc.filename:
                 raise
             where = exc.filename if not exc.filename2 else f"{exc.filename} -> {exc.filename2}"
-            click.echo(f"error: {where}: {exc.strerror or exc}", err=True)
+            echo(f"error: {where}: {exc.strerror or exc}", err=True)
             sys.exit(2)
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            echo("interrupted", err=True)
             sys.exit(130)
 
 
@@ -87,6 +117,28 @@ def main() -> None:
     """
 
 
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?](?=\s|$)")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a command's help, whole (click's default cuts it at the column width
+    with "...", mid-sentence); the first paragraph when it has no sentence end."""
+    paragraph = " ".join(inspect.cleandoc(text).split("\n\n")[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[:end.end()] if end else paragraph
+
+
+def _fit_help(group: click.Group) -> None:
+    """Every command's ``--help`` wrapped at spaces only, and its one-line summary in its group's
+    list a whole first sentence (the formatter wraps it under its column), at every level."""
+    for command in group.commands.values():
+        command.context_class = _Context
+        if command.short_help is None and command.help:
+            command.short_help = first_sentence(command.help)
+        if isinstance(command, click.Group):
+            _fit_help(command)
+
+
 for _name in _FAMILIES:
     try:
         _mod = import_module(f".{_name}", __name__)
@@ -95,3 +147,4 @@ for _name in _FAMILIES:
             raise
         continue
     _mod.register(main)
+_fit_help(main)

@@ -1,7 +1,7 @@
 """The pairwise table under the leaderboard (SPEC §6.1) and the "how many trials" lines.
 
 Kept out of the leaderboard module on purpose: the leaderboard says how each model scored, this
-says which differences the data can tell apart. Fits 80 columns: model names wrap, numbers do not.
+says which differences the data can tell apart. Fits 80 columns: the pair wraps between its two names, never inside one; numbers do not wrap.
 """
 
 from __future__ import annotations
@@ -9,7 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._termtable import print_message
 from ..scoring import verdict
+
+#: The ``ci_method`` values (SPEC §6.1) as the note under the table explains them.
+CI_METHODS = ("stratified = groups resampled within each cell; pooled = cells holding one shared group "
+              "resampled from a pool; none = one shared group, no interval")
+
 
 def _pts(x: float | None, sign: bool = False) -> str:
     return "-" if x is None else (f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}")
@@ -23,9 +29,10 @@ def pairwise_rows(summary: Mapping[str, Any]) -> list[dict[str, str]]:
     """The table's rows as text: difference and interval in points (0-100, like redline_overall)."""
     rows = []
     for p in summary.get("pairwise") or []:
-        ci = p.get("ci")
+        ci, method = p.get("ci"), p.get("ci_method")
+        interval = "-" if not ci else f"{_pts(ci[0], True)}, {_pts(ci[1], True)}"
         rows.append({"pair": f"{p['a']}\nvs {p['b']}", "diff": _pts(p.get("diff"), sign=True),
-                     "95% CI": "-" if not ci else f"{_pts(ci[0], True)}, {_pts(ci[1], True)}",
+                     "95% CI": f"{interval}\n{method}" if ci and method else interval,
                      "p adj.": _p(p.get("p_holm")),
                      "verdict": verdict(p)})
     return rows
@@ -81,19 +88,21 @@ def print_pairwise(summary: Mapping[str, Any], console: Any) -> None:
     rows = pairwise_rows(summary)
     if rows:
         # the title as a line of its own: a table title wraps to the table, narrow with short names
-        console.print("paired comparison (SPEC §6.1): first model minus second, in points", markup=False,
-                      highlight=False)
+        print_message(console, "paired comparison (SPEC §6.1): first model minus second, in points")
         table = Table(box=box.SIMPLE_HEAD)
+        longest_name = max(len(word) for row in rows for word in row["pair"].split())
         for col in rows[0]:
             wraps = col in ("pair", "verdict")
+            # the pair column wraps at spaces and is never narrower than a model name: no name is split
             table.add_column(col, justify="left" if wraps else "right", no_wrap=not wraps,
                              overflow="fold" if col == "pair" else "ellipsis",
+                             min_width=longest_name if col == "pair" else None,
                              max_width=15 if col == "verdict" else None)
         for row in rows:
             table.add_row(*row.values())
         console.print(table)
-        console.print("better / worse: the first model against the second, significant after Holm's adjustment "
-                      "for the number of pairs; not distinguishable: the data do not tell them apart. The "
-                      "95% CI is per pair, not adjusted.", markup=False, highlight=False)
+        print_message(console, "better / worse: the first model against the second, significant after Holm's "
+                      "adjustment for the number of pairs; not distinguishable: the data do not tell them apart. "
+                      "The 95% CI is per pair, not adjusted; under it, how it was drawn: " + CI_METHODS + ".")
     for line in [*coverage_notes(summary), *power_lines(summary)]:
-        console.print(line, markup=False, highlight=False)
+        print_message(console, line)

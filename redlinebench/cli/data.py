@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from .._termtable import echo
 
 
 def register(main: click.Group) -> None:
@@ -32,7 +33,7 @@ def build_synthetic_cmd(out: Path, sources: Path | None) -> None:
     from ..synthetic import build_synthetic
 
     report = build_synthetic(out, sources)
-    click.echo(report.summary())
+    echo(report.summary())
 
 
 @data.command("check-synthetic")
@@ -56,9 +57,9 @@ def check_synthetic_cmd(sources: Path | None) -> None:
                     cats[rubric.category] += 1
                     total += 1
                     penalties += weight < 0
-    click.echo(f"{len(scenarios)} scenarios, {tasks} tasks, {total} rubrics ({penalties / max(total, 1):.1%} penalty)")
+    echo(f"{len(scenarios)} scenarios, {tasks} tasks, {total} rubrics ({penalties / max(total, 1):.1%} penalty)")
     for name, n in sorted(cats.items()):
-        click.echo(f"  {name:<36} {n / max(total, 1):6.1%}")
+        echo(f"  {name:<36} {n / max(total, 1):6.1%}")
 
 
 @data.command("validate")
@@ -78,7 +79,7 @@ def validate_cmd(tree: Path | None, sources: Path | None) -> None:
 
     checked, problems = validate_tree(tree or PACKAGED_DIR, sources or SOURCES_DIR)
     for problem in problems:
-        click.echo(problem, err=True)
+        echo(problem, err=True)
     if problems:
         raise SystemExit(1)
-    click.echo(f"{checked} issue rows checked; every golden lands where the sources say")
+    echo(f"{checked} issue rows checked; every golden lands where the sources say")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from .._termtable import echo
 
 from ._options import IN_FILE
 
@@ -41,12 +42,12 @@ def _guard(fn: F) -> F:
             where = kwargs.get("file")
             raise RedlineBenchError(f"{failure.code}: {failure.message}", path=where) from None
         except MemoryError:
-            click.echo(f"error: {kwargs.get('file')}: out of memory while processing the document", err=True)
+            echo(f"error: {kwargs.get('file')}: out of memory while processing the document", err=True)
             sys.exit(3)
         except Exception as exc:  # noqa: BLE001  (an engine bug on hostile input: still one line)
             if os.environ.get("REDLINEBENCH_DEBUG"):
                 traceback.print_exc()
-            click.echo(f"error: {kwargs.get('file')}: internal error ({type(exc).__name__}: {exc})", err=True)
+            echo(f"error: {kwargs.get('file')}: internal error ({type(exc).__name__}: {exc})", err=True)
             sys.exit(3)
 
     return wrapper  # type: ignore[return-value]
@@ -358,8 +359,8 @@ def validate_cmd(file: Path, as_json: bool) -> None:
                                  for f in findings]})
     else:
         for f in findings:
-            click.echo(str(f))
-        click.echo(f"{file}: {'valid' if not errors else 'INVALID'} ({len(errors)} errors, "
-                   f"{len(findings) - len(errors)} warnings)")
+            echo(str(f))
+        echo(f"{file}: {'valid' if not errors else 'INVALID'} ({len(errors)} errors, "
+             f"{len(findings) - len(errors)} warnings)")
     if errors:
         sys.exit(1)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from .._termtable import echo
 
 from .. import config
 from ._options import SCENARIO, SIDE, TURN
@@ -55,17 +56,17 @@ def push_results(target: Path, model_repo: str, model: str | None, dataset_repo:
         source_url=source_url, source_name=source_name, create_pr=create_pr, force=force, existing=existing,
     )
     for problem in problems:
-        click.echo(f"warning: {problem} (forced)", err=True)
+        echo(f"warning: {problem} (forced)", err=True)
     if dry_run:
-        click.echo("dry run: nothing was sent")
-        click.echo(plan.describe())
+        echo("dry run: nothing was sent")
+        echo(plan.describe())
         return
     outcome = hub.execute(plan, token=token)
     if not outcome.changed:
-        click.echo(f"nothing changed: {model_repo} already has this {hub.RESULTS_PATH} "
-                   f"(no commit{', no pull request' if create_pr else ''})")
+        echo(f"nothing changed: {model_repo} already has this {hub.RESULTS_PATH} "
+             f"(no commit{', no pull request' if create_pr else ''})")
         return
-    click.echo(f"pushed {hub.RESULTS_PATH} to {model_repo}: {outcome.pr_url or outcome.commit_url}")
+    echo(f"pushed {hub.RESULTS_PATH} to {model_repo}: {outcome.pr_url or outcome.commit_url}")
 
 
 @click.command("dataset")
@@ -90,15 +91,15 @@ def push_dataset(repo_id: str, export_dir: Path | None, source: str | None, crea
             export_dir = _export_dataset(source, Path(tmp) / "export")
         plan = hub.plan_dataset_push(export_dir, repo_id=repo_id, create_pr=create_pr, private=private)
         if dry_run:
-            click.echo("dry run: nothing was sent")
-            click.echo(plan.describe())
+            echo("dry run: nothing was sent")
+            echo(plan.describe())
             return
         outcome = hub.execute(plan)
     if not outcome.changed:
-        click.echo(f"nothing changed: dataset {repo_id} already has these {outcome.n_files} files "
-                   f"(no commit{', no pull request' if create_pr else ''})")
+        echo(f"nothing changed: dataset {repo_id} already has these {outcome.n_files} files "
+             f"(no commit{', no pull request' if create_pr else ''})")
         return
-    click.echo(f"pushed {outcome.n_files} files to dataset {repo_id}: {outcome.pr_url or outcome.commit_url}")
+    echo(f"pushed {outcome.n_files} files to dataset {repo_id}: {outcome.pr_url or outcome.commit_url}")
 
 
 def _export_dataset(source: str | None, out: Path) -> Path:
@@ -153,13 +154,13 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
     opts = ExportOptions(package_spec=package_spec, wheel=wheel, wheelhouse=wheelhouse, judges=judges,
                          base_image=base_image, overwrite=overwrite)
     written = export_harbor(tasks, out, opts)
-    click.echo(f"exported {len(written)} Harbor task(s) to {out}")
+    echo(f"exported {len(written)} Harbor task(s) to {out}")
     if wheel is None and not package_spec:
         built = sorted(p.name for p in (written[0] / "environment").glob("*.whl")) if written else []
         if built:
-            click.echo(f"each environment installs {built[0]}, built from this redlinebench's source checkout")
-    click.echo(f"check them with: {lint_command(out)}")
-    click.echo(f"run them with: harbor run -p {shlex.quote(str(out))} -a <agent> -m <model>")
+            echo(f"each environment installs {built[0]}, built from this redlinebench's source checkout")
+    echo(f"check them with: {lint_command(out)}")
+    echo(f"run them with: harbor run -p {shlex.quote(str(out))} -a <agent> -m <model>")
 
 
 @click.command("harbor")
@@ -174,18 +175,18 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summ
     from ..integrations.harbor import import_harbor
 
     report = import_harbor(jobs_dir, run_dir, source=source, summarize=not no_summary)
-    click.echo(f"imported {len(report.imported)} trial(s) into {run_dir}"
-               + (f", {len(report.skipped)} already present" if report.skipped else ""))
+    echo(f"imported {len(report.imported)} trial(s) into {run_dir}"
+         + (f", {len(report.skipped)} already present" if report.skipped else ""))
     if report.audited:
-        click.echo(f"integrity audit: {len(report.audited)} trial(s) were graded by a verifier without it and were "
-                   "audited on import against the task inputs")
+        echo(f"integrity audit: {len(report.audited)} trial(s) were graded by a verifier without it and were "
+             "audited on import against the task inputs")
     if report.unaudited:
-        click.echo(f"warning: {len(report.unaudited)} trial(s) were graded by a verifier without the integrity audit "
-                   "and are not audited (pass --source with the task set they were exported from)", err=True)
+        echo(f"warning: {len(report.unaudited)} trial(s) were graded by a verifier without the integrity audit "
+             "and are not audited (pass --source with the task set they were exported from)", err=True)
     for line in report.errored:
-        click.echo(f"warning: errored trial kept as an errored row: {line}", err=True)
+        echo(f"warning: errored trial kept as an errored row: {line}", err=True)
     if report.summary_path is not None:
-        click.echo(f"summary: {report.summary_path}")
+        echo(f"summary: {report.summary_path}")
 
 
 @click.command("outputs")
@@ -241,13 +242,13 @@ def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str 
     except KeyboardInterrupt:
         _interrupted(Path(target or "runs"))
     n_files = sum(len(v) for v in done.scan.found.values())
-    click.echo(f"imported {n_files} file(s) for {len(done.scan.found)} task(s) from {folder} as {label!r}")
+    echo(f"imported {n_files} file(s) for {len(done.scan.found)} task(s) from {folder} as {label!r}")
     for line in done.ignored:
-        click.echo(f"  ignored: {line}")
+        echo(f"  ignored: {line}")
     if done.missing:
-        click.echo(f"  no output (gate failure, reward 0): {', '.join(done.missing)}")
+        echo(f"  no output (gate failure, reward 0): {', '.join(done.missing)}")
     if done.left_out:
-        click.echo(f"  left out (--partial): {', '.join(done.left_out)}")
+        echo(f"  left out (--partial): {', '.join(done.left_out)}")
     _finish(done.run, Console())
 
 
@@ -315,8 +316,8 @@ def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str
     if outcome.reward is None:
         raise JudgeError(f"judging incomplete ({outcome.status}); see {outcome.grade_path}; no reward written")
     reason = _gate_reason(outcome.grade_path) if outcome.status == "gate_failed" else None
-    click.echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}"
-               + (f"\n  why: {reason}" if reason else ""))
+    echo(f"{outcome.status}: reward {outcome.reward:.4f} -> {outcome.reward_path}"
+         + (f"\n  why: {reason}" if reason else ""))
 
 
 def _gate_reason(grade_path: Path) -> str | None:
@@ -384,14 +385,14 @@ def lighteval_eval_cmd(tasks: str, model: str, custom_tasks: str | None, model_r
                         log_dir=str(log_dir), display="none")
     failed = False
     for log in logs:
-        click.echo(f"{log.eval.task}: {log.status}; log: {log.location}")
+        echo(f"{log.eval.task}: {log.status}; log: {log.location}")
         if log.status != "success":
             failed = True
-            click.echo(f"  error: {log.error.message if log.error else 'the eval did not finish'}", err=True)
+            echo(f"  error: {log.error.message if log.error else 'the eval did not finish'}", err=True)
             continue
         for score in log.results.scores if log.results else []:
             metrics = ", ".join(f"{k} {m.value:g}" for k, m in score.metrics.items())
-            click.echo(f"  {score.name}: {metrics}")
+            echo(f"  {score.name}: {metrics}")
     if failed:
         raise SystemExit(1)
 

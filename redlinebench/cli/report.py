@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from .._termtable import echo
 
 from ._options import RUN_DIR
 
@@ -43,7 +44,7 @@ def report_cmd(run_dir: Path, output: Path | None, pack: bool | None, open_page:
         return
     refuse_folder_of_runs(run_dir, "report")
     path = Path(write_run_report(run_dir, output, pack=pack))
-    click.echo(f"report: {shown_path(path)}")
+    echo(f"report: {shown_path(path)}")
     if open_page:
         open_in_browser(path)
 
@@ -59,8 +60,8 @@ def open_in_browser(page: Path) -> bool:
     except webbrowser.Error:
         opened = False
     if not opened:
-        click.echo(f"no web browser found here; open {uri} in one (or copy {Path(page).resolve()} "
-                   "to a machine that has one)")
+        echo(f"no web browser found here; open {uri} in one (or copy {Path(page).resolve()} "
+             "to a machine that has one)")
     return opened
 
 
@@ -82,6 +83,6 @@ def compare_cmd(run_dirs: tuple[Path, ...], output: Path, open_page: bool) -> No
     for run_dir in run_dirs:
         refuse_folder_of_runs(run_dir, "compare")
     path = Path(write_comparison(list(run_dirs), output))
-    click.echo(f"comparison: {shown_path(path)}")
+    echo(f"comparison: {shown_path(path)}")
     if open_page:
         open_in_browser(path)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from .._termtable import echo
 
 from ..errors import ConfigError
 from ._options import SCENARIO, SIDE, TURN
@@ -150,7 +151,7 @@ def _resume_spec(opts: dict[str, Any], given: set[str]) -> Any:
 
 
 def _finish(result: Any, console: Any) -> None:
-    """Leaderboard table (rich), then plain lines (click.echo: never wrapped, so paths stay whole)."""
+    """Leaderboard table (rich), then plain lines (echo: wrapped at spaces, so paths stay whole)."""
     from ..runner.leaderboard import judging_incomplete_lines, print_leaderboard
 
     from ._pairwise_table import print_pairwise
@@ -160,41 +161,41 @@ def _finish(result: Any, console: Any) -> None:
         print_pairwise(result.summary, console)
     p = result.progress
     unknown = f" (+ {p.cost_unknown} episode(s) whose model has no known price)" if p.cost_unknown else ""
-    click.echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
-               f"cost: ${p.cost_usd:.4f}{unknown}")
+    echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
+         f"cost: ${p.cost_usd:.4f}{unknown}")
     for err in p.errors[:10]:
         lines = str(err.get("error") or "").strip().splitlines()
-        click.echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")
+        echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")
     if len(p.errors) > 10:
-        click.echo(f"  ... and {len(p.errors) - 10} more (see metrics_summary.json)")
+        echo(f"  ... and {len(p.errors) - 10} more (see metrics_summary.json)")
     limit = result.spec.filter.limit
     if limit is not None:
         data = (result.config or {}).get("data") or {}
-        click.echo(f"--limit {limit}: {data.get('n_tasks', '?')} of {data.get('n_tasks_in_source', '?')} tasks, spread "
-                   "over the scenario x turn cells (a smoke run: not comparable to a full run's score)")
-    click.echo(f"run directory: {Path(result.run_dir).resolve()}")
+        echo(f"--limit {limit}: {data.get('n_tasks', '?')} of {data.get('n_tasks_in_source', '?')} tasks, spread "
+             "over the scenario x turn cells (a smoke run: not comparable to a full run's score)")
+    echo(f"run directory: {Path(result.run_dir).resolve()}")
     if result.report:
-        click.echo(f"report: {shown_path(result.report)}")
+        echo(f"report: {shown_path(result.report)}")
     unjudged = result.judging_incomplete
     for line in judging_incomplete_lines(unjudged):
-        click.echo(line)
+        echo(line)
     if p.stopped:
         judge = (f"; finish judging the {len(unjudged)} trial(s) whose judges never answered with "
                  f"`redlinebench score {result.run_dir}`" if unjudged else "")
-        click.echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
-                   f"`redlinebench run --resume --run-dir {result.run_dir}`{judge}", err=True)
+        echo(f"error: stopped early: {p.stopped}. Fix the cause, then continue with "
+             f"`redlinebench run --resume --run-dir {result.run_dir}`{judge}", err=True)
         raise SystemExit(1)
     if p.failures:
         # Errored episodes are not scored; a non-zero exit lets scripts and CI notice them.
-        click.echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "
-                   f"with `redlinebench run --resume --run-dir {result.run_dir}`", err=True)
+        echo(f"error: {p.failures} trial(s) errored and were not scored; fix the cause, then re-run them "
+             f"with `redlinebench run --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
     if unjudged:
         # The episodes are safe on disk; only judging is missing, and the score leaves them out.
-        click.echo(f"error: judging is incomplete for {len(unjudged)} trial(s) (a judge never answered), so "
-                   f"they are not in the score; fix the cause, then finish them with "
-                   f"`redlinebench score {result.run_dir}` (only the judges that failed are called again)",
-                   err=True)
+        echo(f"error: judging is incomplete for {len(unjudged)} trial(s) (a judge never answered), so "
+             f"they are not in the score; fix the cause, then finish them with "
+             f"`redlinebench score {result.run_dir}` (only the judges that failed are called again)",
+             err=True)
         raise SystemExit(1)
 
 
@@ -205,8 +206,8 @@ def shown_path(path: Path) -> str:
 
 
 def _interrupted(run_dir: Path) -> None:
-    click.echo(f"interrupted: finished trials are saved in {run_dir}; continue with "
-               f"`redlinebench run --resume --run-dir {run_dir}`", err=True)
+    echo(f"interrupted: finished trials are saved in {run_dir}; continue with "
+         f"`redlinebench run --resume --run-dir {run_dir}`", err=True)
     raise SystemExit(130)
 
 
@@ -225,7 +226,7 @@ def _planned_power(tasks: list[Any], trials: int, prior: Path) -> None:
     except ValueError as exc:
         raise ConfigError(f"--power-from: {exc} (run the prior with --trials 2 or more)", path=prior) from None
     for line in planned_power_lines(plan, str(prior)):
-        click.echo(line)
+        echo(line)
 
 
 def _dry_run(spec: Any, power_from: Path | None = None) -> None:
@@ -240,44 +241,46 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     est = estimate(spec, tasks, judges)
     cells = sorted({(int(t.scenario_id), int(t.turn)) for t in tasks})
     source = getattr(taskset, "source", None)
-    click.echo(f"plan: run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
-               f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
+    echo(f"plan: run {spec.run_id}: {len(spec.entrants)} entrant(s) x {len(tasks)} task(s) x "
+         f"{spec.trials} trial(s) = {est.n_trials} trials at concurrency {spec.concurrency}")
     kind = getattr(source, "kind", "?")
-    click.echo(f"data: {kind if kind == 'embedded' else getattr(source, 'named', kind)} "
-               f"({len(cells)} of 12 scenario x turn cells)")
-    click.echo(f"entrants: {', '.join(e.label for e in spec.entrants)}")
-    click.echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
-    click.echo(f"limits per trial: {json.dumps(spec.limits.to_dict())}")
-    cols = (Col("role", "left"), Col("name", "left", shrink=True, min_width=14), Col("calls"),
-            Col("tokens in", short="in"), Col("of them cached", drop=1, short="cached"), Col("tokens out", short="out"),
-            Col("cost USD", short="USD"), Col("with caching", short="cached USD"))
+    echo(f"data: {kind if kind == 'embedded' else getattr(source, 'named', kind)} "
+         f"({len(cells)} of 12 scenario x turn cells)")
+    echo(f"entrants: {', '.join(e.label for e in spec.entrants)}")
+    echo(f"judges: {spec.judges} -> {', '.join(str(getattr(j, 'name', j)) for j in judges) or 'none'}")
+    echo(f"limits per trial: {json.dumps(spec.limits.to_dict())}")
+    # a narrow terminal keeps the costs and whole model names: the token columns give way first
+    cols = (Col("role", "left"), Col("name", "left", shrink=True, min_width=14), Col("calls", drop=2),
+            Col("tokens in", short="in", drop=1), Col("cached tokens in", drop=3, short="cached in"),
+            Col("tokens out", short="out", drop=1), Col("cost USD", short="USD"),
+            Col("cost with caching", short="cached USD"))
     rows = [[r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}", f"{r.get('cache_read_tokens', 0):,}",
              f"{r['tokens_out']:,}", "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"]),
              "unknown price" if r.get("cost_cached_usd", r["cost_usd"]) is None
              else _usd(r.get("cost_cached_usd", r["cost_usd"]))] for r in est.rows]
     print_fitted(Console(), cols, rows, title="estimate (a model of a typical episode, not a measurement)")
     total, total_cached = est.total_cost, est.total_cost_cached
-    click.echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
+    echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
                             else f"about ${_usd(total)} without prompt caching, about ${_usd(total_cached)} "
                                  f"with it"))
     from ..runner.estimate import ASSUMED_CACHE_HIT
 
-    click.echo(f"caching assumption: each agent call finds {ASSUMED_CACHE_HIT:.0%} of the previous call's prompt "
-               "in the provider's cache (read at its cache price; providers needing markers write the rest); "
-               "judges are estimated without caching" + ("" if spec.prompt_cache else
+    echo(f"caching assumption: each agent call finds {ASSUMED_CACHE_HIT:.0%} of the previous call's prompt "
+         "in the provider's cache (read at its cache price; providers needing markers write the rest); "
+         "judges are estimated without caching" + ("" if spec.prompt_cache else
                                                          "; this run has --no-prompt-cache, so both totals agree"))
     from ..runner.preflight import missing_keys
 
     models = [e.model for e in spec.entrants if e.agent == "llm" and e.model]
     missing = missing_keys(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
     for model, keys in missing.items():
-        click.echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the run would refuse to "
-                   "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
+        echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the run would refuse to "
+             "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
     if not missing:
-        click.echo("credentials: every model and judge has a key (or an explicit endpoint)")
+        echo("credentials: every model and judge has a key (or an explicit endpoint)")
     if power_from is not None:
         _planned_power(tasks, spec.trials, power_from)
-    click.echo("nothing was run (--dry-run)")
+    echo("nothing was run (--dry-run)")
 
 
 def register(main: click.Group) -> None:
@@ -428,7 +431,7 @@ def register(main: click.Group) -> None:
         except KeyboardInterrupt:
             _interrupted(Path(run_dir))
         _finish(result, console)
-        click.echo("judge: heuristic (an offline approximation for demos and CI; publish only panel scores)")
+        echo("judge: heuristic (an offline approximation for demos and CI; publish only panel scores)")
 
 
 def default_demo_dir(run_id: str) -> Path:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from .._termtable import echo
 
 from ..errors import RedlineBenchError
 
@@ -48,12 +49,12 @@ def runs_cmd(folder: Path | None, as_json: bool) -> None:
         click.echo(json.dumps([r.to_dict() for r in runs], indent=2, ensure_ascii=False))
         return
     if not runs:
-        click.echo(f"no runs in {folder} (start one with `redlinebench demo`)")
+        echo(f"no runs in {folder} (start one with `redlinebench demo`)")
         return
     _print_runs(folder, runs)
     newest = next((r for r in runs if r.status != "unreadable"), None)
     if newest is not None:
-        click.echo(f"open a report: redlinebench report {_shown(newest.path)} --open")
+        echo(f"open a report: redlinebench report {_shown(newest.path)} --open")
 
 
 def refuse_folder_of_runs(folder: Path, command: str) -> None:
@@ -122,12 +123,12 @@ def _print_runs(folder: Path, runs: list[Any]) -> None:
     if rows:
         print_fitted(console, cols, rows, title=f"{_shown(folder).rstrip('/')}/ (newest first)", more="--json has all")
         if any(len(r.models) > 1 for r in runs):
-            click.echo("a run of several models shows the first one's score (models best first)")
+            echo("a run of several models shows the first one's score (models best first)")
     for r in runs:
         for line in _what_next(r):
-            click.echo(f"{r.name}: {line}")
+            echo(f"{r.name}: {line}")
     for r in bad:
-        click.echo(f"{_shown(r.path)}: {r.status_text}")
+        echo(f"{_shown(r.path)}: {r.status_text}")
 
 
 def _what_next(run: Any) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from .._termtable import echo, print_message
 
 from .._atomic import atomic_write_json
 from ..errors import ConfigError, JudgeError, RedlineBenchError
@@ -177,12 +178,13 @@ def print_summary(summary: dict[str, Any]) -> None:
     print_leaderboard(summary, console)
     print_pairwise(summary, console)
     if summary["n_incomplete"]:
-        console.print(f"[yellow]{summary['n_incomplete']} trial(s) not scored (judging incomplete or errored); "
-                      "listed under 'incomplete' in the summary[/yellow]")
+        print_message(console, f"{summary['n_incomplete']} trial(s) not scored (judging incomplete or errored); "
+                      "listed under 'incomplete' in the summary", style="yellow")
     if summary["judge_method"] in ("heuristic", "mixed"):
-        console.print("[red]heuristic judge: these numbers are an approximation and must not be published[/red]")
+        print_message(console, "heuristic judge: these numbers are an approximation and must not be published",
+                      style="red")
     for w in summary.get("warnings", []):
-        console.print(f"[yellow]warning: {w}[/yellow]")
+        print_message(console, f"warning: {w}", style="yellow")
 
 
 # ---------------------------------------------------------------- score
@@ -276,7 +278,7 @@ def _unfinished(status: str, tdir: Path, metrics: Any) -> bool:
 
 async def score_run(run_dir: Path, *, judges_spec: str | None, concurrency: int, use_cache: bool, rejudge: bool,
                     source: str | None, api_base: str | None, timeout: float | None,
-                    echo=click.echo, key_check: bool = False, kept_out: list[str] | None = None) -> dict[str, Any]:
+                    echo=echo, key_check: bool = False, kept_out: list[str] | None = None) -> dict[str, Any]:
     from ..judge import AuditLog, JudgeCache, audit_section, create_judges, grade_trial
     from ..runner.store import grade_is_final, read_metrics
     from ..scoring import GradeFileError, TrialGrade, summarize
@@ -422,7 +424,7 @@ def _rewrite_report(run_dir: Path) -> Path | None:
 
         return Path(write_run_report(run_dir))
     except Exception as exc:  # noqa: BLE001  the grades and the summary are already written
-        click.echo(f"warning: report.html was not rewritten ({type(exc).__name__}: {exc})", err=True)
+        echo(f"warning: report.html was not rewritten ({type(exc).__name__}: {exc})", err=True)
         return None
 
 
@@ -494,25 +496,25 @@ def register(main: click.Group) -> None:
         finally:
             release(lock)
         print_summary(summary)
-        click.echo(f"wrote {run_dir / SUMMARY}")
+        echo(f"wrote {run_dir / SUMMARY}")
         report = _rewrite_report(run_dir)
         if report is not None:
-            click.echo(f"report: {report}")
+            echo(f"report: {report}")
         from ..runner.leaderboard import judging_incomplete, judging_incomplete_lines
 
         unjudged = judging_incomplete(summary)
         for line in judging_incomplete_lines(unjudged):
-            click.echo(line)
+            echo(line)
         if unjudged:
             # as `run` does: a script must not take a score with trials left out for a usable one
-            click.echo(f"error: judging is still incomplete for {len(unjudged)} trial(s), so they are not in the "
-                       f"score; fix the cause and run `redlinebench score {run_dir}` again", err=True)
+            echo(f"error: judging is still incomplete for {len(unjudged)} trial(s), so they are not in the "
+                 f"score; fix the cause and run `redlinebench score {run_dir}` again", err=True)
             raise SystemExit(1)
         if kept:
             # the table still holds those trials' previous grades (maybe by other judges): not the re-grade asked for
-            click.echo(f"error: the re-grade did not finish for {len(kept)} trial(s), whose previous grades are kept "
-                       f"and still in the score; fix the cause and run `redlinebench score {run_dir} --rejudge` "
-                       f"again", err=True)
+            echo(f"error: the re-grade did not finish for {len(kept)} trial(s), whose previous grades are kept "
+                 f"and still in the score; fix the cause and run `redlinebench score {run_dir} --rejudge` "
+                 f"again", err=True)
             raise SystemExit(1)
 
     @main.command("summarize")
@@ -565,13 +567,13 @@ def register(main: click.Group) -> None:
         if as_json:
             click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
             if note:
-                click.echo(note, err=True)
+                echo(note, err=True)
         else:
             print_summary(summary)
             if note:
                 _console().print(note, markup=False, highlight=False)
             if output is not None:
-                click.echo(f"wrote {output}")
+                echo(f"wrote {output}")
 
     @main.group("judge")
     def judge_group() -> None:
@@ -635,7 +637,7 @@ def register(main: click.Group) -> None:
             _atomic_json(output, report)
         print_check(report)
         if output is not None:
-            click.echo(f"wrote {output}")
+            echo(f"wrote {output}")
 
 
 def print_check(report: dict[str, Any]) -> None:
@@ -660,7 +662,7 @@ def print_check(report: dict[str, Any]) -> None:
         print_fitted(console, (judge, Col(section[3:], "left", shrink=True, min_width=12), *rates), rows,
                      title=section.replace("_", " "))
     if report["judge_failures"]:
-        console.print(f"[yellow]{len(report['judge_failures'])} judge call(s) failed; their cases are missing "
-                      "from that judge's numbers[/yellow]")
+        print_message(console, f"{len(report['judge_failures'])} judge call(s) failed; their cases are missing "
+                      "from that judge's numbers", style="yellow")
     if report["skipped_cases"]:
-        console.print(f"[yellow]{len(report['skipped_cases'])} case file(s) could not be opened[/yellow]")
+        print_message(console, f"{len(report['skipped_cases'])} case file(s) could not be opened", style="yellow")

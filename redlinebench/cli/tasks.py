@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from .._termtable import echo, stream_width, wrap_text
 
 from ..errors import ConfigError
 from ._options import SCENARIO, SIDE, TURN
@@ -83,9 +84,9 @@ def list_cmd(source, scenario, turn, side, input_group, variant, as_json) -> Non
          "yes" if t.has_golden else "no"]
         for t in tasks
     ]
-    click.echo(_table(rows, ["task", "scenario", "turn", "side", "party", "rubrics", "golden"]))
-    click.echo(f"\n{len(tasks)} tasks, {len(tasks.input_groups())} input groups, {len(tasks.cells())} cells "
-               f"({tasks.source.named})")
+    echo(_table(rows, ["task", "scenario", "turn", "side", "party", "rubrics", "golden"]))
+    echo(f"\n{len(tasks)} tasks, {len(tasks.input_groups())} input groups, {len(tasks.cells())} cells "
+         f"({tasks.source.named})")
 
 
 @tasks_group.command("show")
@@ -120,43 +121,29 @@ def show_cmd(task_id, source, chars, as_json) -> None:
     columns = _terminal_columns()
 
     def field(key: str, value: Any, note: str = "") -> None:
-        click.echo(_wrapped(f"  {key.ljust(width)}  {value}{note}", columns, indent=width + 4))
+        echo(wrap_text(f"  {key.ljust(width)}  {value}{note}", columns, hang=width + 4))
 
-    click.echo(click.style(task.task_id, bold=True))
+    echo(click.style(task.task_id, bold=True))
     for key, value in meta.items():
         field(key, value)
     for key, value in sorted(task.extra.items()):
         field(key, value, "  (extra)")
-    # paths whole on their line, never moved or cut (copy and paste)
-    click.echo(f"  {'contract'.ljust(width)}  {task.contract_path}")
-    click.echo(f"  {'golden'.ljust(width)}  {task.golden_path or '(none: accept-only task)'}")
+    # a path is never cut (copy and paste): too long for the line, it moves under the values, whole
+    echo(f"  {'contract'.ljust(width)}  {task.contract_path}", hang=width + 4)
+    echo(f"  {'golden'.ljust(width)}  {task.golden_path or '(none: accept-only task)'}", hang=width + 4)
     field("grounding", ", ".join(sorted(task.grounding)) or "(none)")
     excerpt = task.instruction[:chars]
-    click.echo(click.style("\nInstruction", bold=True) + f" ({len(task.instruction)} chars)")
-    click.echo(_wrapped(_reflowed(excerpt) if columns else excerpt, columns)
-               + ("\n[...]" if len(task.instruction) > chars else ""))
-    click.echo(click.style(f"\nRubrics ({len(task.rubrics)}, positive weight {task.total_positive_weight})", bold=True))
+    echo(click.style("\nInstruction", bold=True) + f" ({len(task.instruction)} chars)")
+    echo(wrap_text(_reflowed(excerpt) if columns else excerpt, columns)
+         + ("\n[...]" if len(task.instruction) > chars else ""))
+    echo(click.style(f"\nRubrics ({len(task.rubrics)}, positive weight {task.total_positive_weight})", bold=True))
     for r in task.rubrics:
-        click.echo(_rubric_line(r, columns))
+        echo(_rubric_line(r, columns))
 
 
 def _terminal_columns() -> int | None:
     """The terminal's width when stdout is one; None for a pipe or file (lines stay whole for grep)."""
-    import shutil
-
-    return shutil.get_terminal_size().columns if click.get_text_stream("stdout").isatty() else None
-
-
-def _wrapped(text: str, columns: int | None, indent: int = 0) -> str:
-    """Each line of ``text`` wrapped at spaces to ``columns``, continued ``indent`` spaces in
-    (unchanged without a terminal); a word longer than the line, a path, stays whole."""
-    import textwrap
-
-    if columns is None:
-        return text
-    return "\n".join(textwrap.fill(line, columns - 1, subsequent_indent=" " * indent, break_long_words=False,
-                                   break_on_hyphens=False) if line.strip() else line
-                     for line in text.splitlines())
+    return stream_width(click.get_text_stream("stdout"))
 
 
 _BLOCK_START = re.compile(r"\s*([#>|]|[*+-]\s|\d+[.)]\s)")
@@ -177,14 +164,10 @@ def _reflowed(markdown: str) -> str:
 def _rubric_line(r: Any, columns: int | None) -> str:
     """One rubric on one line; in a terminal narrower than that, the criteria on their own
     indented lines under weight, id and category (at 80 columns they began at column 44)."""
-    import textwrap
-
     line = f"  {r.weight:>3}  {r.category:<35} {r.id}: {r.criteria}"
     if columns is None or len(line) < columns:
         return line
-    body = textwrap.fill(r.criteria, columns - 1, initial_indent=" " * 12, subsequent_indent=" " * 12,
-                         break_on_hyphens=False)
-    return f"  {r.weight:>3}  {r.id}  {r.category}\n{body}"
+    return f"  {r.weight:>3}  {r.id}  {r.category}\n{wrap_text(' ' * 12 + r.criteria, columns)}"
 
 
 @tasks_group.command("validate")
@@ -203,9 +186,9 @@ def validate_cmd(source, strict, as_json) -> None:
     else:
         root = report.source.path
         for problem in report.problems:
-            click.echo(f"{problem.severity}: {problem.display(root)}")
+            echo(f"{problem.severity}: {problem.display(root)}")
         verdict = "FAILED" if failed else "ok"
-        click.echo(
+        echo(
             f"{verdict}: checked {report.checked} tasks in "
             f"{report.source.label if report.source.kind == 'embedded' else report.source.tasks_dir}: "
             f"{len(report.errors)} errors, {len(report.warnings)} warnings",
@@ -250,18 +233,18 @@ def where_cmd(source, as_json) -> None:
     if as_json:
         _echo_json({**resolved.to_dict(), "n_task_dirs": count})
         return
-    click.echo(f"source:    {resolved.kind}")
+    echo(f"source:    {resolved.kind}", hang=11)
     if resolved.kind == "embedded":  # its folder inside the installed package is no one's business (--json has it)
-        click.echo(f"path:      embedded ({resolved.label}, shipped inside the package)")
-        click.echo(f"tasks dir: {count} task directories")
+        echo(f"path:      embedded ({resolved.label}, shipped inside the package)", hang=11)
+        echo(f"tasks dir: {count} task directories", hang=11)
     else:
-        click.echo(f"path:      {resolved.path}")
-        click.echo(f"tasks dir: {resolved.tasks_dir} ({count} task directories)")
+        echo(f"path:      {resolved.path}", hang=11)
+        echo(f"tasks dir: {resolved.tasks_dir} ({count} task directories)", hang=11)
     if resolved.revision:
-        click.echo(f"revision:  {resolved.revision}")
-    click.echo(f"why:       {resolved.reason}")
+        echo(f"revision:  {resolved.revision}", hang=11)
+    echo(f"why:       {resolved.reason}", hang=11)
     for reason in resolved.skipped:
-        click.echo(f"skipped:   {reason}")
+        echo(f"skipped:   {reason}", hang=11)
 
 
 # -- dataset -----------------------------------------------------------------------------------
@@ -294,10 +277,10 @@ def info_cmd(source, config, as_json) -> None:
         _echo_json(info)
         return
     where = resolved.label if resolved.kind == "embedded" else f"{resolved.kind} ({resolved.tasks_dir})"
-    click.echo(f"{config}/test: {info['num_rows']} rows from {where}")
-    click.echo(f"fingerprint: {info['fingerprint']}")
+    echo(f"{config}/test: {info['num_rows']} rows from {where}")
+    echo(f"fingerprint: {info['fingerprint']}")
     for name, feature in info["features"].items():
-        click.echo(f"  {name}: {feature}")
+        echo(f"  {name}: {feature}")
 
 
 @dataset_group.command("export")
@@ -311,8 +294,8 @@ def export_cmd(source, out, include_tree, force) -> None:
 
     written = export_dataset(source, out, include_tree=include_tree, force=force)
     for key, path in written.items():
-        click.echo(f"wrote {key}: {path}")
-    click.echo(f'load with: datasets.load_dataset("{out}", "tasks", split="test")')
+        echo(f"wrote {key}: {path}")
+    echo(f'load with: datasets.load_dataset("{out}", "tasks", split="test")')
 
 
 def _write_or_check(text: str, out: Path, check: bool, command: str) -> None:
@@ -322,11 +305,11 @@ def _write_or_check(text: str, out: Path, check: bool, command: str) -> None:
             raise ConfigError(f"{out} is missing: generate it with `redlinebench dataset {command}`")
         if out.read_text(encoding="utf-8") != text:
             raise ConfigError(f"{out} is stale: regenerate it with `redlinebench dataset {command}`")
-        click.echo(f"{out} is up to date")
+        echo(f"{out} is up to date")
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {out}")
+    echo(f"wrote {out}")
 
 
 @dataset_group.command("card")

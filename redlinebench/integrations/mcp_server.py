@@ -20,7 +20,6 @@ Requires the optional extra ``mcp`` (``pip install ".[mcp]"`` in the checkout).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -178,5 +177,7 @@ def serve_stdio(setup: McpSetup) -> None:
         session, stats = setup.session, setup.session.stats
         if not session.finished and (stats.get("edits_ok") or stats.get("comments_added")):
             session.doc.save(setup.output)
-            print(f"redlinebench mcp: the client ended without end_session; saved the document as it stands "
-                  f"to {setup.output}", file=sys.stderr)
+            from .._termtable import echo
+
+            echo(f"redlinebench mcp: the client ended without end_session; saved the document as it stands "
+                 f"to {setup.output}", err=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
 from ..scoring import rubric_satisfied
@@ -14,6 +14,7 @@ from ._components import (
     agreement_section,
     ci_text,
     dimension_charts,
+    gate_zero_categories,
     leaderboard_forest,
     method_note,
     num_cell,
@@ -79,12 +80,14 @@ def render_comparison(runs: Sequence[RunData], *, link_from: Path | None = None)
     colours = ModelColours((e.label, e.model) for e in entries)
     scen = scenario_labels(runs)
     scored = [(e.label, e.summary) for e in entries if e.summary]
+    # the category views count a gate failure as all wrong (its reward is 0), and say so
+    charted, category_note = gate_zero_categories(scored, {e.label: e.trials for e in entries})
     compared = _pairwise(entries)
     sections = [
         _leaderboard(entries, runs, colours, link_from, compared),
         pairwise_section(*compared) if compared else None,
-        el("section", el("h2", "Where each model scores"), _category_heatmap(entries),
-           dimension_charts(scored, colours, scen), id="profile"),
+        el("section", el("h2", "Where each model scores"), _category_heatmap(charted, category_note),
+           dimension_charts(charted, colours, scen, category_note), id="profile"),
         _heatmaps(entries, scen),
         _rubric_heatmap(entries),
         _cost(entries, colours),
@@ -134,22 +137,20 @@ SHORT_CATEGORIES = {"Commercial Context": "Commercial", "Legal correctness": "Le
                     "Deal-closing Orientation": "Deal-closing", "Counterparty Acceptance Prediction": "Acceptance"}
 
 
-def _category_heatmap(entries: Sequence[Entry]) -> Markup | None:
+def _category_heatmap(entries: Sequence[tuple[str, Mapping[str, Any]]], note: Markup) -> Markup | None:
     cats: list[str] = []
-    for e in entries:
-        for k in e.summary.get("by_category") or {}:
+    for _label, summary in entries:
+        for k in summary.get("by_category") or {}:
             if k not in cats:
                 cats.append(str(k))
-    rows = [e for e in entries if isinstance(e.summary.get("by_category"), dict)]
+    rows = [(label, summary["by_category"]) for label, summary in entries if isinstance(summary.get("by_category"), dict)]
     if not cats or not rows:
         return None
     order = [c for c in SHORT_CATEGORIES if c in cats] + sorted(c for c in cats if c not in SHORT_CATEGORIES)
-    values = [[e.summary["by_category"].get(c) if is_number(e.summary["by_category"].get(c)) else None for c in order]
-              for e in rows]
-    svg = heatmap([e.label for e in rows], [SHORT_CATEGORIES.get(c, c) for c in order], values, cell_w=96,
-                  title="Rubric category profile per model", tips=[[f"{e.label} · {c}" for c in order] for e in rows])
-    return el("figure", el("figcaption", "Category profile ", el("span", "weight of correct outcomes / total weight per "
-                                                                           "category (0-100)", class_="muted small")), svg)
+    values = [[cats_.get(c) if is_number(cats_.get(c)) else None for c in order] for _label, cats_ in rows]
+    svg = heatmap([label for label, _ in rows], [SHORT_CATEGORIES.get(c, c) for c in order], values, cell_w=96,
+                  title="Rubric category profile per model", tips=[[f"{label} · {c}" for c in order] for label, _ in rows])
+    return el("figure", el("figcaption", "Category profile (0-100) ", el("span", note, class_="muted small")), svg)
 
 
 def _names(names: Sequence[str]) -> Markup:

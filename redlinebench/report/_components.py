@@ -65,13 +65,22 @@ def status_badge(status: str, *, expected: bool = False) -> Markup:
     return el("span", text, class_=f"badge {cls}")
 
 
-def verdict_badge(verdict: object, *, penalty: bool = False) -> Markup:
+def verdict_badge(verdict: object, *, penalty: bool = False, explain: bool = True) -> Markup:
+    """A verdict as what it means for the reward: a penalty rubric's FAIL (the undesirable edit is
+    absent) is good news, shown as "avoided" in green with the reason in words, not a grey FAIL
+    explained only on hover; its PASS is "penalized" in red. ``explain``: the reason under the badge."""
     if verdict == "PASS":
-        return el("span", "PASS", class_="badge b-pen" if penalty else "badge b-pass",
-                  title="penalty rubric: the undesirable edit is present" if penalty else None)
+        if penalty:
+            return el("span", "PASS · penalized", class_="badge b-pen",
+                      title="penalty rubric: the undesirable edit is present, so its weight is subtracted")
+        return el("span", "PASS", class_="badge b-pass")
     if verdict == "FAIL":
-        return el("span", "FAIL", class_="badge b-fail" if not penalty else "badge b-na",
-                  title="penalty rubric: the undesirable edit is absent" if penalty else None)
+        if penalty:
+            return join([el("span", "FAIL · avoided", class_="badge b-pass",
+                            title="penalty rubric: the undesirable edit is absent, so nothing is subtracted"),
+                         el("span", "penalty not incurred: the undesirable edit is absent", class_="why small")
+                         if explain else None])
+        return el("span", "FAIL", class_="badge b-fail")
     return el("span", "no verdict", class_="badge b-na")
 
 
@@ -122,16 +131,39 @@ def _full_range(keys: set[str]) -> list[str]:
     return _sorted_keys(keys)
 
 
+GATE_ZERO_NOTE = ("Weight of correct outcomes / total weight, pooled over all rubrics; a trial that failed the "
+                  "validity gate counts as all wrong (its reward is 0). metrics_summary.json's by_category (SPEC §6) "
+                  "credits such a trial with every penalty rubric it did not trigger.")
+
+
+def gate_zero_categories(entries: Sequence[tuple[str, Mapping[str, Any]]],
+                         trials: Mapping[str, Sequence[Any]]) -> tuple[list[tuple[str, Mapping[str, Any]]], Markup]:
+    """``entries`` with ``by_category`` recomputed from the trials' grades, a gate failure counted as
+    all wrong (:func:`by_category_gate_zero`), and a note naming each model's gate failures."""
+    from ..scoring import by_category_gate_zero
+
+    out, failures = [], []
+    for model, e in entries:
+        graded = [t for t in trials.get(model, ()) if t.status in ("graded", "gate_failed") and t.grade]
+        failed = sum(t.status == "gate_failed" for t in graded)
+        if failed:
+            failures.append(join(["; " if failures else "", el("bdi", model), f" {failed} of {len(graded)}"]))
+            e = {**e, "by_category": by_category_gate_zero([t.grade for t in graded])}
+        out.append((model, e))
+    return out, join([GATE_ZERO_NOTE, *([" Trials that failed the gate: ", *failures, "."] if failures else [])])
+
+
 def dimension_charts(entries: Sequence[tuple[str, Mapping[str, Any]]], colours: ModelColours,
-                     scen_labels: Mapping[str, str]) -> Markup:
-    """By turn, side, scenario and category: grouped bars (one series per model) plus tables."""
+                     scen_labels: Mapping[str, str], category_note: Markup | None = None) -> Markup:
+    """By turn, side, scenario and category: grouped bars (one series per model) plus tables
+    (``category_note``: the category chart's caption, :func:`gate_zero_categories`)."""
     figs = []
     specs = [
         ("by_turn", "By turn", lambda k: f"Turn {k}", "Mean of input-group scores per turn."),
         ("by_side_turn_weighted", "By side", lambda k: SIDE_NAMES.get(k, f"Side {k}"), "Mean of the side's scenario × turn cells."),
         ("by_scenario_turn_weighted", "By scenario", lambda k: f"S{k} · {scen_labels[k]}" if k in scen_labels else f"Scenario {k}",
          "Mean of the scenario's turn cells."),
-        ("by_category", "By rubric category", lambda k: k, "Weight of correct outcomes / total weight, pooled over all rubrics."),
+        ("by_category", "By rubric category", lambda k: k, category_note or GATE_ZERO_NOTE),
     ]
     for key, title, fmt, note in specs:
         keys: list[str] = []
@@ -164,7 +196,8 @@ def leaderboard_forest(entries: Sequence[tuple[str, Mapping[str, Any]]], colours
     for model, e in entries:
         v = e.get("overall_turn_weighted")
         rows.append(ForestRow(model, float(v) if is_number(v) else None, ci_pair(e), colours(model)))
-    return forest(rows, title="redline_overall with 95% bootstrap confidence intervals")
+    title = "redline_overall with 95% bootstrap confidence intervals"
+    return for_screens(forest(rows, title=title), forest(rows, title=title, width=NARROW_CHART))
 
 
 def scenario_turn_heatmap(model: str, entry: Mapping[str, Any], scen_labels: Mapping[str, str]) -> Markup | None:
@@ -182,8 +215,22 @@ def scenario_turn_heatmap(model: str, entry: Mapping[str, Any], scen_labels: Map
         return None
     vals = [[cells.get(f"{s}-{t}") if is_number(cells.get(f"{s}-{t}")) else None for t in turn_l] for s in scen_l]
     rows = [f"S{s} · {scen_labels[s]}" if s in scen_labels else f"Scenario {s}" for s in scen_l]
-    return heatmap(rows, [f"Turn {t}" for t in turn_l], vals, title=f"{model}: scenario × turn cell means", corner="",
-                   tips=[[f"{model} · S{s} T{t}" for t in turn_l] for s in scen_l])
+    cols, title = [f"Turn {t}" for t in turn_l], f"{model}: scenario × turn cell means"
+    tips = [[f"{model} · S{s} T{t}" for t in turn_l] for s in scen_l]
+    cell_w = 52.0  # a phone shows every turn: narrower cells, the scenario names abbreviated with a key
+    return for_screens(heatmap(rows, cols, vals, title=title, corner="", tips=tips),
+                       heatmap(rows, cols, vals, title=title, corner="", tips=tips, cell_w=cell_w,
+                               label_max=max(72.0, NARROW_CHART - 4 - cell_w * len(cols))))
+
+
+#: The width a chart is drawn at for a phone (390 px less the page's margins), so it is not cut or scrolled.
+NARROW_CHART = 356.0
+
+
+def for_screens(wide: Markup, narrow: Markup) -> Markup:
+    """A chart drawn twice, for a desktop and for a phone; CSS shows one (an SVG scaled down to a
+    phone's width would shrink its text below reading size)."""
+    return join([el("div", wide, class_="chart-wide"), el("div", narrow, class_="chart-narrow")])
 
 
 def agreement_section(agree: Agreement) -> Markup:
@@ -192,9 +239,14 @@ def agreement_section(agree: Agreement) -> Markup:
                   class_="muted")
     jrows = [el("tr", el("td", j.name, class_="mono"), num_cell(j.votes), el("td", rate(j.pass_rate), class_="num"),
                 el("td", rate(j.panel_agreement), class_="num")) for j in agree.judges]
+    if len(agree.judges) == 1:  # one judge agrees with itself: "100% unanimous" would claim a panel that was not there
+        lead = el("p", f"One judge ({agree.judges[0].name}) decided all {agree.rubric_votes} rubric decisions: there is "
+                       "no panel, so no agreement to measure.", class_="lead")
+    else:
+        lead = el("p", f"{agree.rubric_votes} rubric decisions had per-judge votes from {len(agree.judges)} judges; ",
+                  el("b", rate(agree.unanimity)), " were unanimous.", class_="lead")
     parts = [
-        el("p", f"{agree.rubric_votes} rubric decisions had per-judge votes; ",
-           el("b", rate(agree.unanimity)), " were unanimous.", class_="lead"),
+        lead,
         el("div", el("table", el("thead", el("tr", el("th", "Judge"), el("th", "Votes", class_="num"),
                                             el("th", "PASS rate", class_="num"), el("th", "Agrees with panel", class_="num"))),
                      el("tbody", *jrows)), class_="tablewrap"),

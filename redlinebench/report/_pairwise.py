@@ -14,6 +14,11 @@ from ..scoring import rank_bands, verdict
 from ._html import Markup, el, join
 from ._palette import diverging, ink_on_diverging
 
+#: What each ``ci_method`` (SPEC §6.1) means, said next to the interval.
+CI_METHODS = {"stratified": "stratified: groups resampled within each cell",
+              "pooled": "pooled: cells holding one shared group resampled from a pool",
+              "none": "none: one shared group, no interval"}
+
 #: A difference of this many points or more gets the deepest colour.
 FULL_SCALE = 10.0
 MARKS = {"better": "▲", "worse": "▼"}
@@ -48,9 +53,10 @@ def clean_pairs(pairs: Any, order: Sequence[str]) -> list[dict[str, Any]]:
         tested = _num(p.get("diff")) and isinstance(ci, list) and len(ci) == 2 and all(map(_num, ci)) \
             and _num(p.get("p_holm"))
         counts = all(isinstance(p.get(k), int) for k in ("n_groups", "n_cells", "n_groups_excluded"))
+        method = p.get("ci_method") if p.get("ci_method") in CI_METHODS else None  # None: a summary before §6.1's amendment
         if counts and (tested or p.get("diff") is None):
-            out.append({**p, "significant": p.get("significant") is True} if tested else
-                       {**p, "diff": None, "ci": None, "significant": False})
+            out.append({**p, "significant": p.get("significant") is True, "ci_method": method} if tested else
+                       {**p, "diff": None, "ci": None, "ci_method": None, "significant": False})
     return out
 
 
@@ -80,6 +86,12 @@ def _pts(x: float) -> str:
     return "+0.0" if text == "-0.0" else text
 
 
+def interval(ci: Sequence[float], method: str | None) -> str:
+    """A paired interval in points with its ``ci_method`` beside it ("95% CI +1.0 to +4.2, pooled")."""
+    text = f"95% CI {_pts(ci[0])} to {_pts(ci[1])}"
+    return f"{text}, {method}" if method else text
+
+
 def _matrix(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> Markup:
     look = _pair_lookup(pairs)
     head = el("tr", el("th", "row vs column", class_="small muted"),
@@ -100,13 +112,14 @@ def _matrix(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> Markup:
                 cells.append(el("td", "no shared groups", class_="small muted"))
                 continue
             partial = "†" if p.get("n_groups_excluded") else ""
-            tip = (f"{a} minus {b}: {_pts(diff)} points, 95% CI {_pts(ci[0])} to {_pts(ci[1])}, adjusted p "
+            tip = (f"{a} minus {b}: {_pts(diff)} points, {interval(ci, p.get('ci_method'))}, adjusted p "
                    f"{p['p_holm']:.3g}; {p['n_groups']} shared input groups in {p['n_cells']} cells"
                    + (f", {p['n_groups_excluded']} graded for only one left out" if partial else ""))
             shade = max(-1.0, min(1.0, 100 * diff / FULL_SCALE))
             mark = MARKS.get(word, "≈")
             cells.append(el("td", el("span", mark, aria_hidden="true", class_="pw-mark"), " ", _pts(diff), partial,
-                            el("span", f" {word}", class_="pw-word"), class_="num pw", title=tip,
+                            el("span", f" {word}", class_="pw-word"),
+                            el("span", interval(ci, p.get("ci_method")), class_="pw-ci"), class_="num pw", title=tip,
                             style=f"background:{diverging(shade)};color:{ink_on_diverging(shade)}",
                             data_sig="1" if word in MARKS else "0"))
         rows.append(el("tr", *cells))
@@ -140,7 +153,7 @@ def headline(order: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> Markup
         return join(["No model is ahead at the top: ", first, " and ", second, " are not distinguishable by the "
                      "paired test (5% level, Holm-adjusted over all pairs)."])
     return join([first, " is ahead of ", second, f", the next model, by {_pts(p['diff'])} points on the groups both "
-                 f"did (95% CI {_pts(p['ci'][0])} to {_pts(p['ci'][1])}, adjusted p {p['p_holm']:.3g})."])
+                 f"did ({interval(p['ci'], p.get('ci_method'))}, adjusted p {p['p_holm']:.3g})."])
 
 
 def _coverage(pairs: Sequence[Mapping[str, Any]]) -> Markup | None:
@@ -195,8 +208,9 @@ def pairwise_section(order: Sequence[str], pairs: Sequence[Mapping[str, Any]], p
               el("div", _matrix(order, pairs), class_="tablewrap"),
               el("p", "▲ better and ▼ worse: significant after adjustment; ≈ not distinguishable. Colour shows the "
                       "size of the difference (blue: the row model scores higher, orange: lower; full colour at "
-                      f"±{FULL_SCALE:.0f} points). † compared on part of the groups. Hover a cell for its interval "
-                      "and p-value.", class_="small muted"),
+                      f"±{FULL_SCALE:.0f} points). † compared on part of the groups. Under each difference its paired "
+                      "95% interval and how it was drawn: " + "; ".join(CI_METHODS.values()) + ". Hover a cell for "
+                      "its p-value.", class_="small muted"),
               _coverage(pairs), _power(power), id=section_id)
 
 

@@ -297,7 +297,14 @@ def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label
     if not legend:
         legend.append(el("li", "No tracked changes or comments in this document."))
 
-    rows = []
+    rows: list[Markup] = []
+    table_row: list[tuple[Any, int, _Para]] = []  # the paragraphs of the table row being gathered
+
+    def flush() -> None:
+        if table_row:
+            rows.append(_table_row(table_row))
+            table_row.clear()
+
     for p, segs in zip(paragraphs, all_segs):
         pid = str(_get(p, "id") or "")
         if not segs and _get(p, "text"):
@@ -327,8 +334,16 @@ def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label
             classes.append("rl-alldel")
         number = _get(p, "number")
         margin = join(_comment_card(t, n, colours, dom) for n, t in anchored)
-        rows.append(_row(str(number) if number else "", text if segs else Markup("&#8203;"), refs, margin,
-                         " ".join(classes), pid))
+        para = _Para(str(number) if number else "", text if segs else Markup("&#8203;"), refs, margin, classes, pid)
+        cell = _cell_of(p) if _get(p, "in_table") else None
+        if cell is None:
+            flush()
+            rows.append(_row(para.number, para.text, para.refs, para.margin, " ".join(para.classes), pid))
+            continue
+        if table_row and table_row[0][0] is not cell[0]:
+            flush()
+        table_row.append((cell[0], cell[1], para))
+    flush()
     loose = by_para.get(None, [])
     if loose:
         rows.append(el("div", el("div", "", class_="rl-num"),
@@ -347,6 +362,64 @@ def _render(doc: Any, *, colours: Any, dom: str, focus_author: str | None, label
               el("ul", *legend, class_="rl-legend"),
               el("div", *rows, class_="rl-body"),
               class_="rl-doc")
+
+
+@dataclass
+class _Para:
+    """One paragraph's rendered parts, before it is placed in a row of its own or a table cell."""
+
+    number: str
+    text: Markup
+    refs: Markup
+    margin: Markup
+    classes: list[str]
+    pid: str
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def _ancestor(node: Any, tag: str) -> Any:
+    node = node.getparent() if node is not None else None
+    while node is not None and node.tag != tag:
+        node = node.getparent()
+    return node
+
+
+def _cell_of(p: Any) -> tuple[Any, int] | None:
+    """(its ``w:tr``, its cell's column) for a paragraph of a table, from the engine's ``w:p``;
+    ``None`` when the paragraph carries no element (a plain description of a document)."""
+    try:
+        element = getattr(p, "element", None)
+    except Exception:  # noqa: BLE001  a stand-in object: render it as a paragraph
+        return None
+    tc = _ancestor(element, f"{_W}tc") if element is not None and hasattr(element, "getparent") else None
+    tr = _ancestor(tc, f"{_W}tr")
+    if tr is None:
+        return None
+    cells = [c for c in tr.iter(f"{_W}tc") if _ancestor(c, f"{_W}tr") is tr]  # cells wrapped in w:sdt too
+    return tr, cells.index(tc)
+
+
+def _table_row(paras: Sequence[tuple[Any, int, _Para]]) -> Markup:
+    """A table row of the document as one row of the viewer: its cells side by side (a table stays
+    a table, not one cell per line), the comments of all its cells in the margin."""
+    n_cols = max(col for _, col, _ in paras) + 1
+    cells: list[list[str]] = [[] for _ in range(n_cols)]
+    for _, col, para in paras:
+        inner = [c for c in para.classes if c not in ("rl-p", "rl-cell")]
+        title = f' title="{esc(para.pid)}"' if para.pid else ""
+        number = f'<span class="rl-cn">{esc(para.number)}</span> ' if para.number else ""
+        cells[col].append(f'<div class="rl-cp {esc(" ".join(inner))}"{title}>{number}{para.text}{para.refs}</div>')
+    every = [set(p.classes) for _, _, p in paras]
+    classes = ["rl-p", "rl-tr"]
+    classes += [c for c in ("rl-changed",) if any(c in k for k in every)]
+    classes += [c for c in ("rl-allins", "rl-alldel", "rl-pdel") if all(c in k for k in every)]
+    grid = "".join(f'<div class="rl-td">{"".join(c)}</div>' for c in cells)
+    margin = join(p.margin for _, _, p in paras)
+    return Markup(f'<div class="{" ".join(classes)}"><div class="rl-num"></div>'
+                  f'<div class="rl-text rl-table" style="grid-template-columns:repeat({n_cols},minmax(0,1fr))">{grid}'
+                  f'</div><div class="rl-margin">{margin}</div></div>')
 
 
 def _row(number: str, text: Markup, refs: Markup, margin: Markup, classes: str, pid: str) -> Markup:

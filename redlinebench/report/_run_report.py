@@ -19,6 +19,7 @@ from ._components import (
     ci_text,
     config_list,
     dimension_charts,
+    gate_zero_categories,
     leaderboard_forest,
     method_note,
     money_total,
@@ -397,6 +398,10 @@ def _errored_callout(run: RunData, trials: list[TrialRecord], *, title: str) -> 
 
 def _charts(run: RunData, colours: ModelColours, scen: Mapping[str, str]) -> Markup:
     entries = [(m, run.entry(m)) for m in run.models if run.entry(m)]
+    by_model: dict[str, list[TrialRecord]] = {}
+    for t in run.trials:
+        by_model.setdefault(t.model, []).append(t)
+    charted, note = gate_zero_categories(entries, by_model)  # type: ignore[arg-type]
     heat = []
     for m, e in entries:
         h = scenario_turn_heatmap(m, e, scen)  # type: ignore[arg-type]
@@ -404,7 +409,7 @@ def _charts(run: RunData, colours: ModelColours, scen: Mapping[str, str]) -> Mar
             heat.append(el("figure", el("figcaption", m, " ", el("span", "scenario × turn cell means (hatched: no tasks)",
                                                                    class_="muted small")), h))
     return el("section", el("h2", "Scores by turn, side, scenario and category"),
-              dimension_charts(entries, colours, scen),  # type: ignore[arg-type]
+              dimension_charts(charted, colours, scen, note),
               el("h3", "Scenario × turn") if heat else None, el("div", *heat, class_="grid2") if heat else None,
               id="charts")
 
@@ -620,21 +625,24 @@ def _rubric_table(t: TrialRecord, notes: Mapping[str, str] | None = None) -> Mar
             why = entry.get("justification")
             if why and why == r.get("justification") and len(judges) == 1:
                 why = None  # a single judge's reason is the panel's reason: say it once
-            vote_lines.append(el("span", el("span", j, class_="jn"), " ", verdict_badge(v, penalty=penalty),
+            vote_lines.append(el("span", el("span", j, class_="jn"), " ", verdict_badge(v, penalty=penalty, explain=False),
                                  el("div", why, class_="just") if why else None, class_="vote"))
         if not judges and t.judges:
             vote_lines.append(el("span", "per-judge votes not recorded", class_="small muted"))
+        # data-label: at phone width the table stacks, one block per rubric, each cell named (no column off screen)
         body.append(el("tr",
-                       el("td", rid, class_="mono small"),
-                       el("td", r.get("category") or "(uncategorized)", class_="small"),
-                       el("td", el("span", f"{w:g}", class_="badge b-pen") if penalty and is_number(w) else plain(w), class_="num"),
+                       el("td", rid, class_="mono small", data_label="Rubric"),
+                       el("td", r.get("category") or "(uncategorized)", class_="small", data_label="Category"),
+                       el("td", el("span", f"{w:g}", class_="badge b-pen") if penalty and is_number(w) else plain(w),
+                          class_="num", data_label="Weight"),
                        el("td", r.get("criteria") or "",
                           el("div", el("i", "Attorney's note: "), notes[rid], class_="just") if notes and rid in notes else None,
-                          class_="crit"),
+                          class_="crit", data_label="Criterion"),
                        el("td", verdict_badge(verdict, penalty=penalty),
-                          el("div", r.get("justification"), class_="just") if r.get("justification") else None),
-                       el("td", effect, class_="num"),
-                       el("td", *vote_lines),
+                          el("div", r.get("justification"), class_="just") if r.get("justification") else None,
+                          class_="panel", data_label="Panel"),
+                       el("td", effect, class_="num", data_label="Effect"),
+                       el("td", *vote_lines, data_label="Judges"),
                        class_="r-pass" if rubric_satisfied(verdict == "PASS", penalty=penalty) else "r-fail"))
     sc = t.score
     summary = el("p", "Earned ", el("b", plain(sc.get("earned_weight"))), " − penalty ", el("b", plain(sc.get("penalty_weight"))),

@@ -42,6 +42,7 @@ figure{margin:0;break-inside:avoid}
 figcaption{font-weight:600;margin:0 0 6px;font-size:14px}
 figcaption .muted{font-weight:400}
 svg.chart{max-width:100%;height:auto;display:block;font-family:var(--sans)}
+.chart-narrow{display:none}
 table{border-collapse:collapse;width:100%;font-size:13.5px}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;background:var(--paper);position:sticky;top:37px;z-index:1}
@@ -65,6 +66,7 @@ table.pw-matrix th[scope=row]{max-width:14em;font-size:13px;text-align:left}
 table.pw-matrix td.pw{min-width:5.5em;font-weight:500;position:relative}
 table.pw-matrix td.pw[data-sig="1"]{font-weight:700;outline:2px solid currentColor;outline-offset:-3px}
 .pw-mark{display:inline-block;width:1em;text-align:center}
+.pw-ci{display:block;font-size:11.5px;font-weight:400;white-space:normal;min-width:9em}
 .pw-word{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 ol.pw-ranks{list-style:none;padding-left:0}
 ol.pw-ranks li{margin:2px 0}
@@ -73,6 +75,7 @@ ol.pw-ranks li{margin:2px 0}
 .b-fail{background:#fbe7e7;color:var(--bad);border-color:#efc1c1}
 .b-warn{background:#fff1d6;color:var(--warn);border-color:#f0d39b}
 .b-na{background:#eee;color:#555}
+.why{display:block;color:var(--good);margin-top:2px}
 .b-integrity{border-style:dashed}
 .card .alarm{display:block;margin:4px 0 0;color:var(--bad);font-weight:600;font-size:13px}
 .callout.integrity table{font-size:13px;margin-top:6px}
@@ -121,6 +124,12 @@ table.rubrics tr.r-fail td:first-child{box-shadow:inset 4px 0 var(--bad)}
 .rl-text{white-space:pre-wrap;word-wrap:break-word;min-height:1.2em}
 .rl-h .rl-text{font-weight:700}
 .rl-cell .rl-text{border-left:2px dotted #c7c3b8;padding-left:8px;font-size:13.5px}
+.rl-text.rl-table{align-self:start;display:grid;white-space:normal;border:1px solid #c7c3b8;border-width:0 0 1px 1px;font-size:13.5px}
+.rl-td{border:1px solid #c7c3b8;border-width:1px 1px 0 0;padding:3px 6px;white-space:pre-wrap;min-width:0}
+.rl-cn{color:var(--muted);font:12px var(--sans)}
+.rl-p.rl-tr{padding-top:0;padding-bottom:0}
+.rl-tr:has(+ .rl-tr) .rl-table{border-bottom-width:0}
+.rl-doc:has(.rl-mode-final:checked) .rl-cp.rl-alldel,.rl-doc:has(.rl-mode-orig:checked) .rl-cp.rl-allins{display:none}
 .rl-margin{font:12.5px/1.4 var(--sans)}
 ins.rl-ins,ins.rl-move-to{color:var(--ac);text-decoration:underline;text-decoration-color:var(--ac);text-underline-offset:2px}
 ins.rl-move-to{text-decoration-style:double}
@@ -177,11 +186,23 @@ pre.annot{white-space:pre-wrap;word-wrap:break-word;font:12.5px/1.5 var(--mono);
 .heat td.crit{font-size:12.5px;max-width:520px}
 .brief{white-space:pre-wrap;font:14px/1.55 var(--serif);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:12px 16px;max-height:420px;overflow:auto;max-width:980px}
 .callout details>summary{cursor:pointer;color:var(--accent);margin:2px 0 0 20px}
-.kv{display:grid;grid-template-columns:minmax(0,max-content) 1fr;gap:3px 14px;font-size:13.5px}
-.kv dt{color:var(--muted)} .kv dd{margin:0;word-break:break-word}
+.kv{display:grid;grid-template-columns:minmax(0,max-content) minmax(6em,1fr);gap:3px 14px;font-size:13.5px}
+.kv dt{color:var(--muted)} .kv dd{margin:0;overflow-wrap:anywhere}
+figcaption{overflow-wrap:anywhere}
 footer{border-top:1px solid var(--line);color:var(--muted);font-size:12.5px;padding:14px 32px;max-width:1400px;margin:0 auto}
 .formula{font:13px/1.6 var(--mono);background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 14px;white-space:pre-wrap}
-@media (max-width:600px){figure{overflow-x:auto}svg.chart{max-width:none}table.rubrics{min-width:960px}#task-table .bar{display:none}#task-table td.model .nw{white-space:normal}}
+@media (max-width:600px){figure{overflow-x:auto}svg.chart{max-width:none}#task-table .bar{display:none}#task-table td.model .nw{white-space:normal}
+ table.rubrics,table.rubrics tbody,table.rubrics tr,table.rubrics td{display:block;width:auto}
+ table.rubrics thead{display:none}
+ table.rubrics tr{border-bottom:1px solid var(--line);padding:6px 0}
+ table.rubrics td{border:0;padding:2px 10px;text-align:left}
+ table.rubrics td.crit{min-width:0;max-width:none}
+ table.rubrics td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:12px;font-weight:600}
+ table.rubrics tr.r-pass td:first-child,table.rubrics tr.r-fail td:first-child{box-shadow:none}
+ table.rubrics tr.r-pass{box-shadow:inset 4px 0 var(--good)} table.rubrics tr.r-fail{box-shadow:inset 4px 0 var(--bad)}
+ .chart-wide{display:none} .chart-narrow{display:block}}
+[id]{scroll-margin-top:56px}
+@media (max-width:800px){[id]{scroll-margin-top:96px}}
 @media (max-width:800px){main{padding:8px 14px 40px}header.top,nav.toc{padding-left:14px;padding-right:14px}.rl-p{grid-template-columns:40px 1fr}.rl-margin{grid-column:2}}
 @media print{
  @page{margin:14mm}

@@ -295,16 +295,18 @@ def heatmap(
     cell_w: float = 64,
     cell_h: float = 34,
     tips: Sequence[Sequence[str]] | None = None,
+    label_max: float = 280,
 ) -> Markup:
-    """A grid of 0-1 values on the sequential ramp, each cell labelled 0-100; empty cells hatched."""
-    label_w = min(280.0, max(56.0, max((_text_width(r) for r in row_labels), default=0) + 14))
+    """A grid of 0-1 values on the sequential ramp, each cell labelled 0-100; empty cells hatched.
+    Row labels wider than ``label_max`` are abbreviated, with a key under the grid."""
+    label_w = min(label_max, max(56.0, max((_text_width(r) for r in row_labels), default=0) + 14))
     rows, cols = Names.fit(row_labels, label_w - 14), Names.fit(col_labels, cell_w - 4)
     top = 26.0
     width = label_w + cell_w * len(col_labels) + 4
     grid_h = top + cell_h * len(row_labels) + 4
     key, key_h = _key(Names([*rows.full, *cols.full], [*rows.labels, *cols.labels]), 4, grid_h, width - 8)
     height = grid_h + key_h
-    hatch = "hatch-" + hashlib.sha1("|".join([title, *row_labels, *col_labels]).encode("utf-8")).hexdigest()[:10]
+    hatch = "hatch-" + hashlib.sha1("|".join([title, *row_labels, *col_labels, f"{width:g}"]).encode("utf-8")).hexdigest()[:10]
     parts: list[Markup] = [
         el("defs", el("pattern", el("path", d="M0 6L6 0", stroke="#C9C6BD", stroke_width="1"),
                       id=hatch, width="6", height="6", patternUnits="userSpaceOnUse")),

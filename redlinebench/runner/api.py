@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Collection
 
+from .._termtable import warn
 from ..errors import ConfigError
 from . import paths
 from .atomic import read_json, write_json
@@ -76,9 +76,8 @@ def load_selected_tasks(spec: RunSpec, taskset: Any | None = None) -> tuple[Any,
 
         taskset = load_tasks(spec.source, unused=spec.filter.excludes_name)
         if taskset.left_out:
-            print(f"warning: {len(taskset.left_out)} broken task(s) outside the selection left out: "
-                  f"{', '.join(taskset.left_out)} (`redlinebench tasks validate` lists their problems)",
-                  file=sys.stderr, flush=True)
+            warn(f"{len(taskset.left_out)} broken task(s) outside the selection left out: "
+                 f"{', '.join(taskset.left_out)} (`redlinebench tasks validate` lists their problems)")
     tasks = spec.filter.select(taskset.tasks)
     if spec.filter.task_ids:
         known = {t.task_id for t in taskset.tasks}
@@ -296,9 +295,8 @@ def build_plugin_agents(spec: RunSpec, agents: dict[str, Any] | None,
             records[e.label] = record = load_plugin(e.agent).record()
             old = before.get(e.label) if isinstance(before.get(e.label), dict) else None
             if old is not None and old.get("version") != record["version"]:
-                print(f"warning: agent {e.agent!r} is {record['distribution']} {record['version']} now; the run "
-                      f"started with {old.get('version')}: the trials left are run with the new version",
-                      file=sys.stderr, flush=True)
+                warn(f"agent {e.agent!r} is {record['distribution']} {record['version']} now; the run "
+                     f"started with {old.get('version')}: the trials left are run with the new version")
                 records[e.label] = {**old, "resumed_with": record["version"]}
             elif old is not None:
                 records[e.label] = old
@@ -409,10 +407,7 @@ def write_report(layout: paths.RunLayout, summary: dict[str, Any] | None, config
     try:
         out = write_run_report(layout.root, tasks=tasks)
     except Exception as exc:  # noqa: BLE001  the report is a view of finished work
-        import sys
-
-        print(f"warning: the full report failed ({type(exc).__name__}: {exc}); writing a minimal one",
-              file=sys.stderr)
+        warn(f"the full report failed ({type(exc).__name__}: {exc}); writing a minimal one")
         return write_minimal_report(layout.root, summary, config)
     return Path(out) if out else layout.report
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._termtable import Col, print_fitted, wide_enough
+from .._termtable import Col, print_fitted, print_message, wide_enough
 
 
 def _pct(value: Any) -> str:
@@ -60,25 +60,26 @@ LEADERBOARD_COLUMNS = (
     Col("model", "left", shrink=True, min_width=12),
     Col("redline_overall", short="overall"),
     Col("95% CI"),
-    *(Col(f"T{t}") for t in "1234"),
-    Col("side A", drop=4, short="A"), Col("side B", drop=4, short="B"),
-    Col("trials", drop=3, short="n"),
-    Col("gate fail", drop=2, short="gate"),
-    Col("integrity fail", drop=1, short="integ"), Col("integrity flags", drop=1, short="flags"),
-    Col("incomplete", drop=5, short="inc"),
-    Col("judge", "left", drop=6),
+    *(Col(f"T{t}", drop=1) for t in "1234"),  # the last to go, together: before a model name is split
+    Col("side A", drop=5, short="A"), Col("side B", drop=5, short="B"),
+    Col("trials", drop=4, short="n"),
+    Col("gate fail", drop=3, short="gate"),
+    Col("integrity fail", drop=2, short="integ"), Col("integrity flags", drop=2, short="flags"),
+    Col("incomplete", drop=6, short="inc"),
+    Col("judge", "left", drop=7),
 )
 
 
 def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
     """The one leaderboard table, for ``run``, ``demo``, ``score`` and ``summarize``: fitted to the
-    terminal (an 80-column one keeps the model, the headline, its interval and the turns)."""
+    terminal (an 80-column one keeps the model, the headline, its interval and the turns; a model
+    name too long for all of them on one line keeps the name whole and leaves out the turns)."""
     from rich.console import Console
 
     console = console or Console()
     rows = leaderboard_rows(summary)
     if not rows:
-        console.print("no graded trials")
+        print_message(console, "no graded trials")
         return
     method = summary.get("judge_method")
     partial = "" if (summary.get("grid") or {}).get("complete", True) else ", partial grid"
@@ -90,9 +91,9 @@ def print_leaderboard(summary: dict[str, Any], console: Any = None) -> None:
     notes = [f"{e.get('model')}: {e['grid_note']}" for e in summary.get("leaderboard", []) if e.get("grid_note")]
     grid_note = (summary.get("grid") or {}).get("note")
     for note in notes or ([grid_note] if grid_note else []):  # each model's missing cells, by name
-        wide_enough(console).print(note, markup=False, highlight=False)
+        print_message(wide_enough(console), note)
     for line in integrity_lines(summary):
-        wide_enough(console).print(line, style="red", markup=False, highlight=False)
+        print_message(wide_enough(console), line, style="red")
 
 
 def integrity_lines(summary: dict[str, Any]) -> list[str]:

@@ -305,4 +305,6 @@ def default_workers(limit: int = 4) -> int:
 
 
 def _warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr, flush=True)
+    from .._termtable import warn
+
+    warn(message)

@@ -3,7 +3,7 @@
 Pure functions over plain data: nothing here calls a network or reads a run directory.
 """
 
-from ._aggregate import FULL_GRID, power_of, redline_overall, summarize
+from ._aggregate import FULL_GRID, by_category_gate_zero, power_of, redline_overall, summarize
 from ._ci import bootstrap_ci, seed_for
 from ._diagnostics import document_diagnostics, golden_agreement, no_document_diagnostics
 from ._grade import SCHEMA_VERSION, GradeFileError, RubricVerdict, TrialGrade
@@ -28,6 +28,7 @@ __all__ = [
     "TrialGrade",
     "bootstrap_ci",
     "bt_ratings",
+    "by_category_gate_zero",
     "compare_pair",
     "design_weights",
     "document_diagnostics",

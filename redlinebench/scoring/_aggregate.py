@@ -102,17 +102,39 @@ def _aggregate(rows: Sequence[_Row], warnings: list[str], label: str) -> _Agg:
     return _Agg(scores, cells, cell_sides)
 
 
-def _by_category(grades: Sequence[TrialGrade]) -> dict[str, float]:
+def _category_shares(outcomes: Iterable[tuple[str | None, float, bool]]) -> dict[str, float]:
+    """``{category: sum of |w| over correct outcomes / sum of |w|}`` of (category, weight, correct)."""
     correct: dict[str, float] = defaultdict(float)
     total: dict[str, float] = defaultdict(float)
-    for grade in grades:
-        for rv in grade.per_rubric:
-            w = abs(rv.weight)
-            cat = rv.category or UNCATEGORIZED
-            total[cat] += w
-            if rubric_satisfied(rv.verdict == PASS, penalty=rv.is_penalty):
-                correct[cat] += w
+    for category, weight, ok in outcomes:
+        cat = category or UNCATEGORIZED
+        total[cat] += abs(weight)
+        if ok:
+            correct[cat] += abs(weight)
     return {cat: _r(correct[cat] / total[cat]) for cat in sorted(total) if total[cat] > 0}
+
+
+def _by_category(grades: Sequence[TrialGrade]) -> dict[str, float]:
+    """SPEC §6 ``by_category``: every rubric of every trial, a penalty rubric correct when FAIL
+    (also in a trial that failed the gate, whose rubrics are all FAIL)."""
+    return _category_shares((rv.category, rv.weight, rubric_satisfied(rv.verdict == PASS, penalty=rv.is_penalty))
+                            for grade in grades for rv in grade.per_rubric)
+
+
+def by_category_gate_zero(grades: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """``by_category`` of grade dicts with a trial that failed the gate counted as all wrong, as its
+    reward is 0: SPEC's ``by_category`` credits such a trial with every penalty rubric it did not
+    trigger (noop, which fails every gate, scored 46 in a category). The pages chart this one."""
+    def outcomes() -> Iterable[tuple[str | None, float, bool]]:
+        for g in grades:
+            passed = (g.get("gate") or {}).get("passed") is True
+            for r in ((g.get("score") or {}).get("per_rubric") or []):
+                w = r.get("weight")
+                if not isinstance(r, dict) or not isinstance(w, (int, float)) or isinstance(w, bool):
+                    continue
+                penalty = bool(r.get("is_penalty")) or w < 0
+                yield r.get("category"), float(w), passed and rubric_satisfied(r.get("verdict") == PASS, penalty=penalty)
+    return _category_shares(outcomes())
 
 
 def _means_of(records: Iterable[Mapping[str, Any] | None], fields: Sequence[str]) -> dict[str, float | None]:

@@ -7,6 +7,13 @@ differences (cell means, then the mean of cells), a stratified paired bootstrap 
 two-sided sign-flip p-value and Holm's adjustment over all pairs. The draws are spelled out
 to the call (numpy ``default_rng``) so another implementation reproduces them.
 
+A cell with a single shared group has no spread of its own: resampled alone it returns its
+observed difference every time, and a run of such cells (a ``--limit`` run, a partial import)
+would report an interval of zero width. SPEC §6.1 (amended) pools those cells: each draws from
+the ``d_g`` of all singleton cells (two or more of them), else from all shared groups; one shared
+group in all gives ``[diff, diff]``. ``ci_method`` says which: "stratified", "pooled" or "none".
+The sign-flip p does not change.
+
 A pair with no shared group cannot be compared: its ``diff``, ``ci``, ``p`` and ``p_holm`` are
 ``None``, ``significant`` is ``False``, and it does not count among Holm's m tests.
 """
@@ -29,6 +36,9 @@ DECIMALS = 4
 TOLERANCE = 1e-12
 
 NOT_DISTINGUISHABLE = "not distinguishable"
+
+#: ``ci_method`` values (SPEC §6.1): no cell pooled; some singleton cells pooled; one shared group, no interval.
+STRATIFIED, POOLED, NO_CI = "stratified", "pooled", "none"
 
 GroupKey = tuple[int, int, str]  # (scenario, turn, input group)
 
@@ -82,13 +92,39 @@ def _signed_sums(flip: np.ndarray, w: np.ndarray) -> np.ndarray:
     return w.sum() - 2 * table[packed, np.arange(packed.shape[1])].sum(axis=1)
 
 
+def _bootstrap_ci(d: np.ndarray, slices: Sequence[slice], weight: np.ndarray, diff: float, seed: int,
+                  n_draws: int) -> tuple[list[float], str]:
+    """SPEC §6.1 step 3 as amended: the stratified paired bootstrap interval and its ``ci_method``.
+
+    ``d`` holds the shared groups' ``d_g`` in (cell, group id) order, ``slices`` each cell's
+    columns, ``weight`` each group's weight in the statistic (1 / (cells x groups of its cell)).
+    """
+    if len(d) == 1:
+        return [_r(diff), _r(diff)], NO_CI
+    singles = [s.start for s in slices if s.stop - s.start == 1]
+    # the pool singleton cells draw from: the singletons' own d_g when there are two or more, else all groups
+    pool = np.asarray(singles if len(singles) >= 2 else range(len(d)), dtype=np.int32)
+    rng = np.random.default_rng(seed)
+    idx = np.empty((n_draws, len(d)), dtype=np.int32)
+    for s in slices:  # the draws in SPEC's order, cell by cell, from one stream (int32: the same draws
+        # as the default int64, half the memory; tested), then one gather for all cells
+        n = s.stop - s.start
+        if n == 1:
+            idx[:, s] = pool[rng.integers(0, len(pool), size=(n_draws, 1), dtype=np.int32)]
+        else:
+            idx[:, s] = rng.integers(0, n, size=(n_draws, n), dtype=np.int32) + s.start
+    stat = np.sort(d[idx] @ weight)
+    ci = [_r(stat[int(ALPHA / 2 * n_draws)]), _r(stat[int((1 - ALPHA / 2) * n_draws)])]
+    return ci, POOLED if singles else STRATIFIED
+
+
 def compare_pair(a: str, b: str, scores_a: Mapping[GroupKey, float], scores_b: Mapping[GroupKey, float],
                  n_draws: int = N_DRAWS) -> dict[str, Any]:
     """One pair's §6.1 entry without Holm's columns (``p_holm``, ``significant``)."""
     shared = sorted(scores_a.keys() & scores_b.keys())
     excluded = len(scores_a.keys() ^ scores_b.keys())
-    entry: dict[str, Any] = {"a": a, "b": b, "diff": None, "ci": None, "p": None, "p_holm": None,
-                             "significant": False, "n_groups": len(shared), "n_cells": 0,
+    entry: dict[str, Any] = {"a": a, "b": b, "diff": None, "ci": None, "ci_method": None, "p": None,
+                             "p_holm": None, "significant": False, "n_groups": len(shared), "n_cells": 0,
                              "n_groups_excluded": excluded}
     if not shared:
         return entry
@@ -100,19 +136,11 @@ def compare_pair(a: str, b: str, scores_a: Mapping[GroupKey, float], scores_b: M
     # each group's weight in the statistic (mean over cells of the cell means): 1 / (cells x n_cell)
     weight = np.concatenate([np.full(s.stop - s.start, 1.0 / (len(slices) * (s.stop - s.start))) for s in slices])
 
-    rng = np.random.default_rng(seed)
-    idx = np.empty((n_draws, len(d)), dtype=np.int32)
-    for s in slices:  # the draws in SPEC's order, cell by cell (int32: the same draws as the default
-        # int64, half the memory; tested), then one gather for all cells
-        idx[:, s] = rng.integers(0, s.stop - s.start, size=(n_draws, s.stop - s.start), dtype=np.int32)
-        idx[:, s] += s.start
-    stat = np.sort(d[idx] @ weight)
-    ci = [_r(stat[int(ALPHA / 2 * n_draws)]), _r(stat[int((1 - ALPHA / 2) * n_draws)])]
-
+    ci, method = _bootstrap_ci(d, slices, weight, diff, seed, n_draws)
     flip = _coin_flips(np.random.default_rng(seed + 1), (n_draws, len(d)))
     null = _signed_sums(flip, d * weight)
     extreme = int(np.count_nonzero(np.abs(null) >= abs(diff) - TOLERANCE))
-    entry.update(diff=_r(diff), ci=ci, p=_r((1 + extreme) / (1 + n_draws)), n_cells=len(slices))
+    entry.update(diff=_r(diff), ci=ci, ci_method=method, p=_r((1 + extreme) / (1 + n_draws)), n_cells=len(slices))
     entry["_p"] = (1 + extreme) / (1 + n_draws)
     return entry
 

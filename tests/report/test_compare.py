@@ -54,7 +54,7 @@ def test_sections_and_agreement(run_dir, tmp_path):
     tree = parse(write_comparison([run_dir], tmp_path / "c.html"))
     for sid in ("leaderboard", "profile", "cells", "rubrics", "cost", "judges", "method"):
         assert tree.xpath(f"//section[@id='{sid}']"), sid
-    assert len(tree.xpath("//section[@id='cells']//svg")) == 3
+    assert len(tree.xpath("//section[@id='cells']//div[@class='chart-wide']//svg")) == 3  # and 3 drawn for a phone
     judges = [r.xpath("./td[1]")[0].text_content() for r in tree.xpath("(//section[@id='judges']//table)[1]/tbody/tr")]
     assert judges == sorted(JUDGES)
     assert "were unanimous" in text(tree)

@@ -130,3 +130,19 @@ def test_a_difference_that_rounds_to_nothing_has_no_minus_sign():
     from redlinebench.report._pairwise import _pts
 
     assert [_pts(x) for x in (-0.0004, -0.0, 0.0, 0.0004, -0.0006, 0.0123)] == ["+0.0", "+0.0", "+0.0", "+0.0", "-0.1", "+1.2"]
+
+
+def test_every_paired_interval_shows_how_it_was_drawn(tmp_path):
+    """SPEC §6.1 (amended): ``ci_method`` is said next to the interval, in every cell and in the headline."""
+    run = make_run(tmp_path / "run", {"strong": 0.7, "weak": 0.4, "noop": 0.05}, 2)
+    path = run / "metrics_summary.json"
+    summary = json.loads(path.read_text())
+    summary["pairwise"][0]["ci_method"] = "pooled"  # as a --limit run of one group per cell records it
+    path.write_text(json.dumps(summary))
+    _, sec = section(write_run_report(run))
+    cis = [td.xpath("./span[@class='pw-ci']")[0].text_content() for td in sec.xpath(".//td[contains(@class,'pw')]")]
+    assert len(cis) == 6 and all(c.startswith("95% CI ") for c in cis)
+    assert sum(c.endswith(", pooled") for c in cis) == 2 and sum(c.endswith(", stratified") for c in cis) == 4
+    lead = sec.xpath(".//p[@class='lead']")[0].text_content()
+    assert "strong is ahead of weak" in lead and ", pooled, adjusted p" in lead
+    assert "pooled: cells holding one shared group resampled from a pool" in sec.text_content()

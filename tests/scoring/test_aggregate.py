@@ -238,3 +238,20 @@ def test_errored_trials_do_not_count_toward_the_judge_method():
     assert only_errored["judge_method"] == "none" and only_errored["leaderboard"][0]["judge_method"] == "none"
     mixed = summarize([*heuristic, grade("redline-s1-t3-g01a", 1, 0.5)])
     assert mixed["judge_method"] == "mixed" and mixed["leaderboard"][0]["judge_methods"] == ["heuristic", "llm"]
+
+
+def test_category_views_count_a_gate_failure_as_all_wrong():
+    """SPEC's by_category credits a gate failure (all rubrics FAIL) with its untriggered penalties;
+    the pages' variant counts it as all wrong, as its reward is 0 (issue 31: noop scored 46)."""
+    from redlinebench.scoring import by_category_gate_zero
+
+    rubrics = [{"rubric_id": "k1", "verdict": "FAIL", "weight": 6, "is_penalty": False, "category": "Legal"},
+               {"rubric_id": "k2", "verdict": "FAIL", "weight": -4, "is_penalty": True, "category": "Legal"},
+               {"rubric_id": "k3", "verdict": "FAIL", "weight": -2, "is_penalty": True, "category": "Deal"}]
+    failed = {"gate": {"passed": False}, "score": {"per_rubric": rubrics}}
+    passed = {"gate": {"passed": True}, "score": {"per_rubric": [{**r, "verdict": "PASS"} if r["rubric_id"] == "k1" else r
+                                                                   for r in rubrics]}}
+    assert by_category_gate_zero([failed]) == {"Deal": 0.0, "Legal": 0.0}
+    # a passed gate: k1 PASS (6) and k2 avoided (4) of 10 in Legal; k3 avoided in Deal
+    assert by_category_gate_zero([passed]) == {"Deal": 1.0, "Legal": 1.0}
+    assert by_category_gate_zero([passed, failed]) == {"Deal": 0.5, "Legal": 0.5}

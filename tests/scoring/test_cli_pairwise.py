@@ -106,3 +106,16 @@ def test_the_title_stays_on_one_line_over_a_narrow_table():
     print_pairwise(summary, console)
     lines = console.export_text().splitlines()
     assert lines[0].strip() == "paired comparison (SPEC §6.1): first model minus second, in points"
+
+
+def test_the_table_says_how_each_interval_was_drawn():
+    """SPEC §6.1 (amended): one group per cell (a --limit run) pools the cells, and the table says so."""
+    one_each = [grade(m, s, t, 1, mu + 0.05 * (s if m < "b" else -t)) for s in (1, 2, 3) for t in (1, 2, 3, 4)
+                for m, mu in (("openai/gpt-5.5", 0.5), ("anthropic/claude-opus-4-8", 0.3))]
+    summary = summarize(one_each)
+    (pair,) = summary["pairwise"]
+    assert pair["ci_method"] == "pooled" and pair["ci"][0] < pair["ci"][1]
+    console = Console(width=80, record=True)
+    print_pairwise(summary, console)
+    text = console.export_text()
+    assert "pooled" in text and "pooled = cells holding one shared group resampled from a pool" in " ".join(text.split())

@@ -49,19 +49,29 @@ def reference_pairwise(grades: list[dict], order: list[str]) -> list[dict]:
                    "n_groups_excluded": len(only)}
             out.append(row)
             if not cells:
-                row.update(diff=None, ci=None, p=None)
+                row.update(diff=None, ci=None, ci_method=None, p=None)
                 continue
             diff = statistics.mean([statistics.mean(v) for v in cells.values()])
             seed = sum(bytearray((a + "|" + b).encode("utf-8"))) % 2**32
+            all_d = np.array([x for key in sorted(cells) for x in cells[key]])
+            # the amendment: cells of fewer than 2 shared groups draw from a pool, one stream for all cells
+            lonely = [cells[key][0] for key in sorted(cells) if len(cells[key]) < 2]
+            pool = np.array(lonely) if len(lonely) >= 2 else all_d
             rng = np.random.default_rng(seed)
             resampled = []
             for key in sorted(cells):
                 d = np.array(cells[key])
-                idx = rng.integers(0, len(d), size=(N, len(d)))
-                resampled.append(d[idx].mean(axis=1))
+                if len(d) < 2:
+                    resampled.append(pool[rng.integers(0, len(pool), size=(N, 1))].mean(axis=1))
+                else:
+                    resampled.append(d[rng.integers(0, len(d), size=(N, len(d)))].mean(axis=1))
             stats = sorted(np.stack(resampled).mean(axis=0).tolist())
+            if len(all_d) == 1:
+                interval, method = [diff, diff], "none"
+            else:
+                interval = [stats[int(0.025 * N)], stats[int(0.975 * N)]]
+                method = "pooled" if lonely else "stratified"
             rng = np.random.default_rng(seed + 1)
-            all_d = np.array([x for key in sorted(cells) for x in cells[key]])
             flip = rng.random((N, len(all_d))) < 0.5
             signed = all_d * np.where(flip, -1.0, 1.0)
             cell_means, col = [], 0
@@ -70,7 +80,7 @@ def reference_pairwise(grades: list[dict], order: list[str]) -> list[dict]:
                 col += len(cells[key])
             null = np.stack(cell_means).mean(axis=0)
             count = sum(1 for x in null if abs(x) >= abs(diff) - 1e-12)
-            row.update(diff=diff, ci=[stats[int(0.025 * N)], stats[int(0.975 * N)]], p=(1 + count) / (1 + N))
+            row.update(diff=diff, ci=interval, ci_method=method, p=(1 + count) / (1 + N))
     tested = [r for r in out if r["p"] is not None]
     ranked = sorted(range(len(tested)), key=lambda i: tested[i]["p"])
     m, best = len(tested), 0.0
@@ -90,10 +100,11 @@ def test_pairwise_matches_an_independent_reading(seed, n_models):
     got = summary["pairwise"]
     assert [(e["a"], e["b"]) for e in got] == [(e["a"], e["b"]) for e in expected]
     for g, e in zip(got, expected):
-        for key in ("n_groups", "n_cells", "n_groups_excluded"):
+        for key in ("n_groups", "n_cells", "n_groups_excluded", "ci_method"):
             assert g[key] == e[key], key
         if e["p"] is None:
-            assert g["diff"] is g["ci"] is g["p"] is g["p_holm"] is None and g["significant"] is False
+            assert g["diff"] is g["ci"] is g["p"] is g["p_holm"] is g["ci_method"] is None
+            assert g["significant"] is False
             continue
         assert abs(g["diff"] - e["diff"]) <= 1e-4 + 1e-12
         assert all(abs(x - y) <= 1e-4 + 1e-12 for x, y in zip(g["ci"], e["ci"]))
@@ -106,16 +117,55 @@ def test_hand_computed_case():
     # cell 1-1: A 1.0, 0.5 vs B 0.5, 0.5 -> d = [0.5, 0]; cell 1-2: A 0.0 vs B 0.5 -> d = [-0.5];
     # B alone in 2-1 (excluded). diff = mean(0.25, -0.5) = -0.125: A leads the board (0.375 vs
     # 0.3333) yet trails on what both did. Every sign flip gives |stat| in {0.125, 0.375}: p = 1.
-    # Bootstrap: cell 1-1 resamples to 0, 0.25 or 0.5 (1/4, 1/2, 1/4), cell 1-2 is fixed, so the
-    # statistic is -0.25, -0.125 or 0: the 2.5% and 97.5% points are -0.25 and 0.
+    # Bootstrap: cell 1-1 resamples to 0, 0.25 or 0.5 (1/4, 1/2, 1/4); cell 1-2 is the only
+    # singleton (m = 1), so it draws from all G = 3 groups' d_g: -0.5, 0 or 0.5 (1/3 each). The
+    # statistic's extremes, -0.25 and 0.5, have 1/12 each (more than 2.5%): the interval.
     grades = [grade("A", 1, 1, 1, 1.0), grade("A", 1, 1, 2, 0.25), grade("A", 1, 1, 2, 0.75, trial=2),
               grade("A", 1, 2, 1, 0.0),
               grade("B", 1, 1, 1, 0.5), grade("B", 1, 1, 2, 0.5), grade("B", 1, 2, 1, 0.5), grade("B", 2, 1, 1, 0.0)]
     summary = summarize(grades, expected_cells=[(1, 1), (1, 2), (2, 1)])
     assert summary["models"] == ["A", "B"]
     (pair,) = summary["pairwise"]
-    assert pair == {"a": "A", "b": "B", "diff": -0.125, "ci": [-0.25, 0.0], "p": 1.0, "p_holm": 1.0,
-                    "significant": False, "n_groups": 3, "n_cells": 2, "n_groups_excluded": 1}
+    assert pair == {"a": "A", "b": "B", "diff": -0.125, "ci": [-0.25, 0.5], "ci_method": "pooled", "p": 1.0,
+                    "p_holm": 1.0, "significant": False, "n_groups": 3, "n_cells": 2, "n_groups_excluded": 1}
+
+
+def _scores(cells: dict[tuple[int, int], list[float]]) -> dict[tuple[int, int, str], float]:
+    return {(s, t, f"g{i}"): x for (s, t), xs in cells.items() for i, x in enumerate(xs, start=1)}
+
+
+def test_one_group_per_cell_pools_the_cells():
+    # the --limit run of issue 31: every cell holds one shared group, d = [1, 0]; diff = 0.5.
+    # Stratified, each cell would return its own d every time: [0.5, 0.5]. Pooled (m = 2), each
+    # cell draws 1 or 0: the statistic is 0, 0.5 or 1 (1/4, 1/2, 1/4). Sign flips: |stat| = 0.5 always.
+    (pair,) = pairwise({"A": _scores({(1, 1): [1.0], (1, 2): [0.5]}), "B": _scores({(1, 1): [0.0], (1, 2): [0.5]})},
+                       ["A", "B"])
+    assert (pair["diff"], pair["ci"], pair["ci_method"], pair["p"]) == (0.5, [0.0, 1.0], "pooled", 1.0)
+
+
+def test_two_singletons_pool_only_with_each_other():
+    # cell 1-1: d = [0.5, -1.0] (resample mean -1, -0.25, 0.5 at 1/4, 1/2, 1/4); cells 1-2 and 1-3
+    # are singletons, d = -0.5 and 1.0, and draw from those two only (m = 2), never from 1-1's -1.0.
+    # Extremes: (-1 - 0.5 - 0.5) / 3 and (0.5 + 1 + 1) / 3, 1/16 each. Pooling all four d_g would
+    # put (-1 - 1 - 1) / 3 at 1/64 below them.
+    a = _scores({(1, 1): [1.0, 0.0], (1, 2): [0.0], (1, 3): [1.0]})
+    b = _scores({(1, 1): [0.5, 1.0], (1, 2): [0.5], (1, 3): [0.0]})
+    (pair,) = pairwise({"A": a, "B": b}, ["A", "B"])
+    assert (pair["diff"], pair["ci"], pair["ci_method"]) == (0.0833, [-0.6667, 0.8333], "pooled")
+
+
+def test_one_shared_group_has_no_interval():
+    (pair,) = pairwise({"A": _scores({(2, 3): [0.9], (1, 1): [0.2]}), "B": _scores({(2, 3): [0.5]})}, ["A", "B"])
+    assert (pair["diff"], pair["ci"], pair["ci_method"], pair["p"]) == (0.4, [0.4, 0.4], "none", 1.0)
+    assert pair["n_groups"] == 1 and pair["n_groups_excluded"] == 1
+
+
+def test_cells_of_two_or_more_stay_stratified():
+    a = _scores({(1, 1): [1.0, 0.0], (1, 2): [0.5, 0.5]})
+    b = _scores({(1, 1): [0.0, 0.0], (1, 2): [0.5, 0.5]})
+    (pair,) = pairwise({"A": a, "B": b}, ["A", "B"])
+    # 1-1 resamples to 0, 0.5, 1 (1/4, 1/2, 1/4), 1-2 to 0: statistic 0, 0.25, 0.5
+    assert (pair["diff"], pair["ci"], pair["ci_method"]) == (0.25, [0.0, 0.5], "stratified")
 
 
 def test_holm_by_hand():
@@ -130,7 +180,7 @@ def test_identical_models_differ_by_nothing():
             for g in range(1, 4) for k in (1, 2)]
     grades = base + [{**g, "model": "B"} for g in base]
     (pair,) = summarize(grades)["pairwise"]
-    assert pair["diff"] == 0.0 and pair["ci"] == [0.0, 0.0]
+    assert pair["diff"] == 0.0 and pair["ci"] == [0.0, 0.0] and pair["ci_method"] == "stratified"
     assert pair["p"] == 1.0 and pair["p_holm"] == 1.0 and pair["significant"] is False
 
 
@@ -201,3 +251,5 @@ def test_int32_bootstrap_indices_are_specs_draws():
         a, b = np.random.default_rng(seed), np.random.default_rng(seed)
         for n in (1, 2, 3, 12, 13, 40):
             assert (a.integers(0, n, size=(200, n)) == b.integers(0, n, size=(200, n), dtype=np.int32)).all()
+            # a pooled singleton cell's one column, drawn from a pool of another size, in the same stream
+            assert (a.integers(0, n + 4, size=(199, 1)) == b.integers(0, n + 4, size=(199, 1), dtype=np.int32)).all()
