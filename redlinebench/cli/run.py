@@ -271,7 +271,7 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     models = [e.model for e in spec.entrants if e.agent == "llm" and e.model]
     missing = missing_keys(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
     for model, keys in missing.items():
-        click.echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the run would refuse to "
+        click.echo(f"warning: {model} needs {' or '.join(keys)}, which is not set (or empty); the run would refuse to "
                    "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
     if not missing:
         click.echo("credentials: every model and judge has a key (or an explicit endpoint)")

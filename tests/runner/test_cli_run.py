@@ -206,6 +206,38 @@ def test_key_check_can_be_skipped_and_local_endpoints_are_not_checked(tree, tmp_
     check_credentials(["gemini/gemini-3.1-flash-lite"], [], api_base=None, judge_api_base=None)
 
 
+def test_an_empty_key_is_a_missing_key_before_any_call(tree, tmp_path, monkeypatch):
+    """OPENAI_API_KEY= is refused at once (it was sent as a key: 158 s of retries); the dry run says
+    so; --judges heuristic is suggested only when a judge lacks its key."""
+    import time
+
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "  ")
+    start = time.monotonic()
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o", "--source", str(tree), "--judges", "heuristic",
+                                  "--run-dir", str(tmp_path / "r"), "--no-progress"])
+    assert r.exit_code == 2 and "openai/gpt-4o needs OPENAI_API_KEY" in r.output, r.output
+    assert "--judges heuristic" not in r.output and time.monotonic() - start < 5
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges",
+                                  "anthropic/claude-haiku-4-5", "--run-dir", str(tmp_path / "j"), "--no-progress"])
+    assert r.exit_code == 2 and "judge anthropic/claude-haiku-4-5 needs ANTHROPIC_API_KEY" in r.output, r.output
+    assert "--judges heuristic" in r.output and not (tmp_path / "j").exists()
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o", "--source", str(tree), "--judges", "heuristic",
+                                  "--dry-run"])
+    assert "warning: openai/gpt-4o needs OPENAI_API_KEY" in r.output and "every model" not in r.output
+
+
+def test_a_judge_with_its_own_key_variable_is_checked_for_that_variable(monkeypatch):
+    from redlinebench.judge import LiteLLMJudge
+    from redlinebench.runner.preflight import check_credentials
+
+    monkeypatch.setenv("MY_JUDGE_KEY", "")
+    judge = LiteLLMJudge("openai/gpt-4o", api_key_env="MY_JUDGE_KEY")
+    with pytest.raises(Exception, match="judge openai/gpt-4o needs MY_JUDGE_KEY"):
+        check_credentials([], [judge], api_base=None, judge_api_base=None)
+    assert "is not set" in judge.key_hint()
+
+
 def test_unwritable_run_directory_is_a_one_line_error(tree, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
