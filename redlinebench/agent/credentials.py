@@ -28,6 +28,16 @@ def needs_placeholder_key(model: str) -> bool:
     return bool(missing_credentials([model]))
 
 
+def endpoint_params(model: str, api_base: str | None) -> dict[str, str]:
+    """The ``api_base`` / ``api_key`` keyword arguments of a litellm call to ``model`` as the
+    built-in agent sends them: with an explicit endpoint and no provider key set, the placeholder
+    key (the client refuses to send a request without one). For plugin agents:
+    ``litellm.acompletion(model=..., messages=..., **endpoint_params(model, api_base))``."""
+    if not api_base:
+        return {}
+    return {"api_base": api_base, **({"api_key": PLACEHOLDER_KEY} if needs_placeholder_key(model) else {})}
+
+
 def env_key_hint(model: str, *, placeholder_sent: bool = False) -> str:
     """What to set so ``model`` authenticates, in words (names the variables, never a value)."""
     missing = missing_credentials([model]).get(model, [])
