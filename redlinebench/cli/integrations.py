@@ -264,8 +264,12 @@ def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str 
               default=Path("redlinebench-outputs"), show_default=True, help="The folder of outputs (--task-dir).")
 @click.option("--trial", type=click.IntRange(1), help="Save as OUTPUTS/<task_id>/<trial>.docx (several trials).")
 @click.option("--date", "date_text", metavar="ISO", help="Timestamp on every change (reproducible files) [now].")
+@click.option("--restart", is_flag=True,
+              help="Start from the clean document even if the output exists (it is replaced when the work is "
+                   "saved). Without it, an existing output is continued from, so a client that starts one server "
+                   "per call builds on the last call's work.")
 def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, output: Path | None,
-            outputs_dir: Path, trial: int | None, date_text: str | None) -> None:
+            outputs_dir: Path, trial: int | None, date_text: str | None, restart: bool) -> None:
     """Serve the five redlining tools over MCP (stdio) for Claude Code, Codex, Cursor or any MCP client.
 
     \b
@@ -290,7 +294,7 @@ def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, ou
         except ValueError:
             raise ConfigError(f"--date {date_text!r} is not an ISO timestamp (e.g. 2026-01-02T03:04:05Z)") from None
     setup = open_setup(document=document, author=author, task_dir=task_dir, output=output, outputs=outputs_dir,
-                       trial=trial, date=date)
+                       trial=trial, date=date, restart=restart)
     serve_stdio(setup)
 
 
