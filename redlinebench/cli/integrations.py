@@ -244,6 +244,8 @@ def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str 
     click.echo(f"imported {n_files} file(s) for {len(done.scan.found)} task(s) from {folder} as {label!r}")
     for line in done.ignored:
         click.echo(f"  ignored: {line}")
+    for line in done.unusable:
+        click.echo(f"  unusable: {line}")
     if done.missing:
         click.echo(f"  no output (gate failure, reward 0): {', '.join(done.missing)}")
     if done.left_out:
