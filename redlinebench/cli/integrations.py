@@ -276,8 +276,9 @@ def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, ou
 
     \b
     Claude Code:
+      redlinebench tasks export redline-s1-t2-g01a --out tasks
       claude mcp add redline -- \\
-        redlinebench mcp --task-dir benchmark/tasks/<task_id>
+        redlinebench mcp --task-dir tasks/redline-s1-t2-g01a
     .mcp.json:
       {"mcpServers": {"redline": {"command": "redlinebench",
         "args": ["mcp", "--document", "draft.docx", "--author", "Our Counsel"]}}}
@@ -301,21 +302,28 @@ def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, ou
 
 
 @click.command("verify")
-@click.option("--task-dir", type=click.Path(path_type=Path), required=True, help="The task (with tests/rubrics.json).")
+@click.option("--task-dir", type=click.Path(path_type=Path, exists=True, file_okay=False), required=True,
+              help="The task folder (with tests/rubrics.json; `redlinebench tasks export ID --out DIR` writes one).")
 @click.option("--output", type=click.Path(path_type=Path), required=True, help="The agent's redlined .docx.")
-@click.option("--logs", type=click.Path(path_type=Path), default=Path("/logs/verifier"), show_default=True,
-              help="Where reward.txt and grade.json go.")
+@click.option("--logs", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where reward.txt and grade.json go [/logs/verifier inside a Harbor container (when /logs "
+                   "exists), else ./verify-logs/<task folder name>].")
 @click.option("--judges", default="panel", show_default=True, help="Judge spec (panel, heuristic, a,b,c, YAML).")
 @click.option("--model", default=None, help="Model label recorded in grade.json (import harbor fills it in).")
 @click.option("--trial", default=1, show_default=True, type=click.IntRange(min=1),
               help="Trial number recorded in grade.json.")
 @click.option("--judge-api-base", default=None, help="Send every litellm judge to this base URL (a proxy).")
-def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str | None, trial: int,
+def verify_cmd(task_dir: Path, output: Path, logs: Path | None, judges: str, model: str | None, trial: int,
                judge_api_base: str | None) -> None:
     """Grade one output document (the Harbor verifier): writes reward.txt and grade.json."""
     from ..errors import JudgeError
     from ..integrations.harbor import verify
+    from ..integrations.harbor._verify import default_logs
 
+    if logs is None:
+        logs = default_logs(task_dir)
+        if not logs.is_absolute():
+            click.echo(f"logs: {logs} (not inside a Harbor container: /logs does not exist; --logs DIR to choose)")
     outcome = verify(task_dir, output, logs, judges=judges, model=model, trial=trial,
                      judge_api_base=judge_api_base)
     if outcome.reward is None:

@@ -297,3 +297,27 @@ def test_unreadable_messages_get_a_json_rpc_error_and_a_stderr_line(tmp_path):
         proc.wait(timeout=30)
     err = proc.stderr.read()
     assert err.count("redlinebench mcp: received") == 3 and "Traceback" not in err, err
+
+
+def test_the_readme_mcp_commands_run_verbatim_on_a_fresh_checkout(tmp_path):
+    """`redlinebench mcp --task-dir benchmark/tasks/<task_id>` was a shell syntax error, and
+    benchmark/ does not exist in a checkout: `tasks export` writes the folder from any source."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```bash\n(redlinebench tasks export .*?)```", readme, flags=re.S).group(1)
+    env = {**_env(), "HF_HUB_OFFLINE": "1"}
+    env.pop("REDLINEBENCH_BENCHMARK_DIR", None)
+    for line in block.strip().splitlines():
+        argv = shlex.split(line)
+        if argv[:3] == ["claude", "mcp", "add"]:  # what Claude Code would start
+            argv = argv[argv.index("--") + 1:]
+        assert argv[0] == "redlinebench"
+        proc = subprocess.run([sys.executable, "-m", "redlinebench", *argv[1:]], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "tasks" / "redline-s1-t2-g01a" / "tests" / "rubrics.json").is_file()
+    again = subprocess.run([sys.executable, "-m", "redlinebench", "tasks", "export", "redline-s1-t2-g01a", "--out",
+                            "tasks"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert again.returncode == 2 and "already exist" in again.stderr and "--force" in again.stderr
