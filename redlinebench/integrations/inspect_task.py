@@ -28,7 +28,9 @@ try:
     from inspect_ai.solver import Solver, solver
     from inspect_ai._util.error import PrerequisiteError  # what Inspect's CLI prints as one message
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(f"the Inspect AI task needs inspect-ai: pip install 'redlinebench[inspect]' ({exc})") from exc
+    from redlinebench.errors import install_hint
+
+    raise ImportError(f"the Inspect AI task needs inspect-ai: {install_hint('inspect')} ({exc})") from exc
 
 # Absolute imports: ``inspect eval path/to/inspect_task.py@redlinebench`` loads this file as a top-level module.
 from redlinebench import config

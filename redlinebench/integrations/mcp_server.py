@@ -34,13 +34,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, install_hint
 
 SERVER_NAME = "redlinebench"
 PROMPT_NAME = "redline_task"
 RESOURCE_PREFIX = "redlinebench://task/"
-INSTALL_HINT = ('the MCP server needs the official MCP SDK: pip install ".[mcp]" in the redlinebench checkout '
-                "(or pip install 'mcp>=2.3,<3')")
+INSTALL_HINT = f"the MCP server needs the official MCP SDK: {install_hint('mcp')} (or pip install 'mcp>=2.3,<3')"
 
 
 def _sdk() -> tuple[Any, Any]:
