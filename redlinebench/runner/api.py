@@ -140,9 +140,27 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool,
     if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
         raise ConfigError("this directory already holds a run; pass --resume to continue it, "
                           "or choose another --run-dir", path=run_dir)
+    others = _foreign_entries(run_dir)
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise ConfigError(f"this folder holds other files ({shown}); a run writes config.json, trials/ and its "
+                          "reports into its own folder: choose a new or empty --run-dir", path=run_dir)
     if spec is None:
         raise ConfigError("no run specification given")
     return spec, None
+
+
+def _foreign_entries(run_dir: Path) -> list[str]:
+    """What a folder holds besides a run's own beginnings (hidden files, an empty trials/): a new run
+    never writes into a folder of the user's files."""
+    try:
+        entries = sorted(run_dir.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError:
+        return []
+    return [p.name + ("/" if p.is_dir() else "") for p in entries
+            if not p.name.startswith(".") and not (p.name == paths.RunLayout(run_dir).trials.name and p.is_dir())]
 
 
 def spec_changes(given: RunSpec, stored: RunSpec) -> list[tuple[str, Any, Any]]:
@@ -161,10 +179,11 @@ def spec_changes(given: RunSpec, stored: RunSpec) -> list[tuple[str, Any, Any]]:
                 out[prefix + key] = value
         return out
 
-    def same_entrants(d: dict[str, Any]) -> dict[str, Any]:  # a plugin's own label is learnt when it starts
-        return {**d, "entrants": [{k: v for k, v in e.items() if k not in ("label", "name")} for e in d["entrants"]]}
-
-    a, b = flat(same_entrants(given.to_dict())), flat(same_entrants(stored.to_dict()))
+    # a plugin's own label is learnt when the run starts: the same entrant given again has none yet
+    named = {(e.agent, e.model, e.outputs): e.name for e in stored.entrants if e.name}
+    given = given.replace(entrants=tuple(replace(e, name=e.name or named.get((e.agent, e.model, e.outputs)))
+                                         for e in given.entrants))
+    a, b = flat(given.to_dict()), flat(stored.to_dict())
     skip = {"run_id", "source", *RESUMABLE_FIELDS}
     return [(key, b.get(key), a[key]) for key in a if key not in skip and a[key] != b.get(key)]
 

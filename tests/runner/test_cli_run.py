@@ -469,3 +469,19 @@ def test_resume_compares_no_prompt_cache_with_the_stored_run(tree, tmp_path):
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(other), "--no-prompt-cache", "--no-progress"])
     assert r.exit_code == 2 and "--no-prompt-cache: True in the run, False given" in r.output, r.output
+
+
+def test_a_new_run_never_writes_into_a_folder_of_the_users_files(tree, tmp_path):
+    mine = tmp_path / "my-project"
+    mine.mkdir()
+    (mine / "contract-notes.md").write_text("mine")
+    (mine / "src").mkdir()
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
+                                  "--run-dir", str(mine), "--no-progress"])
+    assert r.exit_code == 2 and "this folder holds other files (contract-notes.md, src/)" in r.output, r.output
+    assert sorted(p.name for p in mine.iterdir()) == ["contract-notes.md", "src"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
+                                  "--run-dir", str(empty), "--no-progress"])
+    assert r.exit_code == 0, r.output
