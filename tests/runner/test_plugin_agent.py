@@ -268,3 +268,23 @@ def test_the_example_plugin_runs_against_a_keyless_endpoint_quietly(tmp_path):
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "Give Feedback" not in out + err
+
+
+def test_a_run_whose_trials_all_errored_names_its_judges_and_each_tasks_side(tmp_path):
+    """A failed run said `judges: none` and its errored trials showed side "?"."""
+    import re
+
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    r = CliRunner().invoke(main, ["run", "--agent", "tests.runner._misbehaving_plugin:ReturnsNone", "--source",
+                                  str(tree), "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 1 and "judges: none" not in r.output and "judges: heuristic" in r.output, r.output
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert summary["judge_method"] == "heuristic"
+    assert {e["judge_method"] for e in summary["leaderboard"]} == {"heuristic"}
+    page = (run_dir / "report.html").read_text()
+    assert sorted(re.findall(r"S1 · T\d · ([^<]*)<", page)) == ["A", "B", "B"]
