@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from .. import config
-from ._options import SCENARIO, SIDE, TURN
+from ._options import SCENARIO, SIDE, TURN, tasks_option
 from .tasks import SOURCE_METAVAR
 
 
@@ -114,7 +114,7 @@ def _export_dataset(source: str | None, out: Path) -> Path:
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Directory for the Harbor tasks.")
 @click.option("--source", default=None, metavar=SOURCE_METAVAR,
               help="Task source (default as `run`).")
-@click.option("--task", "task_ids", multiple=True, help="Only these task ids (repeatable).")
+@tasks_option("export")
 @click.option("--scenario", "scenarios", multiple=True, type=int, help="Only these scenarios (repeatable).")
 @click.option("--turn", "turns", multiple=True, type=int, help="Only these turns (repeatable).")
 @click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -131,7 +131,7 @@ def _export_dataset(source: str | None, out: Path) -> Path:
               help="Docker image the Harbor environment is built from: any image with python3 and its venv "
                    "module (e.g. your registry mirror's python:3.11-slim).")
 @click.option("--overwrite", is_flag=True, help="Replace task directories that already exist.")
-def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], scenarios: tuple[int, ...],
+def export_harbor_cmd(out: Path, source: str | None, tasks: str | None, scenarios: tuple[int, ...],
                       turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, wheelhouse: Path | None,
                       judges: str, base_image: str, overwrite: bool) -> None:
     """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`.
@@ -147,6 +147,9 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
 
     if wheel is not None and package_spec is not None:
         raise ConfigError("use either --wheel or --package-spec, not both")
+    task_ids = [t.strip() for t in (tasks or "").split(",") if t.strip()]
+    if tasks is not None and not task_ids:
+        raise ConfigError(f"--tasks {tasks!r} names no task id; leave it out to export every task")
     tasks = load_tasks(source).filter(task_ids or None, scenario=scenarios or None, turn=turns or None)
     if not len(tasks):
         raise ConfigError("no task matches the filters: nothing to export")
@@ -193,7 +196,7 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summ
 @click.option("--label", required=True, metavar="NAME",
               help="Name of the imported system: the model column of the leaderboard and trials/<NAME>/.")
 @click.option("--source", metavar=SOURCE_METAVAR, help="The task set the redlines answer (as `run --source`).")
-@click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to grade (default: all).")
+@tasks_option("grade")
 @click.option("--scenario", type=SCENARIO, help="Only this scenario.")
 @click.option("--turn", type=TURN, help="Only this turn.")
 @click.option("--side", type=SIDE, help="Only tasks of this side: A or B.")

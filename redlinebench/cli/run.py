@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
-from ._options import SCENARIO, SIDE, TURN
+from ._options import SCENARIO, SIDE, TURN, tasks_option
 from .tasks import SOURCE_METAVAR
 
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden")
@@ -293,7 +293,7 @@ def register(main: click.Group) -> None:
                   help="Task tree (a dataset root containing tasks/, or a tasks/ directory), the pinned Hub "
                        "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
                        "./benchmark/, the Hub snapshot, the embedded set (see `redlinebench tasks where`).")
-    @click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to run (default: all).")
+    @tasks_option("run")
     @click.option("--scenario", type=SCENARIO, help="Only this scenario (the public set has 1-3).")
     @click.option("--turn", type=TURN, help="Only this turn (the public set has 1-4).")
     @click.option("--side", type=SIDE, help="Only tasks of this side: A (vendor) or B (customer), either case.")

@@ -174,10 +174,13 @@ def test_demo_on_the_embedded_set_ranks_golden_first_offline(tmp_path):
     push = ["push", "results", str(tmp_path / "demo"), "--model", "golden", "--model-repo", "o/m", "--dry-run"]
     refused = CliRunner().invoke(main, push)
     assert refused.exit_code == 1 and "the run used the embedded synthetic set (recorded as embedded), not crosbylegal/RedlineBench" in refused.output
-    forced = CliRunner().invoke(main, [*push, "--force"])
-    assert forced.exit_code == 0, forced.output
-    [entry] = yaml.safe_load(forced.output.split(".eval_results/redlinebench.yaml\n", 2)[-1])
-    assert "revision" not in entry["dataset"] and "tasks: the embedded synthetic set" in entry["notes"]
+    forced = CliRunner().invoke(main, [*push, "--force"])  # --force cannot make it a score on the Hub dataset
+    assert forced.exit_code == 1 and "even with --force" in forced.output
+    named = CliRunner().invoke(main, [*push, "--force", "--dataset-repo", "me/synthetic"])
+    assert named.exit_code == 0, named.output
+    [entry] = yaml.safe_load(named.output.split(".eval_results/redlinebench.yaml\n", 2)[-1])
+    assert entry["dataset"]["id"] == "me/synthetic" and "revision" not in entry["dataset"]
+    assert "tasks: the embedded synthetic set" in entry["notes"]
 
 
 def test_missing_provider_keys_stop_the_run_before_anything_is_spent(tree, tmp_path):
@@ -485,3 +488,19 @@ def test_a_new_run_never_writes_into_a_folder_of_the_users_files(tree, tmp_path)
     r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
                                   "--run-dir", str(empty), "--no-progress"])
     assert r.exit_code == 0, r.output
+
+
+def test_task_and_tasks_are_one_option_on_run_import_and_export(tree, tmp_path):
+    """`export harbor --task` and `run --tasks` spelled one option two ways; each now takes both."""
+    ids = ["redline-s1-t1-g01a", "redline-s1-t2-g02a"]
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
+                                  "--task", ids[0], "--task", ids[1], "--run-dir", str(tmp_path / "r"),
+                                  "--no-progress"])
+    assert r.exit_code == 0, r.output
+    spec = json.loads((tmp_path / "r" / "config.json").read_text())["spec"]
+    assert spec["filter"]["task_ids"] == ids
+    r = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "h"), "--source", str(tree),
+                                  "--tasks", ",".join(ids), "--package-spec", "redlinebench", "--judges",
+                                  "heuristic"])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in (tmp_path / "h").iterdir() if p.is_dir()) == ids
