@@ -327,4 +327,4 @@ def _embedded(skipped: tuple[str, ...], *, reason: str) -> Source:
             "no benchmark found: " + "; ".join(skipped) + f"; and the embedded set is not built ({folder} is missing)."
             " Give a task tree with --source or $REDLINEBENCH_BENCHMARK_DIR."
         )
-    return _from_dir("embedded", folder, f"embedded synthetic set ({reason})", skipped)
+    return _from_dir("embedded", folder, reason, skipped)  # the label names the set: the reason only says why
