@@ -326,7 +326,7 @@ def test_the_log_records_which_task_set_was_used(tree, tmp_path, monkeypatch):
     data = fallback.eval.metadata["data"]
     embedded = load_tasks("embedded")
     assert data["kind"] == "embedded" and data["fingerprint"] == embedded.fingerprint()
-    assert data["path"] == str(config.embedded_benchmark_dir().resolve()) and "embedded synthetic set" in data["reason"]
+    assert data["path"] == str(config.embedded_benchmark_dir().resolve()) and data["reason"] == "no local tree and no Hub snapshot"
     assert fallback.eval.dataset.name == "redlinebench-embedded"
 
 
