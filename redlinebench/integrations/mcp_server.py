@@ -34,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, install_hint
+from ..errors import ConfigError, DocxError, install_hint
 
 SERVER_NAME = "redlinebench"
 PROMPT_NAME = "redline_task"
@@ -109,7 +109,13 @@ def open_setup(*, document: str | Path | None = None, author: str | None = None,
                   "--restart starts again from the clean document)")
     elif out.exists():
         notice = f"--restart: starting from the clean document; {out} will be replaced when the work is saved"
-    doc = RedlineDocument.open(start, name=source.name)
+    try:
+        doc = RedlineDocument.open(start, name=source.name)
+    except DocxError as exc:
+        if start == source:
+            raise
+        raise ConfigError(f"the redline already saved there cannot be continued from ({exc.problem}); "
+                          "--restart starts from the clean document and replaces it", path=out) from None
     return McpSetup(ToolSession(doc, author, output_path=out, date=date), out, task, notice)
 
 

@@ -261,6 +261,20 @@ def test_one_server_per_call_continues_from_the_saved_work_and_says_so(tmp_path)
     assert {"call 0", "call 1"} <= {c.text for c in RedlineDocument.open(saved).comments}  # nothing saved yet
 
 
+def test_an_output_that_cannot_be_continued_from_says_so_and_restart_replaces_it(tmp_path):
+    contract = str(_turn4_task().contract_path)
+    out = tmp_path / "out.docx"
+    out.write_text("not a word file")
+    args = [sys.executable, *_server_args("--document", contract, "--author", "X", "--output", str(out))]
+    proc = subprocess.run(args, capture_output=True, text=True, env=_env(), cwd=ROOT, stdin=subprocess.DEVNULL,
+                          timeout=60)
+    assert proc.returncode == 2 and "cannot be continued from" in proc.stderr and "--restart" in proc.stderr
+    assert "Traceback" not in proc.stderr and out.read_text() == "not a word file"
+    proc = subprocess.run([*args, "--restart"], capture_output=True, text=True, env=_env(), cwd=ROOT,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 0 and "will be replaced" in proc.stderr, proc.stderr
+
+
 def test_an_unwritable_output_is_refused_at_start(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
