@@ -18,6 +18,12 @@ import re
 from pathlib import Path
 
 
+def install_hint(extra: str) -> str:
+    """How to install an optional extra: from the checkout (redlinebench is not on PyPI, so
+    an install of the package by name from an index cannot work). The one wording every message uses."""
+    return f'pip install ".[{extra}]" in the redlinebench checkout'
+
+
 class RedlineBenchError(Exception):
     """A user-facing error: printed without a traceback by the CLI."""
 

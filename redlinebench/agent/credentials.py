@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from typing import Iterable
+from unittest import mock
 
 #: Sent to an explicit endpoint (``--api-base``, ``--judge-api-base``) when the model's provider key
 #: is not set: local OpenAI-compatible servers rarely check keys, but the client refuses to send a
@@ -12,10 +13,29 @@ from typing import Iterable
 PLACEHOLDER_KEY = "no-key-set"
 
 
+def key_is_set(name: str) -> bool:
+    """Whether the environment variable ``name`` holds a key: set and not blank.
+
+    The one rule for every check (run, ``--dry-run``, judges, ``verify``): ``OPENAI_API_KEY=`` is a
+    missing key, not a key. litellm would send the empty string and the provider answer "missing
+    credentials", after retries, for every trial."""
+    return bool(os.environ.get(name, "").strip())
+
+
 def needs_placeholder_key(model: str) -> bool:
     """Whether ``model`` has no provider key in the environment (so an explicit endpoint gets
     :data:`PLACEHOLDER_KEY`)."""
     return bool(missing_credentials([model]))
+
+
+def endpoint_params(model: str, api_base: str | None) -> dict[str, str]:
+    """The ``api_base`` / ``api_key`` keyword arguments of a litellm call to ``model`` as the
+    built-in agent sends them: with an explicit endpoint and no provider key set, the placeholder
+    key (the client refuses to send a request without one). For plugin agents:
+    ``litellm.acompletion(model=..., messages=..., **endpoint_params(model, api_base))``."""
+    if not api_base:
+        return {}
+    return {"api_base": api_base, **({"api_key": PLACEHOLDER_KEY} if needs_placeholder_key(model) else {})}
 
 
 def env_key_hint(model: str, *, placeholder_sent: bool = False) -> str:
@@ -49,16 +69,18 @@ def missing_credentials(models: Iterable[str]) -> dict[str, list[str]]:
         keys = key_vars(model)
         if keys is None:
             ask.append(model)
-        elif not any(k in os.environ for k in keys):  # set counts, even empty: litellm reads it so
+        elif not any(key_is_set(k) for k in keys):
             missing[model] = keys
     if not ask:
         return missing
     from .._litellm import get_litellm
 
     litellm = get_litellm()
+    filled = {k: v for k, v in os.environ.items() if v.strip()}
     for model in ask:
-        try:
-            report = litellm.validate_environment(model=model)
+        try:  # asked without the blank variables: litellm counts a set one as a key, even empty
+            with mock.patch.dict(os.environ, filled, clear=True):
+                report = litellm.validate_environment(model=model)
         except Exception:  # an unknown provider: litellm will say so itself, with its own message
             continue
         if not report.get("keys_in_environment", True) and report.get("missing_keys"):

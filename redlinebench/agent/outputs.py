@@ -38,6 +38,7 @@ class OutputsScan:
     folder: Path
     found: dict[str, dict[int, Path]] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)     # "name: why", relative to the folder
+    unusable: list[str] = field(default_factory=list)    # matched, but fails the gate: "name: why"
 
     def max_trial(self, task_ids: list[str] | None = None) -> int:
         ids = self.found if task_ids is None else [t for t in task_ids if t in self.found]
@@ -49,23 +50,33 @@ def _trial_number(stem: str) -> int | None:
 
 
 def scan_outputs(folder: str | Path, task_ids: set[str]) -> OutputsScan:
-    """Match the files of ``folder`` to ``task_ids``; anything else is listed as ignored (never read)."""
+    """Match the files of ``folder`` to ``task_ids``; anything else is listed as ignored (never
+    followed when a link). A matched file that cannot be a Word document is listed as unusable
+    (it is still imported: the gate fails it, reward 0, as it would a run's)."""
     root = Path(folder)
     if not root.is_dir():
         raise ConfigError("the folder of outputs does not exist or is not a folder", path=root)
     scan = OutputsScan(root)
     for entry in sorted(root.iterdir(), key=lambda p: p.name):
         name = entry.name
-        if entry.is_dir() and not entry.is_symlink():
+        if entry.is_symlink():
+            scan.ignored.append(f"{name}: a symbolic link, not followed (copy the file itself)")
+        elif entry.is_dir():
+            if name.endswith(SUFFIX) and name[:-len(SUFFIX)] in task_ids:
+                scan.ignored.append(f"{name}/: a folder, not a file (a task's trials go in "
+                                    f"{name[:-len(SUFFIX)]}/<trial>.docx)")
+                continue
             if name not in task_ids:
                 scan.ignored.append(f"{name}/: no task of this id is selected")
                 continue
             for inner in sorted(entry.iterdir(), key=lambda p: p.name):
                 number = _trial_number(inner.name[:-len(SUFFIX)]) if inner.name.endswith(SUFFIX) else None
-                if number is None:
+                if inner.is_symlink():
+                    scan.ignored.append(f"{name}/{inner.name}: a symbolic link, not followed (copy the file itself)")
+                elif number is None or inner.is_dir():
                     scan.ignored.append(f"{name}/{inner.name}: not <trial>.docx (trial 1, 2, ...)")
-                    continue
-                _add(scan, name, number, inner)
+                else:
+                    _add(scan, name, number, inner)
         elif name.endswith(SUFFIX) and name[:-len(SUFFIX)] in task_ids:
             _add(scan, name[:-len(SUFFIX)], 1, entry)
         else:
@@ -74,12 +85,39 @@ def scan_outputs(folder: str | Path, task_ids: set[str]) -> OutputsScan:
     return scan
 
 
+def docx_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be graded as a Word document (empty, too large, not a zip, an unsafe
+    member such as ``..``, broken parts), by the engine's own open: the gate would refuse it alike."""
+    from ..docx.package import Package
+    from ..errors import DocxError
+
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if size == 0:
+        return "an empty file"
+    if size > MAX_OUTPUT_BYTES:
+        return f"larger than {MAX_OUTPUT_BYTES // (1024 * 1024)} MB"
+    try:
+        Package.open(path, name=path.name)
+    except DocxError as exc:
+        return exc.problem
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return None
+
+
 def _add(scan: OutputsScan, task_id: str, trial: int, path: Path) -> None:
     trials = scan.found.setdefault(task_id, {})
     if trial in trials:
         raise ConfigError(f"two outputs for trial {trial} of {task_id}: {trials[trial].relative_to(scan.folder)} "
                           f"and {path.relative_to(scan.folder)}; keep one", path=scan.folder)
     trials[trial] = path
+    why = docx_problem(path)
+    if why:
+        scan.unusable.append(f"{path.relative_to(scan.folder).as_posix()}: {why} (imported; the gate fails it: "
+                             "reward 0)")
 
 
 def output_path(folder: Path, task_id: str, trial: int) -> Path | None:
@@ -139,7 +177,8 @@ class OutputsAgent:
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
         src = output_path(self.folder, task.task_id, trial)
         metrics: dict[str, Any] = {"steps": 0, "tokens_in": None, "tokens_out": None, "cost_usd": None,
-                                   "cost_known": None, "tool_calls": {}, "source": "outputs"}  # no cost: not "unknown"
+                                   "cost_known": None, "tool_calls": {}, "source": "outputs",  # no cost: not "unknown"
+                                   "wall_s": None}  # the copy's time is not the agent's: latency unknown
         with Transcript(workdir / TRANSCRIPT) as log:
             log.write({"type": "start", "task_id": task.task_id, "agent": self.name, "trial": trial})
             if src is None:

@@ -16,3 +16,17 @@ TURN = click.IntRange(1, 99)
 RUN_DIR = click.Path(path_type=Path, file_okay=False, exists=True)
 #: A file to read, an existing one.
 IN_FILE = click.Path(path_type=Path, dir_okay=False, exists=True)
+
+
+def _joined_ids(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+    """Every ``--tasks`` / ``--task`` given, as one comma list (None when none was)."""
+    return ",".join(values) if values else None
+
+
+def tasks_option(what: str) -> "click.decorators.FC":
+    """``--tasks IDS`` and ``--task ID`` as one option everywhere (``run``, ``import outputs``,
+    ``export harbor``): comma-separated, repeatable, either spelling; given to the command as one
+    comma list, or None."""
+    return click.option("--tasks", "--task", "tasks", metavar="IDS", multiple=True, callback=_joined_ids,
+                        help=f"Comma-separated task ids to {what} (--task ID also works, repeatable) "
+                             "[default: all].")

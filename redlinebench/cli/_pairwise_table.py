@@ -38,6 +38,23 @@ def pairwise_rows(summary: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+def uncompared_lines(pairs: list[Mapping[str, Any]]) -> list[str]:
+    """The pairs that share no scored group, in one or two lines instead of a table row each (a run
+    where some models have no scores at all had about 150 rows of "no shared groups")."""
+    none = [p for p in pairs if p.get("diff") is None]
+    if not none:
+        return []
+    compared = {m for p in pairs if p.get("diff") is not None for m in (p["a"], p["b"])}
+    alone = list(dict.fromkeys(m for p in none for m in (p["a"], p["b"]) if m not in compared))
+    lines = []
+    if alone:
+        lines.append(f"not compared (no scored input group shared with any other model): {', '.join(alone)}")
+    rest = [f"{p['a']} vs {p['b']}" for p in none if p["a"] in compared and p["b"] in compared]
+    if rest:
+        lines.append(f"not compared (no shared groups): {'; '.join(rest)}")
+    return lines
+
+
 def coverage_notes(summary: Mapping[str, Any]) -> list[str]:
     """One line per pair compared on part of what either model did (a filtered or partial run)."""
     return [f"{p['a']} vs {p['b']}: compared on the {p['n_groups']} input group(s) in {p['n_cells']} cell(s) both "
@@ -85,7 +102,8 @@ def print_pairwise(summary: Mapping[str, Any], console: Any) -> None:
 
     if console.width > 100:  # logs and pipes get a wide console for the leaderboard; this table fits 80-100
         console = Console(width=100, file=console.file, no_color=console.no_color)
-    rows = pairwise_rows(summary)
+    pairs = summary.get("pairwise") or []
+    rows = pairwise_rows({**summary, "pairwise": [p for p in pairs if p.get("diff") is not None]})
     if rows:
         # the title as a line of its own: a table title wraps to the table, narrow with short names
         print_message(console, "paired comparison (SPEC §6.1): first model minus second, in points")
@@ -104,5 +122,5 @@ def print_pairwise(summary: Mapping[str, Any], console: Any) -> None:
         print_message(console, "better / worse: the first model against the second, significant after Holm's "
                       "adjustment for the number of pairs; not distinguishable: the data do not tell them apart. "
                       "The 95% CI is per pair, not adjusted; under it, how it was drawn: " + CI_METHODS + ".")
-    for line in [*coverage_notes(summary), *power_lines(summary)]:
+    for line in [*uncompared_lines(pairs), *coverage_notes(summary), *power_lines(summary)]:
         print_message(console, line)

@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from .._termtable import echo
+
 from ..errors import ConfigError
 from ._options import SCENARIO
 from .tasks import SOURCE_METAVAR
@@ -79,19 +81,19 @@ def _dry_run(spec: Any) -> None:
     from .run import _usd
 
     plan = dry_run(spec)
-    click.echo(f"plan: {len(plan['players'])} players x {len(plan['scenarios'])} scenario(s) "
-               f"({', '.join(map(str, plan['scenarios']))}) x 2 seat orders x {plan['trials']} trial(s) = "
-               f"{plan['games']} games, at most {plan['max_moves']} moves ({plan['max_turns']} per game)")
-    click.echo(f"players: {', '.join(plan['players'])}")
-    click.echo(f"judges: {spec.judges}; deal judge calls: at most {plan['deal_judge_calls_max']}")
+    echo(f"plan: {len(plan['players'])} players x {len(plan['scenarios'])} scenario(s) "
+         f"({', '.join(map(str, plan['scenarios']))}) x 2 seat orders x {plan['trials']} trial(s) = "
+         f"{plan['games']} games, at most {plan['max_moves']} moves ({plan['max_turns']} per game)")
+    echo(f"players: {', '.join(plan['players'])}")
+    echo(f"judges: {spec.judges}; deal judge calls: at most {plan['deal_judge_calls_max']}")
     cols = (Col("role", "left"), Col("name", "left", shrink=True, min_width=14), Col("calls"),
             Col("tokens in", short="in"), Col("tokens out", short="out"), Col("cost USD", short="USD"))
     rows = [[r["role"], r["name"], f"{r['calls']:,}", f"{r['tokens_in']:,}", f"{r['tokens_out']:,}",
              "unknown price" if r["cost_usd"] is None else _usd(r["cost_usd"])] for r in plan["rows"]]
     print_fitted(Console(), cols, rows, title="estimate: every game played to --max-turns (an upper bound)")
     total = plan["cost_usd"]
-    click.echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
-                            else f"at most about ${_usd(total)} (deal judging not priced)"))
+    echo("total: " + ("unknown (a model has no price in litellm's table)" if total is None
+                      else f"at most about ${_usd(total)} (deal judging not priced)"))
     from ..runner.api import create_judge_list
     from ..runner.preflight import missing_keys
 
@@ -99,9 +101,9 @@ def _dry_run(spec: Any) -> None:
     missing = missing_keys(models, create_judge_list(spec.run_spec()), api_base=spec.api_base,
                            judge_api_base=spec.judge_api_base)
     for model, keys in missing.items():
-        click.echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the tournament would refuse to "
-                   "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
-    click.echo("nothing was run (--dry-run)")
+        echo(f"warning: {model} needs {' or '.join(keys)}, which is not set (or empty); the tournament would refuse to "
+             "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
+    echo("nothing was run (--dry-run)")
 
 
 def game_line() -> Any:
@@ -118,23 +120,23 @@ def game_line() -> Any:
             what = f"forfeit by the {game['forfeit_by']} seat ({game[game['forfeit_by']]}) at move {game['moves']}"
         else:
             what = f"no deal after {game['moves']} moves"
-        click.echo(f"[{count[0]}] {plan.game_id}: {what}", err=True)
+        echo(f"[{count[0]}] {plan.game_id}: {what}", err=True)
 
     return show
 
 
 def finish(result: Any, console: Any) -> None:
     print_table(result.summary, console)
-    click.echo(f"tournament folder: {Path(result.run_dir).resolve()}")
+    echo(f"tournament folder: {Path(result.run_dir).resolve()}")
     if result.report:
-        click.echo(f"page: {Path(result.report).resolve()}")
+        echo(f"page: {Path(result.report).resolve()}")
     left = result.summary.get("not_finished") or []
     if left:
         for row in left[:10]:
             lines = str(row.get("error") or "").strip().splitlines()
-            click.echo(f"  not finished: {row['game_id']}: {lines[-1] if lines else 'not played'}")
-        click.echo(f"error: {len(left)} game(s) not finished; fix the cause, then continue with "
-                   f"`redlinebench arena --resume --run-dir {result.run_dir}`", err=True)
+            echo(f"  not finished: {row['game_id']}: {lines[-1] if lines else 'not played'}")
+        echo(f"error: {len(left)} game(s) not finished; fix the cause, then continue with "
+             f"`redlinebench arena --resume --run-dir {result.run_dir}`", err=True)
         raise SystemExit(1)
 
 
@@ -222,8 +224,8 @@ def register(main: click.Group) -> None:
             result = play(spec, run_dir, resume=opts["resume"], check_keys=not opts["skip_key_check"],
                           on_game=None if opts["no_progress"] else game_line())
         except KeyboardInterrupt:
-            click.echo(f"interrupted: finished moves are saved in {run_dir}; continue with "
-                       f"`redlinebench arena --resume --run-dir {run_dir}`", err=True)
+            echo(f"interrupted: finished moves are saved in {run_dir}; continue with "
+                 f"`redlinebench arena --resume --run-dir {run_dir}`", err=True)
             raise SystemExit(130)
         finish(result, Console())
 

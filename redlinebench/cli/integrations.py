@@ -11,7 +11,7 @@ import click
 from .._termtable import echo
 
 from .. import config
-from ._options import SCENARIO, SIDE, TURN
+from ._options import SCENARIO, SIDE, TURN, tasks_option
 from .tasks import SOURCE_METAVAR
 
 
@@ -115,7 +115,7 @@ def _export_dataset(source: str | None, out: Path) -> Path:
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="Directory for the Harbor tasks.")
 @click.option("--source", default=None, metavar=SOURCE_METAVAR,
               help="Task source (default as `run`).")
-@click.option("--task", "task_ids", multiple=True, help="Only these task ids (repeatable).")
+@tasks_option("export")
 @click.option("--scenario", "scenarios", multiple=True, type=int, help="Only these scenarios (repeatable).")
 @click.option("--turn", "turns", multiple=True, type=int, help="Only these turns (repeatable).")
 @click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -132,7 +132,7 @@ def _export_dataset(source: str | None, out: Path) -> Path:
               help="Docker image the Harbor environment is built from: any image with python3 and its venv "
                    "module (e.g. your registry mirror's python:3.11-slim).")
 @click.option("--overwrite", is_flag=True, help="Replace task directories that already exist.")
-def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], scenarios: tuple[int, ...],
+def export_harbor_cmd(out: Path, source: str | None, tasks: str | None, scenarios: tuple[int, ...],
                       turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, wheelhouse: Path | None,
                       judges: str, base_image: str, overwrite: bool) -> None:
     """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`.
@@ -148,6 +148,9 @@ def export_harbor_cmd(out: Path, source: str | None, task_ids: tuple[str, ...], 
 
     if wheel is not None and package_spec is not None:
         raise ConfigError("use either --wheel or --package-spec, not both")
+    task_ids = [t.strip() for t in (tasks or "").split(",") if t.strip()]
+    if tasks is not None and not task_ids:
+        raise ConfigError(f"--tasks {tasks!r} names no task id; leave it out to export every task")
     tasks = load_tasks(source).filter(task_ids or None, scenario=scenarios or None, turn=turns or None)
     if not len(tasks):
         raise ConfigError("no task matches the filters: nothing to export")
@@ -194,7 +197,7 @@ def import_harbor_cmd(jobs_dir: Path, run_dir: Path, source: str | None, no_summ
 @click.option("--label", required=True, metavar="NAME",
               help="Name of the imported system: the model column of the leaderboard and trials/<NAME>/.")
 @click.option("--source", metavar=SOURCE_METAVAR, help="The task set the redlines answer (as `run --source`).")
-@click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to grade (default: all).")
+@tasks_option("grade")
 @click.option("--scenario", type=SCENARIO, help="Only this scenario.")
 @click.option("--turn", type=TURN, help="Only this turn.")
 @click.option("--side", type=SIDE, help="Only tasks of this side: A or B.")
@@ -245,6 +248,8 @@ def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str 
     echo(f"imported {n_files} file(s) for {len(done.scan.found)} task(s) from {folder} as {label!r}")
     for line in done.ignored:
         echo(f"  ignored: {line}")
+    for line in done.unusable:
+        echo(f"  unusable: {line}")
     if done.missing:
         echo(f"  no output (gate failure, reward 0): {', '.join(done.missing)}")
     if done.left_out:
@@ -265,14 +270,19 @@ def import_outputs_cmd(folder: Path, label: str, source: str | None, tasks: str 
               default=Path("redlinebench-outputs"), show_default=True, help="The folder of outputs (--task-dir).")
 @click.option("--trial", type=click.IntRange(1), help="Save as OUTPUTS/<task_id>/<trial>.docx (several trials).")
 @click.option("--date", "date_text", metavar="ISO", help="Timestamp on every change (reproducible files) [now].")
+@click.option("--restart", is_flag=True,
+              help="Start from the clean document even if the output exists (it is replaced when the work is "
+                   "saved). Without it, an existing output is continued from, so a client that starts one server "
+                   "per call builds on the last call's work.")
 def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, output: Path | None,
-            outputs_dir: Path, trial: int | None, date_text: str | None) -> None:
+            outputs_dir: Path, trial: int | None, date_text: str | None, restart: bool) -> None:
     """Serve the five redlining tools over MCP (stdio) for Claude Code, Codex, Cursor or any MCP client.
 
     \b
     Claude Code:
+      redlinebench tasks export redline-s1-t2-g01a --out tasks
       claude mcp add redline -- \\
-        redlinebench mcp --task-dir benchmark/tasks/<task_id>
+        redlinebench mcp --task-dir tasks/redline-s1-t2-g01a
     .mcp.json:
       {"mcpServers": {"redline": {"command": "redlinebench",
         "args": ["mcp", "--document", "draft.docx", "--author", "Our Counsel"]}}}
@@ -291,26 +301,33 @@ def mcp_cmd(document: Path | None, author: str | None, task_dir: Path | None, ou
         except ValueError:
             raise ConfigError(f"--date {date_text!r} is not an ISO timestamp (e.g. 2026-01-02T03:04:05Z)") from None
     setup = open_setup(document=document, author=author, task_dir=task_dir, output=output, outputs=outputs_dir,
-                       trial=trial, date=date)
+                       trial=trial, date=date, restart=restart)
     serve_stdio(setup)
 
 
 @click.command("verify")
-@click.option("--task-dir", type=click.Path(path_type=Path), required=True, help="The task (with tests/rubrics.json).")
+@click.option("--task-dir", type=click.Path(path_type=Path, exists=True, file_okay=False), required=True,
+              help="The task folder (with tests/rubrics.json; `redlinebench tasks export ID --out DIR` writes one).")
 @click.option("--output", type=click.Path(path_type=Path), required=True, help="The agent's redlined .docx.")
-@click.option("--logs", type=click.Path(path_type=Path), default=Path("/logs/verifier"), show_default=True,
-              help="Where reward.txt and grade.json go.")
+@click.option("--logs", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where reward.txt and grade.json go [/logs/verifier inside a Harbor container (when /logs "
+                   "exists), else ./verify-logs/<task folder name>].")
 @click.option("--judges", default="panel", show_default=True, help="Judge spec (panel, heuristic, a,b,c, YAML).")
 @click.option("--model", default=None, help="Model label recorded in grade.json (import harbor fills it in).")
 @click.option("--trial", default=1, show_default=True, type=click.IntRange(min=1),
               help="Trial number recorded in grade.json.")
 @click.option("--judge-api-base", default=None, help="Send every litellm judge to this base URL (a proxy).")
-def verify_cmd(task_dir: Path, output: Path, logs: Path, judges: str, model: str | None, trial: int,
+def verify_cmd(task_dir: Path, output: Path, logs: Path | None, judges: str, model: str | None, trial: int,
                judge_api_base: str | None) -> None:
     """Grade one output document (the Harbor verifier): writes reward.txt and grade.json."""
     from ..errors import JudgeError
     from ..integrations.harbor import verify
+    from ..integrations.harbor._verify import default_logs
 
+    if logs is None:
+        logs = default_logs(task_dir)
+        if not logs.is_absolute():
+            echo(f"logs: {logs} (not inside a Harbor container: /logs does not exist; --logs DIR to choose)")
     outcome = verify(task_dir, output, logs, judges=judges, model=model, trial=trial,
                      judge_api_base=judge_api_base)
     if outcome.reward is None:

@@ -38,7 +38,7 @@ def report_cmd(run_dir: Path, output: Path | None, pack: bool | None, open_page:
 
     if (run_dir / "arena_summary.json").is_file():
         path = Path(write_arena_report(run_dir, output))
-        click.echo(f"arena report: {shown_path(path)}")
+        echo(f"arena report: {shown_path(path)}")
         if open_page:
             open_in_browser(path)
         return
@@ -67,10 +67,11 @@ def open_in_browser(page: Path) -> bool:
 
 @click.command("compare")
 @click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=Path("compare.html"),
-              show_default=True, help="Where to write the dashboard.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Where to write the dashboard [compare.html beside the first run, e.g. runs/compare.html; "
+                   "not the working folder].")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in the default web browser.")
-def compare_cmd(run_dirs: tuple[Path, ...], output: Path, open_page: bool) -> None:
+def compare_cmd(run_dirs: tuple[Path, ...], output: Path | None, open_page: bool) -> None:
     """Compare the models of one or more runs in one self-contained HTML dashboard.
 
     Leaderboard with confidence intervals, scenario x turn heatmap per model, per-rubric pass heatmap
@@ -82,7 +83,10 @@ def compare_cmd(run_dirs: tuple[Path, ...], output: Path, open_page: bool) -> No
 
     for run_dir in run_dirs:
         refuse_folder_of_runs(run_dir, "compare")
+    if output is None:  # with the runs it compares (runs/), not wherever the shell happens to be
+        output = Path(run_dirs[0]).resolve().parent / "compare.html"
+    replaced = output.exists()
     path = Path(write_comparison(list(run_dirs), output))
-    echo(f"comparison: {shown_path(path)}")
+    echo(f"comparison: {shown_path(path)}" + (" (replaced the previous one)" if replaced else ""))
     if open_page:
         open_in_browser(path)

@@ -10,7 +10,7 @@ import click
 from .._termtable import echo
 
 from ..errors import ConfigError
-from ._options import SCENARIO, SIDE, TURN
+from ._options import SCENARIO, SIDE, TURN, tasks_option
 from .tasks import SOURCE_METAVAR
 
 AGENT_CHOICES = ("llm", "noop", "accept-all", "golden", "playbook")
@@ -274,7 +274,7 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
     models = [e.model for e in spec.entrants if e.agent == "llm" and e.model]
     missing = missing_keys(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
     for model, keys in missing.items():
-        echo(f"warning: {model} needs {' or '.join(keys)}, which is not set; the run would refuse to "
+        echo(f"warning: {model} needs {' or '.join(keys)}, which is not set (or empty); the run would refuse to "
              "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
     if not missing:
         echo("credentials: every model and judge has a key (or an explicit endpoint)")
@@ -296,7 +296,7 @@ def register(main: click.Group) -> None:
                   help="Task tree (a dataset root containing tasks/, or a tasks/ directory), the pinned Hub "
                        "snapshot, or the embedded synthetic set. Default: $REDLINEBENCH_BENCHMARK_DIR, "
                        "./benchmark/, the Hub snapshot, the embedded set (see `redlinebench tasks where`).")
-    @click.option("--tasks", "tasks", metavar="IDS", help="Comma-separated task ids to run (default: all).")
+    @tasks_option("run")
     @click.option("--scenario", type=SCENARIO, help="Only this scenario (the public set has 1-3).")
     @click.option("--turn", type=TURN, help="Only this turn (the public set has 1-4).")
     @click.option("--side", type=SIDE, help="Only tasks of this side: A (vendor) or B (customer), either case.")

@@ -44,12 +44,15 @@ def runs_cmd(folder: Path | None, as_json: bool) -> None:
             raise RedlineBenchError("no such folder; `redlinebench run` and `redlinebench demo` write their runs "
                                     "there when started from this folder, or name another: `redlinebench runs "
                                     "FOLDER`", path=folder)
+    from ..runner.history import is_foreign
+
     runs = list_runs(folder)
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in runs], indent=2, ensure_ascii=False))
         return
-    if not runs:
-        echo(f"no runs in {folder} (start one with `redlinebench demo`)")
+    if all(is_foreign(r) for r in runs):  # a folder of the user's own folders: no run, nothing broken
+        held = f" (its {len(runs)} folder(s) hold no run)" if runs else ""
+        echo(f"no runs in {_shown(folder)}{held}; start one with `redlinebench demo`")
         return
     _print_runs(folder, runs)
     newest = next((r for r in runs if r.status != "unreadable"), None)

@@ -96,9 +96,7 @@ def list_cmd(source, scenario, turn, side, input_group, variant, as_json) -> Non
 @json_option
 def show_cmd(task_id, source, chars, as_json) -> None:
     """Metadata, instruction excerpt and rubrics of one task."""
-    from ..tasks import load_tasks
-
-    task = load_tasks(source).get(task_id)
+    task = _typed_task(source, task_id)
     if as_json:
         _echo_json(
             {
@@ -168,6 +166,42 @@ def _rubric_line(r: Any, columns: int | None) -> str:
     if columns is None or len(line) < columns:
         return line
     return f"  {r.weight:>3}  {r.id}  {r.category}\n{wrap_text(' ' * 12 + r.criteria, columns)}"
+
+
+def _typed_task(source: str | None, task_id: str) -> Any:
+    """The task a user typed the id of: an unknown id is a typed mistake (exit 2), naming close ones."""
+    from ..errors import TaskError
+    from ..tasks import load_tasks
+
+    try:
+        return load_tasks(source).get(task_id)
+    except TaskError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+@tasks_group.command("export")
+@click.argument("task_ids", nargs=-1, required=True, metavar="ID...")
+@source_option
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="Folder to write OUT/<task_id>/ into (created if needed).")
+@click.option("--force", is_flag=True, help="Replace an OUT/<task_id>/ that already exists.")
+def export_tasks_cmd(task_ids, source, out, force) -> None:
+    """Write task folders (task.toml, instruction, contract, rubrics) for `verify` and `mcp --task-dir`.
+
+    \b
+    Example:
+      redlinebench tasks export redline-s1-t2-g01a --out tasks
+      redlinebench mcp --task-dir tasks/redline-s1-t2-g01a
+    """
+    from ..tasks import load_tasks
+    from ..tasks._export import export_task_folders
+
+    written = export_task_folders(load_tasks(source), list(task_ids), out, force=force)
+    for folder in written:
+        echo(f"wrote {folder}")
+    first = written[0]
+    echo(f"next: redlinebench mcp --task-dir {first}   or   redlinebench verify --task-dir {first} "
+         "--output REDLINE.docx --judges heuristic")
 
 
 @tasks_group.command("validate")

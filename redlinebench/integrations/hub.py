@@ -617,6 +617,11 @@ def plan_results_push(
     results = load_results(target)
     entry = pick_entry(results.summary, model)
     problems = publish_problems(results, entry, dataset_id=dataset_id)
+    synthetic = synthetic_source(results) if dataset_id == config.HUB_DATASET_ID else None
+    if synthetic:  # not a caveat --force can accept: the file would name a dataset the score was not measured on
+        raise HubError(f"the run used {synthetic}, not {dataset_id}: a result on it cannot name {dataset_id}, "
+                       "even with --force (or --dry-run); pass --dataset-repo ORG/NAME of a dataset holding these "
+                       "tasks (`redlinebench push dataset --repo ORG/NAME` publishes them)")
     if problems and not force:
         raise HubError("refusing to publish: " + "; ".join(problems) + " (use --force to publish anyway)")
     new = build_entry(results, entry, dataset_id=dataset_id, revision=revision, source_url=source_url,

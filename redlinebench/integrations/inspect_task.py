@@ -28,11 +28,13 @@ try:
     from inspect_ai.solver import Solver, solver
     from inspect_ai._util.error import PrerequisiteError  # what Inspect's CLI prints as one message
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(f"the Inspect AI task needs inspect-ai: pip install 'redlinebench[inspect]' ({exc})") from exc
+    from redlinebench.errors import install_hint
+
+    raise ImportError(f"the Inspect AI task needs inspect-ai: {install_hint('inspect')} ({exc})") from exc
 
 # Absolute imports: ``inspect eval path/to/inspect_task.py@redlinebench`` loads this file as a top-level module.
 from redlinebench import config
-from redlinebench.errors import ConfigError
+from redlinebench.errors import ConfigError, RedlineBenchError
 from redlinebench.integrations.inspect_scorer import (DEFAULT_JUDGES, grades_of, judge_spec_items, metric_value,
                                                       redline_score_fn, summary_row, unbound_role_message)
 from redlinebench.integrations.inspect_solver import baseline_solver, redline_agent_solver
@@ -315,12 +317,31 @@ class GridDataset(MemoryDataset):
         return self._selected(super().filter(predicate, name), "Inspect's --sample-id")
 
 
-class JudgeRoleUnbound(ConfigError, PrerequisiteError):
-    """No model bound to the judges' Inspect role: Inspect prints this without a traceback."""
+class TaskArgumentError(ConfigError, PrerequisiteError):
+    """A task argument that cannot work (``-T judges=heuristc``, ``-T scenario=7``): Inspect's CLI
+    prints a PrerequisiteError as its one message and exits non-zero, as our CLI would."""
 
     def __init__(self, message: str) -> None:
         ConfigError.__init__(self, message)
         self.message = message
+
+
+class JudgeRoleUnbound(TaskArgumentError):
+    """No model bound to the judges' Inspect role."""
+
+
+def check_judge_spec(judges: str) -> None:
+    """A redlinebench judge spec (not role:/inspect:) built and its models routed now, while the task
+    is built: a typo is one line then, not an error per sample after every agent episode."""
+    items = judge_spec_items(judges)
+    if any(i.startswith(("role:", "inspect:")) for i in items):
+        return
+    from redlinebench.judge import create_judges
+    from redlinebench.runner.preflight import check_routable
+
+    panel = create_judges(judges)
+    check_routable((j.model, getattr(j, "api_base", None)) for j in panel
+                   if getattr(j, "method", "llm") == "llm" and getattr(j, "model", None))
 
 
 def check_roles_bound(judges: str) -> None:
@@ -377,10 +398,16 @@ def redlinebench(
             Default: a new ``inspect-outputs/<random id>/`` in the redlinebench cache directory
             ($REDLINEBENCH_CACHE, else ~/.cache/redlinebench).
     """
-    if trials < 1:
-        raise ConfigError(f"trials must be >= 1, got {trials}")
-    check_roles_bound(judges)
-    taskset, chosen = select_tasks(source, task_ids, scenario, turn, side, limit)
+    try:
+        if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+            raise ConfigError(f"trials must be an integer >= 1, got {trials!r}")
+        check_judge_spec(judges)
+        check_roles_bound(judges)
+        taskset, chosen = select_tasks(source, task_ids, scenario, turn, side, limit)
+    except TaskArgumentError:
+        raise
+    except RedlineBenchError as exc:  # the CLI's one line, through Inspect's own front door
+        raise TaskArgumentError(f"redlinebench: {exc}") from None
     name, location = dataset_label(taskset)
     grid = grid_record(chosen)
     if not grid["complete"]:

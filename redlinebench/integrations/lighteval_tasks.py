@@ -39,7 +39,9 @@ from typing import Any
 try:
     from lighteval.tasks.lighteval_task import LightevalTaskConfig
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(f"the lighteval task needs lighteval: pip install 'redlinebench[lighteval]' ({exc})") from exc
+    from redlinebench.errors import install_hint
+
+    raise ImportError(f"the lighteval task needs lighteval: {install_hint('lighteval')} ({exc})") from exc
 
 from redlinebench import config
 from redlinebench.errors import ConfigError

@@ -13,7 +13,15 @@ saved where ``import outputs`` looks for it (``<outputs>/<task_id>.docx``).
 
 ``end_session`` saves the redline; if the client disconnects without it after changing the
 document, the document as it stands is saved on exit (as a run grades an episode that hit its
-step limit).
+step limit). Nothing is overwritten without a word: when the output already exists the server
+continues from it (and says so on stderr), so a client that starts one server process per call
+(the MCP Inspector's CLI) builds on the previous call's saved work; ``restart=True``
+(``--restart``) starts again from the clean document and says the output will be replaced. An
+output that cannot be written is refused at start, not at ``end_session``.
+
+A line on stdin that is not JSON, or not a JSON-RPC 2.0 message (a JSON array, no ``jsonrpc``),
+gets a JSON-RPC error reply (-32700 parse error, -32600 invalid request) and a line on stderr;
+an unknown prompt or resource is an invalid-params error (-32602), never a traceback.
 
 Requires the optional extra ``mcp`` (``pip install ".[mcp]"`` in the checkout).
 """
@@ -25,13 +33,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, DocxError, install_hint
 
 SERVER_NAME = "redlinebench"
 PROMPT_NAME = "redline_task"
 RESOURCE_PREFIX = "redlinebench://task/"
-INSTALL_HINT = ('the MCP server needs the official MCP SDK: pip install ".[mcp]" in the redlinebench checkout '
-                "(or pip install 'mcp>=2.3,<3')")
+INSTALL_HINT = f"the MCP server needs the official MCP SDK: {install_hint('mcp')} (or pip install 'mcp>=2.3,<3')"
 
 
 def _sdk() -> tuple[Any, Any]:
@@ -50,6 +57,7 @@ class McpSetup:
     session: Any                  # redlinebench.tools.ToolSession
     output: Path                  # where the redline is saved
     task: Any | None = None       # redlinebench.tasks.Task
+    notice: str | None = None     # what happened to an existing output (printed on stderr at start)
 
 
 def default_output(task: Any | None, document: Path | None, *, outputs: Path, trial: int | None) -> Path:
@@ -63,8 +71,11 @@ def default_output(task: Any | None, document: Path | None, *, outputs: Path, tr
 
 def open_setup(*, document: str | Path | None = None, author: str | None = None, task_dir: str | Path | None = None,
                output: str | Path | None = None, outputs: str | Path = "redlinebench-outputs",
-               trial: int | None = None, date: datetime | None = None) -> McpSetup:
-    """Open the document (or the task's contract) in a ToolSession; a bad argument is a ConfigError."""
+               trial: int | None = None, date: datetime | None = None, restart: bool = False) -> McpSetup:
+    """Open the document (or the task's contract) in a ToolSession; a bad argument is a ConfigError.
+
+    An existing output is continued from (``restart``: replaced, from the clean document); either
+    way :attr:`McpSetup.notice` says so. An output that cannot be written is refused here."""
     from ..docx import RedlineDocument
     from ..tools import ToolSession
 
@@ -85,12 +96,43 @@ def open_setup(*, document: str | Path | None = None, author: str | None = None,
             raise ConfigError("--author is required with --document (the tracked-change author of every edit)")
     else:
         raise ConfigError("give --document FILE --author NAME, or --task-dir DIR")
-    doc = RedlineDocument.open(source, name=source.name)
     out = Path(output) if output is not None else default_output(task, source, outputs=Path(outputs), trial=trial)
     if out.resolve() == source.resolve():
         raise ConfigError("--output would overwrite the input document; name another file", path=out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return McpSetup(ToolSession(doc, author, output_path=out, date=date), out, task)
+    _check_writable(out)
+    notice = None
+    start = source
+    if out.exists() and not restart:
+        start = out
+        notice = (f"continuing from the redline already saved at {out} (its edits and comments are kept; "
+                  "--restart starts again from the clean document)")
+    elif out.exists():
+        notice = f"--restart: starting from the clean document; {out} will be replaced when the work is saved"
+    try:
+        doc = RedlineDocument.open(start, name=source.name)
+    except DocxError as exc:
+        if start == source:
+            raise
+        raise ConfigError(f"the redline already saved there cannot be continued from ({exc.problem}); "
+                          "--restart starts from the clean document and replaces it", path=out) from None
+    return McpSetup(ToolSession(doc, author, output_path=out, date=date), out, task, notice)
+
+
+def _check_writable(out: Path) -> None:
+    """Refuse an output that cannot be written now, not after the client's work (at ``end_session``)."""
+    import os
+    import tempfile
+
+    if out.is_dir():
+        raise ConfigError("--output is a folder; name a .docx file", path=out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=".redlinebench-probe-"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"cannot write the output here: {exc.strerror or exc}", path=out) from None
+    if out.exists() and not os.access(out, os.W_OK):
+        raise ConfigError("cannot write the output: the file is read-only", path=out)
 
 
 def build_server(setup: McpSetup) -> Any:
@@ -126,7 +168,7 @@ def build_server(setup: McpSetup) -> Any:
             from ..agent import kickoff_message, system_prompt
 
             if params.name != PROMPT_NAME:
-                raise ValueError(f"no prompt named {params.name!r}; the prompt is {PROMPT_NAME!r}")
+                raise _invalid_params(f"no prompt named {params.name!r}; the prompt is {PROMPT_NAME!r}")
             text = system_prompt(task) + "\n\n" + kickoff_message(task)
             return types.GetPromptResult(description=task.task_id, messages=[
                 types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
@@ -139,7 +181,7 @@ def build_server(setup: McpSetup) -> Any:
         async def read_resource(ctx: Any, params: Any) -> Any:
             uri = str(params.uri)
             if uri not in documents:
-                raise ValueError(f"no resource {uri!r}; see resources/list")
+                raise _invalid_params(f"no resource {uri!r}; see resources/list")
             return types.ReadResourceResult(contents=[
                 types.TextResourceContents(uri=uri, mime_type="text/markdown", text=documents[uri][2])])
 
@@ -149,6 +191,33 @@ def build_server(setup: McpSetup) -> Any:
                     "propose_edits, add_comment, mark_reserved, end_session. Call end_session when done: "
                     f"it saves the redline ({setup.output.name}).")
     return Server(SERVER_NAME, version=__version__, instructions=instructions, **handlers)
+
+
+def _invalid_params(message: str) -> Exception:
+    """An MCP error the client receives as JSON-RPC -32602 (no traceback on the server's stderr)."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    return MCPError(INVALID_PARAMS, message)
+
+
+def bad_message_reply(exc: Exception) -> tuple[Any, str]:
+    """The JSON-RPC error reply to a stdin line the SDK could not read as a message, and the
+    stderr line: -32700 for text that is not JSON, -32600 for JSON that is not a JSON-RPC 2.0
+    message (an array, no ``jsonrpc``); the request's id when it can be told, else null."""
+    import mcp_types as types
+
+    errors = exc.errors() if hasattr(exc, "errors") else []
+    if any(e.get("type") == "json_invalid" for e in errors) or not errors:
+        code, what = types.PARSE_ERROR, "a line that is not JSON"
+    else:
+        code, what = types.INVALID_REQUEST, "JSON that is not a JSON-RPC 2.0 message (an object with jsonrpc \"2.0\")"
+    ids = [e["input"]["id"] for e in errors if isinstance(e.get("input"), dict)
+           and isinstance(e["input"].get("id"), (str, int)) and not isinstance(e["input"].get("id"), bool)]
+    message = f"received {what}; ignored"
+    reply = types.JSONRPCError(jsonrpc="2.0", id=ids[0] if ids else None,
+                               error=types.ErrorData(code=code, message=message))
+    return reply, f"redlinebench mcp: {message} (JSON-RPC error {code} sent)"
 
 
 def _task_resources(task: Any) -> dict[str, tuple[str, str, str]]:
@@ -167,9 +236,29 @@ def serve_stdio(setup: McpSetup) -> None:
     server = build_server(setup)
     from mcp.server.stdio import stdio_server
 
+    from mcp.shared.message import SessionMessage
+
+    if setup.notice:
+        print(f"redlinebench mcp: {setup.notice}", file=sys.stderr, flush=True)
+
     async def main() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            inbox, server_read = anyio.create_memory_object_stream(0)
+
+            async def relay() -> None:  # the SDK drops unreadable lines silently: each gets a reply here
+                async with inbox:
+                    async for item in read:
+                        if isinstance(item, Exception):
+                            reply, line = bad_message_reply(item)
+                            print(line, file=sys.stderr, flush=True)
+                            await write.send(SessionMessage(reply))
+                        else:
+                            await inbox.send(item)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(relay)
+                await server.run(server_read, write, server.create_initialization_options())
+                tg.cancel_scope.cancel()
 
     try:
         anyio.run(main)

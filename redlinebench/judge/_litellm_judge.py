@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._litellm import cache_markers, cache_usage, get_litellm, reply_usage, valid_cost
-from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, needs_placeholder_key
+from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, key_is_set, needs_placeholder_key
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
 from .._retry import classify, retries_allowed, retry_delay, status_of, unreachable_message
 from .._throttle import slot
@@ -88,7 +88,8 @@ class LiteLLMJudge:
         self.name = name or self.model
         self.api_base = api_base
         self.api_key_env = api_key_env
-        self._api_key = api_key if api_key is not None else (os.environ.get(api_key_env) if api_key_env else None)
+        self._api_key = api_key if api_key is not None else (
+            os.environ[api_key_env].strip() if api_key_env and key_is_set(api_key_env) else None)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.json_mode = bool(json_mode)
@@ -115,7 +116,7 @@ class LiteLLMJudge:
     def key_hint(self) -> str:
         """Which environment variable holds (or should hold) this judge's key, in words."""
         if self.api_key_env:
-            state = "is set but was rejected" if os.environ.get(self.api_key_env) else "is not set"
+            state = "is set but was rejected" if key_is_set(self.api_key_env) else "is not set (or empty)"
             return f"{self.api_key_env} {state}"
         if self._api_key:
             return "the api_key in the judge config was rejected"

@@ -502,6 +502,7 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_f
             golden = None
         golden_dom = slug_id("golden", task_id)
         author = _author(first, task)
+        side = first.side or getattr(task, "side", None)  # an errored trial has no grade to say it
         # the golden is the attorney's version of this same turn: its edits carry the task author too
         gold = render_path(golden, colours=colours, dom=golden_dom + "-d", focus_author=author, label="Attorney golden redline",
                            cache=cache,
@@ -514,7 +515,7 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_f
             rewards.append(el("span", el("bdi", model), ": ", el("b", score100(mean(vals))), class_="small",
                               title=f"mean reward over {len(vals)} scored trial(s)"))
         facts = [("Scenario", f"{first.scenario or '—'}" + (f" · {task.scenario_label}" if getattr(task, "scenario_label", None) else "")),
-                 ("Turn", first.turn or "—"), ("Side", SIDE_NAMES.get(first.side or "", first.side or "—"))]
+                 ("Turn", first.turn or "—"), ("Side", SIDE_NAMES.get(side or "", side or "—"))]
         if task is not None:
             facts += [("For", str(task.represented_party)), ("Against", str(task.counterparty))]
         facts += [("Input group", first.input_group or "—"), ("Variant", (first.grade or {}).get("variant") or "—"),
@@ -527,7 +528,7 @@ def _task_details(run: RunData, tasks: Mapping[str, Any], packer: Packer, link_f
                                      cache) for t in trials]
         blocks.append(el("details",
                          el("summary", el("span", task_id, class_="tid"),
-                            el("span", f"S{first.scenario} · T{first.turn} · {first.side or '?'}", class_="muted small"),
+                            el("span", f"S{first.scenario} · T{first.turn} · {side or '—'}", class_="muted small"),
                             *rewards),
                          el("div", meta, brief,
                             el("details", el("summary", "Attorney golden redline"), packer(gold.html) if gold.ok else gold.html,

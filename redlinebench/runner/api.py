@@ -139,9 +139,27 @@ def open_run(spec: RunSpec | None, run_dir: Path, *, resume: bool,
     if layout.config.exists() or (layout.trials.exists() and any(layout.trials.iterdir())):
         raise ConfigError("this directory already holds a run; pass --resume to continue it, "
                           "or choose another --run-dir", path=run_dir)
+    others = _foreign_entries(run_dir)
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise ConfigError(f"this folder holds other files ({shown}); a run writes config.json, trials/ and its "
+                          "reports into its own folder: choose a new or empty --run-dir", path=run_dir)
     if spec is None:
         raise ConfigError("no run specification given")
     return spec, None
+
+
+def _foreign_entries(run_dir: Path) -> list[str]:
+    """What a folder holds besides a run's own beginnings (hidden files, an empty trials/): a new run
+    never writes into a folder of the user's files."""
+    try:
+        entries = sorted(run_dir.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError:
+        return []
+    return [p.name + ("/" if p.is_dir() else "") for p in entries
+            if not p.name.startswith(".") and not (p.name == paths.RunLayout(run_dir).trials.name and p.is_dir())]
 
 
 def spec_changes(given: RunSpec, stored: RunSpec) -> list[tuple[str, Any, Any]]:
@@ -160,6 +178,10 @@ def spec_changes(given: RunSpec, stored: RunSpec) -> list[tuple[str, Any, Any]]:
                 out[prefix + key] = value
         return out
 
+    # a plugin's own label is learnt when the run starts: the same entrant given again has none yet
+    named = {(e.agent, e.model, e.outputs): e.name for e in stored.entrants if e.name}
+    given = given.replace(entrants=tuple(replace(e, name=e.name or named.get((e.agent, e.model, e.outputs)))
+                                         for e in given.entrants))
     a, b = flat(given.to_dict()), flat(stored.to_dict())
     skip = {"run_id", "source", *RESUMABLE_FIELDS}
     return [(key, b.get(key), a[key]) for key in a if key not in skip and a[key] != b.get(key)]
@@ -244,7 +266,7 @@ async def arun(
     judge_list = judges if judges is not None else create_judge_list(spec)
     if stored is None and check_keys:  # a typo or a missing key, told before the tasks load and litellm imports
         _check_models(spec, judge_list, injected_agents=injected)
-    agents, plugins = build_plugin_agents(spec, agents, stored)  # a plugin that does not load stops us here
+    spec, agents, plugins = build_plugin_agents(spec, agents, stored)  # a plugin that does not load stops us here
     taskset, tasks = load_selected_tasks(spec, taskset)
     config = build_config(spec, taskset, tasks, judge_names(judge_list), run_dir)
     if stored is not None:
@@ -278,22 +300,31 @@ async def arun(
         release_lock(lock)
 
 
-def build_plugin_agents(spec: RunSpec, agents: dict[str, Any] | None,
-                        stored: dict[str, Any] | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def build_plugin_agents(spec: RunSpec, agents: dict[str, Any] | None, stored: dict[str, Any] | None
+                        ) -> tuple[RunSpec, dict[str, Any] | None, dict[str, Any]]:
     """Load every plugin entrant (and the outputs agent) before anything runs, so a plugin that does
-    not import is one ConfigError, not a run of errored trials. Returns the agents (given ones
-    kept) and config.json's ``plugins``: per label, the import path, distribution and version
-    (``--resume`` warns when the installed version is not the one the run started with)."""
+    not import is one ConfigError, not a run of errored trials. Returns the spec (a new run's plugin
+    entrants named by their agent's own ``label``, when it is a distinct non-empty string), the agents
+    (given ones kept) and config.json's ``plugins``: per label, the import path, distribution and
+    version (``--resume`` warns when the installed version is not the one the run started with)."""
     from ..agent.plugins import load_plugin
     from .scheduler import make_agent
 
     given = dict(agents or {})
     records: dict[str, Any] = {}
     before = (stored or {}).get("plugins") if isinstance((stored or {}).get("plugins"), dict) else {}
-    for e in spec.entrants:
+    entrants = list(spec.entrants)
+    for i, e in enumerate(spec.entrants):
         if e.is_plugin and e.label not in given:  # an injected agent object is the caller's, not loaded here
-            records[e.label] = record = load_plugin(e.agent).record()
             old = before.get(e.label) if isinstance(before.get(e.label), dict) else None
+            try:
+                record = load_plugin(e.agent).record()
+            except ConfigError as exc:
+                if old is None:
+                    raise
+                raise ConfigError(f"{exc}; the run started with {_provided_by(old)}: install it again to "
+                                  "resume") from None
+            records[e.label] = record
             if old is not None and old.get("version") != record["version"]:
                 warn(f"agent {e.agent!r} is {record['distribution']} {record['version']} now; the run "
                      f"started with {old.get('version')}: the trials left are run with the new version")
@@ -301,8 +332,22 @@ def build_plugin_agents(spec: RunSpec, agents: dict[str, Any] | None,
             elif old is not None:
                 records[e.label] = old
         if (e.is_plugin or e.outputs is not None) and e.label not in given:
-            given[e.label] = make_agent(e, spec)
-    return (given or None), records
+            agent = make_agent(e, spec)
+            own = getattr(agent, "label", None)
+            taken = {x.label for x in entrants} | set(given)
+            if stored is None and e.is_plugin and isinstance(own, str) and own.strip() and own.strip() not in taken:
+                entrants[i] = replace(e, name=own.strip())
+                if e.label in records:
+                    records[entrants[i].label] = records.pop(e.label)
+            given[entrants[i].label] = agent
+    return spec.replace(entrants=tuple(entrants)), (given or None), records
+
+
+def _provided_by(record: dict[str, Any]) -> str:
+    """Where a recorded plugin came from, in words: ``mypkg 0.1.0 (mypkg.agent:make)``."""
+    dist = record.get("distribution")
+    what = f"{dist} {record.get('version')}" if dist else "a module outside any installed distribution"
+    return f"{what} ({record.get('target') or record.get('agent')})"
 
 
 async def _execute(spec: RunSpec, layout: paths.RunLayout, tasks: list[Any], judge_list: list[Any],

@@ -111,6 +111,15 @@ def write_summary(layout: paths.RunLayout, spec: RunSpec, tasks: list[Any], stat
     grades, missing, n_files = collect_grades(layout, spec, tasks, judges)
     summary = dict(summarize(grades)) if grades else {"n_trials": 0, "n_models": 0, "models": [],
                                                       "judge_method": None, "leaderboard": [], "pairwise": []}
+    if judges:  # trials that errored before any judge saw them say "none": the run's judges are still these
+        from ..judge import judge_method
+
+        configured = judge_method(judges)
+        if summary.get("judge_method") in (None, "none"):
+            summary["judge_method"] = configured
+        for entry in summary.get("leaderboard") or []:
+            if entry.get("judge_method") in (None, "none"):
+                entry["judge_method"] = configured
     summary["judge_calls"] = audit_section([layout.audit], grades)  # each judge call once, resumes included
     summary["run"] = {
         "run_id": spec.run_id,

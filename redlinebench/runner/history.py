@@ -70,6 +70,10 @@ class RunInfo:
                 "n_unjudged": self.n_unjudged, "stopped": self.stopped}
 
 
+#: ``RunInfo.error`` of a folder without config.json.
+NOT_A_RUN = "no config.json: not a run folder"
+
+
 def list_runs(folder: Path) -> list[RunInfo]:
     """Every folder inside ``folder`` (hidden ones aside), newest first, unreadable ones last; or
     ``folder`` alone when it is itself a run."""
@@ -82,6 +86,11 @@ def list_runs(folder: Path) -> list[RunInfo]:
     return readable + [r for r in found if r.status == "unreadable"]
 
 
+def is_foreign(info: RunInfo) -> bool:
+    """A folder with nothing of a run (no config.json, no trials/, no runs inside): a user's ``src/``."""
+    return info.error == NOT_A_RUN and not (info.path / "trials").is_dir()
+
+
 def read_run(run_dir: Path) -> RunInfo:
     """What ``run_dir`` holds, from its config.json and metrics_summary.json (never raises)."""
     run_dir = Path(run_dir)
@@ -92,7 +101,7 @@ def read_run(run_dir: Path) -> RunInfo:
         if inside:  # runs kept in subfolders (runs/exp1/<run>)
             return RunInfo(run_dir, name, "unreadable", error=f"a folder of {inside} run(s), not a run: "
                                                               f"`redlinebench runs {run_dir}` lists them")
-        return RunInfo(run_dir, name, "unreadable", error="no config.json: not a run folder")
+        return RunInfo(run_dir, name, "unreadable", error=NOT_A_RUN)
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
         if not isinstance(config, dict):

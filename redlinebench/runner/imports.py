@@ -33,6 +33,20 @@ class OutputsImport:
     def ignored(self) -> list[str]:
         return self.scan.ignored
 
+    @property
+    def unusable(self) -> list[str]:
+        """Matched files that cannot be a Word document (imported; the gate fails them)."""
+        return self.scan.unusable
+
+    @property
+    def ok(self) -> bool:
+        """As :attr:`RunResult.ok`: every trial finished and graded."""
+        return self.run.ok
+
+    def problems(self) -> list[str]:
+        """The run's problems, then each unusable file."""
+        return [*self.run.problems(), *(f"unusable output {u}" for u in self.unusable)]
+
 
 def outputs_spec(folder: str | Path, label: str, *, source: str | None = None,
                  filter: TaskFilter | None = None, judges: str = "panel", partial: bool = False,

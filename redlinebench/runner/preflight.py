@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..agent.credentials import missing_credentials
+from ..agent.credentials import key_is_set, missing_credentials
 from ..errors import ConfigError
 
 
@@ -45,14 +45,62 @@ def check_routable(models: Iterable[tuple[str, str | None]]) -> None:
                           "OpenAI-compatible server)")
 
 
+def _judge_models(judges: Iterable[Any], judge_api_base: str | None) -> tuple[list[str], dict[str, list[str]]]:
+    """The judges' model strings whose provider key is checked, and ``{model: [its api_key_env]}``
+    for judges that name their own variable and find it unset (or blank)."""
+    if judge_api_base:
+        return [], {}
+    models: list[str] = []
+    own: dict[str, list[str]] = {}
+    for j in judges:
+        model = getattr(j, "model", None)
+        if not model or getattr(j, "api_base", None) or getattr(j, "_api_key", None):
+            continue
+        env = getattr(j, "api_key_env", None)
+        if env:
+            if not key_is_set(env):
+                own[model] = [env]
+        else:
+            models.append(model)
+    return models, own
+
+
 def missing_keys(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
                  judge_api_base: str | None) -> dict[str, list[str]]:
     """``{model: [env vars, any one of which would do]}`` for every model and judge without a key
-    (those sent to an explicit endpoint are not checked: local servers often need none)."""
-    wanted = [] if api_base else [m for m in agent_models if m]
-    if not judge_api_base:
-        wanted += [j.model for j in judges if getattr(j, "model", None) and not getattr(j, "api_base", None)]
-    return missing_credentials(wanted)
+    (those sent to an explicit endpoint are not checked: local servers often need none). A
+    variable set to nothing is a missing key (:func:`~redlinebench.agent.credentials.key_is_set`)."""
+    agents, judging = _missing_split(agent_models, judges, api_base=api_base, judge_api_base=judge_api_base)
+    return {**agents, **judging}
+
+
+def _missing_split(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
+                   judge_api_base: str | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """:func:`missing_keys` as (the models under test's, the judges')."""
+    agents = [] if api_base else [m for m in agent_models if m]
+    judge_models, own = _judge_models(judges, judge_api_base)
+    found = missing_credentials([*agents, *judge_models])
+    return ({m: k for m, k in found.items() if m in agents},
+            {**{m: k for m, k in found.items() if m in judge_models}, **own})
+
+
+def missing_key_message(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
+                        judge_api_base: str | None) -> str | None:
+    """One line naming every model and judge without credentials and what to do, or None.
+
+    ``--judges heuristic`` is suggested only when a judge lacks its key: it cannot help the
+    model under test."""
+    agents, judging = _missing_split(list(agent_models), list(judges), api_base=api_base,
+                                     judge_api_base=judge_api_base)
+    if not agents and not judging:
+        return None
+    parts = [f"{m} needs {' or '.join(keys)}" for m, keys in agents.items()]
+    parts += [f"judge {m} needs {' or '.join(keys)}" for m, keys in judging.items() if m not in agents]
+    ways = ["set them in the environment (an empty variable is no key)"]
+    if judging:
+        ways.append("use the offline heuristic judge (--judges heuristic; judges=\"heuristic\" in Python)")
+    ways.append("skip this check if your provider authenticates another way (--skip-key-check; check_keys=False)")
+    return f"missing provider credentials: {'; '.join(parts)}. To fix: {', or '.join(ways)}"
 
 
 def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api_base: str | None,
@@ -62,10 +110,6 @@ def check_credentials(agent_models: Iterable[str], judges: Iterable[Any], *, api
     Models sent to an explicit endpoint (``--api-base`` / ``--judge-api-base`` or a judge's own
     ``api_base``) are not checked: local servers often need no key.
     """
-    missing = missing_keys(agent_models, judges, api_base=api_base, judge_api_base=judge_api_base)
-    if missing:
-        lines = "; ".join(f"{m} needs {' or '.join(keys)}" for m, keys in missing.items())
-        raise ConfigError(f"missing provider credentials: {lines}. Set them in the environment, use the "
-                          "offline heuristic judge (--judges heuristic; judges=\"heuristic\" in Python), or skip "
-                          "this check if your provider authenticates another way (--skip-key-check; "
-                          "check_keys=False)")
+    message = missing_key_message(agent_models, judges, api_base=api_base, judge_api_base=judge_api_base)
+    if message:
+        raise ConfigError(message)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import os
 import time
 import traceback
@@ -397,6 +398,44 @@ def _trial_cost(tdir: Path) -> float:
         return 0.0
 
 
+def _one_line(exc: BaseException) -> str:
+    """``Type: message`` on one line, with the frame that raised it (file:line)."""
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}{': ' + text if text else ''}{where}"
+
+
+def _quiet_litellm() -> None:
+    """A plugin that imported litellm itself gets it quiet too (litellm prints a "Give Feedback"
+    banner on every failed call): set once litellm is loaded, without importing it for a plugin
+    that does not use it."""
+    import sys
+
+    litellm = sys.modules.get("litellm")
+    if litellm is not None and not getattr(litellm, "suppress_debug_info", True):
+        litellm.suppress_debug_info = True
+
+
+async def _episode_of(agent: Agent, task: Any, staging: Path, key: TrialKey) -> Episode:
+    """The agent's episode, or an errored one saying in one line what a plugin did wrong: a
+    ``run()`` that is not ``async`` or returns something other than an :class:`Episode`."""
+    if key.entrant.is_plugin:
+        _quiet_litellm()
+    result = agent.run(task, staging, trial=key.trial)
+    name = key.entrant.agent
+    if not inspect.isawaitable(result):
+        return Episode("errored", "agent_contract", {},
+                       error=f"agent {name!r}: run() must be a coroutine (async def run(...)) returning an "
+                             f"Episode; it returned {type(result).__name__} synchronously")
+    episode = await result
+    if not isinstance(episode, Episode):
+        return Episode("errored", "agent_contract", {},
+                       error=f"agent {name!r}: run() returned {type(episode).__name__}, not an Episode "
+                             "(return ep.episode() from open_episode, or an Episode)")
+    return episode
+
+
 async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> dict[str, Any]:
     """Run one episode in a staging directory, write metrics.json there, publish the directory."""
     task = key.task
@@ -406,13 +445,17 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> di
     started = time.time()
     t0 = time.perf_counter()
     try:
-        episode = await agent.run(task, staging, trial=key.trial)
+        episode = await _episode_of(agent, task, staging, key)
     except asyncio.CancelledError:
         raise
     except RedlineBenchError as exc:   # e.g. an input .docx that cannot be opened
         episode = Episode("errored", "input_error", {}, error=str(exc))
-    except Exception:  # a bug in one trial is recorded with its traceback; the run goes on
-        episode = Episode("errored", "exception", {}, error=traceback.format_exc(limit=12))
+    except Exception as exc:  # a bug in one trial is recorded with its traceback; the run goes on
+        if key.entrant.is_plugin:  # someone else's code: one line saying where, the traceback beside it
+            episode = Episode("errored", "exception", {"traceback": traceback.format_exc(limit=12)},
+                              error=f"agent {key.entrant.agent!r}: run() raised {_one_line(exc)}")
+        else:
+            episode = Episode("errored", "exception", {}, error=traceback.format_exc(limit=12))
     metrics = {**metrics_record(task_id=task.task_id, model=key.label, agent=key.entrant.agent, trial=key.trial,
                                 status=episode.status, end_reason=episode.end_reason,
                                 started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),

@@ -34,6 +34,8 @@ class Entrant:
     agent: str
     model: str | None = None
     outputs: str | None = None
+    #: A plugin agent's own ``label`` (taken when the run starts, recorded so ``--resume`` keeps it).
+    name: str | None = None
 
     @property
     def is_plugin(self) -> bool:
@@ -42,9 +44,11 @@ class Entrant:
     @property
     def label(self) -> str:
         """The ``model`` column of grades: the model string, the baseline's name, the imported
-        folder's label, or a plugin's name (with its model: ``name/model``)."""
+        folder's label, or a plugin's own ``label`` (else its name, with its model: ``name/model``)."""
         if self.agent in ("llm", OUTPUTS):
             return self.model  # type: ignore[return-value]
+        if self.is_plugin and self.name:
+            return self.name
         if self.is_plugin and self.model:
             return f"{self.agent}/{self.model}"
         return self.agent
@@ -53,6 +57,8 @@ class Entrant:
         d: dict[str, Any] = {"agent": self.agent, "model": self.model, "label": self.label}
         if self.outputs is not None:
             d["outputs"] = self.outputs
+        if self.name is not None:
+            d["name"] = self.name
         return d
 
 
@@ -289,7 +295,8 @@ class RunSpec:
         try:
             f = data.get("filter") or {}
             return cls(
-                entrants=tuple(Entrant(e["agent"], e.get("model"), e.get("outputs")) for e in data["entrants"]),
+                entrants=tuple(Entrant(e["agent"], e.get("model"), e.get("outputs"), e.get("name"))
+                               for e in data["entrants"]),
                 source=data.get("source"),
                 filter=TaskFilter(tuple(f.get("task_ids") or ()), f.get("scenario"), f.get("turn"), f.get("side"),
                                   f.get("limit")),

@@ -132,7 +132,7 @@ def _from_dir(kind: SourceKind, directory: Path, reason: str, skipped: tuple[str
     if kind != "embedded" and is_embedded_dir(root):
         # the shipped synthetic set named by its path (as `redlinebench demo` does) is still the
         # synthetic set: record it so, or a run of it could pass for a run of some real task tree
-        kind, reason = "embedded", f"{reason}: the embedded synthetic set"
+        kind, reason = "embedded", f"{reason}; the package's own copy"  # the label names the set
     return Source(kind=kind, path=root, reason=reason, tasks_dir=tasks, skipped=skipped)
 
 
@@ -327,4 +327,4 @@ def _embedded(skipped: tuple[str, ...], *, reason: str) -> Source:
             "no benchmark found: " + "; ".join(skipped) + f"; and the embedded set is not built ({folder} is missing)."
             " Give a task tree with --source or $REDLINEBENCH_BENCHMARK_DIR."
         )
-    return _from_dir("embedded", folder, f"embedded synthetic set ({reason})", skipped)
+    return _from_dir("embedded", folder, reason, skipped)  # the label names the set: the reason only says why

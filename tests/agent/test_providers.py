@@ -43,9 +43,11 @@ def test_the_key_table_says_what_litellm_says(provider, monkeypatch):
     report = litellm.validate_environment(model=model)
     assert not report["keys_in_environment"] and report["missing_keys"] == key_vars(model)
     assert missing_credentials([model]) == {model: key_vars(model)}
-    for var in key_vars(model):  # any one of them will do, even empty (litellm reads it so)
+    for var in key_vars(model):  # any one of them will do; an empty one is no key (litellm would send "")
         monkeypatch.setenv(var, "")
         assert litellm.validate_environment(model=model)["keys_in_environment"]
+        assert missing_credentials([model]) == {model: key_vars(model)}
+        monkeypatch.setenv(var, "k-123456")
         assert missing_credentials([model]) == {}
         monkeypatch.delenv(var)
 

@@ -107,3 +107,36 @@ def test_the_licence_is_an_spdx_expression(installed):
         headers = z.read(meta).decode().split("\n\n", 1)[0].splitlines()
     assert "License-Expression: Apache-2.0" in headers
     assert not any(h.startswith("License:") for h in headers)
+
+
+def test_extras_with_inspect_pin_boto3_inside_aiobotocores_botocore_range():
+    """`pip install .` takes the newest boto3; `pip install ".[dev]"` afterwards walked back 34
+    aiobotocore and 20 boto3 releases (inspect-ai -> s3fs -> aiobotocore pins botocore to a few
+    patches). Measured in a throwaway venv holding boto3 1.44.8: 38 s and 20 boto3 versions tried
+    without the pin, 15 s and one with it."""
+    import tomllib
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    base = {Requirement(r).name: Requirement(r) for r in project["dependencies"]}
+    for extra, reqs in project["optional-dependencies"].items():
+        parsed = {Requirement(r).name: Requirement(r) for r in reqs}
+        if "inspect-ai" not in parsed:
+            continue
+        boto3, aiobotocore = parsed.get("boto3"), parsed.get("aiobotocore")
+        assert boto3 is not None and aiobotocore is not None, extra
+        assert any(s.operator == "<" for s in boto3.specifier) and any(s.operator == "<" for s in aiobotocore.specifier)
+        allowed = [v for v in ("1.43.115", "1.43.116", "1.43.117", "1.43.118", "1.44.8") if v in boto3.specifier]
+        assert allowed, extra
+        try:
+            botocore = next(Requirement(r) for r in metadata.requires("aiobotocore") or []
+                            if Requirement(r).name == "botocore")
+            litellm = next(Requirement(r) for r in metadata.requires("litellm") or []
+                           if Requirement(r).name == "boto3" and not Requirement(r).marker)
+        except (metadata.PackageNotFoundError, StopIteration):
+            continue
+        if metadata.version("aiobotocore") in aiobotocore.specifier:  # boto3 x.y.z needs botocore x.y.z
+            assert all(v in botocore.specifier and v in litellm.specifier for v in allowed), (extra, allowed)
+    assert "boto3" not in base  # the pin is the extras' business: a base install stays unconstrained

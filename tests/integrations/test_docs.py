@@ -36,3 +36,13 @@ def test_the_default_inspect_output_dir_is_documented():
     for where in ("`$REDLINEBENCH_CACHE`", "`~/.cache/redlinebench`", "`-T output_dir=DIR`",
                   '`redlinebench(output_dir="DIR")`'):
         assert where in doc
+
+
+def test_no_message_of_the_package_names_an_install_from_pypi():
+    """`pip install 'redlinebench[lighteval]'` was printed by the lighteval and Inspect tasks."""
+    from redlinebench.errors import install_hint
+
+    hits = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in sorted((ROOT / "redlinebench").rglob("*.py"))
+            for m in re.finditer(r"pip install\s+[\"']?redlinebench\[[^\n]*", p.read_text(encoding="utf-8"))]
+    assert hits == []
+    assert install_hint("lighteval") == 'pip install ".[lighteval]" in the redlinebench checkout'

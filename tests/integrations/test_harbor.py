@@ -618,7 +618,7 @@ def test_verify_treats_hostile_output_as_a_gate_failure_and_bad_tasks_as_one_lin
     assert (logs / "reward.txt").read_text() == "0.000000\n"
     res = CliRunner().invoke(main, ["verify", "--task-dir", str(tmp_path / "nope"), "--output", str(garbage),
                                     "--logs", str(logs)])
-    assert res.exit_code == 1 and res.output.startswith("error: ") and "task directory not found" in res.output
+    assert res.exit_code == 2 and res.output.startswith("error: ") and "does not exist" in res.output  # typed
     (task_dir / "tests" / "rubrics.json").write_text("{broken")
     res = CliRunner().invoke(main, ["verify", "--task-dir", str(task_dir), "--output", str(garbage),
                                     "--logs", str(logs), "--judges", "heuristic"])

@@ -159,7 +159,6 @@ def test_a_pr_the_library_skipped_as_empty_is_reported_as_unchanged(tmp_path, fa
         ({"statuses": ("graded", "judging_incomplete")}, "incomplete judging"),
         ({"rows": [_row(grid_complete=False, missing_cells=["3-4"])]}, "cells missing: 3-4"),
         ({"rows": [_row(n_tasks=12)]}, "12 of the 140 tasks"),
-        ({"run_config": _runner_config([_row()], kind="embedded")}, "the embedded synthetic set (recorded as embedded)"),
         ({"run_config": _runner_config([_row()], n_tasks=20)}, "covers 20 of the 140 tasks"),
         ({"run_config": {**_runner_config([_row()]), "spec": {"filter": {"scenario": [1]}}}}, "task filter or limit"),
     ],
@@ -203,18 +202,27 @@ def test_the_synthetic_set_under_a_path_is_refused_and_forced_claims_no_hub_revi
     (tmp_path / "synth" / "benchmark.json").write_text(json.dumps({"name": "redlinebench-synthetic"}))
     data, needle = _synthetic_case(case, tmp_path)
     run = _run_dir(tmp_path, [_row()], run_config=_runner_config([_row()], revision=None, **data))
-    with pytest.raises(HubError, match="refusing to publish") as err:
-        hub.plan_results_push(run, model_repo="org/m")
-    assert needle in str(err.value) and f"not {config.HUB_DATASET_ID}" in str(err.value)
+    for force in (False, True):  # a forced result (and its dry run) named the Hub dataset it was not measured on
+        with pytest.raises(HubError, match="even with --force") as err:
+            hub.plan_results_push(run, model_repo="org/m", force=force)
+        assert needle in str(err.value) and f"not {config.HUB_DATASET_ID}" in str(err.value)
+        assert "--dataset-repo ORG/NAME" in str(err.value)
     # another dataset id is the caller's own claim: the synthetic set may be published under it
-    assert hub.plan_results_push(run, model_repo="org/m", dataset_id="org/synthetic")[1] == []
-    plan, problems = hub.plan_results_push(run, model_repo="org/m", force=True)
-    assert any(needle in p for p in problems)
+    plan, problems = hub.plan_results_push(run, model_repo="org/m", dataset_id="org/synthetic")
+    assert problems == []
     from huggingface_hub import parse_eval_result_entries
 
     [entry] = parse_eval_result_entries(yaml.safe_load(plan.files[hub.RESULTS_PATH]))
-    assert entry.dataset_id == config.HUB_DATASET_ID and entry.dataset_revision is None
+    assert entry.dataset_id == "org/synthetic" and entry.dataset_revision is None
     assert f"tasks: {needle.split(' (')[0]}" in entry.notes and "not a Hub revision" in entry.notes
+
+
+def test_a_dry_run_of_an_embedded_heuristic_run_names_no_hub_dataset(tmp_path):
+    run = _run_dir(tmp_path, [_row()], method="heuristic", judges=["heuristic"],
+                   run_config=_runner_config([_row()], kind="embedded"))
+    res = _invoke("push", "results", str(run), "--model-repo", "org/model", "--dry-run", "--force")
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert f"dataset: {config.HUB_DATASET_ID}" not in res.output and "--dataset-repo ORG/NAME" in res.output
 
 
 def test_only_a_hub_source_puts_a_revision_in_the_yaml(tmp_path):

@@ -326,7 +326,7 @@ def test_the_log_records_which_task_set_was_used(tree, tmp_path, monkeypatch):
     data = fallback.eval.metadata["data"]
     embedded = load_tasks("embedded")
     assert data["kind"] == "embedded" and data["fingerprint"] == embedded.fingerprint()
-    assert data["path"] == str(config.embedded_benchmark_dir().resolve()) and "embedded synthetic set" in data["reason"]
+    assert data["path"] == str(config.embedded_benchmark_dir().resolve()) and data["reason"] == "no local tree and no Hub snapshot"
     assert fallback.eval.dataset.name == "redlinebench-embedded"
 
 
@@ -499,3 +499,22 @@ def test_task_limit_takes_the_same_tasks_as_run_limit():
     taskset, chosen = select_tasks(source="embedded", limit=3)
     assert len({t.scenario_id for t in chosen}) == 3
     assert [t.task_id for t in chosen] == [t.task_id for t in TaskFilter(limit=3).select(list(taskset))]
+
+
+@pytest.mark.parametrize("arg, expected", [
+    ("judges=heuristc", "did you mean 'heuristic'?"),
+    ("scenario=7 judges=heuristic", "no task has scenario 7"),
+    ("trials=0 judges=heuristic", "trials must be an integer >= 1"),
+])
+def test_a_bad_task_argument_is_one_line_and_a_non_zero_exit(tree, tmp_path, arg, expected):
+    """`-T judges=heuristc` printed a 112-line traceback and exited 0; `-T scenario=7` 273 lines."""
+    logs = tmp_path / "logs"
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("inspect")), "eval", f"{TASK_FILE}@redlinebench", "--model",
+         "mockllm/model", "-T", f"source={tree}", *(x for a in arg.split() for x in ("-T", a)), "--log-dir",
+         str(logs), "--display", "plain"],
+        env={**_installed(tmp_path), "COLUMNS": "400"}, capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in output, output
+    assert len(output.strip().splitlines()) == 1 and output.strip().startswith("redlinebench: ")
+    assert expected in output and not list(logs.glob("*.eval"))

@@ -234,3 +234,104 @@ def test_a_client_that_leaves_without_end_session_still_gets_its_work_saved(tmp_
     asyncio.run(_sdk_session(_server_args("--task-dir", str(task.root), "--outputs", str(outputs), "--trial", "3"),
                              [("read_document", {})]))
     assert not (outputs / task.task_id / "3.docx").exists()
+
+
+def _raw_server(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, *_server_args(*args)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env(), cwd=ROOT)
+
+
+def test_one_server_per_call_continues_from_the_saved_work_and_says_so(tmp_path):
+    """The MCP Inspector's CLI starts a server per call: each call started from the clean contract
+    and erased the last call's work, without a word."""
+    task = _turn4_task()
+    outputs = tmp_path / "outputs"
+    paras = [p for p in RedlineDocument.open(task.contract_path).paragraphs if len(p.text.split()) > 6]
+    args = _server_args("--task-dir", str(task.root), "--outputs", str(outputs))
+    for i, para in enumerate(paras[:2]):
+        asyncio.run(_sdk_session(args, [("add_comment", {"paragraph_id": para.id, "text": f"call {i}"})]))
+    saved = outputs / f"{task.task_id}.docx"
+    assert {c.text for c in RedlineDocument.open(saved).comments} >= {"call 0", "call 1"}
+    proc = _raw_server("--task-dir", str(task.root), "--outputs", str(outputs))
+    _, err = proc.communicate("", timeout=60)
+    assert "continuing from the redline already saved at" in err and "--restart" in err
+    proc = _raw_server("--task-dir", str(task.root), "--outputs", str(outputs), "--restart")
+    _, err = proc.communicate("", timeout=60)
+    assert "starting from the clean document" in err and "will be replaced" in err
+    assert {"call 0", "call 1"} <= {c.text for c in RedlineDocument.open(saved).comments}  # nothing saved yet
+
+
+def test_an_output_that_cannot_be_continued_from_says_so_and_restart_replaces_it(tmp_path):
+    contract = str(_turn4_task().contract_path)
+    out = tmp_path / "out.docx"
+    out.write_text("not a word file")
+    args = [sys.executable, *_server_args("--document", contract, "--author", "X", "--output", str(out))]
+    proc = subprocess.run(args, capture_output=True, text=True, env=_env(), cwd=ROOT, stdin=subprocess.DEVNULL,
+                          timeout=60)
+    assert proc.returncode == 2 and "cannot be continued from" in proc.stderr and "--restart" in proc.stderr
+    assert "Traceback" not in proc.stderr and out.read_text() == "not a word file"
+    proc = subprocess.run([*args, "--restart"], capture_output=True, text=True, env=_env(), cwd=ROOT,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 0 and "will be replaced" in proc.stderr, proc.stderr
+
+
+def test_an_unwritable_output_is_refused_at_start(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    contract = str(_turn4_task().contract_path)
+    proc = subprocess.run([sys.executable, *_server_args("--document", contract, "--author", "X", "--output",
+                                                         str(blocker / "out.docx"))],
+                          capture_output=True, text=True, env=_env(), cwd=ROOT, stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 2 and str(blocker) in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_unreadable_messages_get_a_json_rpc_error_and_a_stderr_line(tmp_path):
+    task = _turn4_task()
+    proc = _raw_server("--task-dir", str(task.root), "--outputs", str(tmp_path / "o"))
+    try:
+        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        replies = []
+        for line in ("{not json", json.dumps([{"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
+                     json.dumps({"id": 3, "method": "ping"})):
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            replies.append(json.loads(proc.stdout.readline()))
+        assert [r["error"]["code"] for r in replies] == [-32700, -32600, -32600]
+        assert replies[0]["id"] is None and replies[2]["id"] == 3
+        prompt = _rpc(proc, {"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "nope"}})
+        resource = _rpc(proc, {"jsonrpc": "2.0", "id": 5, "method": "resources/read",
+                               "params": {"uri": "redlinebench://task/nope"}})
+        assert prompt["error"]["code"] == resource["error"]["code"] == -32602
+        assert "no prompt named 'nope'" in prompt["error"]["message"]
+        assert _rpc(proc, {"jsonrpc": "2.0", "id": 6, "method": "ping"})["result"] == {}  # and it lives on
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    err = proc.stderr.read()
+    assert err.count("redlinebench mcp: received") == 3 and "Traceback" not in err, err
+
+
+def test_the_readme_mcp_commands_run_verbatim_on_a_fresh_checkout(tmp_path):
+    """`redlinebench mcp --task-dir benchmark/tasks/<task_id>` was a shell syntax error, and
+    benchmark/ does not exist in a checkout: `tasks export` writes the folder from any source."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```bash\n(redlinebench tasks export .*?)```", readme, flags=re.S).group(1)
+    env = {**_env(), "HF_HUB_OFFLINE": "1"}
+    env.pop("REDLINEBENCH_BENCHMARK_DIR", None)
+    for line in block.strip().splitlines():
+        argv = shlex.split(line)
+        if argv[:3] == ["claude", "mcp", "add"]:  # what Claude Code would start
+            argv = argv[argv.index("--") + 1:]
+        assert argv[0] == "redlinebench"
+        proc = subprocess.run([sys.executable, "-m", "redlinebench", *argv[1:]], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "tasks" / "redline-s1-t2-g01a" / "tests" / "rubrics.json").is_file()
+    again = subprocess.run([sys.executable, "-m", "redlinebench", "tasks", "export", "redline-s1-t2-g01a", "--out",
+                            "tasks"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert again.returncode == 2 and "already exist" in again.stderr and "--force" in again.stderr

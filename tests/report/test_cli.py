@@ -51,17 +51,22 @@ def test_compare_command(run_dir, run_b, tmp_path):
 
 
 def test_compare_prints_the_page_whole_and_can_open_it(run_dir, run_b, tmp_path, monkeypatch):
-    """The default `compare.html` is relative: the line says where it is and how to open it, as `report` does."""
+    """The default `compare.html` goes beside the runs (it was written into the working folder); the
+    line says where it is and how to open it, as `report` does, and a second one says it replaced it."""
     import webbrowser
 
     opened = []
     monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
-    monkeypatch.chdir(tmp_path)
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
     res = CliRunner().invoke(main, ["compare", str(run_dir), str(run_b), "--open"])
     assert res.exit_code == 0, res.output
-    page = (tmp_path / "compare.html").resolve()
+    page = (run_dir.parent / "compare.html").resolve()
     assert res.output.strip() == f"comparison: {page} ({page.as_uri()})"
-    assert opened == [page.as_uri()]
+    assert opened == [page.as_uri()] and list(here.iterdir()) == []
+    res = CliRunner().invoke(main, ["compare", str(run_dir), str(run_b)])
+    assert res.output.strip().endswith("(replaced the previous one)")
 
 
 def test_user_errors_are_one_line(tmp_path):

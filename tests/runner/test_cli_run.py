@@ -174,10 +174,13 @@ def test_demo_on_the_embedded_set_ranks_golden_first_offline(tmp_path):
     push = ["push", "results", str(tmp_path / "demo"), "--model", "golden", "--model-repo", "o/m", "--dry-run"]
     refused = CliRunner().invoke(main, push)
     assert refused.exit_code == 1 and "the run used the embedded synthetic set (recorded as embedded), not crosbylegal/RedlineBench" in refused.output
-    forced = CliRunner().invoke(main, [*push, "--force"])
-    assert forced.exit_code == 0, forced.output
-    [entry] = yaml.safe_load(forced.output.split(".eval_results/redlinebench.yaml\n", 2)[-1])
-    assert "revision" not in entry["dataset"] and "tasks: the embedded synthetic set" in entry["notes"]
+    forced = CliRunner().invoke(main, [*push, "--force"])  # --force cannot make it a score on the Hub dataset
+    assert forced.exit_code == 1 and "even with --force" in forced.output
+    named = CliRunner().invoke(main, [*push, "--force", "--dataset-repo", "me/synthetic"])
+    assert named.exit_code == 0, named.output
+    [entry] = yaml.safe_load(named.output.split(".eval_results/redlinebench.yaml\n", 2)[-1])
+    assert entry["dataset"]["id"] == "me/synthetic" and "revision" not in entry["dataset"]
+    assert "tasks: the embedded synthetic set" in entry["notes"]
 
 
 def test_missing_provider_keys_stop_the_run_before_anything_is_spent(tree, tmp_path):
@@ -204,6 +207,38 @@ def test_key_check_can_be_skipped_and_local_endpoints_are_not_checked(tree, tmp_
         check_credentials(["gemini/gemini-3.1-flash-lite"], [], api_base=None, judge_api_base=None)
     monkeypatch.setenv("GEMINI_API_KEY", "g-key-123456789")
     check_credentials(["gemini/gemini-3.1-flash-lite"], [], api_base=None, judge_api_base=None)
+
+
+def test_an_empty_key_is_a_missing_key_before_any_call(tree, tmp_path, monkeypatch):
+    """OPENAI_API_KEY= is refused at once (it was sent as a key: 158 s of retries); the dry run says
+    so; --judges heuristic is suggested only when a judge lacks its key."""
+    import time
+
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "  ")
+    start = time.monotonic()
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o", "--source", str(tree), "--judges", "heuristic",
+                                  "--run-dir", str(tmp_path / "r"), "--no-progress"])
+    assert r.exit_code == 2 and "openai/gpt-4o needs OPENAI_API_KEY" in r.output, r.output
+    assert "--judges heuristic" not in r.output and time.monotonic() - start < 5
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges",
+                                  "anthropic/claude-haiku-4-5", "--run-dir", str(tmp_path / "j"), "--no-progress"])
+    assert r.exit_code == 2 and "judge anthropic/claude-haiku-4-5 needs ANTHROPIC_API_KEY" in r.output, r.output
+    assert "--judges heuristic" in r.output and not (tmp_path / "j").exists()
+    r = CliRunner().invoke(main, ["run", "--model", "openai/gpt-4o", "--source", str(tree), "--judges", "heuristic",
+                                  "--dry-run"])
+    assert "warning: openai/gpt-4o needs OPENAI_API_KEY" in r.output and "every model" not in r.output
+
+
+def test_a_judge_with_its_own_key_variable_is_checked_for_that_variable(monkeypatch):
+    from redlinebench.judge import LiteLLMJudge
+    from redlinebench.runner.preflight import check_credentials
+
+    monkeypatch.setenv("MY_JUDGE_KEY", "")
+    judge = LiteLLMJudge("openai/gpt-4o", api_key_env="MY_JUDGE_KEY")
+    with pytest.raises(Exception, match="judge openai/gpt-4o needs MY_JUDGE_KEY"):
+        check_credentials([], [judge], api_base=None, judge_api_base=None)
+    assert "is not set" in judge.key_hint()
 
 
 def test_unwritable_run_directory_is_a_one_line_error(tree, tmp_path):
@@ -437,3 +472,35 @@ def test_resume_compares_no_prompt_cache_with_the_stored_run(tree, tmp_path):
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(other), "--no-prompt-cache", "--no-progress"])
     assert r.exit_code == 2 and "--no-prompt-cache: True in the run, False given" in r.output, r.output
+
+
+def test_a_new_run_never_writes_into_a_folder_of_the_users_files(tree, tmp_path):
+    mine = tmp_path / "my-project"
+    mine.mkdir()
+    (mine / "contract-notes.md").write_text("mine")
+    (mine / "src").mkdir()
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
+                                  "--run-dir", str(mine), "--no-progress"])
+    assert r.exit_code == 2 and "this folder holds other files (contract-notes.md, src/)" in r.output, r.output
+    assert sorted(p.name for p in mine.iterdir()) == ["contract-notes.md", "src"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
+                                  "--run-dir", str(empty), "--no-progress"])
+    assert r.exit_code == 0, r.output
+
+
+def test_task_and_tasks_are_one_option_on_run_import_and_export(tree, tmp_path):
+    """`export harbor --task` and `run --tasks` spelled one option two ways; each now takes both."""
+    ids = ["redline-s1-t1-g01a", "redline-s1-t2-g02a"]
+    r = CliRunner().invoke(main, ["run", "--agent", "noop", "--source", str(tree), "--judges", "none",
+                                  "--task", ids[0], "--task", ids[1], "--run-dir", str(tmp_path / "r"),
+                                  "--no-progress"])
+    assert r.exit_code == 0, r.output
+    spec = json.loads((tmp_path / "r" / "config.json").read_text())["spec"]
+    assert spec["filter"]["task_ids"] == ids
+    r = CliRunner().invoke(main, ["export", "harbor", "--out", str(tmp_path / "h"), "--source", str(tree),
+                                  "--tasks", ",".join(ids), "--package-spec", "redlinebench", "--judges",
+                                  "heuristic"])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in (tmp_path / "h").iterdir() if p.is_dir()) == ids

@@ -265,3 +265,13 @@ def test_an_interrupted_run_counts_its_graded_trials_as_the_progress_bar_did(run
         grade.unlink()
     listed = _listed(runs)
     assert (listed["new"]["status"], listed["new"]["n_done"], listed["new"]["n_planned"]) == ("interrupted", 4, 6)
+
+
+def test_runs_on_a_folder_of_non_runs_says_there_is_no_run_not_that_each_is_unreadable(tmp_path, monkeypatch):
+    for name in ("src", "docs"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "notes.txt").write_text("mine")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["runs", "."])
+    assert r.exit_code == 0 and "unreadable" not in r.output, r.output
+    assert r.output.strip() == "no runs in . (its 2 folder(s) hold no run); start one with `redlinebench demo`"

@@ -152,8 +152,46 @@ def test_hostile_files_are_failed_trials_never_a_crash(tmp_path, tree):
     assert reasons[T2] == reasons[T4] == "no output document was produced"
     assert json.loads((trials / T2 / "1" / "metrics.json").read_text())["output"]["refused"] == \
         "a symbolic link (not followed)"
+    assert f"{T2}.docx: a symbolic link, not followed (copy the file itself)" in done.ignored  # not counted
+    assert T2 not in done.scan.found and T2 in done.missing
     assert not (trials / T2 / "1" / "redline.docx").exists()
     assert done.run.summary["gate_failures"]
+
+
+def test_each_unusable_file_gets_a_line_and_links_and_folders_are_named(tmp_path, tree):
+    """A non-.docx, an empty file and a zip with a '..' member scored 0 without a word; a link was
+    counted as imported; a folder <task_id>.docx/ was "no task of this id is selected"."""
+    import zipfile
+
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    (outputs / f"{T1}.docx").write_text("%PDF-1.4 not a word file")
+    (outputs / f"{T2}.docx").write_bytes(b"")
+    (outputs / T4).mkdir()
+    with zipfile.ZipFile(outputs / T4 / "1.docx", "w") as z:
+        z.writestr("../evil.xml", "<x/>")
+    _golden_redline(tree, T1, tmp_path / "real.docx")
+    (outputs / T4 / "2.docx").symlink_to(tmp_path / "real.docx")
+    (outputs / "redline-s9-t9-g99a.docx").mkdir()
+    (outputs / f"{T1}.docx.d").mkdir()
+    linked = outputs / f"{T2}.docx"
+    r = CliRunner().invoke(main, ["import", "outputs", str(outputs), "--label", "bad", "--source", str(tree),
+                                  "--judges", "heuristic", "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    assert "Traceback" not in r.output, r.output
+    assert "imported 3 file(s) for 3 task(s)" in r.output
+    lines = r.output.splitlines()
+    assert any(line.startswith(f"  unusable: {T1}.docx: not a .docx file") for line in lines), r.output
+    assert f"  unusable: {linked.name}: an empty file (imported; the gate fails it: reward 0)" in lines
+    assert any(line.startswith(f"  unusable: {T4}/1.docx: zip member name") and "'..'" in line for line in lines)
+    assert f"  ignored: {T4}/2.docx: a symbolic link, not followed (copy the file itself)" in lines
+    (outputs / f"{T2}.docx").unlink()
+    (outputs / f"{T2}.docx").mkdir()
+    done = import_outputs(outputs, "bad", run_dir=tmp_path / "run2", source=str(tree), judges="heuristic",
+                          progress=False)
+    assert f"{T2}.docx/: a folder, not a file (a task's trials go in {T2}/<trial>.docx)" in done.ignored
+    assert done.ok is done.run.ok and done.ok is True and len(done.unusable) == 2
+    metrics = json.loads((done.run.run_dir / "trials" / "bad" / T1 / "1" / "metrics.json").read_text())
+    assert metrics["wall_s"] is None  # the copy's time is not a latency
 
 
 def test_cli_import_then_resume_and_score_finish_judging(tmp_path, tree, monkeypatch):

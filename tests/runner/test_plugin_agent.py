@@ -74,7 +74,7 @@ def test_plugin_by_import_path_runs_and_records_itself(tmp_path):
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     cfg = json.loads((run_dir / "config.json").read_text())
-    label = "redline_plugin_agent.agent:make_agent/openai/plug"
+    label = "terse-reviewer/openai/plug"  # the agent's own label
     assert cfg["models"] == [label]
     assert cfg["plugins"][label] == {"agent": "redline_plugin_agent.agent:make_agent", "kind": "import_path",
                                      "target": "redline_plugin_agent.agent:make_agent", "distribution": None,
@@ -178,3 +178,113 @@ def test_a_mistyped_agent_names_the_built_ins_and_the_nearest(tmp_path):
     assert r.exit_code == 2, r.output
     assert "not a built-in agent (accept-all, golden, llm, noop" in r.output and "()" not in r.output
     assert "did you mean 'golden'?" in r.output
+
+
+@pytest.mark.parametrize("factory, reason", [
+    ("ReturnsNone", "run() returned NoneType, not an Episode"),
+    ("Synchronous", "run() must be a coroutine (async def run(...))"),
+    ("Raises", "run() raised ValueError: no such thing at _misbehaving_plugin.py:"),
+])
+def test_a_plugin_breaking_the_contract_errors_its_trials_only_and_resume_works(tmp_path, factory, reason):
+    """A run() returning None took the run down (54-line traceback, other trials ungraded, --resume
+    the same); a synchronous run() was a bare TypeError."""
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    agent = f"tests.runner._misbehaving_plugin:{factory}"
+    args = ["run", "--agent", agent, "--agent", "noop", "--source", str(tree), "--judges", "heuristic",
+            "--run-dir", str(run_dir), "--no-progress"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "3 trial(s) errored" in r.output
+    for t in (run_dir / "trials").glob("*/*/*/metrics.json"):
+        metrics = json.loads(t.read_text())
+        if metrics["agent"] == agent:
+            assert metrics["status"] == "errored" and "\n" not in metrics["error"]
+            assert metrics["error"].startswith(f"agent {agent!r}: {reason}"), metrics["error"]
+    assert len(list((run_dir / "trials" / "noop").glob("*/*/grade.json"))) == 3  # the other entrant went on
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 1 and "Traceback" not in r.output and "(3 already done)" in r.output, r.output
+
+
+def test_a_plugins_label_names_it_on_the_leaderboard_and_survives_resume(tmp_path):
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    r = CliRunner().invoke(main, ["run", "--agent", "tests.runner._misbehaving_plugin:Named", "--source", str(tree),
+                                  "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert [m["model"] for m in summary["leaderboard"]] == ["my-reviewer"]
+    cfg = json.loads((run_dir / "config.json").read_text())
+    assert list(cfg["plugins"]) == ["my-reviewer"] and cfg["models"] == ["my-reviewer"]
+    r = CliRunner().invoke(main, ["run", "--resume", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 0 and "(3 already done)" in r.output, r.output
+
+
+def test_resume_with_the_plugin_uninstalled_names_what_the_run_started_with(tmp_path, installed):
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    args = ["run", "--agent", "terse-reviewer", "--agent", "noop", "--model", "openai/plug", "--source", str(tree),
+            "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress"]
+    with FakeOpenAI() as srv:
+        srv.set_handler(reviewer)
+        proc = _cli([*args, "--api-base", srv.url], _env(installed), cwd=tmp_path)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    proc = _cli(["run", "--resume", "--run-dir", str(run_dir), "--no-progress"], _env(), cwd=tmp_path)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert "the run started with redline" in err and "0.1.0 (redline_plugin_agent.agent:make_agent)" in err, err
+
+
+def test_plugins_get_the_endpoint_and_placeholder_key_the_built_in_agent_sends(monkeypatch):
+    from redlinebench.agent import endpoint_params, get_litellm
+    from redlinebench.agent.credentials import PLACEHOLDER_KEY
+
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    assert endpoint_params("openai/local", "http://127.0.0.1:9/v1") == {"api_base": "http://127.0.0.1:9/v1",
+                                                                         "api_key": PLACEHOLDER_KEY}
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-real-key-1234")
+    assert endpoint_params("openai/local", "http://127.0.0.1:9/v1") == {"api_base": "http://127.0.0.1:9/v1"}
+    assert endpoint_params("openai/gpt-4o", None) == {}
+    assert get_litellm().suppress_debug_info is True
+
+
+def test_the_example_plugin_runs_against_a_keyless_endpoint_quietly(tmp_path):
+    tree = build_tree(tmp_path / "bench")
+    env = {k: v for k, v in _env(EXAMPLE).items() if k != "OPENAI_API_KEY"}
+    with FakeOpenAI() as srv:
+        srv.set_handler(reviewer)
+        proc = _cli(["run", "--agent", "redline_plugin_agent.agent:make_agent", "--model", "openai/plug",
+                     "--source", str(tree), "--judges", "heuristic", "--run-dir", str(tmp_path / "run"),
+                     "--no-progress", "--api-base", srv.url], env)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Give Feedback" not in out + err
+
+
+def test_a_run_whose_trials_all_errored_names_its_judges_and_each_tasks_side(tmp_path):
+    """A failed run said `judges: none` and its errored trials showed side "?"."""
+    import re
+
+    from click.testing import CliRunner
+
+    from redlinebench.cli import main
+
+    tree = build_tree(tmp_path / "bench")
+    run_dir = tmp_path / "run"
+    r = CliRunner().invoke(main, ["run", "--agent", "tests.runner._misbehaving_plugin:ReturnsNone", "--source",
+                                  str(tree), "--judges", "heuristic", "--run-dir", str(run_dir), "--no-progress"])
+    assert r.exit_code == 1 and "judges: none" not in r.output and "judges: heuristic" in r.output, r.output
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert summary["judge_method"] == "heuristic"
+    assert {e["judge_method"] for e in summary["leaderboard"]} == {"heuristic"}
+    page = (run_dir / "report.html").read_text()
+    assert sorted(re.findall(r"S1 · T\d · ([^<]*)<", page)) == ["A", "B", "B"]

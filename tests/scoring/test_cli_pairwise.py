@@ -119,3 +119,23 @@ def test_the_table_says_how_each_interval_was_drawn():
     print_pairwise(summary, console)
     text = console.export_text()
     assert "pooled" in text and "pooled = cells holding one shared group resampled from a pool" in " ".join(text.split())
+
+
+def test_pairs_without_shared_groups_are_one_line_not_a_row_each():
+    """A run where several models have no scores printed ~150 rows of "no shared groups"."""
+    import io
+
+    scored = ["m1", "m2"]
+    empty = [f"failed-{i}" for i in range(12)]
+    pairs = [{"a": "m1", "b": "m2", "diff": 0.1, "ci": [0.0, 0.2], "p_holm": 0.04, "significant": True}]
+    models = scored + empty
+    pairs += [{"a": a, "b": b, "diff": None} for i, a in enumerate(models) for b in models[i + 1:]
+              if (a, b) != ("m1", "m2")]
+    buf = io.StringIO()
+    print_pairwise({"pairwise": pairs}, Console(file=buf, width=80))
+    out = buf.getvalue()
+    assert "no shared groups" not in out and out.count("m1\n") + out.count("m1 ") >= 1
+    flat = " ".join(out.split())
+    assert flat.count("not compared") == 1
+    assert f"not compared (no scored input group shared with any other model): {', '.join(empty)}" in flat
+    assert len(out.splitlines()) < 20

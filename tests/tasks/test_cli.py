@@ -68,7 +68,7 @@ def test_show_json_and_unknown_task(tree: Path) -> None:
     assert data["task_id"] == "redline-s3-t3-g01a" and len(data["rubrics"]) == 6
     assert data["grounding"] == ["commercial_context.md", "playbook.md"]
     missing = run("tasks", "show", "redline-s3-t3-g01z", "--source", str(tree))
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2  # a typed mistake
     assert "no task 'redline-s3-t3-g01z'" in missing.output and "did you mean redline-s3-t3-g01a" in missing.output
 
 

@@ -93,7 +93,8 @@ def test_the_embedded_set_named_by_its_path_is_still_the_embedded_set(places, mo
     for given in (places["embedded"], places["embedded"] / "tasks"):
         source = resolve_source(given)
         assert (source.kind, source.path) == ("embedded", places["embedded"])
-        assert source.reason == "given explicitly: the embedded synthetic set"
+        assert source.reason == "given explicitly; the package's own copy"
+        assert source.describe().count("synthetic set") == 1  # the label names it; the reason says why
     monkeypatch.setenv("REDLINEBENCH_BENCHMARK_DIR", str(places["embedded"]))
     assert resolve_source().kind == "embedded"
     assert resolve_source(places["explicit"]).kind == "path"  # an identical copy elsewhere is just a path

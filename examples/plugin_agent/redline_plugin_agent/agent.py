@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from redlinebench.agent import AgentLimits, Episode, open_episode
+from redlinebench.agent import AgentLimits, Episode, endpoint_params, get_litellm, open_episode
 
 PROMPT = (
     "You review a contract for {party} (the counterparty is {counterparty}). Read the document, then "
@@ -30,7 +30,7 @@ class TerseReviewer:
         self.label = f"terse-reviewer/{model}"
 
     async def run(self, task: Any, workdir: Path, *, trial: int) -> Episode:
-        import litellm
+        litellm = get_litellm()  # litellm as RedlineBench configures it (quiet on failures)
 
         with open_episode(task, workdir, trial=trial, limits=self.limits, agent=self.name) as ep:
             messages: list[dict[str, Any]] = [
@@ -43,7 +43,8 @@ class TerseReviewer:
             while ep.steps < self.limits.max_steps and not ep.finished:
                 try:
                     response = await litellm.acompletion(
-                        model=self.model, messages=messages, tools=ep.schemas, api_base=self.api_base,
+                        model=self.model, messages=messages, tools=ep.schemas,
+                        **endpoint_params(self.model, self.api_base),  # a placeholder key for a keyless server
                         timeout=self.limits.call_timeout_s, num_retries=self.limits.max_retries)
                 except Exception as exc:  # the provider failed: an errored trial that --resume retries
                     return ep.episode(error=f"{type(exc).__name__}: {exc}")

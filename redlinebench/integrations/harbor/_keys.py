@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 from unittest import mock
 
+from ...agent.credentials import key_is_set
+
 #: Environment names that hold credentials (hidden while asking litellm which names a model reads).
 _SECRET_SUFFIXES = ("_KEY", "_TOKEN")
 
@@ -49,6 +51,6 @@ def missing_keys(judges: Sequence[Any]) -> dict[str, list[str]]:
         if getattr(judge, "api_base", None) or getattr(judge, "_api_key", None):
             continue
         wanted = [judge.api_key_env] if getattr(judge, "api_key_env", None) else key_names(judge.model)
-        if wanted and not any(os.environ.get(name) for name in wanted):
+        if wanted and not any(key_is_set(name) for name in wanted):
             out[str(getattr(judge, "name", judge.model))] = wanted
     return out

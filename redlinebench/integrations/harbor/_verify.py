@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .._common import load_single_task
 from ._keys import missing_keys
-from ._layout import HarborError, _atomic_write
+from ._layout import VERIFIER_LOGS, HarborError, _atomic_write
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,19 @@ class VerifyOutcome:
     reward: float | None
     grade_path: Path
     reward_path: Path | None
+
+
+#: Where Harbor's verifier expects reward.txt: only used when ``/logs`` exists (inside its container).
+HARBOR_LOGS = Path(VERIFIER_LOGS)
+
+
+def default_logs(task_dir: str | Path) -> Path:
+    """``verify``'s logs folder when none is given: Harbor's ``/logs/verifier`` inside a Harbor
+    container (``/logs`` exists), else ``./verify-logs/<task folder name>`` (never a folder at the
+    filesystem root of a user's machine)."""
+    if HARBOR_LOGS.parent.is_dir():
+        return HARBOR_LOGS
+    return Path("verify-logs") / Path(task_dir).resolve().name
 
 
 def verify(
