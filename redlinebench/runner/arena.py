@@ -125,8 +125,11 @@ async def aarena(spec: ArenaSpec | None, run_dir: Path | str, *, resume: bool = 
     if check_keys:
         _check_models(rspec, judge_list, injected_agents=set(agents or ()))
     stored = read_json(run_dir / SPEC_FILE) if resumed else None
-    given, plugins = build_plugin_agents(rspec, agents, stored)
-    players = {p.label: (given or {}).get(p.label) or make_agent(p, rspec) for p in spec.players}
+    # the arena keeps its players' labels (a plugin's own label would rename it mid-tournament): an agent
+    # built under its new label is looked up by the label the tournament records
+    named, given, plugins = build_plugin_agents(rspec, agents, stored)
+    renamed = {old.label: new.label for old, new in zip(rspec.entrants, named.entrants)}
+    players = {p.label: (given or {}).get(renamed.get(p.label, p.label)) or make_agent(p, rspec) for p in spec.players}
     taskset, scenarios = load_scenarios(spec, taskset)
     fingerprint = taskset.fingerprint() if hasattr(taskset, "fingerprint") else None
     old = ((stored or {}).get("data") or {}).get("fingerprint")
