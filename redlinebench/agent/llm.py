@@ -16,12 +16,13 @@ from typing import Any, Callable, Protocol
 
 from .base import REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
 from .._retry import backoff, unreachable_message
-from .._litellm import cache_markers, cache_usage, reply_usage, valid_cost
+from .._litellm import cache_markers, cache_usage, reasoning_usage, reply_usage, valid_cost
 from .._text import encodable
 from ..tools import tool_message
+from .history import assistant_message, fault_result, refusal, replayable, tool_calls_in_text
 from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
 from .limits import AgentLimits
-from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
+from .prompt import EMPTY_TURN_NUDGE, PROMPT_VERSION, kickoff_message, system_prompt
 from .redact import redact
 from .retry import call_with_retries, describe, is_provider_error
 from .transcript import Transcript
@@ -195,6 +196,8 @@ class LLMAgent:
                        "prompt_version": PROMPT_VERSION, "limits": limits.to_dict(), "messages": messages,
                        "tools": [t["function"]["name"] for t in schemas]})
             status, end_reason, error = "completed", "", None
+            seen_ids: set[str] = set()  # tool-call ids replayed so far: each must be unique
+            nudged = False
             while True:
                 if stats.steps >= limits.max_steps:
                     status, end_reason = "limit_reached", "max_steps"
@@ -221,30 +224,66 @@ class LLMAgent:
                                        "integers; they were counted as 0 and this call's cost as unknown (noted once "
                                        "per episode)"})
                 cache_read, cache_write = cache_usage(response)
-                stats.add(usage, cost, latency, cache_read=cache_read, cache_write=cache_write)
-                message = _message(response)
+                reasoning = reasoning_usage(response)
+                stats.add(usage, cost, latency, cache_read=cache_read, cache_write=cache_write, reasoning=reasoning)
+                raw = assistant_message(response)
+                finish = _finish_reason(response)
+                # the history replays what the provider accepts back; the transcript keeps what was sent
+                message, faults = replayable(raw, finish, seen_ids)
                 messages.append(message)
-                log.write({"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
-                           "tokens_in": usage[0], "tokens_out": usage[1], "cache_read_tokens": cache_read,
-                           "cache_write_tokens": cache_write, "cost_usd": cost,
-                           "finish_reason": _finish_reason(response), "message": message})
+                event = {"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
+                         "tokens_in": usage[0], "tokens_out": usage[1], "reasoning_tokens": reasoning,
+                         "cache_read_tokens": cache_read, "cache_write_tokens": cache_write, "cost_usd": cost,
+                         "finish_reason": finish, "message": raw}
+                if faults:
+                    event["replayed_as"] = {"tool_calls": message["tool_calls"]}
+                log.write(event)
+                refused = refusal(raw, finish)
+                if refused is not None:
+                    stats.refusal = refused
+                    log.write({"type": "refusal", "step": stats.steps, **refused})
                 calls = message.get("tool_calls") or []
                 if not calls:
-                    end_reason = "no_tool_calls"
+                    if refused is not None:
+                        end_reason = "refusal"
+                    elif tool_calls_in_text(raw.get("content"), {t["function"]["name"] for t in schemas}):
+                        end_reason = "tool_calls_as_text"
+                        log.write({"type": "tool_calls_as_text", "step": stats.steps,
+                                   "note": "the reply wrote a tool call as text instead of calling the tool (a "
+                                           "server without a tool-call parser, or a model ignoring the tools API)"})
+                    elif not nudged and _empty(raw) and len(messages) > 1 and messages[-2].get("role") == "tool":
+                        nudged = True  # once: an empty turn after tool results is often a stall, not an answer
+                        messages.pop()  # an empty assistant turn is not replayed (some providers reject it)
+                        messages.append({"role": "user", "content": EMPTY_TURN_NUDGE})
+                        log.write({"type": "nudge", "step": stats.steps, "reason": "empty_reply",
+                                   "content": EMPTY_TURN_NUDGE})
+                        continue
+                    else:
+                        end_reason = "no_tool_calls"
                     break
                 cap = limits.max_tool_calls_per_step
                 skipped = calls[cap:]
                 if skipped:  # the history keeps the calls that run (the transcript has the whole reply)
                     message["tool_calls"] = calls = calls[:cap]
-                for call in calls:
+                sent = raw["tool_calls"]
+                for i, call in enumerate(calls):
                     name = call["function"]["name"]
+                    arguments = sent[i]["function"]["arguments"]  # what the model sent, not the replayed copy
+                    fault = faults.get(i)
                     t0, c0 = time.perf_counter(), time.thread_time()
-                    result = session.dispatch(name, call["function"]["arguments"])
+                    if fault is not None and not fault.runs:
+                        result: dict = fault_result(fault, name, limits.max_output_tokens)
+                    else:
+                        result = session.dispatch(name, arguments)
                     stats.tool(name, result, time.perf_counter() - t0, time.thread_time() - c0)
                     content = tool_message(result)
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-                    log.write({"type": "tool", "step": stats.steps, "name": name,
-                               "arguments": call["function"]["arguments"], "result": result})
+                    tool_event = {"type": "tool", "step": stats.steps, "name": name, "arguments": arguments,
+                                  "result": result}
+                    if fault is not None:
+                        stats.faults[fault.kind] = stats.faults.get(fault.kind, 0) + 1
+                        tool_event["fault"] = {"kind": fault.kind, "id": fault.sent_id, "replayed_id": fault.replayed_id}
+                    log.write(tool_event)
                 if skipped:
                     _skip_calls(skipped, cap, messages, log, stats)
                 if session.finished:
@@ -364,25 +403,9 @@ def _litellm() -> Any:
     return get_litellm()
 
 
-def _message(response: Any) -> dict[str, Any]:
-    """The assistant message as a plain dict we can send back and log (no provider objects)."""
-    msg = response.choices[0].message
-    content = getattr(msg, "content", None)
-    if isinstance(content, list):  # content parts: keep the text ones
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict)) or None
-    out: dict[str, Any] = {"role": "assistant", "content": encodable(content) if isinstance(content, str) else None}
-    calls = []
-    for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
-        fn = getattr(call, "function", None)
-        name = getattr(fn, "name", None) or ""
-        args = getattr(fn, "arguments", None)
-        if not isinstance(args, str):
-            args = json.dumps(args) if args is not None else "{}"
-        calls.append({"id": encodable(str(getattr(call, "id", None) or f"call_{i}")), "type": "function",
-                      "function": {"name": encodable(str(name)), "arguments": encodable(args)}})
-    if calls:
-        out["tool_calls"] = calls
-    return out
+def _empty(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return not message.get("tool_calls") and not (isinstance(content, str) and content.strip())
 
 
 def _finish_reason(response: Any) -> str | None:
@@ -554,9 +577,13 @@ class _Stats:
         self.skipped = 0
         self.edits_ok = 0
         self.edits_failed = 0
+        self.reasoning = 0
+        self.faults: dict[str, int] = {}        # tool calls replayed or answered otherwise (history.Fault)
+        self.refusal: dict[str, Any] | None = None
 
     def add(self, usage: tuple[int, int], cost: float | None, latency: float, *, cache_read: int = 0,
-            cache_write: int = 0) -> None:
+            cache_write: int = 0, reasoning: int = 0) -> None:
+        self.reasoning += reasoning
         self.tokens_in += usage[0]
         self.tokens_out += usage[1]
         self.cache_read += cache_read
@@ -591,6 +618,7 @@ class _Stats:
             "tokens_out": self.tokens_out,
             "cache_read_tokens": self.cache_read,     # of tokens_in, served from the provider's cache
             "cache_write_tokens": self.cache_write,   # of tokens_in, written to it (marker providers)
+            "reasoning_tokens": self.reasoning,       # of tokens_out, spent thinking (as the provider reports)
             "cost_usd": round(self.cost, 6),
             "cost_known": self.cost_known,
             "model_latency_s": round(self.latency, 4),
@@ -604,6 +632,8 @@ class _Stats:
             "edits_failed": session_stats.get("edits_failed", self.edits_failed),
             "comments_added": session_stats.get("comments_added"),
             "tool_internal_errors": session_stats.get("internal_errors", 0),
+            "tool_call_faults": dict(sorted(self.faults.items())),
+            "refusal": self.refusal,
         }
 
 

@@ -17,7 +17,14 @@ from typing import Any
 #: its anchor marked in the text (<cmt-N>...</>); edit results carry the same blocks.
 #: agent-4: a full read ends with the page headers and footers (one line each, when they hold
 #: text) and the changed note paragraphs, changes inline (SPEC §5.1: every story a reader sees).
-PROMPT_VERSION = "agent-4"
+#: agent-5: tool results name what went wrong with a call itself (cut off at the output limit, a
+#: repeated call), arguments that did not parse are replayed as {"unparsable_arguments": ...}, and
+#: an empty reply after tool results gets one nudge (EMPTY_TURN_NUDGE) before the episode ends.
+PROMPT_VERSION = "agent-5"
+
+#: Sent once when a reply after tool results is empty: a stall, more often than an answer.
+EMPTY_TURN_NUDGE = ("Your last reply was empty. Continue the review with the tools, or call end_session "
+                    "if you are done.")
 
 _TOOL_GUIDE = """\
 ## How to work on the document

@@ -1,0 +1,166 @@
+"""Thinking models and broken tool calls against a fake that rejects what each provider rejects.
+
+The loopback server (``srv.rules``) answers 400 as Anthropic, DeepSeek, Gemini and vLLM document:
+a history without the thinking blocks / reasoning_content / thought signatures the model sent, a
+repeated tool_call_id, arguments that do not parse. Each episode must run to ``end_session``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from redlinebench.agent.limits import AgentLimits
+from redlinebench.agent.llm import LLMAgent
+from redlinebench.agent.prompt import EMPTY_TURN_NUDGE
+from tests.agent.doubles import FakeTools, make_task
+from tests.fakes.openai_server import FakeOpenAI, Reply
+
+EDIT = {"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "Term"}, "new_text": "Duration",
+                   "comment": "clearer"}]}
+THINKING = [{"type": "thinking", "thinking": "The cap clause first.", "signature": "EqQBCkYIARgCKkDsig=="},
+            {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVy=="}]
+
+
+@pytest.fixture
+def srv(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-agent-test-key-1234567890")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-1234567890")
+    with FakeOpenAI() as server:
+        yield server
+
+
+def _run(srv, tmp_path, model="openai/agent-x", api_base=None, tools=None, **limits):
+    tools = tools or FakeTools()
+    agent = LLMAgent(model, api_base=api_base or srv.url, limits=AgentLimits(max_retries=0, **limits),
+                     backend=lambda task, out: tools, seed=0)
+    workdir = tmp_path / "trial"
+    workdir.mkdir(exist_ok=True)
+    import asyncio
+
+    ep = asyncio.run(agent.run(make_task(tmp_path), workdir, trial=1))
+    events = [json.loads(line) for line in (workdir / "transcript.jsonl").read_text().splitlines()]
+    return ep, events, tools
+
+
+def _models(events):
+    return [e for e in events if e["type"] == "model"]
+
+
+def test_anthropic_thinking_blocks_with_signatures_go_back_on_every_call(srv, tmp_path):
+    srv.rules = {"anthropic_thinking"}
+    srv.enqueue(Reply.tool_calls([("read_document", {})], thinking=THINKING),
+                Reply.tool_calls([("propose_edits", EDIT)], thinking=THINKING[:1]),
+                Reply.tool_calls([("end_session", {})], thinking=THINKING[:1]))
+    ep, events, tools = _run(srv, tmp_path, "anthropic/claude-sonnet-4-5", srv.base_url)
+    assert (ep.status, ep.end_reason, ep.error) == ("completed", "end_session", None)
+    assert len(srv.requests) == 3
+    # the third request carries both earlier turns, each starting with its thinking blocks as sent
+    sent = [m for m in srv.requests[2].body["messages"] if m["role"] == "assistant"]
+    assert [m["content"][: len(b)] for m, b in zip(sent, (THINKING, THINKING[:1]))] == [THINKING, THINKING[:1]]
+    assert _models(events)[0]["message"]["thinking_blocks"] == THINKING  # the transcript records them
+
+
+def test_deepseek_reasoning_content_goes_back_and_reasoning_tokens_are_counted(srv, tmp_path):
+    srv.rules = {"deepseek_reasoning"}
+    srv.enqueue(Reply.tool_calls([("read_document", {})], reasoning="Read first.", reasoning_tokens=30),
+                Reply.tool_calls([("end_session", {})], reasoning="Done.", reasoning_tokens=12))
+    ep, events, _ = _run(srv, tmp_path)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    assert srv.requests[1].body["messages"][2]["reasoning_content"] == "Read first."
+    assert ep.metrics["reasoning_tokens"] == 42
+    assert [e["reasoning_tokens"] for e in _models(events)] == [30, 12]
+    assert _models(events)[0]["message"]["reasoning_content"] == "Read first."
+
+
+def test_gemini_thought_signatures_on_tool_calls_go_back(srv, tmp_path):
+    srv.rules = {"gemini_signature"}
+    srv.enqueue(Reply.tool_calls([("read_document", {})], thought_signature="CiQBVKhc7sig"),
+                Reply.tool_calls([("end_session", {})], thought_signature="CiQBVKhc7sig2"))
+    ep, _, _ = _run(srv, tmp_path)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    call = srv.requests[1].body["messages"][2]["tool_calls"][0]
+    assert call["extra_content"] == {"google": {"thought_signature": "CiQBVKhc7sig"}}
+
+
+def test_repeated_tool_call_ids_are_replayed_unique_and_the_transcript_keeps_them(srv, tmp_path):
+    srv.rules = {"vllm"}
+    srv.enqueue(Reply.tool_calls([("read_document", {})], ids=["call_0"]),
+                Reply.tool_calls([("propose_edits", EDIT), ("read_document", {"ids": ["p-001"]})],
+                                 ids=["call_0", "call_0"]),
+                Reply.tool_calls([("end_session", {})], ids=["call_0"]))
+    ep, events, tools = _run(srv, tmp_path)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    assert [c[0] for c in tools.calls] == ["read_document", "propose_edits", "read_document", "end_session"]
+    last = srv.requests[2].body["messages"]
+    ids = [m["tool_call_id"] for m in last if m["role"] == "tool"]
+    assert len(ids) == len(set(ids)) == 3
+    assert [c["id"] for c in _models(events)[1]["message"]["tool_calls"]] == ["call_0", "call_0"]
+    assert ep.metrics["tool_call_faults"] == {"renamed": 3}
+
+
+def test_an_exact_repeat_in_one_reply_runs_once(srv, tmp_path):
+    srv.rules = {"vllm"}
+    srv.enqueue(Reply.tool_calls([("propose_edits", EDIT), ("propose_edits", EDIT)], ids=["c1", "c1"]),
+                Reply.tool_calls([("end_session", {})]))
+    ep, events, tools = _run(srv, tmp_path)
+    assert [c[0] for c in tools.calls] == ["propose_edits", "end_session"]
+    answer = [m for m in srv.requests[1].body["messages"] if m["role"] == "tool"][1]
+    assert json.loads(answer["content"])["error"] == "repeated_call"
+
+
+def test_a_call_cut_off_at_the_output_limit_is_told_so_and_replayed_parseable(srv, tmp_path):
+    srv.rules = {"vllm"}
+    cut = '{"edits": [{"op": "replace", "anchor": {"paragraph_id": "p-001", "text": "Te'
+    srv.enqueue(Reply.tool_calls([("propose_edits", cut)], finish_reason="length"),
+                Reply.tool_calls([("propose_edits", EDIT)]),
+                Reply.tool_calls([("end_session", {})]))
+    ep, events, tools = _run(srv, tmp_path, max_output_tokens=1000)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    assert [c[0] for c in tools.calls] == ["propose_edits", "end_session"]  # the cut-off call was not run
+    told = json.loads(srv.requests[1].body["messages"][-1]["content"])
+    assert told["error"] == "call_cut_off" and "cut off at the output limit (1000 tokens)" in told["message"]
+    assert "send a shorter batch" in told["message"]
+    replayed = srv.requests[1].body["messages"][-2]["tool_calls"][0]["function"]["arguments"]
+    assert json.loads(replayed)["unparsable_arguments"] == cut
+    assert _models(events)[0]["message"]["tool_calls"][0]["function"]["arguments"] == cut
+    tool_events = [e for e in events if e["type"] == "tool"]
+    assert tool_events[0]["fault"]["kind"] == "truncated" and tool_events[0]["arguments"] == cut
+
+
+def test_unparsable_arguments_reach_the_tool_and_are_replayed_parseable(srv, tmp_path):
+    srv.rules = {"vllm"}
+    srv.enqueue(Reply.tool_calls([("propose_edits", '{"edits": [ oops')]), Reply.tool_calls([("end_session", {})]))
+    ep, _, tools = _run(srv, tmp_path)
+    assert ep.end_reason == "end_session"
+    assert json.loads(srv.requests[1].body["messages"][-1]["content"])["error"] == "invalid_arguments"
+
+
+def test_an_empty_reply_after_tool_results_gets_one_nudge(srv, tmp_path):
+    srv.enqueue(Reply.tool_calls([("read_document", {})]), Reply.text(""),
+                Reply.tool_calls([("end_session", {})]))
+    ep, events, _ = _run(srv, tmp_path)
+    assert ep.end_reason == "end_session"
+    assert srv.requests[2].body["messages"][-1] == {"role": "user", "content": EMPTY_TURN_NUDGE}
+    assert [e["reason"] for e in events if e["type"] == "nudge"] == ["empty_reply"]
+    srv.enqueue(Reply.tool_calls([("read_document", {})]), Reply.text(""), Reply.text(" "))
+    ep, _, _ = _run(srv, tmp_path / "again" if (tmp_path / "again").mkdir() is None else tmp_path)
+    assert ep.end_reason == "no_tool_calls"  # one nudge only
+
+
+def test_a_refusal_is_recorded_with_its_text(srv, tmp_path):
+    srv.enqueue(Reply.refusal("I can't help with that."))
+    ep, events, _ = _run(srv, tmp_path)
+    assert ep.end_reason == "refusal"
+    assert ep.metrics["refusal"] == {"reason": "refusal", "text": "I can't help with that."}
+    assert [e["text"] for e in events if e["type"] == "refusal"] == ["I can't help with that."]
+
+
+def test_tool_calls_written_as_text_are_named(srv, tmp_path):
+    srv.enqueue(Reply.text('<tool_call>\n{"name": "read_document", "arguments": {}}\n</tool_call>'))
+    ep, _, _ = _run(srv, tmp_path)
+    assert ep.end_reason == "tool_calls_as_text"
+    srv.enqueue(Reply.text('I reviewed it; the "name": "Acme" field is fine.'))
+    ep, _, _ = _run(srv, tmp_path / "b" if (tmp_path / "b").mkdir() is None else tmp_path)
+    assert ep.end_reason == "no_tool_calls"
