@@ -152,6 +152,11 @@ class LLMAgent:
             params["temperature"] = self.limits.temperature
         if self.seed is not None:
             params["seed"] = self.seed
+        effort = self.limits.reasoning_for(self.model)
+        if isinstance(effort, int):  # a thinking budget: Anthropic-style, as litellm passes it
+            params["thinking"] = {"type": "enabled", "budget_tokens": effort}
+        elif effort is not None:
+            params["reasoning_effort"] = effort
         if self._markers:
             params["cache_control_injection_points"] = self._markers
         params.update(self.extra_params)
@@ -300,6 +305,7 @@ class LLMAgent:
             log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
         metrics = stats.metrics(session)
         metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason,
+                        "reasoning_effort": limits.reasoning_for(self.model),
                         "prompt_cache": self.prompt_cache, "cache_markers": bool(self._markers),
                         "cost_uncached_usd": _uncached_cost(litellm, self.model, stats)})
         return Episode(status=status, end_reason=end_reason, metrics=metrics, error=error)

@@ -164,3 +164,27 @@ def test_tool_calls_written_as_text_are_named(srv, tmp_path):
     srv.enqueue(Reply.text('I reviewed it; the "name": "Acme" field is fine.'))
     ep, _, _ = _run(srv, tmp_path / "b" if (tmp_path / "b").mkdir() is None else tmp_path)
     assert ep.end_reason == "no_tool_calls"
+
+
+def test_reasoning_effort_per_model_is_sent_and_recorded(srv, tmp_path):
+    srv.enqueue(Reply.tool_calls([("end_session", {})]))
+    ep, events, _ = _run(srv, tmp_path, reasoning_effort="openai/other=low,openai/agent-x=high")
+    assert srv.requests[0].body["reasoning_effort"] == "high"
+    assert ep.metrics["reasoning_effort"] == "high"
+    assert events[0]["limits"]["reasoning_effort"] == "openai/other=low,openai/agent-x=high"
+
+
+def test_a_thinking_budget_reaches_anthropic_as_thinking(srv, tmp_path):
+    srv.enqueue(Reply.tool_calls([("end_session", {})], thinking=THINKING[:1]))
+    ep, _, _ = _run(srv, tmp_path, "anthropic/claude-sonnet-4-5", srv.base_url, reasoning_effort="2048",
+                    max_output_tokens=8192)
+    assert srv.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert ep.metrics["reasoning_effort"] == 2048
+
+
+@pytest.mark.parametrize("bad", ["extreme", "-5", "=high", "a=b=0"])
+def test_a_bad_reasoning_effort_is_one_config_error(bad):
+    from redlinebench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="reasoning_effort"):
+        AgentLimits.from_mapping({"reasoning_effort": bad})
