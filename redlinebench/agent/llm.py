@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from .base import REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
+from .base import AUTH_FAILED, QUOTA_EXHAUSTED, REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
 from .._retry import backoff, unreachable_message
 from .._litellm import cache_markers, cache_usage, reasoning_usage, reply_usage, valid_cost
 from .._text import encodable
@@ -24,7 +24,7 @@ from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_p
 from .limits import AgentLimits
 from .prompt import EMPTY_TURN_NUDGE, PROMPT_VERSION, kickoff_message, system_prompt
 from .redact import redact
-from .retry import call_with_retries, describe, is_provider_error
+from .retry import call_with_retries, classify, describe, is_provider_error
 from .transcript import Transcript
 
 #: The ``tool_calls`` key of metrics.json for calls naming no tool of the five (misspelt, empty, made up).
@@ -91,7 +91,8 @@ def open_document_tools(task: Any, out_path: Path) -> ToolBackend:
 
 class ProviderFailure(Exception):
     """The provider failed after all retries (or refused the request outright). ``end_reason``:
-    ``provider_error``, or ``endpoint_unreachable`` when no connection could be made."""
+    ``provider_error``, ``endpoint_unreachable`` when no connection could be made, ``auth_failed``
+    or ``quota_exhausted`` (the run stops: every other episode would fail alike)."""
 
     def __init__(self, message: str, end_reason: str = "provider_error") -> None:
         super().__init__(message)
@@ -361,7 +362,10 @@ class LLMAgent:
                     hint = env_key_hint(self.model, placeholder_sent=bool(self.api_base)
                                         and self._needs_placeholder_key())
                     raise ProviderFailure(f"authentication failed for {self.model} ({hint}): "
-                                          f"{describe(exc)}") from None
+                                          f"{describe(exc)}", AUTH_FAILED) from None
+                if classify(exc) == "quota":
+                    raise ProviderFailure(f"out of credit or quota for {self.model} (add credit or raise the "
+                                          f"limit, then `run --resume`): {describe(exc)}", QUOTA_EXHAUSTED) from None
                 down = unreachable_message(exc, model=self.model, api_base=self.api_base)
                 if down is not None:
                     raise ProviderFailure(down, UNREACHABLE) from None

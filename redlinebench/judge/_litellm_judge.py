@@ -201,6 +201,10 @@ class LiteLLMJudge:
                     error = f"authentication failed for {self.model} ({self.key_hint()}): {error}"
                     outcome["error"] = error
                     break  # a missing or rejected key: ten more calls would fail the same way
+                if verdict == "quota":
+                    error = outcome["error"] = f"out of credit or quota for {self.model}: {error}"
+                    down = True  # every later trial's judging would fail alike: the run stops
+                    break
                 if verdict == "fail":
                     low = error.lower()
                     if status not in (400, 422):

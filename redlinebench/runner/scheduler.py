@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..agent.base import NO_OUTPUT, UNREACHABLE, Agent, Episode, create_agent
+from ..agent.base import NO_OUTPUT, STOPS_AT_ONCE, UNREACHABLE, Agent, Episode, create_agent
 from ..agent.redact import redact
 from ..errors import JudgesUnreachable, RedlineBenchError
 from . import paths
@@ -180,7 +180,9 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
                                                        if metrics.get("end_reason") == UNREACHABLE else 0)
         last = str(metrics.get("error") or "").strip().splitlines()
         last_line = last[-1] if last else "unknown error"
-        if down >= STOP_AFTER_UNREACHABLE:
+        if metrics.get("end_reason") in STOPS_AT_ONCE:  # a bad key, no credit: the next episode fails alike
+            _stop(state, label, f"{last_line}; no new episode of {label} was started")
+        elif down >= STOP_AFTER_UNREACHABLE:
             _stop(state, label, f"{last_line} ({down} episodes of {label} in a row); no new episode of {label} "
                                 "was started")
         elif n >= STOP_AFTER_CONSECUTIVE_ERRORS:

@@ -188,3 +188,63 @@ def test_a_bad_reasoning_effort_is_one_config_error(bad):
 
     with pytest.raises(ConfigError, match="reasoning_effort"):
         AgentLimits.from_mapping({"reasoning_effort": bad})
+
+
+# -- errors read right -------------------------------------------------------------------------
+
+def _error_of(srv, reply, model="openai/agent-x", api_base=None):
+    from redlinebench._litellm import get_litellm
+
+    srv.enqueue(reply)
+    try:
+        get_litellm().completion(model=model, api_base=api_base or srv.url, num_retries=0,
+                                 messages=[{"role": "user", "content": "hi"}])
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("no error")
+
+
+def test_retry_after_is_read_on_the_anthropic_route_and_the_openai_route(srv):
+    from redlinebench._retry import retry_after
+
+    anthropic = _error_of(srv, Reply.anthropic_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "2"}),
+                          "anthropic/claude-sonnet-4-5", srv.base_url)
+    assert retry_after(anthropic) == 2.0
+    openai = _error_of(srv, Reply.error(429, "slow down", headers={"retry-after-ms": "1500"}))
+    assert retry_after(openai) == 1.5
+
+
+def test_error_lines_name_overload_quota_and_show_any_body(srv):
+    from redlinebench._retry import classify
+    from redlinebench.agent.retry import describe
+
+    overloaded = _error_of(srv, Reply.anthropic_error(529, "overloaded_error", "Overloaded"),
+                           "anthropic/claude-sonnet-4-5", srv.base_url)
+    assert "(529 overloaded)" in describe(overloaded) and classify(overloaded) == "retry"
+    gemini = _error_of(srv, Reply.gemini_error(400, "Invalid JSON payload received. Unknown name \"seed\""))
+    assert 'Invalid JSON payload received. Unknown name "seed"' in describe(gemini)
+    quota = _error_of(srv, Reply.insufficient_quota())
+    assert classify(quota) == "quota" and "out of credit or quota" in describe(quota)
+    credit = _error_of(srv, Reply.anthropic_error(400, "invalid_request_error", "Your credit balance is too low to "
+                                                  "access the Anthropic API."), "anthropic/claude-x", srv.base_url)
+    assert classify(credit) == "quota"
+    rate = _error_of(srv, Reply.error(429, "You exceeded your current quota, please check your plan and billing "
+                                           "details. Please retry in 37.1s."))
+    assert classify(rate) == "retry"  # Gemini's per-minute limit says when to come back
+
+
+def test_insufficient_quota_ends_the_episode_at_once(srv, tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setenv("REDLINEBENCH_RETRY_BASE_DELAY", "1")
+    srv.enqueue(Reply.insufficient_quota())
+    t0 = time.monotonic()
+    tools = FakeTools()
+    agent = LLMAgent("openai/agent-x", api_base=srv.url, limits=AgentLimits(max_retries=6),
+                     backend=lambda task, out: tools)
+    import asyncio
+
+    ep = asyncio.run(agent.run(make_task(tmp_path), tmp_path, trial=1))
+    assert time.monotonic() - t0 < 5 and len(srv.requests) == 1
+    assert (ep.status, ep.end_reason) == ("errored", "quota_exhausted")
+    assert ep.error.startswith("out of credit or quota for openai/agent-x")

@@ -327,3 +327,21 @@ def test_resumed_run_counts_the_agent_cost_of_trials_it_only_grades(tmp_path):
     again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
     assert len(agent.calls) == 4  # no episode was run twice
     assert again.cost_usd == pytest.approx(4 * (0.5 + 0.25)) and again.judge_cost_usd == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("reason", ["quota_exhausted", "auth_failed"])
+def test_an_account_out_of_credit_or_a_rejected_key_stops_its_entrant_after_one_episode(tmp_path, reason):
+    from redlinebench.agent.base import Episode
+
+    class Broke(CountingAgent):
+        async def run(self, task, workdir, *, trial):
+            self.calls.append((task.task_id, trial))
+            return Episode("errored", reason, {"cost_usd": 0.0}, error=f"{reason.replace('_', ' ')} for openai/x")
+
+    spec = _spec(concurrency=1, trials=3)  # 12 trials
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    broke = Broke(label="openai/fake-model")
+    state = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={broke.label: broke}))
+    assert len(broke.calls) == 1
+    assert state.stopped == f"{reason.replace('_', ' ')} for openai/x; no new episode of openai/fake-model was started"
