@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from .base import AUTH_FAILED, QUOTA_EXHAUSTED, REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
+from .base import AUTH_FAILED, PARTIAL_REDLINE, QUOTA_EXHAUSTED, REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
+from .resume import RESUME_DIR, continuation
 from .._retry import backoff, unreachable_message
 from .._litellm import cache_markers, cache_usage, reasoning_usage, reply_usage, valid_cost
 from .._text import encodable
@@ -26,6 +28,9 @@ from .prompt import EMPTY_TURN_NUDGE, PROMPT_VERSION, kickoff_message, system_pr
 from .redact import redact
 from .retry import call_with_retries, classify, describe, is_provider_error
 from .transcript import Transcript
+
+#: Tools whose successful call changes the document (an errored episode then keeps a partial redline).
+_CHANGING_TOOLS = frozenset({"propose_edits", "add_comment", "mark_reserved"})
 
 #: The ``tool_calls`` key of metrics.json for calls naming no tool of the five (misspelt, empty, made up).
 UNKNOWN_TOOL = "(unknown tool)"
@@ -191,19 +196,36 @@ class LLMAgent:
         limits = self.limits
         out_path = workdir / REDLINE
         stats = _Stats(limits.context_tokens)
+        cont, why_not = continuation(workdir, model=self.model, prompt_version=PROMPT_VERSION,
+                                     context_tokens=limits.context_tokens, shorten=partial(_shorten, limits=limits))
+        seen_ids: set[str] = set()  # tool-call ids replayed so far: each must be unique
+        nudged = False
         with Transcript(workdir / TRANSCRIPT) as log:
-            session = self.backend(task, out_path)
+            if cont is not None:  # the previous attempt's events first: one transcript tells the whole trial
+                for line in cont.lines:
+                    if json.loads(line).get("type") != "end":
+                        log.write_line(line)
+                session = self.backend(_on_document(task, cont.partial), out_path)
+                messages = cont.messages
+                stats.resume(cont)
+                seen_ids, nudged = set(cont.seen_ids), cont.nudged
+                resumed: dict[str, Any] = {"continued": True, "from_step": cont.steps}
+                log.write({"type": "resume", **resumed, "document": f"{RESUME_DIR}/{PARTIAL_REDLINE}"})
+            else:
+                session = self.backend(task, out_path)
+                messages = [
+                    {"role": "system", "content": system_prompt(task)},
+                    {"role": "user", "content": kickoff_message(task)},
+                ]
             schemas = session.schemas
-            messages: list[dict[str, Any]] = [
-                {"role": "system", "content": system_prompt(task)},
-                {"role": "user", "content": kickoff_message(task)},
-            ]
-            log.write({"type": "start", "task_id": task.task_id, "model": self.model, "trial": trial,
-                       "prompt_version": PROMPT_VERSION, "limits": limits.to_dict(), "messages": messages,
-                       "tools": [t["function"]["name"] for t in schemas]})
+            if cont is None:
+                log.write({"type": "start", "task_id": task.task_id, "model": self.model, "trial": trial,
+                           "prompt_version": PROMPT_VERSION, "limits": limits.to_dict(), "messages": messages,
+                           "tools": [t["function"]["name"] for t in schemas]})
+                resumed = {"continued": False, "reason": why_not} if why_not else {}
+                if resumed:
+                    log.write({"type": "resume", **resumed})
             status, end_reason, error = "completed", "", None
-            seen_ids: set[str] = set()  # tool-call ids replayed so far: each must be unique
-            nudged = False
             while True:
                 if stats.steps >= limits.max_steps:
                     status, end_reason = "limit_reached", "max_steps"
@@ -284,8 +306,8 @@ class LLMAgent:
                     stats.tool(name, result, time.perf_counter() - t0, time.thread_time() - c0)
                     content = tool_message(result)
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-                    tool_event = {"type": "tool", "step": stats.steps, "name": name, "arguments": arguments,
-                                  "result": result}
+                    tool_event = {"type": "tool", "step": stats.steps, "id": call["id"], "name": name,
+                                  "arguments": arguments, "result": result}
                     if fault is not None:
                         stats.faults[fault.kind] = stats.faults.get(fault.kind, 0) + 1
                         tool_event["fault"] = {"kind": fault.kind, "id": fault.sent_id, "replayed_id": fault.replayed_id}
@@ -303,10 +325,15 @@ class LLMAgent:
                     break
             if status != "errored" and not (session.finished and out_path.is_file()):
                 session.save(out_path)  # end_session already saved it otherwise
+            kept = None
+            if status == "errored" and stats.changed:  # the work done so far is kept, not graded
+                session.save(workdir / PARTIAL_REDLINE)
+                kept = PARTIAL_REDLINE
             log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
         metrics = stats.metrics(session)
         metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason,
                         "reasoning_effort": limits.reasoning_for(self.model),
+                        **({"partial_redline": kept} if kept else {}), **({"resumed": resumed} if resumed else {}),
                         "prompt_cache": self.prompt_cache, "cache_markers": bool(self._markers),
                         "cost_uncached_usd": _uncached_cost(litellm, self.model, stats)})
         return Episode(status=status, end_reason=end_reason, metrics=metrics, error=error)
@@ -411,6 +438,16 @@ def _litellm() -> Any:
     from .._litellm import get_litellm
 
     return get_litellm()
+
+
+def _on_document(task: Any, document: Path) -> Any:
+    """``task`` with its contract replaced by ``document`` (a continued episode's partial redline)."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    if dataclasses.is_dataclass(task) and not isinstance(task, type):
+        return dataclasses.replace(task, contract_path=document)
+    return SimpleNamespace(**{**vars(task), "contract_path": document})
 
 
 def _empty(message: dict[str, Any]) -> bool:
@@ -590,6 +627,14 @@ class _Stats:
         self.reasoning = 0
         self.faults: dict[str, int] = {}        # tool calls replayed or answered otherwise (history.Fault)
         self.refusal: dict[str, Any] | None = None
+        self.changed = False                    # a change was applied to the document
+
+    def resume(self, cont: Any) -> None:
+        """Carry the previous attempt's figures (its calls were paid for) into this one."""
+        self.steps, self.tokens_in, self.tokens_out = cont.steps, cont.tokens_in, cont.tokens_out
+        self.reasoning, self.cost, self.cost_known = cont.reasoning, cont.cost, cont.cost_known
+        self.context_budget = cont.budget or self.context_budget
+        self.changed = True
 
     def add(self, usage: tuple[int, int], cost: float | None, latency: float, *, cache_read: int = 0,
             cache_write: int = 0, reasoning: int = 0) -> None:
@@ -614,9 +659,12 @@ class _Stats:
         self.tool_cpu += cpu_seconds
         if isinstance(result, dict) and "error" in result:
             self.tool_errors += 1
+        elif isinstance(result, dict) and name in _CHANGING_TOOLS and not isinstance(result.get("results"), list):
+            self.changed = True
         for item in (result.get("results") if isinstance(result, dict) else None) or ():
             if isinstance(item, dict) and item.get("status") == "ok":
                 self.edits_ok += 1
+                self.changed = True
             elif isinstance(item, dict):
                 self.edits_failed += 1
 

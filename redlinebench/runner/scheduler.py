@@ -233,8 +233,9 @@ class TrialPipeline:
             if st is TrialState.TODO:
                 if not self.may_start(key.label):  # left as it is: --resume runs it later
                     return
+                carry = previous_attempt(tdir)  # an errored attempt's work, for the agent to continue
                 discard(tdir)
-                metrics = await _run_agent(self.agents[key.label], key, self.layout)
+                metrics = await _run_agent(self.agents[key.label], key, self.layout, carry)
                 self.emit(("episode", idx, {k: metrics.get(k) for k in ("status", "end_reason", "cost_usd",
                                                                        "cost_known", "error")}))
                 self._throttle(idx)
@@ -399,12 +400,38 @@ def _trial_cost(tdir: Path) -> float:
         return 0.0
 
 
-async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> dict[str, Any]:
-    """Run one episode in a staging directory, write metrics.json there, publish the directory."""
+def previous_attempt(tdir: Path) -> dict[str, bytes] | None:
+    """The files an errored trial left that a new attempt may continue from (its transcript and
+    partial redline, named in its metrics.json), read before the trial folder is cleared."""
+    from ..agent.base import PARTIAL_REDLINE, TRANSCRIPT
+
+    metrics = read_metrics(tdir)
+    if metrics.get("status") != "errored" or metrics.get("partial_redline") != PARTIAL_REDLINE:
+        return None
+    try:
+        return {name: (tdir / name).read_bytes() for name in (TRANSCRIPT, PARTIAL_REDLINE)}
+    except OSError:
+        return None
+
+
+async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout,
+                     carry: dict[str, bytes] | None = None) -> dict[str, Any]:
+    """Run one episode in a staging directory, write metrics.json there, publish the directory.
+
+    ``carry``: a previous errored attempt's files, put in ``workdir/resume/`` for the agent (the
+    litellm loop continues from them when it can) and removed before the trial is published."""
+    import shutil
+
+    from ..agent.resume import RESUME_DIR
+
     task = key.task
     staging = layout.staging_dir(key.label, task.task_id, key.trial)
     discard(staging)
     staging.mkdir(parents=True)
+    if carry:
+        (staging / RESUME_DIR).mkdir()
+        for name, data in carry.items():
+            (staging / RESUME_DIR / name).write_bytes(data)
     started = time.time()
     t0 = time.perf_counter()
     try:
@@ -421,6 +448,10 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> di
                                 finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                 wall_s=round(time.perf_counter() - t0, 4)),
                **episode.metrics}
+    if carry:
+        shutil.rmtree(staging / RESUME_DIR, ignore_errors=True)
+        metrics.setdefault("resumed", {"continued": False, "reason": f"the {key.entrant.agent} agent does not "
+                                                                      "continue an errored attempt"})
     if episode.error:
         metrics["error"] = redact(episode.error)
     if episode.status != "errored" and not (staging / paths.REDLINE).is_file() and episode.end_reason != NO_OUTPUT:

@@ -248,3 +248,75 @@ def test_insufficient_quota_ends_the_episode_at_once(srv, tmp_path, monkeypatch)
     assert time.monotonic() - t0 < 5 and len(srv.requests) == 1
     assert (ep.status, ep.end_reason) == ("errored", "quota_exhausted")
     assert ep.error.startswith("out of credit or quota for openai/agent-x")
+
+
+# -- work kept --------------------------------------------------------------------------------
+
+def _outage(srv, n=3):
+    for _ in range(n):
+        srv.enqueue(Reply.error(503, "upstream connect error"))
+
+
+def test_an_outage_after_an_edit_keeps_the_edit_and_resume_continues_with_the_same_messages(srv, tmp_path):
+    srv.rules = {"anthropic_thinking"}
+    model, base = "anthropic/claude-sonnet-4-5", srv.base_url
+    srv.enqueue(Reply.tool_calls([("read_document", {})], thinking=THINKING),
+                Reply.tool_calls([("propose_edits", EDIT)], thinking=THINKING[:1]))
+    _outage(srv, 3)
+    tools = FakeTools()
+    first = LLMAgent(model, api_base=base, limits=AgentLimits(max_retries=2), backend=lambda task, out: tools)
+    import asyncio
+
+    one = tmp_path / "one"
+    one.mkdir()
+    ep = asyncio.run(first.run(make_task(tmp_path), one, trial=1))
+    assert (ep.status, ep.metrics["partial_redline"]) == ("errored", "redline.partial.docx")
+    assert tools.saved == [one / "redline.partial.docx"]
+    failed_request = srv.requests[-1].body["messages"]
+
+    two = tmp_path / "two"
+    (two / "resume").mkdir(parents=True)
+    for name in ("transcript.jsonl", "redline.partial.docx"):
+        (two / "resume" / name).write_bytes((one / name).read_bytes())
+    opened = []
+    srv.enqueue(Reply.tool_calls([("end_session", {})], thinking=THINKING[:1]))
+    again = LLMAgent(model, api_base=base, limits=AgentLimits(max_retries=0),
+                     backend=lambda task, out: opened.append(task.contract_path) or FakeTools())
+    ep2 = asyncio.run(again.run(make_task(tmp_path), two, trial=1))
+    assert (ep2.status, ep2.end_reason) == ("completed", "end_session")
+    assert opened == [two / "resume" / "redline.partial.docx"]
+    assert srv.requests[-1].body["messages"] == failed_request  # the same history, thinking blocks included
+    assert ep2.metrics["resumed"] == {"continued": True, "from_step": 2}
+    assert ep2.metrics["steps"] == 3 and ep2.metrics["tokens_in"] == 300
+    kinds = [json.loads(x)["type"] for x in (two / "transcript.jsonl").read_text().splitlines()]
+    assert kinds.count("start") == 1 and kinds.count("end") == 1 and "resume" in kinds
+
+
+def test_a_trial_that_cannot_be_continued_starts_over_and_says_why(srv, tmp_path):
+    srv.enqueue(Reply.tool_calls([("propose_edits", EDIT)]))
+    _outage(srv, 1)
+    import asyncio
+
+    one = tmp_path / "one"
+    one.mkdir()
+    ep = asyncio.run(LLMAgent("openai/agent-x", api_base=srv.url, limits=AgentLimits(max_retries=0),
+                              backend=lambda task, out: FakeTools()).run(make_task(tmp_path), one, trial=1))
+    assert ep.metrics["partial_redline"] == "redline.partial.docx"
+    two = tmp_path / "two"
+    (two / "resume").mkdir(parents=True)
+    (two / "resume" / "redline.partial.docx").write_bytes(b"x")
+    (two / "resume" / "transcript.jsonl").write_text(
+        (one / "transcript.jsonl").read_text().replace('"prompt_version": "agent-', '"prompt_version": "old-'))
+    srv.enqueue(Reply.tool_calls([("end_session", {})]))
+    ep2 = asyncio.run(LLMAgent("openai/agent-x", api_base=srv.url, limits=AgentLimits(max_retries=0),
+                               backend=lambda task, out: FakeTools()).run(make_task(tmp_path), two, trial=1))
+    assert ep2.end_reason == "end_session" and ep2.metrics["steps"] == 1
+    assert ep2.metrics["resumed"]["continued"] is False and "prompt_version" in ep2.metrics["resumed"]["reason"]
+    assert len(srv.requests[-1].body["messages"]) == 2  # from the contract: system + kick-off
+
+
+def test_an_outage_before_any_change_keeps_no_partial(srv, tmp_path):
+    srv.enqueue(Reply.tool_calls([("read_document", {})]))
+    _outage(srv, 1)
+    ep, _, tools = _run(srv, tmp_path)
+    assert ep.status == "errored" and "partial_redline" not in ep.metrics and not tools.saved

@@ -345,3 +345,33 @@ def test_an_account_out_of_credit_or_a_rejected_key_stops_its_entrant_after_one_
     state = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={broke.label: broke}))
     assert len(broke.calls) == 1
     assert state.stopped == f"{reason.replace('_', ' ')} for openai/x; no new episode of openai/fake-model was started"
+
+
+def test_resume_hands_an_errored_trials_partial_work_to_the_new_attempt(tmp_path):
+    from redlinebench.agent.base import Episode
+
+    seen = []
+
+    class Flaky(CountingAgent):
+        async def run(self, task, workdir, *, trial):
+            resume = workdir / "resume"
+            seen.append(sorted(p.name for p in resume.iterdir()) if resume.is_dir() else [])
+            (workdir / "transcript.jsonl").write_text('{"type": "start"}\n')
+            if len(seen) == 1:
+                (workdir / "redline.partial.docx").write_bytes(b"half")
+                return Episode("errored", "provider_error", {"partial_redline": "redline.partial.docx"}, error="503")
+            (workdir / "redline.docx").write_bytes(b"whole")
+            return Episode("completed", "end_session", {})
+
+    spec = _spec(concurrency=1, trials=1)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data", n=1)
+    agent = Flaky(label="openai/fake-model")
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={agent.label: agent}))
+    tdir = next(layout.trials.glob("openai_fake-model/*/1"))
+    assert (tdir / "redline.partial.docx").read_bytes() == b"half"
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={agent.label: agent}))
+    assert seen == [[], ["redline.partial.docx", "transcript.jsonl"]]
+    assert not (tdir / "resume").exists() and (tdir / "redline.docx").read_bytes() == b"whole"
+    metrics = json.loads((tdir / "metrics.json").read_text())
+    assert metrics["resumed"]["continued"] is False  # this agent does not continue: said so
