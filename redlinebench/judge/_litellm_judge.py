@@ -107,7 +107,7 @@ class LiteLLMJudge:
         if self._markers:
             kwargs["cache_control_injection_points"] = self._markers
         if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
+            kwargs["response_format"] = json_format(self.model)
         if temperature is not None:
             kwargs["temperature"] = temperature
         if self.api_base:
@@ -145,12 +145,14 @@ class LiteLLMJudge:
                 result = JudgeResult(
                     judge=self.name, ok=True, verdicts=dict(hit["verdicts"]),
                     justifications=dict(hit.get("justifications", {})), missing=list(hit.get("missing", [])),
-                    invalid=list(hit.get("invalid", [])), attempts=0, cached=True, cost_usd=0.0,
+                    invalid=list(hit.get("invalid", [])), near_misses=dict(hit.get("near_misses") or {}),
+                    repaired=list(hit.get("repaired") or []), attempts=0, cached=True, cost_usd=0.0,
                     raw=hit.get("raw"))
                 if audit is not None:
                     audit.write({**audit_base, "cached": True, "ok": True, "attempts": 0, "latency_s": 0.0,
                                  "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
-                                 "raw": result.raw, "error": None})
+                                 "raw": result.raw, "error": None, "near_misses": result.near_misses,
+                                 "json_repaired": result.repaired})
                 return result
 
         litellm = get_litellm()
@@ -259,12 +261,14 @@ class LiteLLMJudge:
         if parsed is not None:
             result = JudgeResult(
                 judge=self.name, ok=True, verdicts=parsed.verdicts, justifications=parsed.justifications,
-                missing=parsed.missing, invalid=parsed.invalid, attempts=len(attempts), latency_s=latency,
+                missing=parsed.missing, invalid=parsed.invalid, near_misses=parsed.near_misses,
+                repaired=parsed.repaired, attempts=len(attempts), latency_s=latency,
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept,
                 cache_read_tokens=cache_read, cache_write_tokens=cache_write)
             if cache is not None:
                 cache.put(key, {"verdicts": parsed.verdicts, "justifications": parsed.justifications,
                                 "missing": parsed.missing, "invalid": parsed.invalid, "raw": raw_kept,
+                                "near_misses": parsed.near_misses, "repaired": parsed.repaired,
                                 "model": self.model, "prompt_version": PROMPT_VERSION})
         else:
             result = JudgeResult(
@@ -277,8 +281,29 @@ class LiteLLMJudge:
                          "n_attempts": len(attempts), "dropped_params": dropped, "latency_s": round(latency, 4),
                          "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                          "cache_read_tokens": cache_read, "cache_write_tokens": cache_write,
-                         "cost_usd": cost, "missing": result.missing, "raw": raw_kept, "error": result.error})
+                         "cost_usd": cost, "missing": result.missing, "raw": raw_kept, "error": result.error,
+                         "near_misses": result.near_misses, "json_repaired": result.repaired})
         return result
+
+
+#: The reply's shape as a JSON schema: litellm's Anthropic route has no schema-less JSON mode
+#: (``{"type": "json_object"}`` is dropped there without a word), but turns a schema into
+#: Anthropic's structured output (or a forced tool), so that route gets the schema.
+VERDICTS_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["verdicts"],
+    "properties": {"verdicts": {"type": "array", "items": {
+        "type": "object", "additionalProperties": False, "required": ["rubric_id", "verdict", "justification"],
+        "properties": {"rubric_id": {"type": "string"}, "verdict": {"type": "string", "enum": ["PASS", "FAIL"]},
+                       "justification": {"type": "string"}}}}},
+}
+_SCHEMA_PROVIDERS = frozenset({"anthropic"})
+
+
+def json_format(model: str) -> dict[str, Any]:
+    """The ``response_format`` that turns JSON mode on for this model's route."""
+    if model.partition("/")[0] in _SCHEMA_PROVIDERS:
+        return {"type": "json_schema", "json_schema": {"name": "verdicts", "schema": VERDICTS_SCHEMA}}
+    return {"type": "json_object"}
 
 
 @judge("litellm")
