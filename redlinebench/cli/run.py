@@ -164,6 +164,10 @@ def _finish(result: Any, console: Any) -> None:
     unknown = f" (+ {p.cost_unknown} episode(s) whose model has no known price)" if p.cost_unknown else ""
     click.echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
                f"cost: ${p.cost_usd:.4f}{unknown}")
+    from ..judge import near_miss_lines
+
+    for line in near_miss_lines((result.summary or {}).get("judge_calls")):
+        click.echo(line)
     for err in p.errors[:10]:
         lines = str(err.get("error") or "").strip().splitlines()
         click.echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")

@@ -655,3 +655,9 @@ def print_check(report: dict[str, Any]) -> None:
                       "from that judge's numbers[/yellow]")
     if report["skipped_cases"]:
         console.print(f"[yellow]{len(report['skipped_cases'])} case file(s) could not be opened[/yellow]")
+    from rich.markup import escape
+
+    from ..judge import near_miss_lines
+
+    for line in near_miss_lines(report):  # counted FAIL by the rule: the judge's wording, not the redline
+        console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)
