@@ -7,8 +7,9 @@ would make the provider reject every later request:
 - provider state is kept on both exactly: Anthropic ``thinking`` / ``redacted_thinking`` blocks
   with their signatures (litellm's ``thinking_blocks``), DeepSeek's ``reasoning_content``,
   Gemini's thought signatures on tool calls (``provider_specific_fields`` / ``extra_content``),
-  and any field litellm passes through that we do not rebuild ourselves. Thinking providers answer
-  400 when it is missing on the next call;
+  and any field litellm passes through that we do not rebuild ourselves (a message field litellm
+  has no name for, which it files under ``provider_specific_fields``, goes back to the top level
+  where the provider sent it). Thinking providers answer 400 when it is missing on the next call;
 - a tool call whose arguments do not parse (cut off at the output limit, or just broken) is
   replayed with arguments that parse (vLLM answers 400 "Unterminated string" to every later
   request otherwise), and its tool result says what happened;
@@ -28,6 +29,8 @@ from .._text import encodable
 
 #: Message keys rebuilt here; every other non-empty key litellm exposes is provider state, kept.
 _REBUILT = frozenset({"role", "content", "tool_calls", "function_call"})
+#: Where litellm keeps the message fields it has no name for (lifted back to the top level).
+_WRAPPED = "provider_specific_fields"
 #: Tool-call keys rebuilt here (``index`` is a streaming position, not part of the call).
 _CALL_REBUILT = frozenset({"id", "type", "function", "index"})
 #: How much of unparsable arguments the replayed call keeps (the transcript keeps them whole).
@@ -71,7 +74,13 @@ def assistant_message(response: Any) -> dict[str, Any]:
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict)) or None
     out: dict[str, Any] = {"role": "assistant", "content": encodable(content) if isinstance(content, str) else None}
     for key, value in data.items():
-        if key not in _REBUILT and value not in (None, [], {}):
+        if key not in _REBUILT and key != _WRAPPED and value not in (None, [], {}):
+            out[key] = _json_safe(value)
+    # litellm files a field it has no name for under provider_specific_fields; the provider wants it
+    # back where it sent it (OpenRouter's reasoning_details, ...), so it goes back to the top level
+    wrapped = data.get(_WRAPPED)
+    for key, value in (wrapped.items() if isinstance(wrapped, dict) else ()):
+        if key not in out and key not in _REBUILT and value not in (None, [], {}):
             out[key] = _json_safe(value)
     calls = []
     for i, call in enumerate(data.get("tool_calls") or []):

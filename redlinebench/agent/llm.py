@@ -491,11 +491,14 @@ def _uncached_cost(litellm: Any, model: str, stats: "_Stats") -> float | None:
 
 
 def _message_chars(m: dict) -> int:
-    """Characters one message adds to the prompt estimate (a tool call costs its arguments + 32)."""
+    """Characters one message adds to the prompt estimate (a tool call costs its arguments + 32,
+    provider state its JSON)."""
     content = m.get("content")
     chars = len(content) if isinstance(content, str) else 0
     for call in m.get("tool_calls") or ():
         chars += len(call["function"]["arguments"]) + 32
+    if len(m) > 3:  # provider state sent back (reasoning, thinking blocks) is prompt too
+        chars += sum(len(json.dumps(v)) for k, v in m.items() if k not in ("role", "content", "tool_calls"))
     return chars
 
 

@@ -320,3 +320,15 @@ def test_an_outage_before_any_change_keeps_no_partial(srv, tmp_path):
     _outage(srv, 1)
     ep, _, tools = _run(srv, tmp_path)
     assert ep.status == "errored" and "partial_redline" not in ep.metrics and not tools.saved
+
+
+def test_a_field_no_one_has_named_yet_goes_back_where_the_provider_sent_it(srv, tmp_path):
+    first = Reply.tool_calls([("read_document", {})])
+    first.message["reasoning_details"] = [{"type": "reasoning.encrypted", "data": "gAAAAB"}]
+    first.message["tool_calls"][0]["future_field"] = {"x": 1}
+    srv.enqueue(first, Reply.tool_calls([("end_session", {})]))
+    ep, _, _ = _run(srv, tmp_path)
+    assert ep.end_reason == "end_session"
+    sent = srv.requests[1].body["messages"][2]
+    assert sent["reasoning_details"] == [{"type": "reasoning.encrypted", "data": "gAAAAB"}]
+    assert sent["tool_calls"][0]["future_field"] == {"x": 1} and "provider_specific_fields" not in sent
