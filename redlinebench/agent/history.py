@@ -140,17 +140,22 @@ def replayable(raw: dict[str, Any], finish_reason: str | None, seen_ids: set[str
     """The message to replay for ``raw`` and the faults of its tool calls, by position.
 
     ``seen_ids``: the tool-call ids already replayed in this episode (updated here). ``raw`` is not
-    changed; when nothing is wrong the same dict is returned.
+    changed; when nothing needs changing the same dict is returned. Blank arguments are replayed
+    as ``{}`` (what the tools read them as) without a fault.
     """
     calls = raw.get("tool_calls") or []
     faults: dict[int, Fault] = {}
     new_calls = []
     this_reply: dict[str, tuple[str, str]] = {}  # id -> (name, arguments) of this reply's calls
+    changed = False
     for i, call in enumerate(calls):
         cid, fn = call["id"], call["function"]
         args = fn["arguments"]
         kind = None
-        if not _parses(args):
+        if not args.strip():  # no arguments at all (Ollama, some vLLM parsers): the tools read {}
+            call = {**call, "function": {**fn, "arguments": "{}"}}
+            changed = True
+        elif not _parses(args):
             kind = "truncated" if finish_reason == "length" else "unparsable"
             head = args[:_ARGS_HEAD] + ("..." if len(args) > _ARGS_HEAD else "")
             call = {**call, "function": {**fn, "arguments": json.dumps({UNPARSABLE_KEY: head}, ensure_ascii=False)}}
@@ -166,7 +171,7 @@ def replayable(raw: dict[str, Any], finish_reason: str | None, seen_ids: set[str
         if kind is not None:
             faults[i] = Fault(kind, cid, new_id)
         new_calls.append(call)
-    if not faults:
+    if not faults and not changed:
         return raw, faults
     return {**raw, "tool_calls": new_calls}, faults
 

@@ -263,7 +263,7 @@ class LLMAgent:
                          "tokens_in": usage[0], "tokens_out": usage[1], "reasoning_tokens": reasoning,
                          "cache_read_tokens": cache_read, "cache_write_tokens": cache_write, "cost_usd": cost,
                          "finish_reason": finish, "message": raw}
-                if faults:
+                if message is not raw:
                     event["replayed_as"] = {"tool_calls": message["tool_calls"]}
                 log.write(event)
                 refused = refusal(raw, finish)

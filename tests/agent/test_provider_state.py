@@ -332,3 +332,12 @@ def test_a_field_no_one_has_named_yet_goes_back_where_the_provider_sent_it(srv, 
     sent = srv.requests[1].body["messages"][2]
     assert sent["reasoning_details"] == [{"type": "reasoning.encrypted", "data": "gAAAAB"}]
     assert sent["tool_calls"][0]["future_field"] == {"x": 1} and "provider_specific_fields" not in sent
+
+
+def test_blank_arguments_are_replayed_as_an_empty_object(srv, tmp_path):
+    srv.rules = {"vllm"}
+    srv.enqueue(Reply.tool_calls([("read_document", "")]), Reply.tool_calls([("end_session", {})]))
+    ep, events, tools = _run(srv, tmp_path)
+    assert ep.end_reason == "end_session" and tools.calls[0] == ("read_document", "")
+    assert srv.requests[1].body["messages"][2]["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert ep.metrics["tool_call_faults"] == {}
