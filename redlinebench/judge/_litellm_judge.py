@@ -24,6 +24,7 @@ from typing import Any
 
 from .._litellm import cache_markers, cache_usage, get_litellm, reply_usage, valid_cost
 from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, needs_placeholder_key
+from ..agent.retry import describe
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
 from .._retry import classify, retries_allowed, retry_delay, status_of, unreachable_message
 from .._throttle import slot
@@ -187,8 +188,9 @@ class LiteLLMJudge:
             except Exception as exc:  # noqa: BLE001  every provider failure is data here
                 last_exc = exc
                 status = _status(exc)
+                # describe: one line with the provider's own error body (any shape) and 529 named overloaded
                 message = "timeout" if isinstance(exc, asyncio.TimeoutError) else \
-                    redact(f"{type(exc).__name__}: {exc}", [self._api_key or ""])
+                    redact(describe(exc), [self._api_key or ""])
                 error = (message or "")[:2000]
                 outcome.update(status=status, error=error, latency_s=round(time.monotonic() - t0, 4))
                 attempts.append(outcome)

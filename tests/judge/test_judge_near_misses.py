@@ -73,3 +73,9 @@ async def test_an_out_of_quota_judge_stops_at_once(fake_openai):
     result = await make(fake_openai, max_retries=5).grade(TASK, VIEW, None)
     assert not result.ok and result.attempts == 1 and result.unreachable
     assert result.error.startswith("no verdicts after 1 attempt(s): out of credit or quota for openai/judge-a")
+
+
+async def test_a_judge_error_shows_the_providers_body_whatever_its_shape(fake_openai):
+    fake_openai.enqueue(*[Reply.gemini_error(400, "API key not valid for this model family")] * 2, model="judge-a")
+    result = await make(fake_openai, max_retries=0).grade(TASK, VIEW, None)
+    assert not result.ok and "API key not valid for this model family" in result.error
