@@ -28,6 +28,7 @@ import asyncio
 import email.utils
 import errno
 import random
+import re
 import socket
 import ssl
 import time
@@ -72,7 +73,8 @@ def header(exc: BaseException, name: str) -> str | None:
 
 def retry_after(exc: BaseException | None, *, now: float | None = None) -> float | None:
     """Seconds the provider asked us to wait (``retry-after-ms``, or ``Retry-After`` as seconds or
-    an HTTP date), capped at ``RETRY_AFTER_CAP_S``; ``None`` when it did not say (or said nonsense)."""
+    an HTTP date, or for want of a header the delay its error body names: Gemini's ``retryDelay``),
+    capped at ``RETRY_AFTER_CAP_S``; ``None`` when it did not say (or said nonsense)."""
     if exc is None:
         return None
     ms = header(exc, "retry-after-ms")
@@ -83,7 +85,7 @@ def retry_after(exc: BaseException | None, *, now: float | None = None) -> float
             pass
     value = header(exc, "retry-after")
     if value is None:
-        return None
+        return _body_retry_delay(exc)
     text = str(value).strip()
     try:
         return _clamp(float(text))
@@ -96,6 +98,24 @@ def retry_after(exc: BaseException | None, *, now: float | None = None) -> float
     if when is None:
         return None
     return _clamp(when.timestamp() - (time.time() if now is None else now))
+
+
+#: Gemini sends no Retry-After header: the wait is in the body (RetryInfo's ``retryDelay: "37s"``,
+#: and "Please retry in 37.1s." in the message).
+_BODY_DELAYS = (re.compile(r'"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"'),  # the structured one first
+                re.compile(r"retry in (\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE))
+
+
+def _body_retry_delay(exc: BaseException) -> float | None:
+    """The wait a provider put in its error body instead of a header (Gemini), or ``None``."""
+    if status_of(exc) not in (429, 503, None):
+        return None
+    body = error_body(exc) or ""
+    for pattern in _BODY_DELAYS:
+        m = pattern.search(body)
+        if m:
+            return _clamp(float(m.group(1)))
+    return None
 
 
 def _clamp(seconds: float) -> float | None:

@@ -212,6 +212,11 @@ def test_retry_after_is_read_on_the_anthropic_route_and_the_openai_route(srv):
     assert retry_after(anthropic) == 2.0
     openai = _error_of(srv, Reply.error(429, "slow down", headers={"retry-after-ms": "1500"}))
     assert retry_after(openai) == 1.5
+    body = [{"error": {"code": 429, "message": "Resource exhausted. Please retry in 37.1s.", "status":
+                       "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                                                          "retryDelay": "37s"}]}}]
+    gemini = _error_of(srv, Reply("error", status=429, raw=json.dumps(body).encode()))
+    assert retry_after(gemini) == 37.0  # no header: the body says
 
 
 def test_error_lines_name_overload_quota_and_show_any_body(srv):
