@@ -200,12 +200,16 @@ class LLMAgent:
                                      context_tokens=limits.context_tokens, shorten=partial(_shorten, limits=limits))
         seen_ids: set[str] = set()  # tool-call ids replayed so far: each must be unique
         nudged = False
+        if cont is not None:
+            try:
+                session = self.backend(_on_document(task, cont.partial), out_path)
+            except Exception as exc:  # noqa: BLE001  a partial that does not open: start over, saying why
+                cont, why_not = None, f"the partial redline does not open ({type(exc).__name__}: {exc})"[:300]
         with Transcript(workdir / TRANSCRIPT) as log:
             if cont is not None:  # the previous attempt's events first: one transcript tells the whole trial
                 for line in cont.lines:
                     if json.loads(line).get("type") != "end":
                         log.write_line(line)
-                session = self.backend(_on_document(task, cont.partial), out_path)
                 messages = cont.messages
                 stats.resume(cont)
                 seen_ids, nudged = set(cont.seen_ids), cont.nudged

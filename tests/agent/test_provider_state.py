@@ -346,3 +346,28 @@ def test_blank_arguments_are_replayed_as_an_empty_object(srv, tmp_path):
     assert ep.end_reason == "end_session" and tools.calls[0] == ("read_document", "")
     assert srv.requests[1].body["messages"][2]["tool_calls"][0]["function"]["arguments"] == "{}"
     assert ep.metrics["tool_call_faults"] == {}
+
+
+def test_a_partial_redline_that_does_not_open_means_starting_over(srv, tmp_path):
+    srv.enqueue(Reply.tool_calls([("propose_edits", EDIT)]))
+    _outage(srv, 1)
+    import asyncio
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    asyncio.run(LLMAgent("openai/agent-x", api_base=srv.url, limits=AgentLimits(max_retries=0),
+                         backend=lambda task, out: FakeTools()).run(make_task(tmp_path), one, trial=1))
+    (two / "resume").mkdir(parents=True)
+    for name in ("transcript.jsonl", "redline.partial.docx"):
+        (two / "resume" / name).write_bytes((one / name).read_bytes())
+
+    def backend(task, out):
+        if task.contract_path.name == "redline.partial.docx":
+            raise ValueError("not a zip file")
+        return FakeTools()
+
+    srv.enqueue(Reply.tool_calls([("end_session", {})]))
+    ep = asyncio.run(LLMAgent("openai/agent-x", api_base=srv.url, limits=AgentLimits(max_retries=0),
+                              backend=backend).run(make_task(tmp_path), two, trial=1))
+    assert ep.end_reason == "end_session" and ep.metrics["resumed"]["continued"] is False
+    assert "does not open (ValueError: not a zip file)" in ep.metrics["resumed"]["reason"]
