@@ -186,8 +186,9 @@ def test_a_thinking_budget_reaches_anthropic_as_thinking(srv, tmp_path):
 def test_a_bad_reasoning_effort_is_one_config_error(bad):
     from redlinebench.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="reasoning_effort"):
+    with pytest.raises(ConfigError, match="a thinking budget in tokens, for every model or per model"):
         AgentLimits.from_mapping({"reasoning_effort": bad})
+    assert AgentLimits.from_mapping({"reasoning_effort": "High"}).reasoning_for("any/model") == "high"
 
 
 # -- errors read right -------------------------------------------------------------------------
@@ -307,6 +308,14 @@ def test_a_trial_that_cannot_be_continued_starts_over_and_says_why(srv, tmp_path
     ep = asyncio.run(LLMAgent("openai/agent-x", api_base=srv.url, limits=AgentLimits(max_retries=0),
                               backend=lambda task, out: FakeTools()).run(make_task(tmp_path), one, trial=1))
     assert ep.metrics["partial_redline"] == "redline.partial.docx"
+    srv.enqueue(Reply.tool_calls([("read_document", {})]))  # an outage before any change keeps nothing
+    _outage(srv, 1)
+    nothing = tmp_path / "nothing"
+    nothing.mkdir()
+    tools = FakeTools()
+    ep0 = asyncio.run(LLMAgent("openai/agent-x", api_base=srv.url, limits=AgentLimits(max_retries=0),
+                               backend=lambda task, out: tools).run(make_task(tmp_path), nothing, trial=1))
+    assert ep0.status == "errored" and "partial_redline" not in ep0.metrics and not tools.saved
     two = tmp_path / "two"
     (two / "resume").mkdir(parents=True)
     (two / "resume" / "redline.partial.docx").write_bytes(b"x")
@@ -318,13 +327,6 @@ def test_a_trial_that_cannot_be_continued_starts_over_and_says_why(srv, tmp_path
     assert ep2.end_reason == "end_session" and ep2.metrics["steps"] == 1
     assert ep2.metrics["resumed"]["continued"] is False and "prompt_version" in ep2.metrics["resumed"]["reason"]
     assert len(srv.requests[-1].body["messages"]) == 2  # from the contract: system + kick-off
-
-
-def test_an_outage_before_any_change_keeps_no_partial(srv, tmp_path):
-    srv.enqueue(Reply.tool_calls([("read_document", {})]))
-    _outage(srv, 1)
-    ep, _, tools = _run(srv, tmp_path)
-    assert ep.status == "errored" and "partial_redline" not in ep.metrics and not tools.saved
 
 
 def test_a_field_no_one_has_named_yet_goes_back_where_the_provider_sent_it(srv, tmp_path):
