@@ -155,10 +155,14 @@ def replayable(raw: dict[str, Any], finish_reason: str | None, seen_ids: set[str
         if not args.strip():  # no arguments at all (Ollama, some vLLM parsers): the tools read {}
             call = {**call, "function": {**fn, "arguments": "{}"}}
             changed = True
-        elif not _parses(args):
+        elif not _parses(args) or (finish_reason == "length" and i == len(calls) - 1):
+            # the last call of a reply cut at the output limit is cut too, even if what arrived parses
+            # (a route that hands over a parsed prefix): running half a batch is not what was meant
             kind = "truncated" if finish_reason == "length" else "unparsable"
-            head = args[:_ARGS_HEAD] + ("..." if len(args) > _ARGS_HEAD else "")
-            call = {**call, "function": {**fn, "arguments": json.dumps({UNPARSABLE_KEY: head}, ensure_ascii=False)}}
+            if not _parses(args):
+                head = args[:_ARGS_HEAD] + ("..." if len(args) > _ARGS_HEAD else "")
+                call = {**call, "function": {**fn, "arguments": json.dumps({UNPARSABLE_KEY: head},
+                                                                           ensure_ascii=False)}}
         new_id = cid
         if cid in seen_ids:
             new_id = _fresh_id(cid, seen_ids)

@@ -373,3 +373,11 @@ def test_a_partial_redline_that_does_not_open_means_starting_over(srv, tmp_path)
                               backend=backend).run(make_task(tmp_path), two, trial=1))
     assert ep.end_reason == "end_session" and ep.metrics["resumed"]["continued"] is False
     assert "does not open (ValueError: not a zip file)" in ep.metrics["resumed"]["reason"]
+
+
+def test_the_last_call_of_a_reply_cut_at_the_output_limit_is_not_run_even_when_it_parses(srv, tmp_path):
+    srv.enqueue(Reply.tool_calls([("read_document", {}), ("propose_edits", {"edits": []})], finish_reason="length"),
+                Reply.tool_calls([("end_session", {})]))
+    ep, events, tools = _run(srv, tmp_path)
+    assert [c[0] for c in tools.calls] == ["read_document", "end_session"]
+    assert json.loads(srv.requests[1].body["messages"][-1]["content"])["error"] == "call_cut_off"
