@@ -180,6 +180,36 @@ def replayable(raw: dict[str, Any], finish_reason: str | None, seen_ids: set[str
     return {**raw, "tool_calls": new_calls}, faults
 
 
+#: How a strict server says it does not take a field: "property 'x' is unsupported", "Extra inputs
+#: are not permitted", "Unrecognized request argument", "Additional properties are not allowed".
+_REFUSING = re.compile(r"unsupported|not supported|not permitted|not allowed|unrecognized|unknown (?:field|"
+                       r"parameter|property|key)|unexpected|extra (?:inputs|fields)", re.IGNORECASE)
+
+
+def refused_state(exc: BaseException, messages: list[dict[str, Any]], dropped: set[str]) -> str | None:
+    """A provider-state field of the history that a 400 names (a strict OpenAI-compatible server
+    answering "property 'reasoning_content' is unsupported"), not yet dropped; else ``None``."""
+    from .._retry import body_messages, status_of
+
+    if status_of(exc) not in (400, 422):
+        return None
+    text = f"{exc} {' '.join(body_messages(exc))}"
+    if not _REFUSING.search(text):  # "must be passed back" asks for more state, not less
+        return None
+    keys = {k for m in messages if m.get("role") == "assistant" for k in m if k not in _REBUILT}
+    for key in sorted(keys - dropped):
+        if re.search(rf"\b{re.escape(key)}\b", text):
+            return key
+    return None
+
+
+def without_state(messages: list[dict[str, Any]], fields: set[str]) -> None:
+    """Leave ``fields`` out of every assistant message of the history (in place, new dicts)."""
+    for i, m in enumerate(messages):
+        if m.get("role") == "assistant" and fields.intersection(m):
+            messages[i] = {k: v for k, v in m.items() if k not in fields}
+
+
 def fault_result(fault: Fault, name: str, max_output_tokens: int | None) -> dict[str, str]:
     """The tool error a call that is not run gets: what happened, and what to do instead."""
     if fault.kind == "truncated":

@@ -21,7 +21,8 @@ from .._retry import backoff, unreachable_message
 from .._litellm import cache_markers, cache_usage, reasoning_usage, reply_usage, valid_cost
 from .._text import encodable
 from ..tools import tool_message
-from .history import assistant_message, fault_result, refusal, replayable, tool_calls_in_text
+from .history import (assistant_message, fault_result, refusal, refused_state, replayable, tool_calls_in_text,
+                      without_state)
 from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
 from .limits import AgentLimits
 from .prompt import EMPTY_TURN_NUDGE, PROMPT_VERSION, kickoff_message, system_prompt
@@ -137,6 +138,8 @@ class LLMAgent:
         self._markers = cache_markers(model) if self.prompt_cache else None
         self._placeholder: bool | None = None
         self._dropped: set[str] = set()
+        #: provider-state fields a server refused to take back (400 naming them): left out from then on
+        self._dropped_state: set[str] = set()
 
     # -- one model call --------------------------------------------------------------------
     def _params(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
@@ -213,6 +216,7 @@ class LLMAgent:
                 messages = cont.messages
                 stats.resume(cont)
                 seen_ids, nudged = set(cont.seen_ids), cont.nudged
+                self._dropped_state |= cont.dropped_state
                 resumed: dict[str, Any] = {"continued": True, "from_step": cont.steps}
                 log.write({"type": "resume", **resumed, "document": f"{RESUME_DIR}/{PARTIAL_REDLINE}"})
             else:
@@ -262,6 +266,8 @@ class LLMAgent:
                 finish = _finish_reason(response)
                 # the history replays what the provider accepts back; the transcript keeps what was sent
                 message, faults = replayable(raw, finish, seen_ids)
+                if self._dropped_state.intersection(message):
+                    message = {k: v for k, v in message.items() if k not in self._dropped_state}
                 messages.append(message)
                 event = {"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
                          "tokens_in": usage[0], "tokens_out": usage[1], "reasoning_tokens": reasoning,
@@ -378,6 +384,13 @@ class LLMAgent:
                 if dropped:
                     self._dropped.add(dropped)
                     log.write({"type": "param_dropped", "step": stats.steps + 1, "param": dropped,
+                               "error": describe(exc)})
+                    continue
+                refused = refused_state(exc, messages, self._dropped_state)
+                if refused:  # a strict server that does not take this piece of state back: leave it out
+                    self._dropped_state.add(refused)
+                    without_state(messages, {refused})
+                    log.write({"type": "state_dropped", "step": stats.steps + 1, "field": refused,
                                "error": describe(exc)})
                     continue
                 if type(exc).__name__ == "ContextWindowExceededError" and not shrink_done:

@@ -38,6 +38,7 @@ class Continuation:
     budget: int | None = None
     nudged: bool = False
     seen_ids: set[str] = field(default_factory=set)
+    dropped_state: set[str] = field(default_factory=set)
 
 
 def previous_attempt(workdir: Path) -> tuple[Path, Path] | None:
@@ -94,10 +95,17 @@ def _rebuild(events: list[dict], lines: list[str], partial: Path, context_tokens
                 shorten(messages, budget_tokens=budget, keep_recent=1)
             else:
                 shorten(messages, budget_tokens=budget)
+        elif kind == "state_dropped":
+            from .history import without_state
+
+            cont.dropped_state.add(str(ev["field"]))
+            without_state(messages, {str(ev["field"])})
         elif kind == "model":
             reply = dict(ev["message"])
             if "replayed_as" in ev:
                 reply.update(ev["replayed_as"])
+            for key in cont.dropped_state:
+                reply.pop(key, None)
             messages.append(reply)
             last_reply = reply
             cont.steps = max(cont.steps, int(ev.get("step") or 0))

@@ -381,3 +381,34 @@ def test_the_last_call_of_a_reply_cut_at_the_output_limit_is_not_run_even_when_i
     ep, events, tools = _run(srv, tmp_path)
     assert [c[0] for c in tools.calls] == ["read_document", "end_session"]
     assert json.loads(srv.requests[1].body["messages"][-1]["content"])["error"] == "call_cut_off"
+
+
+def test_a_server_that_refuses_a_state_field_back_gets_the_history_without_it(srv, tmp_path):
+    def handler(body):
+        if len(body["messages"]) == 2:  # the first call: a reply with reasoning_content
+            return Reply.tool_calls([("read_document", {})], reasoning="think")
+        if any("reasoning_content" in m for m in body["messages"]):
+            return Reply.error(400, "'messages.2' : property 'reasoning_content' is unsupported")
+        return Reply.tool_calls([("end_session", {})])
+
+    srv.set_handler(handler)
+    ep, events, _ = _run(srv, tmp_path)
+    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    assert [e["field"] for e in events if e["type"] == "state_dropped"] == ["reasoning_content"]
+    assert "reasoning_content" not in srv.requests[-1].body["messages"][2]
+    assert [e for e in events if e["type"] == "model"][0]["message"]["reasoning_content"] == "think"
+
+
+def test_a_400_asking_for_more_state_does_not_drop_state():
+    import httpx
+    import openai
+
+    from redlinebench.agent.history import refused_state
+
+    history = [{"role": "assistant", "content": None, "reasoning_content": "x"}]
+    response = httpx.Response(400, request=httpx.Request("POST", "http://x"))
+    asks = openai.BadRequestError("The reasoning_content in the thinking mode must be passed back to the API.",
+                                  response=response, body=None)
+    refuses = openai.BadRequestError("property 'reasoning_content' is unsupported", response=response, body=None)
+    assert refused_state(asks, history, set()) is None
+    assert refused_state(refuses, history, set()) == "reasoning_content"
