@@ -266,15 +266,15 @@ class LLMAgent:
                 finish = _finish_reason(response)
                 # the history replays what the provider accepts back; the transcript keeps what was sent
                 message, faults = replayable(raw, finish, seen_ids)
-                if self._dropped_state.intersection(message):
-                    message = {k: v for k, v in message.items() if k not in self._dropped_state}
-                messages.append(message)
                 event = {"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
                          "tokens_in": usage[0], "tokens_out": usage[1], "reasoning_tokens": reasoning,
                          "cache_read_tokens": cache_read, "cache_write_tokens": cache_write, "cost_usd": cost,
                          "finish_reason": finish, "message": raw}
-                if message is not raw:
+                if message is not raw:  # only its tool calls differ (history.replayable)
                     event["replayed_as"] = {"tool_calls": message["tool_calls"]}
+                if self._dropped_state.intersection(message):
+                    message = {k: v for k, v in message.items() if k not in self._dropped_state}
+                messages.append(message)
                 log.write(event)
                 refused = refusal(raw, finish)
                 if refused is not None:

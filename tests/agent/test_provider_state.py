@@ -389,11 +389,13 @@ def test_a_server_that_refuses_a_state_field_back_gets_the_history_without_it(sr
             return Reply.tool_calls([("read_document", {})], reasoning="think")
         if any("reasoning_content" in m for m in body["messages"]):
             return Reply.error(400, "'messages.2' : property 'reasoning_content' is unsupported")
-        return Reply.tool_calls([("end_session", {})])
+        if len(body["messages"]) == 4:
+            return Reply.tool_calls([("read_document", {})], reasoning="again")
+        return Reply("message", message={"role": "assistant", "content": "Done.", "reasoning_content": "r"})
 
     srv.set_handler(handler)
     ep, events, _ = _run(srv, tmp_path)
-    assert (ep.status, ep.end_reason) == ("completed", "end_session")
+    assert (ep.status, ep.end_reason) == ("completed", "no_tool_calls")
     assert [e["field"] for e in events if e["type"] == "state_dropped"] == ["reasoning_content"]
     assert "reasoning_content" not in srv.requests[-1].body["messages"][2]
     assert [e for e in events if e["type"] == "model"][0]["message"]["reasoning_content"] == "think"
