@@ -95,6 +95,14 @@ def cache_usage(response: Any) -> tuple[int, int]:
     return read, write
 
 
+def reasoning_usage(response: Any) -> int:
+    """Output tokens spent reasoning (``completion_tokens_details.reasoning_tokens``: OpenAI's
+    o-series and GPT-5, DeepSeek, Gemini, and Anthropic thinking as litellm counts it), an int >= 0.
+    Already part of ``completion_tokens``, so priced with them."""
+    details = _field(getattr(response, "usage", None), "completion_tokens_details")
+    return _count(_field(details, "reasoning_tokens")) or 0
+
+
 #: Providers that serve Claude with explicit cache breakpoints (``cache_control``).
 _MARKER_PROVIDERS = frozenset({"anthropic", "bedrock", "bedrock_converse", "vertex_ai", "azure_ai", "openrouter"})
 

@@ -28,6 +28,7 @@ import asyncio
 import email.utils
 import errno
 import random
+import re
 import socket
 import ssl
 import time
@@ -53,32 +54,38 @@ def backoff(retry: int, *, base: float | None = None, rng: random.Random | None 
     return step / 2 + (rng or random).uniform(0, step / 2)
 
 
-def _headers(exc: BaseException) -> Any:
-    for holder in (getattr(exc, "response", None), exc):
-        for attr in ("headers", "litellm_response_headers"):
-            headers = getattr(holder, attr, None)
-            if headers is not None and hasattr(headers, "get"):
-                return headers
+def header(exc: BaseException, name: str) -> str | None:
+    """One response header of a failed call, wherever litellm's exception shapes keep it: the
+    HTTP response's headers (the OpenAI route), ``litellm_response_headers`` (the Anthropic route,
+    whose ``response`` carries none), ``headers``, and the same on the exceptions it wraps."""
+    for link in _chain(exc) or [exc]:
+        for holder in (getattr(link, "response", None), link):
+            for attr in ("headers", "litellm_response_headers"):
+                try:
+                    headers = getattr(holder, attr, None)
+                    value = headers.get(name) if headers is not None and hasattr(headers, "get") else None
+                except Exception:  # noqa: BLE001  httpx raises on a response without a request, etc.
+                    continue
+                if value is not None:
+                    return str(value)
     return None
 
 
 def retry_after(exc: BaseException | None, *, now: float | None = None) -> float | None:
     """Seconds the provider asked us to wait (``retry-after-ms``, or ``Retry-After`` as seconds or
-    an HTTP date), capped at ``RETRY_AFTER_CAP_S``; ``None`` when it did not say (or said nonsense)."""
+    an HTTP date, or for want of a header the delay its error body names: Gemini's ``retryDelay``),
+    capped at ``RETRY_AFTER_CAP_S``; ``None`` when it did not say (or said nonsense)."""
     if exc is None:
         return None
-    headers = _headers(exc)
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
+    ms = header(exc, "retry-after-ms")
+    if ms is not None:
+        try:
             return _clamp(float(ms) / 1000.0)
-        value = headers.get("retry-after")
-    except (TypeError, ValueError, AttributeError):
-        return None
+        except ValueError:
+            pass
+    value = header(exc, "retry-after")
     if value is None:
-        return None
+        return _body_retry_delay(exc)
     text = str(value).strip()
     try:
         return _clamp(float(text))
@@ -91,6 +98,24 @@ def retry_after(exc: BaseException | None, *, now: float | None = None) -> float
     if when is None:
         return None
     return _clamp(when.timestamp() - (time.time() if now is None else now))
+
+
+#: Gemini sends no Retry-After header: the wait is in the body (RetryInfo's ``retryDelay: "37s"``,
+#: and "Please retry in 37.1s." in the message).
+_BODY_DELAYS = (re.compile(r'"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"'),  # the structured one first
+                re.compile(r"retry in (\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE))
+
+
+def _body_retry_delay(exc: BaseException) -> float | None:
+    """The wait a provider put in its error body instead of a header (Gemini), or ``None``."""
+    if status_of(exc) not in (429, 503, None):
+        return None
+    body = error_body(exc) or ""
+    for pattern in _BODY_DELAYS:
+        m = pattern.search(body)
+        if m:
+            return _clamp(float(m.group(1)))
+    return None
 
 
 def _clamp(seconds: float) -> float | None:
@@ -116,7 +141,7 @@ AUTH_STATUS = frozenset({401, 403})
 _AUTH_TYPES = frozenset({"AuthenticationError", "PermissionDeniedError"})
 _PROVIDER_MODULES = frozenset({"litellm", "openai", "httpx", "httpcore", "aiohttp", "anthropic"})
 
-Verdict = Literal["auth", "retry", "unreachable", "fail"]
+Verdict = Literal["auth", "quota", "retry", "unreachable", "fail"]
 
 #: Retries for an ``unreachable`` endpoint (refused, unresolvable, TLS failure): one quick retry
 #: catches a server that was restarting; more would only make a dead endpoint cost a minute.
@@ -150,13 +175,16 @@ def classify(exc: BaseException, *, key_missing: bool = False) -> Verdict:
 
     ``key_missing``: the caller knows no key was available for this provider (none in the
     environment, none configured, no explicit endpoint), so a failure is the missing key (litellm
-    reports a missing OpenAI key as a 500). Nothing here reads the error's text.
+    reports a missing OpenAI key as a 500). ``quota``: the account is out of credit or quota
+    (:func:`is_quota`, the one verdict read from the error's text): stop, like ``auth``.
     """
     status = status_of(exc)
     if status in AUTH_STATUS or any(c.__name__ in _AUTH_TYPES for c in type(exc).__mro__):
         return "auth"
     if key_missing:
         return "auth"
+    if is_quota(exc):
+        return "quota"
     failure = connection_failure(exc)
     if failure is not None:
         return "retry" if failure.heals else "unreachable"
@@ -167,6 +195,88 @@ def classify(exc: BaseException, *, key_missing: bool = False) -> Verdict:
     if status is None:
         return "retry"  # connection failures, garbage bodies, unknown provider failures
     return "retry" if status in RETRY_STATUS or status >= 500 else "fail"
+
+
+#: What an out-of-credit or out-of-quota error says, in its code, type or message, at OpenAI
+#: (429 ``insufficient_quota``), Anthropic (400 "credit balance is too low"), OpenRouter and
+#: others (402), Mistral and Together ("billing"). Matched on the error body, lower case.
+_QUOTA_WORDS = ("insufficient_quota", "credit balance", "billing_hard_limit", "insufficient credits",
+                "insufficient balance", "payment required", "billing")
+#: A 429 that says when to come back is a rate limit, even when its text mentions billing
+#: (Gemini's per-minute quota message does).
+_RETRY_WORDS = ("retry in", "retrydelay", "try again in")
+
+
+def is_quota(exc: BaseException) -> bool:
+    """Whether the account is out of credit or quota: no wait heals it, so the run stops at once.
+
+    A 402, or an error whose body says so (:data:`_QUOTA_WORDS`), unless it also says when to
+    retry (a ``Retry-After`` header, "retry in 37s"): that is a rate limit.
+    """
+    status = status_of(exc)
+    if status == 402:
+        return True
+    if status is not None and status >= 500:
+        return False
+    text = f"{exc} {error_body(exc) or ''}".lower()
+    if not any(word in text for word in _QUOTA_WORDS):
+        return False
+    told_when = header(exc, "retry-after") is not None or header(exc, "retry-after-ms") is not None
+    return "insufficient_quota" in text or not (told_when or any(w in text for w in _RETRY_WORDS))
+
+
+def error_body(exc: BaseException) -> str | None:
+    """The provider's error body as text, whatever its shape (an object, Gemini's JSON list, plain
+    text): litellm keeps it as ``body`` on OpenAI-route errors, else on the HTTP response."""
+    import json
+
+    for link in _chain(exc):
+        body = getattr(link, "body", None)
+        if body is not None and not isinstance(body, (bytes, bytearray)):
+            try:
+                return body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+            except (TypeError, ValueError):
+                return str(body)
+        response = getattr(link, "response", None)
+        try:
+            text = response.text if response is not None else None
+        except Exception:  # noqa: BLE001  a streamed or unread response
+            text = None
+        if isinstance(text, str) and text.strip():
+            return text
+    return None
+
+
+def body_messages(exc: BaseException) -> list[str]:
+    """The messages in the provider's error body (every ``message`` string, at any depth: an
+    object, Gemini's list of objects), or the body itself when it is not JSON; at most 3."""
+    import json
+
+    body = error_body(exc)
+    if not body:
+        return []
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return [" ".join(body.split())[:500]]
+    found: list[str] = []
+    todo = [data]
+    while todo and len(found) < 3:
+        item = todo.pop(0)
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "message" and isinstance(value, str) and value.strip():
+                    found.append(" ".join(value.split())[:500])
+                elif isinstance(value, (dict, list)):
+                    todo.append(value)
+        elif isinstance(item, list):
+            todo.extend(item[:10])
+    return found
+
+
+def is_overloaded(exc: BaseException) -> bool:
+    """The provider says it is overloaded (Anthropic's 529 ``overloaded_error``, reported as a 500)."""
+    return status_of(exc) == 529 or "overloaded_error" in f"{exc} {error_body(exc) or ''}"
 
 
 def retries_allowed(verdict: Verdict, max_retries: int) -> int:

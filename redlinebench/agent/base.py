@@ -27,6 +27,15 @@ NO_OUTPUT = "no_output"
 #: (connection refused, name not resolved, TLS failure): errored like any provider failure, and
 #: the runner stops starting episodes of that entrant after a few in a row (they cannot heal).
 UNREACHABLE = "endpoint_unreachable"
+#: ``Episode.end_reason`` of an episode whose key was missing or rejected, and of one whose account
+#: is out of credit or quota: no retry and no other episode can succeed, so the runner stops
+#: starting episodes of that entrant after the first (``STOPS_AT_ONCE``).
+AUTH_FAILED = "auth_failed"
+QUOTA_EXHAUSTED = "quota_exhausted"
+STOPS_AT_ONCE = frozenset({AUTH_FAILED, QUOTA_EXHAUSTED})
+#: The partial document of an errored episode: the redline as it stood after its last applied
+#: change, kept so the work is not lost (named in metrics.json as ``partial_redline``).
+PARTIAL_REDLINE = "redline.partial.docx"
 
 
 class Agent(Protocol):

@@ -22,6 +22,14 @@ class AgentLimits:
     context_tokens: int = 120_000         # estimated prompt size above which old tool outputs shrink
     keep_recent_tool_outputs: int = 4     # never shortened
     temperature: float | None = None      # None: the provider's default
+    #: How hard a thinking model thinks: an effort (minimal, low, medium, high; litellm's
+    #: ``reasoning_effort``), a thinking budget in tokens (Anthropic-style ``thinking``), or per model
+    #: ``MODEL=VALUE,MODEL=VALUE``. None: the provider's default.
+    reasoning_effort: str | None = None
+
+    def reasoning_for(self, model: str) -> str | int | None:
+        """This model's effort word or thinking budget (an int), or None (the provider's default)."""
+        return _reasoning_for(self.reasoning_effort, model)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -50,7 +58,47 @@ _POSITIVE = {"max_steps", "max_tool_calls_per_step", "call_timeout_s", "context_
 _NULLABLE = {"max_tokens", "max_cost_usd", "max_output_tokens", "temperature"}
 
 
+EFFORTS = ("none", "minimal", "low", "medium", "high")
+
+
+def _reasoning_value(text: str) -> str | int:
+    text = text.strip().lower()
+    if text in EFFORTS:
+        return text
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    raise ValueError(text)
+
+
+def _reasoning_for(setting: str | None, model: str) -> str | int | None:
+    if not setting:
+        return None
+    if "=" not in setting:
+        return _reasoning_value(setting)
+    for part in setting.split(","):
+        name, _, value = part.rpartition("=")
+        if name.strip() == model:
+            return _reasoning_value(value)
+    return None
+
+
+def _check_reasoning(value: Any, where: str) -> str:
+    text = str(value).strip()
+    try:
+        parts = [p.rpartition("=") for p in text.split(",")] if "=" in text else [("", "", text)]
+        for name, eq, effort in parts:
+            if eq and not name.strip():
+                raise ValueError(text)
+            _reasoning_value(effort)
+    except ValueError:
+        raise ConfigError(f"reasoning_effort {value!r}: give {', '.join(EFFORTS)} or a thinking budget in tokens, "
+                          "for every model or per model as MODEL=VALUE,MODEL=VALUE", path=where) from None
+    return text
+
+
 def _coerce(key: str, value: Any, where: str) -> Any:
+    if key == "reasoning_effort":
+        return None if value is None or value == "" else _check_reasoning(value, where)
     if value is None:
         if key in _NULLABLE:
             return None

@@ -11,20 +11,27 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from .base import REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
+from .base import AUTH_FAILED, PARTIAL_REDLINE, QUOTA_EXHAUSTED, REDLINE, TRANSCRIPT, UNREACHABLE, Episode, agent
+from .resume import RESUME_DIR, continuation
 from .._retry import backoff, unreachable_message
-from .._litellm import cache_markers, cache_usage, reply_usage, valid_cost
+from .._litellm import cache_markers, cache_usage, reasoning_usage, reply_usage, valid_cost
 from .._text import encodable
 from ..tools import tool_message
+from .history import (assistant_message, fault_result, refusal, refused_state, replayable, tool_calls_in_text,
+                      without_state)
 from .credentials import PLACEHOLDER_KEY, env_key_hint, is_auth_failure, needs_placeholder_key
 from .limits import AgentLimits
-from .prompt import PROMPT_VERSION, kickoff_message, system_prompt
+from .prompt import EMPTY_TURN_NUDGE, PROMPT_VERSION, kickoff_message, system_prompt
 from .redact import redact
-from .retry import call_with_retries, describe, is_provider_error
+from .retry import call_with_retries, classify, describe, is_provider_error
 from .transcript import Transcript
+
+#: Tools whose successful call changes the document (an errored episode then keeps a partial redline).
+_CHANGING_TOOLS = frozenset({"propose_edits", "add_comment", "mark_reserved"})
 
 #: The ``tool_calls`` key of metrics.json for calls naming no tool of the five (misspelt, empty, made up).
 UNKNOWN_TOOL = "(unknown tool)"
@@ -90,7 +97,8 @@ def open_document_tools(task: Any, out_path: Path) -> ToolBackend:
 
 class ProviderFailure(Exception):
     """The provider failed after all retries (or refused the request outright). ``end_reason``:
-    ``provider_error``, or ``endpoint_unreachable`` when no connection could be made."""
+    ``provider_error``, ``endpoint_unreachable`` when no connection could be made, ``auth_failed``
+    or ``quota_exhausted`` (the run stops: every other episode would fail alike)."""
 
     def __init__(self, message: str, end_reason: str = "provider_error") -> None:
         super().__init__(message)
@@ -130,6 +138,8 @@ class LLMAgent:
         self._markers = cache_markers(model) if self.prompt_cache else None
         self._placeholder: bool | None = None
         self._dropped: set[str] = set()
+        #: provider-state fields a server refused to take back (400 naming them): left out from then on
+        self._dropped_state: set[str] = set()
 
     # -- one model call --------------------------------------------------------------------
     def _params(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
@@ -151,6 +161,11 @@ class LLMAgent:
             params["temperature"] = self.limits.temperature
         if self.seed is not None:
             params["seed"] = self.seed
+        effort = self.limits.reasoning_for(self.model)
+        if isinstance(effort, int):  # a thinking budget: Anthropic-style, as litellm passes it
+            params["thinking"] = {"type": "enabled", "budget_tokens": effort}
+        elif effort is not None:
+            params["reasoning_effort"] = effort
         if self._markers:
             params["cache_control_injection_points"] = self._markers
         params.update(self.extra_params)
@@ -184,16 +199,40 @@ class LLMAgent:
         limits = self.limits
         out_path = workdir / REDLINE
         stats = _Stats(limits.context_tokens)
+        cont, why_not = continuation(workdir, model=self.model, prompt_version=PROMPT_VERSION,
+                                     context_tokens=limits.context_tokens, shorten=partial(_shorten, limits=limits))
+        seen_ids: set[str] = set()  # tool-call ids replayed so far: each must be unique
+        nudged = False
+        if cont is not None:
+            try:
+                session = self.backend(_on_document(task, cont.partial), out_path)
+            except Exception as exc:  # noqa: BLE001  a partial that does not open: start over, saying why
+                cont, why_not = None, f"the partial redline does not open ({type(exc).__name__}: {exc})"[:300]
         with Transcript(workdir / TRANSCRIPT) as log:
-            session = self.backend(task, out_path)
+            if cont is not None:  # the previous attempt's events first: one transcript tells the whole trial
+                for line in cont.lines:
+                    if json.loads(line).get("type") != "end":
+                        log.write_line(line)
+                messages = cont.messages
+                stats.resume(cont)
+                seen_ids, nudged = set(cont.seen_ids), cont.nudged
+                self._dropped_state |= cont.dropped_state
+                resumed: dict[str, Any] = {"continued": True, "from_step": cont.steps}
+                log.write({"type": "resume", **resumed, "document": f"{RESUME_DIR}/{PARTIAL_REDLINE}"})
+            else:
+                session = self.backend(task, out_path)
+                messages = [
+                    {"role": "system", "content": system_prompt(task)},
+                    {"role": "user", "content": kickoff_message(task)},
+                ]
             schemas = session.schemas
-            messages: list[dict[str, Any]] = [
-                {"role": "system", "content": system_prompt(task)},
-                {"role": "user", "content": kickoff_message(task)},
-            ]
-            log.write({"type": "start", "task_id": task.task_id, "model": self.model, "trial": trial,
-                       "prompt_version": PROMPT_VERSION, "limits": limits.to_dict(), "messages": messages,
-                       "tools": [t["function"]["name"] for t in schemas]})
+            if cont is None:
+                log.write({"type": "start", "task_id": task.task_id, "model": self.model, "trial": trial,
+                           "prompt_version": PROMPT_VERSION, "limits": limits.to_dict(), "messages": messages,
+                           "tools": [t["function"]["name"] for t in schemas]})
+                resumed = {"continued": False, "reason": why_not} if why_not else {}
+                if resumed:
+                    log.write({"type": "resume", **resumed})
             status, end_reason, error = "completed", "", None
             while True:
                 if stats.steps >= limits.max_steps:
@@ -221,30 +260,68 @@ class LLMAgent:
                                        "integers; they were counted as 0 and this call's cost as unknown (noted once "
                                        "per episode)"})
                 cache_read, cache_write = cache_usage(response)
-                stats.add(usage, cost, latency, cache_read=cache_read, cache_write=cache_write)
-                message = _message(response)
+                reasoning = reasoning_usage(response)
+                stats.add(usage, cost, latency, cache_read=cache_read, cache_write=cache_write, reasoning=reasoning)
+                raw = assistant_message(response)
+                finish = _finish_reason(response)
+                # the history replays what the provider accepts back; the transcript keeps what was sent
+                message, faults = replayable(raw, finish, seen_ids)
+                event = {"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
+                         "tokens_in": usage[0], "tokens_out": usage[1], "reasoning_tokens": reasoning,
+                         "cache_read_tokens": cache_read, "cache_write_tokens": cache_write, "cost_usd": cost,
+                         "finish_reason": finish, "message": raw}
+                if message is not raw:  # only its tool calls differ (history.replayable)
+                    event["replayed_as"] = {"tool_calls": message["tool_calls"]}
+                if self._dropped_state.intersection(message):
+                    message = {k: v for k, v in message.items() if k not in self._dropped_state}
                 messages.append(message)
-                log.write({"type": "model", "step": stats.steps, "latency_s": round(latency, 4),
-                           "tokens_in": usage[0], "tokens_out": usage[1], "cache_read_tokens": cache_read,
-                           "cache_write_tokens": cache_write, "cost_usd": cost,
-                           "finish_reason": _finish_reason(response), "message": message})
+                log.write(event)
+                refused = refusal(raw, finish)
+                if refused is not None:
+                    stats.refusal = refused
+                    log.write({"type": "refusal", "step": stats.steps, **refused})
                 calls = message.get("tool_calls") or []
                 if not calls:
-                    end_reason = "no_tool_calls"
+                    if refused is not None:
+                        end_reason = "refusal"
+                    elif tool_calls_in_text(raw.get("content"), {t["function"]["name"] for t in schemas}):
+                        end_reason = "tool_calls_as_text"
+                        log.write({"type": "tool_calls_as_text", "step": stats.steps,
+                                   "note": "the reply wrote a tool call as text instead of calling the tool (a "
+                                           "server without a tool-call parser, or a model ignoring the tools API)"})
+                    elif not nudged and _empty(raw) and len(messages) > 1 and messages[-2].get("role") == "tool":
+                        nudged = True  # once: an empty turn after tool results is often a stall, not an answer
+                        messages.pop()  # an empty assistant turn is not replayed (some providers reject it)
+                        messages.append({"role": "user", "content": EMPTY_TURN_NUDGE})
+                        log.write({"type": "nudge", "step": stats.steps, "reason": "empty_reply",
+                                   "content": EMPTY_TURN_NUDGE})
+                        continue
+                    else:
+                        end_reason = "no_tool_calls"
                     break
                 cap = limits.max_tool_calls_per_step
                 skipped = calls[cap:]
                 if skipped:  # the history keeps the calls that run (the transcript has the whole reply)
                     message["tool_calls"] = calls = calls[:cap]
-                for call in calls:
+                sent = raw["tool_calls"]
+                for i, call in enumerate(calls):
                     name = call["function"]["name"]
+                    arguments = sent[i]["function"]["arguments"]  # what the model sent, not the replayed copy
+                    fault = faults.get(i)
                     t0, c0 = time.perf_counter(), time.thread_time()
-                    result = session.dispatch(name, call["function"]["arguments"])
+                    if fault is not None and not fault.runs:
+                        result: dict = fault_result(fault, name, limits.max_output_tokens)
+                    else:
+                        result = session.dispatch(name, arguments)
                     stats.tool(name, result, time.perf_counter() - t0, time.thread_time() - c0)
                     content = tool_message(result)
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-                    log.write({"type": "tool", "step": stats.steps, "name": name,
-                               "arguments": call["function"]["arguments"], "result": result})
+                    tool_event = {"type": "tool", "step": stats.steps, "id": call["id"], "name": name,
+                                  "arguments": arguments, "result": result}
+                    if fault is not None:
+                        stats.faults[fault.kind] = stats.faults.get(fault.kind, 0) + 1
+                        tool_event["fault"] = {"kind": fault.kind, "id": fault.sent_id, "replayed_id": fault.replayed_id}
+                    log.write(tool_event)
                 if skipped:
                     _skip_calls(skipped, cap, messages, log, stats)
                 if session.finished:
@@ -258,9 +335,15 @@ class LLMAgent:
                     break
             if status != "errored" and not (session.finished and out_path.is_file()):
                 session.save(out_path)  # end_session already saved it otherwise
+            kept = None
+            if status == "errored" and stats.changed:  # the work done so far is kept, not graded
+                session.save(workdir / PARTIAL_REDLINE)
+                kept = PARTIAL_REDLINE
             log.write({"type": "end", "status": status, "end_reason": end_reason, "steps": stats.steps})
         metrics = stats.metrics(session)
         metrics.update({"prompt_version": PROMPT_VERSION, "end_reason": end_reason,
+                        "reasoning_effort": limits.reasoning_for(self.model),
+                        **({"partial_redline": kept} if kept else {}), **({"resumed": resumed} if resumed else {}),
                         "prompt_cache": self.prompt_cache, "cache_markers": bool(self._markers),
                         "cost_uncached_usd": _uncached_cost(litellm, self.model, stats)})
         return Episode(status=status, end_reason=end_reason, metrics=metrics, error=error)
@@ -303,6 +386,13 @@ class LLMAgent:
                     log.write({"type": "param_dropped", "step": stats.steps + 1, "param": dropped,
                                "error": describe(exc)})
                     continue
+                refused = refused_state(exc, messages, self._dropped_state)
+                if refused:  # a strict server that does not take this piece of state back: leave it out
+                    self._dropped_state.add(refused)
+                    without_state(messages, {refused})
+                    log.write({"type": "state_dropped", "step": stats.steps + 1, "field": refused,
+                               "error": describe(exc)})
+                    continue
                 if type(exc).__name__ == "ContextWindowExceededError" and not shrink_done:
                     # The provider's window is smaller than our budget: halve what we send, keep the
                     # smaller budget for the rest of the episode, and try once more.
@@ -316,7 +406,10 @@ class LLMAgent:
                     hint = env_key_hint(self.model, placeholder_sent=bool(self.api_base)
                                         and self._needs_placeholder_key())
                     raise ProviderFailure(f"authentication failed for {self.model} ({hint}): "
-                                          f"{describe(exc)}") from None
+                                          f"{describe(exc)}", AUTH_FAILED) from None
+                if classify(exc) == "quota":
+                    raise ProviderFailure(f"out of credit or quota for {self.model} (add credit or raise the "
+                                          f"limit, then `run --resume`): {describe(exc)}", QUOTA_EXHAUSTED) from None
                 down = unreachable_message(exc, model=self.model, api_base=self.api_base)
                 if down is not None:
                     raise ProviderFailure(down, UNREACHABLE) from None
@@ -364,25 +457,19 @@ def _litellm() -> Any:
     return get_litellm()
 
 
-def _message(response: Any) -> dict[str, Any]:
-    """The assistant message as a plain dict we can send back and log (no provider objects)."""
-    msg = response.choices[0].message
-    content = getattr(msg, "content", None)
-    if isinstance(content, list):  # content parts: keep the text ones
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict)) or None
-    out: dict[str, Any] = {"role": "assistant", "content": encodable(content) if isinstance(content, str) else None}
-    calls = []
-    for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
-        fn = getattr(call, "function", None)
-        name = getattr(fn, "name", None) or ""
-        args = getattr(fn, "arguments", None)
-        if not isinstance(args, str):
-            args = json.dumps(args) if args is not None else "{}"
-        calls.append({"id": encodable(str(getattr(call, "id", None) or f"call_{i}")), "type": "function",
-                      "function": {"name": encodable(str(name)), "arguments": encodable(args)}})
-    if calls:
-        out["tool_calls"] = calls
-    return out
+def _on_document(task: Any, document: Path) -> Any:
+    """``task`` with its contract replaced by ``document`` (a continued episode's partial redline)."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    if dataclasses.is_dataclass(task) and not isinstance(task, type):
+        return dataclasses.replace(task, contract_path=document)
+    return SimpleNamespace(**{**vars(task), "contract_path": document})
+
+
+def _empty(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return not message.get("tool_calls") and not (isinstance(content, str) and content.strip())
 
 
 def _finish_reason(response: Any) -> str | None:
@@ -421,11 +508,14 @@ def _uncached_cost(litellm: Any, model: str, stats: "_Stats") -> float | None:
 
 
 def _message_chars(m: dict) -> int:
-    """Characters one message adds to the prompt estimate (a tool call costs its arguments + 32)."""
+    """Characters one message adds to the prompt estimate (a tool call costs its arguments + 32,
+    provider state its JSON)."""
     content = m.get("content")
     chars = len(content) if isinstance(content, str) else 0
     for call in m.get("tool_calls") or ():
         chars += len(call["function"]["arguments"]) + 32
+    if len(m) > 3:  # provider state sent back (reasoning, thinking blocks) is prompt too
+        chars += sum(len(json.dumps(v)) for k, v in m.items() if k not in ("role", "content", "tool_calls"))
     return chars
 
 
@@ -554,9 +644,21 @@ class _Stats:
         self.skipped = 0
         self.edits_ok = 0
         self.edits_failed = 0
+        self.reasoning = 0
+        self.faults: dict[str, int] = {}        # tool calls replayed or answered otherwise (history.Fault)
+        self.refusal: dict[str, Any] | None = None
+        self.changed = False                    # a change was applied to the document
+
+    def resume(self, cont: Any) -> None:
+        """Carry the previous attempt's figures (its calls were paid for) into this one."""
+        self.steps, self.tokens_in, self.tokens_out = cont.steps, cont.tokens_in, cont.tokens_out
+        self.reasoning, self.cost, self.cost_known = cont.reasoning, cont.cost, cont.cost_known
+        self.context_budget = cont.budget or self.context_budget
+        self.changed = True
 
     def add(self, usage: tuple[int, int], cost: float | None, latency: float, *, cache_read: int = 0,
-            cache_write: int = 0) -> None:
+            cache_write: int = 0, reasoning: int = 0) -> None:
+        self.reasoning += reasoning
         self.tokens_in += usage[0]
         self.tokens_out += usage[1]
         self.cache_read += cache_read
@@ -577,9 +679,12 @@ class _Stats:
         self.tool_cpu += cpu_seconds
         if isinstance(result, dict) and "error" in result:
             self.tool_errors += 1
+        elif isinstance(result, dict) and name in _CHANGING_TOOLS and not isinstance(result.get("results"), list):
+            self.changed = True
         for item in (result.get("results") if isinstance(result, dict) else None) or ():
             if isinstance(item, dict) and item.get("status") == "ok":
                 self.edits_ok += 1
+                self.changed = True
             elif isinstance(item, dict):
                 self.edits_failed += 1
 
@@ -591,6 +696,7 @@ class _Stats:
             "tokens_out": self.tokens_out,
             "cache_read_tokens": self.cache_read,     # of tokens_in, served from the provider's cache
             "cache_write_tokens": self.cache_write,   # of tokens_in, written to it (marker providers)
+            "reasoning_tokens": self.reasoning,       # of tokens_out, spent thinking (as the provider reports)
             "cost_usd": round(self.cost, 6),
             "cost_known": self.cost_known,
             "model_latency_s": round(self.latency, 4),
@@ -604,6 +710,8 @@ class _Stats:
             "edits_failed": session_stats.get("edits_failed", self.edits_failed),
             "comments_added": session_stats.get("comments_added"),
             "tool_internal_errors": session_stats.get("internal_errors", 0),
+            "tool_call_faults": dict(sorted(self.faults.items())),
+            "refusal": self.refusal,
         }
 
 

@@ -19,8 +19,15 @@ from typing import Any
 #: text) and the changed note paragraphs, changes inline (SPEC §5.1: every story a reader sees).
 #: agent-5: paragraph text and clause numbers from the rendering model (integrity v3): runs in
 #: paragraph-level alternate content as Word renders them, ruby text, numbers as the audit computes them,
-#: and a `hidden from a Word reader: ...` note on a line whose text a reader of the page cannot see.
+#: and a `hidden from a Word reader: ...` note on a line whose text a reader of the page cannot see; tool
+#: results name what went wrong with a call itself (cut off at the output limit, a repeated call),
+#: arguments that did not parse are replayed as {"unparsable_arguments": ...}, and an empty reply after
+#: tool results gets one nudge (EMPTY_TURN_NUDGE) before the episode ends.
 PROMPT_VERSION = "agent-5"
+
+#: Sent once when a reply after tool results is empty: a stall, more often than an answer.
+EMPTY_TURN_NUDGE = ("Your last reply was empty. Continue the review with the tools, or call end_session "
+                    "if you are done.")
 
 _TOOL_GUIDE = """\
 ## How to work on the document

@@ -7,6 +7,7 @@ from typing import Any, Awaitable, Callable
 
 from .._retry import backoff, retry_delay  # noqa: F401  (backoff: the one formula, re-exported)
 from .._retry import classify, is_provider_error, retries_allowed, status_of  # noqa: F401  (the one policy)
+from .._retry import body_messages, is_overloaded, is_quota
 from .redact import redact
 
 
@@ -20,15 +21,26 @@ def describe(exc: BaseException, *, timeout_s: float | None = None) -> str:
     """``Name (status): message`` on one line for logs and metrics, never an empty message.
 
     A traceback a provider library put in its message is left out (its head names the problem).
+    The provider's own error body is added when the message lacks it (any shape: Gemini's JSON
+    list), an overloaded provider is named so (529), and a quota or billing error says so.
 
     A timeout without a message (``asyncio.wait_for``'s own) says how long it waited, from
     ``timeout_s`` or the ``timeout_s`` that :func:`call_with_retries` attaches to it; any other
     exception without a message says ``(no detail)``.
     """
     status = status_of(exc)
-    name = type(exc).__name__ + (f" ({status})" if status else "")
+    tags = [str(status)] if status else []
+    if is_overloaded(exc):  # Anthropic's 529, which litellm reports as a 500
+        tags = ["529 overloaded"]
+    elif is_quota(exc):
+        tags.append("out of credit or quota")
+    name = type(exc).__name__ + (f" ({', '.join(tags)})" if tags else "")
     message = str(exc).split("Traceback (most recent call last):")[0]  # litellm embeds its own
     message = " ".join(line.strip() for line in message.splitlines() if line.strip())  # one line
+    # a body litellm did not put in its message (Gemini's JSON list: "Error code: 400") is added
+    unsaid = [m for m in body_messages(exc) if m not in message]
+    if unsaid:
+        message = f"{message} (provider: {'; '.join(unsaid)})" if message else f"provider: {'; '.join(unsaid)}"
     if not message:
         limit = timeout_s if timeout_s is not None else getattr(exc, "timeout_s", None)
         if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and isinstance(limit, (int, float)):

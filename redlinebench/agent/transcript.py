@@ -29,6 +29,11 @@ class Transcript:
         self._fh.write(self._redact(encodable(line)) + "\n")
         self._fh.flush()
 
+    def write_line(self, line: str) -> None:
+        """One line already written by a transcript (a continued episode's earlier events), as it was."""
+        self._fh.write(line.rstrip("\n") + "\n")
+        self._fh.flush()
+
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.close()

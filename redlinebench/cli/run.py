@@ -18,13 +18,14 @@ AGENT_CHOICES = ("llm", "noop", "accept-all", "golden", "playbook")
 # when they say the same.
 _SPEC_OPTIONS = ("model", "agent", "source", "tasks", "scenario", "turn", "side", "limit", "trials", "judges", "run_id",
                  "preset", "max_steps", "max_tokens", "max_cost", "timeout", "temperature", "seed",
-                 "no_prompt_cache")
+                 "no_prompt_cache", "reasoning_effort")
 #: RunSpec field (as ``runner.api.spec_changes`` names it) -> the option that sets it.
 _FIELD_OPTIONS = {"entrants": "--model/--agent", "filter.task_ids": "--tasks", "filter.scenario": "--scenario",
                   "filter.turn": "--turn", "filter.side": "--side", "filter.limit": "--limit", "trials": "--trials", "judges": "--judges",
                   "seed": "--seed", "limits.max_steps": "--max-steps", "limits.max_tokens": "--max-tokens",
                   "limits.max_cost_usd": "--max-cost", "limits.call_timeout_s": "--timeout",
-                  "limits.temperature": "--temperature", "prompt_cache": "--no-prompt-cache"}
+                  "limits.temperature": "--temperature", "prompt_cache": "--no-prompt-cache",
+                  "limits.reasoning_effort": "--reasoning-effort"}
 #: preset key -> the option of the same meaning
 _PRESET_OPTIONS = {"models": "model", "model": "model", "agents": "agent", "agent": "agent",
                    "prompt_cache": "no_prompt_cache"}
@@ -64,7 +65,7 @@ def _build_spec(opts: dict[str, Any]) -> Any:
     limits = opts.get("_limits") or AgentLimits.from_mapping(preset.get("limits"), where=preset.get("_path", "preset"))
     limits = limits.replace(max_steps=opts.get("max_steps"), max_tokens=opts.get("max_tokens"),
                             max_cost_usd=opts.get("max_cost"), call_timeout_s=opts.get("timeout"),
-                            temperature=opts.get("temperature"))
+                            temperature=opts.get("temperature"), reasoning_effort=opts.get("reasoning_effort"))
     api_base = opts.get("api_base") or preset.get("api_base")
 
     def pick(name: str, default: Any) -> Any:
@@ -107,7 +108,7 @@ def _stored_options(stored: Any) -> dict[str, Any]:
             "turn": f.turn, "side": f.side, "limit": f.limit, "trials": stored.trials, "judges": stored.judges, "seed": stored.seed,
             "run_id": stored.run_id, "max_steps": lim.max_steps, "max_tokens": lim.max_tokens,
             "max_cost": lim.max_cost_usd, "timeout": lim.call_timeout_s, "temperature": lim.temperature,
-            "no_prompt_cache": not stored.prompt_cache, "_limits": lim}
+            "reasoning_effort": lim.reasoning_effort, "no_prompt_cache": not stored.prompt_cache, "_limits": lim}
 
 
 def _resume_spec(opts: dict[str, Any], given: set[str]) -> Any:
@@ -130,7 +131,8 @@ def _resume_spec(opts: dict[str, Any], given: set[str]) -> Any:
             if option not in given:
                 filled.pop(option, None)
             if key == "limits":  # the preset's limits, and the options of any it leaves out
-                for name in ("_limits", "max_steps", "max_tokens", "max_cost", "timeout", "temperature"):
+                for name in ("_limits", "max_steps", "max_tokens", "max_cost", "timeout", "temperature",
+                             "reasoning_effort"):
                     if name not in given:
                         filled.pop(name, None)
     candidate = _build_spec({**filled, "run_dir": None})
@@ -163,6 +165,10 @@ def _finish(result: Any, console: Any) -> None:
     unknown = f" (+ {p.cost_unknown} episode(s) whose model has no known price)" if p.cost_unknown else ""
     echo(f"trials: {p.total} ({p.skipped} already done), failures: {p.failures}, "
          f"cost: ${p.cost_usd:.4f}{unknown}")
+    from ..judge import near_miss_lines
+
+    for line in near_miss_lines((result.summary or {}).get("judge_calls")):
+        echo(line)
     for err in p.errors[:10]:
         lines = str(err.get("error") or "").strip().splitlines()
         echo(f"  failed: {err['model']} {err['task_id']} trial {err['trial']}: {lines[-1] if lines else ''}")
@@ -333,6 +339,10 @@ def register(main: click.Group) -> None:
     @click.option("--timeout", type=click.FloatRange(1), help="Seconds per model call [300].")
     @click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature (default: provider's).")
     @click.option("--seed", type=int, default=None, help="Seed passed to providers that accept one [0].")
+    @click.option("--reasoning-effort", metavar="EFFORT", default=None,
+                  help="How hard thinking models think: none, minimal, low, medium, high, or a thinking budget in "
+                  "tokens; per model as MODEL=VALUE,MODEL=VALUE (default: the provider's). Recorded in config.json "
+                  "and each trial's metrics.json.")
     @click.option("--no-prompt-cache", is_flag=True, help="Turn prompt caching off: no cache markers for "
                   "providers that need them (Anthropic, Bedrock/Vertex Claude). On by default; it does not "
                   "change what the model sees, only what the provider bills.")

@@ -666,3 +666,7 @@ def print_check(report: dict[str, Any]) -> None:
                       "from that judge's numbers", style="yellow")
     if report["skipped_cases"]:
         print_message(console, f"{len(report['skipped_cases'])} case file(s) could not be opened", style="yellow")
+    from ..judge import near_miss_lines
+
+    for line in near_miss_lines(report):  # counted FAIL by the rule: the judge's wording, not the redline
+        print_message(console, line, style="yellow")

@@ -1,6 +1,7 @@
 """Judging: validity gate, judge prompt, litellm judges with cache and audit, panel, heuristic judge."""
 
-from ._audit import AuditLog, audit_logs_for, audit_section, audit_tally, new_attempt_id, read_audit, redact
+from ._audit import (AuditLog, audit_logs_for, audit_section, audit_tally, near_miss_lines, new_attempt_id, read_audit,
+                     redact)
 from ._base import Judge, JudgeResult, create_judge, judge, judge_slug
 from ._cache import JudgeCache, cache_key
 from ._gate import GateResult, gate, open_output
@@ -23,6 +24,7 @@ __all__ = [
     "audit_logs_for",
     "audit_section",
     "audit_tally",
+    "near_miss_lines",
     "GateResult",
     "HeuristicJudge",
     "Judge",

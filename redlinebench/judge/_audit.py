@@ -180,6 +180,7 @@ def audit_tally(records: Iterable[Mapping[str, Any]], grades: Iterable[Any]) -> 
             rows[index] = (rows[index][0], True)
     spent = [r for r, _ in rows if not r.get("cached")]
     costs = [_cost(r) for r in spent]
+    near, repaired = reply_slips(r for r, f in rows if f)
     return {
         "n_lines": len(rows) + duplicates,
         "n_calls": sum(1 for _, f in rows if f),
@@ -189,7 +190,45 @@ def audit_tally(records: Iterable[Mapping[str, Any]], grades: Iterable[Any]) -> 
         "n_duplicate_lines": duplicates,
         "n_uncached_calls": len(spent),
         "cost_usd": None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
+        "near_misses": near,
+        "json_repaired": repaired,
     }
+
+
+def reply_slips(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """Per judge: the verdicts that were not exactly PASS/FAIL (counted FAIL, SPEC §5.3) as
+    ``{"n": count, "values": {verdict as written: count}}``, and how many replies needed a JSON
+    repair to be read. Judges with neither are left out."""
+    near: dict[str, dict[str, Any]] = {}
+    repaired: dict[str, int] = {}
+    for record in records:
+        judge = str(record.get("judge"))
+        misses = record.get("near_misses")
+        if isinstance(misses, Mapping) and misses:
+            row = near.setdefault(judge, {"n": 0, "values": {}})
+            for value in misses.values():
+                row["n"] += 1
+                row["values"][str(value)] = row["values"].get(str(value), 0) + 1
+        if record.get("json_repaired"):
+            repaired[judge] = repaired.get(judge, 0) + 1
+    for row in near.values():
+        row["values"] = dict(sorted(row["values"].items(), key=lambda kv: (-kv[1], kv[0])))
+    return dict(sorted(near.items())), dict(sorted(repaired.items()))
+
+
+def near_miss_lines(judge_calls: Mapping[str, Any] | None) -> list[str]:
+    """One line per judge whose verdicts were not exactly PASS/FAIL, and per judge whose replies
+    were read after a JSON repair (the run's end, the report)."""
+    calls = judge_calls or {}
+    lines = []
+    for judge, row in (calls.get("near_misses") or {}).items():
+        shown = ", ".join(f"{value!r} x{n}" for value, n in list(row["values"].items())[:5])
+        lines.append(f"judge {judge}: {row['n']} verdict(s) not exactly PASS or FAIL, counted FAIL (SPEC 5.3): "
+                     f"{shown}")
+    for judge, n in (calls.get("json_repaired") or {}).items():
+        lines.append(f"judge {judge}: {n} repl(ies) read after repairing their JSON (comments, trailing commas or "
+                     "single quotes)")
+    return lines
 
 
 AUDIT_NAME = "judge_audit.jsonl"

@@ -20,6 +20,11 @@ class JudgeResult:
     justifications: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
+    #: the ``invalid`` ids -> the verdict as the judge wrote it ("pass", "Pass.", "N/A"): counted
+    #: FAIL (SPEC §5.3), and reported (the run's end, the report, ``judge check``)
+    near_misses: dict[str, str] = field(default_factory=dict)
+    #: JSON slips repaired to read the reply instead of asking again (``_parse.REPAIRS``)
+    repaired: list[str] = field(default_factory=list)
     error: str | None = None
     attempts: int = 0
     latency_s: float = 0.0
@@ -50,6 +55,8 @@ class JudgeResult:
             "justifications": dict(self.justifications),
             "missing": list(self.missing),
             "invalid": list(self.invalid),
+            **({"near_misses": dict(self.near_misses)} if self.near_misses else {}),
+            **({"json_repaired": list(self.repaired)} if self.repaired else {}),
             "error": self.error,
             "attempts": self.attempts,
             "latency_s": round(self.latency_s, 4),

@@ -28,6 +28,7 @@ from ..errors import ConfigError
 from ..scoring import FAIL, PASS, panel_vote
 from ._base import Judge, JudgeResult
 from ._cache import JudgeCache
+from ._audit import reply_slips
 from ._gate import gate, open_output
 from ._heuristic import parse_rubric
 
@@ -222,6 +223,7 @@ async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrenc
     failures: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
     gate_rows: list[dict[str, Any]] = []
+    slips: list[dict[str, Any]] = []  # per judge answer: verdicts not exactly PASS/FAIL, JSON repairs
 
     async def one(case: CheckCase) -> None:
         if case.gate is not None:
@@ -244,6 +246,8 @@ async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrenc
 
         results = await asyncio.gather(*(run(j) for j in judges))
         answered = {r.judge: r.returned() for r in results if r.ok}
+        slips.extend({"judge": r.judge, "near_misses": r.near_misses, "json_repaired": r.repaired}
+                     for r in results if r.ok)
         for r in results:
             if not r.ok:
                 failures.append({"task_id": case.task.task_id, "case": case.name, "judge": r.judge, "error": r.error})
@@ -271,6 +275,9 @@ async def run_check(tasks: Sequence[Any], judges: Sequence[Judge], *, concurrenc
         "judges": [j.name for j in judges] + ([PANEL] if len(judges) > 1 else []),
         "results": agreement_report(rows),
         "judge_failures": failures,
+        # verdicts not exactly PASS/FAIL (counted FAIL, SPEC 5.3) and replies read after a JSON repair, per judge
+        "near_misses": reply_slips(slips)[0],
+        "json_repaired": reply_slips(slips)[1],
         "skipped_cases": skipped,
         "rows": rows,
     }

@@ -26,6 +26,7 @@ from typing import Any
 
 from .._litellm import cache_markers, cache_usage, get_litellm, reply_usage, valid_cost
 from ..agent.credentials import PLACEHOLDER_KEY, env_key_hint, key_is_set, needs_placeholder_key
+from ..agent.retry import describe
 from .._retry import backoff as backoff_delay  # noqa: F401  (re-exported: the one formula)
 from .._retry import classify, retries_allowed, retry_delay, status_of, unreachable_message
 from .._throttle import slot
@@ -122,13 +123,14 @@ class LiteLLMJudge:
             return "the api_key in the judge config was rejected"
         return env_key_hint(self.model, placeholder_sent=bool(self.api_base) and self._needs_placeholder_key())
 
-    def _kwargs(self, messages: list[dict[str, str]], json_mode: bool, temperature: float | None) -> dict:
+    def _kwargs(self, messages: list[dict[str, str]], json_mode: bool, temperature: float | None,
+                schema: tuple[str, dict[str, Any]] | None = None) -> dict:
         kwargs: dict[str, Any] = {**self.extra, "model": self.model, "messages": messages,
                                   "timeout": self.timeout, "max_retries": 0}
         if self._markers:
             kwargs["cache_control_injection_points"] = self._markers
         if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
+            kwargs["response_format"] = json_format(self.model, schema)
         if temperature is not None:
             kwargs["temperature"] = temperature
         if self.api_base:
@@ -150,12 +152,14 @@ class LiteLLMJudge:
             and self._needs_placeholder_key()
 
     async def call(self, messages: list[dict[str, str]], parse: Callable[[str | None], Any], *,
-                   limiter: asyncio.Semaphore | None = None) -> CallOutcome:
+                   limiter: asyncio.Semaphore | None = None,
+                   schema: tuple[str, dict[str, Any]] | None = None) -> CallOutcome:
         """Send ``messages`` under the SPEC §5.3 call policy until ``parse`` accepts a reply.
 
         ``parse`` raises :class:`UnparseableReply` on a reply it cannot use (retried like a 5xx).
         Shared by the rubric judge and the arena judge, so both have the same retries, JSON mode,
-        temperature, limits and accounting.
+        temperature, limits and accounting. ``schema``: the reply's (name, JSON schema), for routes
+        whose JSON mode needs one (default: the rubric verdicts').
         """
         litellm = get_litellm()
         json_mode, temperature = self.json_mode, self.temperature
@@ -180,7 +184,7 @@ class LiteLLMJudge:
                     async with slot(self.model, self.api_base) as place:
                         try:
                             response = await asyncio.wait_for(
-                                litellm.acompletion(**self._kwargs(messages, json_mode, temperature)),
+                                litellm.acompletion(**self._kwargs(messages, json_mode, temperature, schema)),
                                 timeout=self.timeout + 5.0)
                         except Exception as exc:  # noqa: BLE001  reported to the limiter, handled below
                             place.failed(exc)
@@ -189,8 +193,9 @@ class LiteLLMJudge:
             except Exception as exc:  # noqa: BLE001  every provider failure is data here
                 last_exc = exc
                 status = _status(exc)
+                # describe: one line with the provider's own error body (any shape) and 529 named overloaded
                 message = "timeout" if isinstance(exc, asyncio.TimeoutError) else \
-                    redact(f"{type(exc).__name__}: {exc}", [self._api_key or ""])
+                    redact(describe(exc), [self._api_key or ""])
                 error = (message or "")[:2000]
                 outcome.update(status=status, error=error, latency_s=round(time.monotonic() - t0, 4))
                 attempts.append(outcome)
@@ -205,6 +210,10 @@ class LiteLLMJudge:
                     error = f"authentication failed for {self.model} ({self.key_hint()}): {error}"
                     outcome["error"] = error
                     break  # a missing or rejected key: ten more calls would fail the same way
+                if verdict == "quota":
+                    error = outcome["error"] = f"out of credit or quota for {self.model}: {error}"
+                    down = True  # every later trial's judging would fail alike: the run stops
+                    break
                 if verdict == "fail":
                     low = error.lower()
                     if status not in (400, 422):
@@ -276,12 +285,14 @@ class LiteLLMJudge:
                 result = JudgeResult(
                     judge=self.name, ok=True, verdicts=dict(hit["verdicts"]),
                     justifications=dict(hit.get("justifications", {})), missing=list(hit.get("missing", [])),
-                    invalid=list(hit.get("invalid", [])), attempts=0, cached=True, cost_usd=0.0,
+                    invalid=list(hit.get("invalid", [])), near_misses=dict(hit.get("near_misses") or {}),
+                    repaired=list(hit.get("repaired") or []), attempts=0, cached=True, cost_usd=0.0,
                     raw=hit.get("raw"))
                 if audit is not None:
                     audit.write({**audit_base, "cached": True, "ok": True, "attempts": 0, "latency_s": 0.0,
                                  "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
-                                 "raw": result.raw, "error": None})
+                                 "raw": result.raw, "error": None, "near_misses": result.near_misses,
+                                 "json_repaired": result.repaired})
                 return result
 
         out = await self.call(messages, lambda raw: parse_verdicts(raw, rubric_ids), limiter=limiter)
@@ -293,12 +304,14 @@ class LiteLLMJudge:
         if parsed is not None:
             result = JudgeResult(
                 judge=self.name, ok=True, verdicts=parsed.verdicts, justifications=parsed.justifications,
-                missing=parsed.missing, invalid=parsed.invalid, attempts=len(attempts), latency_s=latency,
+                missing=parsed.missing, invalid=parsed.invalid, near_misses=parsed.near_misses,
+                repaired=parsed.repaired, attempts=len(attempts), latency_s=latency,
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost, raw=raw_kept,
                 cache_read_tokens=cache_read, cache_write_tokens=cache_write)
             if cache is not None:
                 cache.put(key, {"verdicts": parsed.verdicts, "justifications": parsed.justifications,
                                 "missing": parsed.missing, "invalid": parsed.invalid, "raw": raw_kept,
+                                "near_misses": parsed.near_misses, "repaired": parsed.repaired,
                                 "model": self.model, "prompt_version": PROMPT_VERSION})
         else:
             result = JudgeResult(
@@ -311,8 +324,31 @@ class LiteLLMJudge:
                          "n_attempts": len(attempts), "dropped_params": dropped, "latency_s": round(latency, 4),
                          "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                          "cache_read_tokens": cache_read, "cache_write_tokens": cache_write,
-                         "cost_usd": cost, "missing": result.missing, "raw": raw_kept, "error": result.error})
+                         "cost_usd": cost, "missing": result.missing, "raw": raw_kept, "error": result.error,
+                         "near_misses": result.near_misses, "json_repaired": result.repaired})
         return result
+
+
+#: The reply's shape as a JSON schema: litellm's Anthropic route has no schema-less JSON mode
+#: (``{"type": "json_object"}`` is dropped there without a word), but turns a schema into
+#: Anthropic's structured output (or a forced tool), so that route gets the schema.
+VERDICTS_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["verdicts"],
+    "properties": {"verdicts": {"type": "array", "items": {
+        "type": "object", "additionalProperties": False, "required": ["rubric_id", "verdict", "justification"],
+        "properties": {"rubric_id": {"type": "string"}, "verdict": {"type": "string", "enum": ["PASS", "FAIL"]},
+                       "justification": {"type": "string"}}}}},
+}
+_SCHEMA_PROVIDERS = frozenset({"anthropic"})
+
+
+def json_format(model: str, schema: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The ``response_format`` that turns JSON mode on for this model's route (``schema``: the reply's
+    name and JSON schema where the route needs one; the rubric verdicts' by default)."""
+    if model.partition("/")[0] in _SCHEMA_PROVIDERS:
+        name, body = schema or ("verdicts", VERDICTS_SCHEMA)
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": body}}
+    return {"type": "json_object"}
 
 
 @judge("litellm")

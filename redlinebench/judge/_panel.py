@@ -258,8 +258,22 @@ async def grade_trial(task: Any, output_path: str | Path | bytes | None, judges:
     if grade.status != "gate_failed":  # a gate failure calls no judge: its grade stays byte-identical
         grade.attempt_id = attempt_id
     if out_dir is not None:
+        effort = _reasoning_effort(out_dir)
+        if effort is not None:  # a thinking model run on purpose: its grades say how hard it thought
+            grade.extra["reasoning_effort"] = effort
         grade.write(out_dir / "grade.json")
     return grade
+
+
+def _reasoning_effort(trial_dir: Path) -> str | int | None:
+    """The ``reasoning_effort`` the trial's episode ran with (its metrics.json), if one was set."""
+    import json
+
+    try:
+        value = json.loads((trial_dir / "metrics.json").read_text(encoding="utf-8")).get("reasoning_effort")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 async def _grade(task: Any, output_path: Any, judges: list[Judge], *, model: str, trial: int,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote
 
+from ..judge import near_miss_lines
 from ..scoring import rubric_satisfied
 from ._components import (
     SIDE_NAMES,
@@ -339,6 +340,10 @@ def _callouts(run: RunData) -> Markup:
     notes += [str(w) for w in warnings] if isinstance(warnings, list) else []
     if notes:
         out.append(el("div", el("b", "Read the headline with care"), el("ul", *[el("li", n) for n in notes[:20]]),
+                      class_="callout"))
+    slips = near_miss_lines(((run.summary or {}).get("judge_calls")) if isinstance(run.summary, Mapping) else None)
+    if slips:  # counted FAIL by the rule; a reader must see that a judge's wording, not the redline, decided them
+        out.append(el("div", el("b", "Judge replies read by the letter"), el("ul", *[el("li", x) for x in slips[:20]]),
                       class_="callout"))
     # integrity failures are listed by the audit's callout above, with their findings
     gate = [t for t in run.trials if t.status == "gate_failed" and not t.expected_gate_failure and not t.integrity_failed]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..agent.base import NO_OUTPUT, UNREACHABLE, Agent, Episode, create_agent
+from ..agent.base import NO_OUTPUT, STOPS_AT_ONCE, UNREACHABLE, Agent, Episode, create_agent
 from ..agent.redact import redact
 from ..errors import JudgesUnreachable, RedlineBenchError
 from . import paths
@@ -181,7 +181,9 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
                                                        if metrics.get("end_reason") == UNREACHABLE else 0)
         last = str(metrics.get("error") or "").strip().splitlines()
         last_line = last[-1] if last else "unknown error"
-        if down >= STOP_AFTER_UNREACHABLE:
+        if metrics.get("end_reason") in STOPS_AT_ONCE:  # a bad key, no credit: the next episode fails alike
+            _stop(state, label, f"{last_line}; no new episode of {label} was started")
+        elif down >= STOP_AFTER_UNREACHABLE:
             _stop(state, label, f"{last_line} ({down} episodes of {label} in a row); no new episode of {label} "
                                 "was started")
         elif n >= STOP_AFTER_CONSECUTIVE_ERRORS:
@@ -232,8 +234,9 @@ class TrialPipeline:
             if st is TrialState.TODO:
                 if not self.may_start(key.label):  # left as it is: --resume runs it later
                     return
+                carry = previous_attempt(tdir)  # an errored attempt's work, for the agent to continue
                 discard(tdir)
-                metrics = await _run_agent(self.agents[key.label], key, self.layout)
+                metrics = await _run_agent(self.agents[key.label], key, self.layout, carry)
                 self.emit(("episode", idx, {k: metrics.get(k) for k in ("status", "end_reason", "cost_usd",
                                                                        "cost_known", "error")}))
                 self._throttle(idx)
@@ -436,12 +439,38 @@ async def _episode_of(agent: Agent, task: Any, staging: Path, key: TrialKey) -> 
     return episode
 
 
-async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> dict[str, Any]:
-    """Run one episode in a staging directory, write metrics.json there, publish the directory."""
+def previous_attempt(tdir: Path) -> dict[str, bytes] | None:
+    """The files an errored trial left that a new attempt may continue from (its transcript and
+    partial redline, named in its metrics.json), read before the trial folder is cleared."""
+    from ..agent.base import PARTIAL_REDLINE, TRANSCRIPT
+
+    metrics = read_metrics(tdir)
+    if metrics.get("status") != "errored" or metrics.get("partial_redline") != PARTIAL_REDLINE:
+        return None
+    try:
+        return {name: (tdir / name).read_bytes() for name in (TRANSCRIPT, PARTIAL_REDLINE)}
+    except OSError:
+        return None
+
+
+async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout,
+                     carry: dict[str, bytes] | None = None) -> dict[str, Any]:
+    """Run one episode in a staging directory, write metrics.json there, publish the directory.
+
+    ``carry``: a previous errored attempt's files, put in ``workdir/resume/`` for the agent (the
+    litellm loop continues from them when it can) and removed before the trial is published."""
+    import shutil
+
+    from ..agent.resume import RESUME_DIR
+
     task = key.task
     staging = layout.staging_dir(key.label, task.task_id, key.trial)
     discard(staging)
     staging.mkdir(parents=True)
+    if carry:
+        (staging / RESUME_DIR).mkdir()
+        for name, data in carry.items():
+            (staging / RESUME_DIR / name).write_bytes(data)
     started = time.time()
     t0 = time.perf_counter()
     try:
@@ -462,6 +491,10 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout) -> di
                                 finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                 wall_s=round(time.perf_counter() - t0, 4)),
                **episode.metrics}
+    if carry:
+        shutil.rmtree(staging / RESUME_DIR, ignore_errors=True)
+        metrics.setdefault("resumed", {"continued": False, "reason": f"the {key.entrant.agent} agent does not "
+                                                                      "continue an errored attempt"})
     if episode.error:
         metrics["error"] = redact(episode.error)
     if episode.status != "errored" and not (staging / paths.REDLINE).is_file() and episode.end_reason != NO_OUTPUT:

@@ -129,7 +129,7 @@ async def test_auth_error_is_not_retried_and_errors_the_trial(tmp_path, srv):
     srv.enqueue(Reply.error(401, "Incorrect API key provided: sk-agent-test-key-1234567890"))
     tools = FakeTools()
     ep = await _agent(srv, tools).run(make_task(tmp_path), tmp_path, trial=1)
-    assert (ep.status, ep.end_reason) == ("errored", "provider_error")
+    assert (ep.status, ep.end_reason) == ("errored", "auth_failed")
     assert len(srv.requests) == 1 and not tools.saved
     assert "sk-agent-test-key-1234567890" not in ep.error
     assert "sk-agent-test-key-1234567890" not in (tmp_path / "transcript.jsonl").read_text()

@@ -10,7 +10,10 @@ in the route's own format (tool calls become ``tool_use`` blocks).
 
 Options, off by default: ``srv.prompt_cache = PromptCache()`` makes usage report the request's
 real token count and cached tokens as each provider does (see ``prompt_cache.py``);
-``srv.bucket = TokenBucket(...)`` answers 429 beyond a rate (see ``token_bucket.py``).
+``srv.bucket = TokenBucket(...)`` answers 429 beyond a rate (see ``token_bucket.py``);
+``srv.rules = {...}`` rejects what real providers document they reject (:data:`RULES`): a
+thinking model's history without its thinking blocks / ``reasoning_content`` / thought
+signatures, a vLLM history with a repeated ``tool_call_id`` or arguments that do not parse.
 
     with FakeOpenAI() as srv:
         srv.enqueue(Reply.tool_calls([("read_document", {})]), Reply.text("done"), model="agent")
@@ -63,19 +66,62 @@ class Reply:
         *,
         content: str | None = None,
         usage: tuple[int, int] = (100, 20),
+        ids: Iterable[str] | None = None,
+        finish_reason: str = "tool_calls",
+        reasoning: str | None = None,
+        thinking: Iterable[Mapping[str, Any]] | None = None,
+        thought_signature: str | None = None,
+        reasoning_tokens: int | None = None,
     ) -> Reply:
-        """``calls`` are (name, arguments) pairs; a str argument is sent verbatim (malformed JSON tests)."""
+        """``calls`` are (name, arguments) pairs; a str argument is sent verbatim (malformed JSON tests).
+
+        Provider state, as each provider sends it: ``reasoning`` (DeepSeek's ``reasoning_content``),
+        ``thinking`` (Anthropic ``thinking`` / ``redacted_thinking`` blocks, sent first on the
+        Messages route), ``thought_signature`` (Gemini's OpenAI-compatible endpoint, on each call's
+        ``extra_content``). ``ids``: the call ids to send (repeated ids, as vLLM sends them)."""
         tool_calls = []
+        given = iter(ids) if ids is not None else None
         for name, args in calls:
-            tool_calls.append(
-                {
-                    "id": f"call_{next(_ids)}",
-                    "type": "function",
-                    "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
-                }
-            )
-        message = {"role": "assistant", "content": content, "tool_calls": tool_calls}
-        return Reply("message", message=message, finish_reason="tool_calls", usage=usage)
+            call: dict[str, Any] = {
+                "id": next(given) if given is not None else f"call_{next(_ids)}",
+                "type": "function",
+                "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+            }
+            if thought_signature is not None:
+                call["extra_content"] = {"google": {"thought_signature": thought_signature}}
+            tool_calls.append(call)
+        message: dict[str, Any] = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+        if thinking is not None:
+            message["thinking"] = [dict(b) for b in thinking]
+        if reasoning_tokens is not None:
+            message["_reasoning_tokens"] = reasoning_tokens
+        return Reply("message", message=message, finish_reason=finish_reason, usage=usage)
+
+    @staticmethod
+    def refusal(text: str) -> Reply:
+        """OpenAI's refusal: ``content`` null, the reason in ``refusal``."""
+        return Reply("message", message={"role": "assistant", "content": None, "refusal": text})
+
+    @staticmethod
+    def anthropic_error(status: int, kind: str, message: str, *, headers: Mapping[str, str] | None = None) -> Reply:
+        """An error in the Messages API's shape (``overloaded_error`` with 529, ...)."""
+        body = {"type": "error", "error": {"type": kind, "message": message}}
+        return Reply("error", status=status, raw=json.dumps(body).encode(), headers=dict(headers or {}))
+
+    @staticmethod
+    def insufficient_quota() -> Reply:
+        """OpenAI's billing error: a 429 that no wait will heal."""
+        body = {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                          "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}
+        return Reply("error", status=429, raw=json.dumps(body).encode())
+
+    @staticmethod
+    def gemini_error(status: int, message: str, state: str = "INVALID_ARGUMENT") -> Reply:
+        """Gemini's OpenAI-compatible endpoint: the error body is a JSON *list*."""
+        body = [{"error": {"code": status, "message": message, "status": state}}]
+        return Reply("error", status=status, raw=json.dumps(body).encode())
 
     @staticmethod
     def error(status: int, message: str | None = None, *, headers: Mapping[str, str] | None = None) -> Reply:
@@ -125,6 +171,8 @@ class FakeOpenAI:
         self._thread: threading.Thread | None = None
         self.prompt_cache: Any = None   # a prompt_cache.PromptCache, or None: usage as scripted
         self.bucket: Any = None         # a token_bucket.TokenBucket, or None: no rate limit
+        self.rules: set[str] = set()    # provider rejections to enforce (RULES)
+        self._state_sent: dict[str, Any] = {}  # call id -> the provider state sent with it
         #: per answered request: {"route", "prompt_tokens", "cache_read", "cache_write", "marks"}
         self.usage_log: list[dict[str, Any]] = []
 
@@ -238,7 +286,8 @@ def completion_body(body: Mapping[str, Any], reply: Reply, usage: dict[str, int]
         "object": "chat.completion",
         "created": int(time.time()),
         "model": str(body.get("model", "fake")),
-        "choices": [{"index": 0, "message": reply.message, "finish_reason": reply.finish_reason, "logprobs": None}],
+        "choices": [{"index": 0, "message": _openai_message(reply.message), "finish_reason": reply.finish_reason,
+                     "logprobs": None}],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -247,7 +296,17 @@ def completion_body(body: Mapping[str, Any], reply: Reply, usage: dict[str, int]
     }
     if usage is not None:
         out["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+    reasoning = (reply.message or {}).get("_reasoning_tokens")
+    if reasoning is not None:
+        out["usage"]["completion_tokens_details"] = {"reasoning_tokens": reasoning}
     return out
+
+
+def _openai_message(message: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The message as the OpenAI route sends it (Anthropic thinking blocks and private keys left out)."""
+    if message is None:
+        return None
+    return {k: v for k, v in message.items() if k != "thinking" and not k.startswith("_")}
 
 
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
@@ -298,6 +357,10 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     self._send(429, json.dumps({"error": {"message": "rate limit exceeded", "type": "rate_limit",
                                                           "code": 429}}).encode(), server.bucket.headers(wait))
                     return
+            rejected = reject(server, route, body)
+            if rejected is not None:
+                self._send(400, json.dumps(rejected).encode())
+                return
             reply = server._next_reply(body if route == "openai" else anthropic_to_openai(body))
             if reply.wait_s:
                 if server._stop.wait(reply.wait_s):
@@ -309,6 +372,7 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 usage = server._usage(route, body, reply)
                 payload = completion_body(body, reply, usage) if route == "openai" else \
                     anthropic_body(body, reply, usage)
+                remember(server, reply)
                 self._send(200, json.dumps(payload).encode())
             else:  # error / garbage
                 self._send(reply.status, reply.raw, reply.headers)
@@ -358,7 +422,7 @@ def anthropic_to_openai(body: Mapping[str, Any]) -> dict[str, Any]:
 def anthropic_body(body: Mapping[str, Any], reply: Reply, usage: dict[str, int] | None) -> dict[str, Any]:
     """A scripted reply in Messages API format: text and ``tool_use`` blocks, Anthropic usage."""
     message = reply.message or {}
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = [dict(b) for b in message.get("thinking") or []]
     if message.get("content"):
         blocks.append({"type": "text", "text": message["content"]})
     for call in message.get("tool_calls") or []:
@@ -376,5 +440,89 @@ def anthropic_body(body: Mapping[str, Any], reply: Reply, usage: dict[str, int] 
                  cache_creation_input_tokens=usage["cache_write"])
     return {"id": f"msg_fake_{next(_ids)}", "type": "message", "role": "assistant",
             "model": str(body.get("model", "fake")), "content": blocks,
-            "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn", "stop_sequence": None,
+            "stop_reason": "max_tokens" if reply.finish_reason == "length" else
+            "tool_use" if message.get("tool_calls") else "end_turn", "stop_sequence": None,
             "usage": u}
+
+
+# -- what real providers reject ------------------------------------------------------------
+
+#: The rejections ``srv.rules`` can turn on, each as its provider documents it:
+#: ``anthropic_thinking``: with thinking on, an assistant turn with ``tool_use`` must start with
+#: the thinking blocks (and signatures) the model sent (400 "Expected `thinking` or
+#: `redacted_thinking`, but found `tool_use`"); ``deepseek_reasoning``: an assistant turn of the
+#: thinking mode must carry its ``reasoning_content`` back (400); ``gemini_signature``: a function
+#: call must carry its ``thought_signature`` back (400); ``vllm``: every ``tool_call_id`` unique
+#: and every tool call's arguments parseable JSON (400 "Duplicate value for 'tool_call_id'",
+#: 400 "Unterminated string ...").
+RULES = frozenset({"anthropic_thinking", "deepseek_reasoning", "gemini_signature", "vllm"})
+
+
+def remember(server: FakeOpenAI, reply: Reply) -> None:
+    """Note the provider state a reply carried, by its calls' ids (what must come back)."""
+    message = reply.message or {}
+    for call in message.get("tool_calls") or []:
+        cid = call["id"]
+        state = {"reasoning": message.get("reasoning_content"), "thinking": message.get("thinking"),
+                 "signature": ((call.get("extra_content") or {}).get("google") or {}).get("thought_signature")}
+        server._state_sent[cid] = state
+        server._state_sent[cid.replace("call_", "toolu_")] = state
+
+
+def _error(message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "code": 400}}
+
+
+def reject(server: FakeOpenAI, route: str, body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The 400 body a real provider would send for this request under ``server.rules``, or None."""
+    rules = server.rules
+    if not rules:
+        return None
+    messages = body.get("messages") or []
+    if route == "anthropic":
+        for i, m in enumerate(messages):
+            parts = m.get("content") if isinstance(m.get("content"), list) else []
+            uses = [p for p in parts if isinstance(p, dict) and p.get("type") == "tool_use"]
+            if m.get("role") != "assistant" or not uses or "anthropic_thinking" not in rules:
+                continue
+            sent = (server._state_sent.get(uses[0].get("id")) or {}).get("thinking")
+            if not sent:
+                continue
+            got = [p for p in parts if isinstance(p, dict) and p.get("type") in ("thinking", "redacted_thinking")]
+            if not parts or parts[0].get("type") not in ("thinking", "redacted_thinking"):
+                return {"type": "error", "error": {"type": "invalid_request_error", "message":
+                        f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                        f"`{parts[0].get('type') if parts else 'none'}`. When `thinking` is enabled, a final "
+                        "`assistant` message must start with a thinking block (preceeding the lastmost set of "
+                        "`tool_use` and `tool_result` blocks)."}}
+            if [dict(b) for b in got] != [dict(b) for b in sent]:
+                return {"type": "error", "error": {"type": "invalid_request_error",
+                                                   "message": f"messages.{i}.content.0: Invalid `signature` in "
+                                                              "`thinking` block"}}
+        return None
+    ids: set[str] = set()
+    for i, m in enumerate(messages):
+        if m.get("role") == "tool" and "vllm" in rules:
+            cid = m.get("tool_call_id")
+            if cid in ids:
+                return _error(f"Duplicate value for 'tool_call_id' of {cid} in message[{i}]")
+            ids.add(cid)
+        if m.get("role") != "assistant":
+            continue
+        for call in m.get("tool_calls") or []:
+            sent = server._state_sent.get(call.get("id")) or {}
+            if "vllm" in rules:
+                try:
+                    json.loads(call["function"]["arguments"])
+                except (ValueError, TypeError) as exc:
+                    return _error(f"{exc}", "BadRequestError")
+            if "deepseek_reasoning" in rules and sent.get("reasoning") is not None \
+                    and m.get("reasoning_content") != sent["reasoning"]:
+                return _error("The reasoning_content in the thinking mode must be passed back to the API.")
+            if "gemini_signature" in rules and sent.get("signature") is not None:
+                got = ((call.get("extra_content") or {}).get("google") or {}).get("thought_signature")
+                if got != sent["signature"]:
+                    return _error(f"Function call is missing a thought_signature in functionCall parts. This is "
+                                  f"required for tools to work correctly, and missing thought_signature may lead "
+                                  f"to degraded model performance. (message {i})", "INVALID_ARGUMENT")
+    return None

@@ -127,3 +127,44 @@ def test_the_token_bucket_answers_429_beyond_its_rate_with_or_without_a_hint():
     now[0] += 0.1
     assert bucket.take() is None and (bucket.accepted, bucket.refused) == (4, 1)
     assert TokenBucket(10, 1, retry_after=False).headers(0.5) == {}
+
+
+@pytest.mark.parametrize("rule,reply,drop,error", [
+    ("deepseek_reasoning", Reply.tool_calls([("f", {})], reasoning="think"), "reasoning_content",
+     "reasoning_content in the thinking mode must be passed back"),
+    ("gemini_signature", Reply.tool_calls([("f", {})], thought_signature="sig"), "extra_content",
+     "missing a thought_signature"),
+])
+def test_each_rule_rejects_a_history_without_what_the_provider_sent(fake_openai, rule, reply, drop, error):
+    fake_openai.rules = {rule}
+    fake_openai.enqueue(reply, Reply.text("ok"))
+    msg = _call(fake_openai).choices[0].message.model_dump(exclude_none=True)
+    answer = {"role": "tool", "tool_call_id": msg["tool_calls"][0]["id"], "content": "r"}
+    bare = {k: v for k, v in msg.items() if k != drop}
+    bare["tool_calls"] = [{k: v for k, v in c.items() if k != drop} for c in msg["tool_calls"]]
+    with pytest.raises(Exception, match=error):
+        _call(fake_openai, messages=[{"role": "user", "content": "hi"}, bare, answer])
+    assert _call(fake_openai, messages=[{"role": "user", "content": "hi"}, msg, answer]).choices[0].message.content == "ok"
+
+
+def test_the_vllm_rule_rejects_repeated_ids_and_unparsable_arguments(fake_openai):
+    fake_openai.rules = {"vllm"}
+    call = {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    turn = [{"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "r"}]
+    with pytest.raises(Exception, match="Duplicate value for 'tool_call_id'"):
+        _call(fake_openai, messages=[{"role": "user", "content": "hi"}, *turn, *turn])
+    cut = [{**turn[0], "tool_calls": [{**call, "function": {"name": "f", "arguments": '{"a": "b'}}]}, turn[1]]
+    with pytest.raises(Exception, match="Unterminated string"):
+        _call(fake_openai, messages=[{"role": "user", "content": "hi"}, *cut])
+
+
+def test_error_shapes_of_real_providers(fake_openai):
+    fake_openai.enqueue(Reply.gemini_error(400, "Invalid JSON payload"), Reply.insufficient_quota())
+    with pytest.raises(Exception) as first:
+        _call(fake_openai)
+    assert first.value.response.json() == [{"error": {"code": 400, "message": "Invalid JSON payload",
+                                                      "status": "INVALID_ARGUMENT"}}]
+    with pytest.raises(Exception) as second:
+        _call(fake_openai)
+    assert second.value.status_code == 429 and "insufficient_quota" in second.value.response.text

@@ -144,3 +144,32 @@ def test_reply_rubrics_are_reported_apart_and_with_comments():
     r = agreement_report(rows)["j"]
     assert r["comment_and_reply"]["n"] == 2 and r["comment_and_reply"]["accuracy"] == 0.5
     assert r["by_verb"]["reply"]["accuracy"] == 1.0
+
+
+async def test_run_check_counts_verdicts_that_are_not_exactly_pass_or_fail(tmp_path, fake_openai):
+    from redlinebench.cli.scoring import print_check
+
+    task = make_task(tmp_path, SYNTHETIC_SHAPE)
+    fake_openai.set_handler(lambda body: Reply.json(
+        {"verdicts": [{"rubric_id": "r1", "verdict": "pass"}, {"rubric_id": "r2", "verdict": "Pass"},
+                      {"rubric_id": "r3", "verdict": "pass"}]}))
+    judges = create_judges("openai/ja", api_base=fake_openai.url)
+    judges[0]._api_key = "sk-test"
+    report = await run_check([task], judges)
+    assert report["near_misses"] == {"openai/ja": {"n": 3, "values": {"pass": 2, "Pass": 1}}}
+    assert report["results"]["openai/ja"]["false_fail_rate"] is not None  # still counted FAIL
+    import io
+
+    from rich.console import Console
+
+    import redlinebench.cli.scoring as scoring
+
+    buf = io.StringIO()
+    real = scoring._console
+    scoring._console = lambda: Console(file=buf, width=200)
+    try:
+        print_check(report)
+    finally:
+        scoring._console = real
+    assert "judge openai/ja: 3 verdict(s) not exactly PASS or FAIL, counted FAIL (SPEC 5.3): 'pass' x2, 'Pass' x1" \
+        in buf.getvalue()

@@ -142,3 +142,16 @@ async def test_the_panel_sums_its_judges_prompt_cache_tokens_into_the_grade(fake
     assert on_disk["usage"]["cache_read_tokens"] == read[1]
     per_judge = [json.loads(f.read_text()) for f in sorted((out / "judges").iterdir())]
     assert sum(j["cache_read_tokens"] for j in per_judge) == read[1]
+
+
+async def test_a_trial_run_with_a_reasoning_effort_says_so_in_its_grade(fake_openai, tmp_path):
+    out = tmp_path / "trial"
+    out.mkdir()
+    redline().save(out / "redline.docx")
+    (out / "metrics.json").write_text(json.dumps({"status": "completed", "reasoning_effort": "high"}))
+    fake_openai.enqueue(Reply.json(verdicts(r1="PASS", r2="PASS", r3="FAIL", r4="FAIL")), model="ja")
+    await grade_trial(TASK, out / "redline.docx", panel(fake_openai, names=("ja",)), model="openai/agent", trial=1,
+                      run_dir=tmp_path, cache=False, trial_dir=out)
+    written = json.loads((out / "grade.json").read_text())
+    assert written["reasoning_effort"] == "high"
+    assert TrialGrade.from_dict(written).to_dict()["reasoning_effort"] == "high"  # read back, kept

@@ -504,3 +504,27 @@ def test_task_and_tasks_are_one_option_on_run_import_and_export(tree, tmp_path):
                                   "heuristic"])
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in (tmp_path / "h").iterdir() if p.is_dir()) == ids
+
+
+def test_a_judge_answering_pass_in_lower_case_is_named_by_the_run_and_the_report(tree, tmp_path, fake_openai,
+                                                                                 monkeypatch):
+    """SPEC §5.3 counts "pass" as FAIL; the run says so in one line per judge, and the report shows it."""
+    from tests.fakes.openai_server import Reply
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    def lower_case(body):
+        ids = json.loads(body["messages"][1]["content"].rsplit(": ", 1)[1])
+        return Reply.json({"verdicts": [{"rubric_id": i, "verdict": "pass", "justification": "ok"} for i in ids]})
+
+    fake_openai.set_handler(lower_case)
+    run_dir = tmp_path / "r"
+    r = CliRunner().invoke(main, ["run", "--agent", "golden", "--source", str(tree), "--tasks", "redline-s1-t1-g01a",
+                                  "--judges", "openai/ja", "--judge-api-base", fake_openai.url, "--run-dir",
+                                  str(run_dir), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("judge openai/ja: "))
+    assert "verdict(s) not exactly PASS or FAIL, counted FAIL (SPEC 5.3): 'pass' x" in line
+    summary = json.loads((run_dir / "metrics_summary.json").read_text())
+    assert summary["judge_calls"]["near_misses"]["openai/ja"]["values"].keys() == {"pass"}
+    assert "Judge replies read by the letter" in (run_dir / "report.html").read_text(encoding="utf-8")

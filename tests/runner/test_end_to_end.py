@@ -151,3 +151,45 @@ def test_429s_from_agent_and_judges_share_one_adaptive_limit_recorded_in_the_sum
     row = limits[f"openai@{fake.url}"]
     assert row["n_429"] == 3 and row["max"] == 6 and row["n_calls"] == len(fake.requests)
     assert 1 <= row["min_limit"] < 6 and row["limit"] <= 6
+
+
+def test_an_outage_after_an_edit_keeps_it_and_resume_continues_the_episode(tmp_path, fake):
+    """Six 503s after the first batch of edits: the trial errors with its edits kept in
+    redline.partial.docx; `--resume` continues the same episode from it (same messages, same
+    document) instead of starting over, and the final redline carries the first attempt's edits."""
+    from redlinebench.docx import RedlineDocument
+
+    down = {"on": True}
+
+    def script(body):
+        if body["model"] != "agent-e2e":
+            return judge_reply(body)
+        steps = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if steps == 2 and down["on"]:
+            return Reply.error(503, "upstream connect error")
+        return agent_script(body)
+
+    fake.set_handler(script)
+    tree = build_tree(tmp_path / "bench")
+    spec = _e2e_spec(tree, fake.url, run_id="outage", concurrency=1)
+    run(spec, tmp_path / "run", progress=False)
+    trial = tmp_path / "run" / "trials" / "openai_agent-e2e" / "redline-s1-t2-g02a" / "1"
+    metrics = json.loads((trial / "metrics.json").read_text())
+    assert (metrics["status"], metrics["partial_redline"]) == ("errored", "redline.partial.docx")
+    kept = RedlineDocument.open(trial / "redline.partial.docx")
+    assert any(r.type == "del" and UNCAPPED in r.text for r in kept.revisions if r.author == LARGECO)
+    failed_history = fake.requests[-1].body["messages"]
+
+    down["on"] = False
+    n = len(fake.requests)
+    run(None, tmp_path / "run", resume=True, progress=False)
+    metrics = json.loads((trial / "metrics.json").read_text())
+    assert metrics["status"] == "completed" and metrics["end_reason"] == "end_session"
+    assert metrics["resumed"] == {"continued": True, "from_step": 2} and metrics["steps"] == 4
+    resumed_first = next(r for r in fake.requests[n:] if r.body["model"] == "agent-e2e").body["messages"]
+    assert resumed_first == failed_history
+    doc = RedlineDocument.open(trial / "redline.docx")
+    accepted = doc.text("accepted")
+    assert UNCAPPED not in accepted and "one half percent (0.5%) per month" in accepted
+    assert json.loads((trial / "grade.json").read_text())["status"] == "graded"
+    assert not (trial / "resume").exists() and not (trial / "redline.partial.docx").exists()

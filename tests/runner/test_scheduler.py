@@ -327,3 +327,51 @@ def test_resumed_run_counts_the_agent_cost_of_trials_it_only_grades(tmp_path):
     again = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=grader, agents={agent.label: agent}))
     assert len(agent.calls) == 4  # no episode was run twice
     assert again.cost_usd == pytest.approx(4 * (0.5 + 0.25)) and again.judge_cost_usd == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("reason", ["quota_exhausted", "auth_failed"])
+def test_an_account_out_of_credit_or_a_rejected_key_stops_its_entrant_after_one_episode(tmp_path, reason):
+    from redlinebench.agent.base import Episode
+
+    class Broke(CountingAgent):
+        async def run(self, task, workdir, *, trial):
+            self.calls.append((task.task_id, trial))
+            return Episode("errored", reason, {"cost_usd": 0.0}, error=f"{reason.replace('_', ' ')} for openai/x")
+
+    spec = _spec(concurrency=1, trials=3)  # 12 trials
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data")
+    broke = Broke(label="openai/fake-model")
+    state = asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={broke.label: broke}))
+    assert len(broke.calls) == 1
+    assert state.stopped == f"{reason.replace('_', ' ')} for openai/x; no new episode of openai/fake-model was started"
+
+
+def test_resume_hands_an_errored_trials_partial_work_to_the_new_attempt(tmp_path):
+    from redlinebench.agent.base import Episode
+
+    seen = []
+
+    class Flaky(CountingAgent):
+        async def run(self, task, workdir, *, trial):
+            resume = workdir / "resume"
+            seen.append(sorted(p.name for p in resume.iterdir()) if resume.is_dir() else [])
+            (workdir / "transcript.jsonl").write_text('{"type": "start"}\n')
+            if len(seen) == 1:
+                (workdir / "redline.partial.docx").write_bytes(b"half")
+                return Episode("errored", "provider_error", {"partial_redline": "redline.partial.docx"}, error="503")
+            (workdir / "redline.docx").write_bytes(b"whole")
+            return Episode("completed", "end_session", {})
+
+    spec = _spec(concurrency=1, trials=1)
+    layout = RunLayout(tmp_path / "run")
+    taskset = make_taskset(tmp_path / "data", n=1)
+    agent = Flaky(label="openai/fake-model")
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={agent.label: agent}))
+    tdir = next(layout.trials.glob("openai_fake-model/*/1"))
+    assert (tdir / "redline.partial.docx").read_bytes() == b"half"
+    asyncio.run(run_trials(spec, layout, taskset.tasks, grader=None, agents={agent.label: agent}))
+    assert seen == [[], ["redline.partial.docx", "transcript.jsonl"]]
+    assert not (tdir / "resume").exists() and (tdir / "redline.docx").read_bytes() == b"whole"
+    metrics = json.loads((tdir / "metrics.json").read_text())
+    assert metrics["resumed"]["continued"] is False  # this agent does not continue: said so
