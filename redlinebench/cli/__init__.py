@@ -23,6 +23,7 @@ _FAMILIES = (
     "report",        # redlinebench report|compare ... (issue 8)
     "runs",          # redlinebench runs [DIR]         (issue 26)
     "integrations",  # redlinebench export|import|push|verify ... (issue 7)
+    "reproduce",     # redlinebench reproduce (redlinebench-reproduce)    (issue 30)
 )
 
 
