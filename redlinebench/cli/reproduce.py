@@ -56,14 +56,16 @@ def reproduce_cmd(agent: str, model: str | None, task_ids: tuple[str, ...], task
                   base_image: str, wheelhouse: Path | None, dry_run: bool) -> None:
     """Run a Harbor agent on the benchmark, grade, summarize and compare: one command.
 
+    Exports the tasks (the agent's image holds the contract, the tools and the skill, never a rubric
+    or a golden), runs `harbor run`, imports the job, writes metrics_summary.json and report.html
+    into --out and prints the leaderboard. Run again with the same --workdir: it resumes where it
+    stopped and pays for nothing twice.
+
     \b
-    Exports the tasks (the agent's image holds the contract, the tools and the skill, never a rubric or
-    a golden), runs `harbor run`, imports the job, writes metrics_summary.json and report.html into
-    --out and prints the leaderboard. Run again with the same --workdir: it resumes where it stopped
-    and pays for nothing twice.
-    \b
-      redlinebench-reproduce --agent claude-code --model anthropic/claude-opus-4-8 --n-concurrent 8
-      redlinebench-reproduce --agent oracle --model oracle --task redline-s1-t1-g01a --judges heuristic
+      redlinebench-reproduce --agent claude-code \\
+        --model anthropic/claude-opus-4-8 --n-concurrent 8
+      redlinebench-reproduce --agent oracle --model oracle \\
+        --task redline-s1-t1-g01a --judges heuristic
     """
     from ..errors import ConfigError
     from ..integrations.harbor import _reproduce as rp
