@@ -206,7 +206,7 @@ def _terminus_script(task_root: Path) -> list[dict]:
     asks for a confirmation)."""
     import base64
 
-    from redlinebench.tasks import load_single_task
+    from redlinebench.integrations.harbor import load_single_task
 
     task = load_single_task(task_root)
     doc = subprocess.run([sys.executable, "-m", "redlinebench", "doc", "read", "--json", str(task.contract_path)],

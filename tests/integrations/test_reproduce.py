@@ -80,7 +80,9 @@ class OracleHarbor:
             tasks_dir = Path(cmd[cmd.index("-p") + 1])
             job_dir = Path(cmd[cmd.index("-o") + 1]) / cmd[cmd.index("--job-name") + 1]
             job_dir.mkdir(parents=True)
-            (job_dir / "config.json").write_text(json.dumps({"path": str(tasks_dir)}))
+            model = cmd[cmd.index("-m") + 1] if "-m" in cmd else None
+            (job_dir / "config.json").write_text(json.dumps({"path": str(tasks_dir), "model": model}))
+        model = json.loads((job_dir / "config.json").read_text())["model"]
         for task in sorted(p for p in tasks_dir.iterdir() if (p / "task.toml").is_file()):
             if any(job_dir.glob(f"{task.name}__*/result.json")):
                 continue
@@ -94,7 +96,7 @@ class OracleHarbor:
             (trial / "result.json").write_text(json.dumps({
                 "task_name": task.name, "trial_name": trial.name, "started_at": "2026-12-01T10:00:00",
                 "finished_at": "2026-12-01T10:01:00", "agent_info": {"name": "oracle"},
-                "config": {"agent": {"name": "oracle", "model_name": "oracle"}},
+                "config": {"agent": {"name": "oracle", "model_name": model}},
                 "agent_result": {"n_input_tokens": None, "n_output_tokens": None, "cost_usd": None},
                 "verifier_result": {"rewards": {"reward": verdict.reward}}, "exception_info": None}))
         return 0
@@ -236,3 +238,22 @@ def test_the_console_script_takes_the_public_release_flags(tmp_path, fake_harbor
                  f"--env-file {env_file}"):
         assert part in run_line
     assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.slow
+def test_the_oracle_on_the_whole_embedded_set_scores_as_the_golden_run(tmp_path, fake_harbor, monkeypatch):
+    """Every exported task's solution through the exported verifier, imported and summarized by reproduce,
+    gives the leaderboard row `run --agent golden` gives on the same 39 tasks (Docker runs two of them
+    through the real Harbor in test_harbor_docker.py)."""
+    monkeypatch.setattr(os, "environ", _no_keys())
+    oracle = OracleHarbor()
+    opts = _opts(tmp_path, fake_harbor, task_ids=(), model="golden")  # the label seeds the bootstrap CI
+    result = rp.reproduce(opts, run_harbor=oracle)
+    assert result.imported == oracle.trials == 39
+    golden = tmp_path / "golden"
+    ran = CliRunner().invoke(main, ["run", "--agent", "golden", "--judges", "heuristic", "--source", "embedded",
+                                    "--run-dir", str(golden), "--no-progress"], catch_exceptions=False)
+    assert ran.exit_code == 0, ran.output
+    ours = json.loads((golden / "metrics_summary.json").read_text())["leaderboard"][0]
+    theirs = json.loads((opts.run_dir / "metrics_summary.json").read_text())["leaderboard"][0]
+    assert theirs == ours and ours["model"] == "golden" and ours["n_trials"] == 39
