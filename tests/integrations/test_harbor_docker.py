@@ -180,6 +180,10 @@ def test_the_built_agent_image_holds_no_file_of_any_answer_key(docker, tmp_path)
         assert listing.returncode == 0, listing.stderr[-2000:]
         files = dict(reversed(line.split(None, 1)) for line in listing.stdout.splitlines() if "  /" in line)
         n_files = int(listing.stdout.strip().splitlines()[-1])
+        # a login shell (terminus' tmux session) resets PATH from /etc/profile: the tools must still be found
+        login = _quiet([docker, "run", "--rm", "--network", "none", tag, "bash", "-lc", "redlinebench doc --help"],
+                       timeout=300)
+        assert login.returncode == 0, login.stdout + login.stderr
     finally:
         _quiet([docker, "rmi", "-f", tag])
     assert "/app/contract.docx" in files and "/skills/contract-redliner/SKILL.md" in files and n_files > 1000

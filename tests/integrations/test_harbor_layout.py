@@ -57,6 +57,8 @@ def test_nothing_of_any_answer_key_reaches_the_agent_image(embedded_export):
         docker = (task / "environment/Dockerfile").read_text()
         copies = re.findall(r"^COPY (\S+)", docker, re.MULTILINE)
         assert all(not ANSWER_KEY.search(c) for c in copies), copies
+        # on a login shell's PATH too (/etc/profile drops the venv's bin)
+        assert "RUN ln -sf /opt/redlinebench/bin/redlinebench /usr/local/bin/redlinebench" in docker
         # the verifier still has the whole task: it gets tests/ from Harbor, not from the image
         assert (task / "tests/task" / task.name / "tests/rubrics.json").is_file()
 

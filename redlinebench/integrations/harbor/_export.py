@@ -95,6 +95,9 @@ def _install_lines(opts: ExportOptions) -> list[str]:
     cleanup = f" && rm -rf {' '.join(scratch)}"
     lines.append(f"RUN {venv + ' && ' if venv else ''}{pip} {target}{cleanup}")
     lines.append(f"ENV PATH={VENV_DIR}/bin:$PATH")
+    # A login shell (the tmux session of Harbor's terminus agents, `bash -l`) resets PATH from
+    # /etc/profile, which drops the venv: the command is linked where every profile looks.
+    lines.append(f"RUN ln -sf {VENV_DIR}/bin/redlinebench /usr/local/bin/redlinebench")
     return lines
 
 
