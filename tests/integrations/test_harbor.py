@@ -843,6 +843,8 @@ from harbor.models.task.task import Task
 from harbor.utils.env import resolve_env_vars
 out = []
 for d in sorted(Path(sys.argv[1]).iterdir()):
+    if d.name == ".redlinebench":  # the export's own folder (the shared wheel): no task, and Harbor skips it
+        continue
     t = Task(d)
     out.append({"name": d.name, "mode": t.config.verifier.environment_mode.value,
                 "env": resolve_env_vars(t.config.verifier.env), "solve": t.paths.solve_path.is_file(),
