@@ -137,3 +137,15 @@ def test_mcp_export_installs_the_extra_and_serves_the_tools_on_the_contract(tmp_
                               "--output", "/app/output/redline.docx"]
     cfg = tomllib.loads((out / task.task_id / "task.toml").read_text())
     assert cfg["environment"]["mcp_servers"] == [{"name": "redline", "transport": "stdio", **server}]
+
+
+def test_no_skill_leaves_the_skill_out_of_the_image_and_the_task(tmp_path):
+    out = tmp_path / "harbor"
+    res = CliRunner().invoke(main, ["export", "harbor", "--out", str(out), "--source", "embedded", "--task",
+                                    "redline-s1-t1-g01a", "--judges", "heuristic", "--no-skill"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    task = out / "redline-s1-t1-g01a"
+    assert not (task / "environment/skills").exists()
+    assert "skills" not in (task / "environment/Dockerfile").read_text()
+    assert "skills_dir" not in tomllib.loads((task / "task.toml").read_text())["environment"]

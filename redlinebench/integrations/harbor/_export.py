@@ -46,6 +46,7 @@ class ExportOptions:
     overwrite: bool = False
     judge_env: tuple[str, ...] | None = None  # provider keys the judges read; None: worked out from ``judges``
     mcp: bool = False                         # install the [mcp] extra; task.toml and /app/.mcp.json serve the tools
+    skill: bool = True                        # ship environment/skills/contract-redliner/SKILL.md (skills_dir)
 
 
 def verifier_env_keys(opts: ExportOptions) -> tuple[str, ...]:
@@ -278,7 +279,10 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     environment = dict(data.get("environment") or {})
     environment.setdefault("cpus", opts.cpus)
     environment.setdefault("memory_mb", opts.memory_mb)
-    environment["skills_dir"] = SKILLS_DIR  # Harbor copies it to the agent's own skills folder
+    if opts.skill:
+        environment["skills_dir"] = SKILLS_DIR  # Harbor copies it to the agent's own skills folder
+    else:
+        environment.pop("skills_dir", None)
     if opts.mcp:
         servers = [s for s in environment.get("mcp_servers") or [] if s.get("name") != mcp_server_entry("")["name"]]
         environment["mcp_servers"] = [*servers, mcp_server_entry(task.author)]
@@ -404,7 +408,9 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
         if opts.wheelhouse is not None:
             _copy_wheelhouse(opts.wheelhouse, env_dir / WHEELHOUSE, skip_ours=opts.wheel is not None)
         skill = env_dir / "skills" / SKILL_NAME / "SKILL.md"
-        if not skill.is_file():  # a task's own skill wins
+        if not opts.skill:
+            shutil.rmtree(env_dir / "skills", ignore_errors=True)
+        elif not skill.is_file():  # a task's own skill wins
             skill.parent.mkdir(parents=True, exist_ok=True)
             skill.write_text(skill_markdown(INTEGRITY_RULES), encoding="utf-8")
         if opts.mcp:

@@ -271,24 +271,10 @@ def ensure_export(tasks: Sequence[Any], opts: ReproduceOptions) -> tuple[dict[st
     if opts.tasks_dir.exists():
         shutil.rmtree(opts.tasks_dir)
     export_opts = ExportOptions(judges=opts.judges, base_image=opts.base_image, wheelhouse=opts.wheelhouse,
-                                mcp=opts.mcp)
+                                mcp=opts.mcp, skill=opts.skill)
     export_harbor(tasks, opts.tasks_dir, export_opts)
-    if not opts.skill:
-        for skill in opts.tasks_dir.glob("*/environment/skills"):
-            shutil.rmtree(skill)
-        _drop_skills(opts.tasks_dir)
     _atomic_write(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest, False
-
-
-def _drop_skills(tasks_dir: Path) -> None:
-    """``--no-skill``: the Dockerfiles and task.toml files without the skill."""
-    for docker in tasks_dir.glob("*/environment/Dockerfile"):
-        docker.write_text("".join(ln for ln in docker.read_text().splitlines(keepends=True)
-                                  if not ln.startswith("COPY skills/")), encoding="utf-8")
-    for toml in tasks_dir.glob("*/task.toml"):
-        toml.write_text("".join(ln for ln in toml.read_text().splitlines(keepends=True)
-                                if not ln.startswith("skills_dir = ")), encoding="utf-8")
 
 
 # ----------------------------------------------------------------------------- harbor
