@@ -44,8 +44,11 @@ def fake_harbor(tmp_path) -> Path:
     """A `harbor` whose Python knows four agents (what preflight asks Harbor's own Python)."""
     bin_dir = tmp_path / "harbor-bin"
     bin_dir.mkdir()
-    python = bin_dir / "python"
-    python.write_text("#!/bin/sh\nprintf '%s\\n' " + " ".join(AGENTS) + "\n")
+    python = bin_dir / "python"  # answers the probe as Harbor's Python does; modal wants its token
+    known = json.dumps({"agents": list(AGENTS), "envs": ["docker", "modal"], "env_problem": None})
+    missing = known.replace('"env_problem": null', '"env_problem": "Modal requires authentication. Set MODAL_TOKEN_ID."')
+    python.write_text(f"#!/bin/sh\nif [ \"$3\" = modal ] && [ -z \"$MODAL_TOKEN_ID\" ]; then echo '{missing}'; "
+                      f"else echo '{known}'; fi\n")
     python.chmod(0o755)
     cli = bin_dir / "harbor"
     cli.write_text(f"#!{python}\necho the real harbor is not run here; exit 3\n")
@@ -55,7 +58,7 @@ def fake_harbor(tmp_path) -> Path:
 
 def _no_keys(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN"))}
-    return {**env, **extra}
+    return {**env, "MODAL_TOKEN_ID": "ak-test", **extra}
 
 
 def _opts(tmp_path: Path, harbor_cli: Path, **kw) -> rp.ReproduceOptions:
@@ -123,6 +126,17 @@ def test_each_missing_piece_is_one_line_and_exit_2_before_anything_is_built(tmp_
     assert res.output.strip().splitlines() == [
         "error: --agent 'claud-code': Harbor has no such agent (did you mean 'claude-code'? known: "
         + ", ".join(AGENTS) + ")"]
+    assert not work.exists()
+    # an environment Harbor does not know, and Harbor's own preflight of a cloud one, each one line
+    res = CliRunner().invoke(main, ["reproduce", "--agent", "oracle", "--harbor", str(fake_harbor), "--env", "modl",
+                                    "--judges", "heuristic", "--workdir", str(work)])
+    assert res.exit_code == 2 and res.output.strip().splitlines() == [
+        "error: --env 'modl': Harbor has no such environment (did you mean 'modal'? known: docker, modal)"]
+    monkeypatch.setattr(os, "environ", _no_keys(MODAL_TOKEN_ID=""))
+    res = CliRunner().invoke(main, ["reproduce", "--agent", "oracle", "--harbor", str(fake_harbor), "--env", "modal",
+                                    "--judges", "heuristic", "--workdir", str(work)])
+    assert res.exit_code == 2 and res.output.strip().splitlines() == [
+        "error: --env modal: Modal requires authentication. Set MODAL_TOKEN_ID."]
     assert not work.exists()
 
 

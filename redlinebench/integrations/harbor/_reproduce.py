@@ -131,8 +131,29 @@ def harbor_executable(opts: ReproduceOptions, env: Mapping[str, str]) -> str | N
     return shutil.which("harbor", path=env.get("PATH"))
 
 
-def harbor_agents(harbor: str) -> list[str] | None:
-    """The agent names this Harbor knows (its ``AgentName`` enum, asked of its own Python), or None."""
+#: Run by Harbor's own Python: its agent and environment names, and its own preflight of a cloud
+#: environment (credentials), with the variables Harbor will see.
+_PROBE = """
+import json, sys
+from harbor.models.agent.name import AgentName
+from harbor.models.environment_type import EnvironmentType
+name = sys.argv[1]
+out = {"agents": sorted(AgentName.values()), "envs": [e.value for e in EnvironmentType], "env_problem": None}
+if name in out["envs"] and name != "docker":
+    try:
+        from harbor.environments.factory import EnvironmentFactory
+        EnvironmentFactory.run_preflight(type=EnvironmentType(name))
+    except SystemExit as exc:
+        out["env_problem"] = exc.code if isinstance(exc.code, str) else "its preflight failed"
+    except Exception as exc:
+        out["env_problem"] = str(exc) or type(exc).__name__
+print(json.dumps(out))
+"""
+
+
+def harbor_probe(harbor: str, env_name: str, env: Mapping[str, str]) -> dict[str, Any] | None:
+    """What this Harbor knows (agents, environments) and says of ``env_name``, asked of its own Python
+    (the interpreter on the harbor script's ``#!`` line); None when that cannot be asked."""
     try:
         first = Path(harbor).read_bytes()[:300].split(b"\n", 1)[0].decode("utf-8", "replace")
     except OSError:
@@ -140,13 +161,19 @@ def harbor_agents(harbor: str) -> list[str] | None:
     python = first[2:].strip().split()[0] if first.startswith("#!") and first[2:].strip() else None
     if not python or not Path(python).is_file():
         return None
-    code = "from harbor.models.agent.name import AgentName; print('\\n'.join(sorted(AgentName.values())))"
     try:
-        proc = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
+        proc = subprocess.run([python, "-c", _PROBE, env_name], capture_output=True, text=True, timeout=120,
+                              env=dict(env))
+        data = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
         return None
-    names = proc.stdout.split()
-    return names if proc.returncode == 0 and names else None
+    return data if isinstance(data, dict) and isinstance(data.get("agents"), list) else None
+
+
+def _unknown(kind: str, flag: str, name: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"{flag} {name!r}: Harbor has no such {kind} ({hint}known: {', '.join(known)})"
 
 
 def _docker_problem(env: Mapping[str, str]) -> str | None:
@@ -212,11 +239,13 @@ def preflight(opts: ReproduceOptions) -> list[str]:
         problems.append(f"harbor: {where!r} is not an executable" if where else
                         "harbor: not found on PATH (Python 3.12+: `pip install harbor==0.26.0`, or --harbor PATH)")
     else:
-        known = harbor_agents(harbor)
-        if known is not None and opts.agent not in known:
-            close = difflib.get_close_matches(opts.agent, known, n=1, cutoff=0.5)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            problems.append(f"--agent {opts.agent!r}: Harbor has no such agent ({hint}known: {', '.join(known)})")
+        probe = harbor_probe(harbor, opts.env, env) or {}
+        if probe.get("agents") and opts.agent not in probe["agents"]:
+            problems.append(_unknown("agent", "--agent", opts.agent, probe["agents"]))
+        if probe.get("envs") and opts.env not in probe["envs"]:
+            problems.append(_unknown("environment", "--env", opts.env, probe["envs"]))
+        elif probe.get("env_problem"):
+            problems.append(f"--env {opts.env}: {' '.join(str(probe['env_problem']).split())}")
     if opts.env in LOCAL_ENVS:
         problem = _docker_problem(env)
         if problem:
