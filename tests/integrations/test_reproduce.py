@@ -271,3 +271,13 @@ def test_the_oracle_on_the_whole_embedded_set_scores_as_the_golden_run(tmp_path,
     ours = json.loads((golden / "metrics_summary.json").read_text())["leaderboard"][0]
     theirs = json.loads((opts.run_dir / "metrics_summary.json").read_text())["leaderboard"][0]
     assert theirs == ours and ours["model"] == "golden" and ours["n_trials"] == 39
+
+
+def test_a_workdir_whose_tasks_folder_is_not_an_export_is_refused_not_emptied(tmp_path, fake_harbor, monkeypatch):
+    monkeypatch.setattr(os, "environ", _no_keys())
+    mine = tmp_path / "work" / "tasks" / "notes.txt"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own file")
+    with pytest.raises(rp.ConfigError, match="is not an export reproduce made"):
+        rp.reproduce(_opts(tmp_path, fake_harbor), run_harbor=OracleHarbor())
+    assert mine.read_text() == "my own file"

@@ -299,6 +299,9 @@ def ensure_export(tasks: Sequence[Any], opts: ReproduceOptions) -> tuple[dict[st
     except (OSError, ValueError):
         pass
     if opts.tasks_dir.exists():
+        if any(opts.tasks_dir.iterdir()) and not (opts.tasks_dir / SHARED_DIR).is_dir():
+            raise ConfigError("exists and is not an export reproduce made (no .redlinebench/ inside): "
+                              "choose another --workdir", path=opts.tasks_dir)
         shutil.rmtree(opts.tasks_dir)
     export_opts = ExportOptions(judges=opts.judges, base_image=opts.base_image, wheelhouse=opts.wheelhouse,
                                 mcp=opts.mcp, skill=opts.skill)
