@@ -87,11 +87,14 @@ def test_the_embedded_export_is_small_and_holds_one_copy_of_the_package(embedded
     assert len({p.stat().st_ino for p in wheels}) == 1 and len(wheels) == 40  # 39 environments + the shared one
     shared = embedded_export / ".redlinebench"
     assert [p.name for p in shared.iterdir()] == [wheels[0].name]
-    # the verifier's copy of each task shares the task's own bytes
+    # the verifier's copy of each task shares the task's own tests/ bytes, never the agent's inputs (a change
+    # to the agent's side must not reach the contract the audit compares with)
     task = embedded_export / "redline-s1-t1-g01a"
+    copy = task / "tests/task/redline-s1-t1-g01a"
+    assert (task / "tests/rubrics.json").stat().st_ino == (copy / "tests/rubrics.json").stat().st_ino
     contract = task / "environment/app/contract.docx"
-    assert contract.stat().st_ino == (task / "tests/task/redline-s1-t1-g01a/environment/app/contract.docx").stat().st_ino
-    assert (task / "task.toml").stat().st_ino != (task / "tests/task/redline-s1-t1-g01a/task.toml").stat().st_ino
+    assert contract.stat().st_ino != (copy / "environment/app/contract.docx").stat().st_ino
+    assert (task / "task.toml").stat().st_ino != (copy / "task.toml").stat().st_ino
 
 
 def test_every_layer_before_the_task_files_is_the_same_for_every_task(embedded_export):

@@ -349,8 +349,8 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 def _copy_tree(src: Path, dst: Path, *, skip: set[str] = frozenset(), like: Path | None = None) -> None:
     """Copy a task folder, hidden files and ``skip`` left out; a symlink is followed only where the
-    task loader follows it (inside the task), so both exports ship the same files. A file that
-    ``like`` already holds at the same relative path (the export's own copy) is hard-linked to it."""
+    task loader follows it (inside the task), so both exports ship the same files. A ``tests/`` file
+    that ``like`` already holds at the same relative path (the export's own copy) is hard-linked to it."""
     from ...tasks._files import OUTSIDE, link_stays_inside
 
     skip_like = _SKIP_COPY | {"task.toml", "instruction.md"}  # rewritten by the export: never shared
@@ -369,7 +369,9 @@ def _copy_tree(src: Path, dst: Path, *, skip: set[str] = frozenset(), like: Path
             target.mkdir(parents=True, exist_ok=True)
         elif path.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
-            twin = like / rel if like is not None and rel not in skip_like else None
+            # only the verifier's files (tests/): the agent's inputs stay a copy of their own, so nothing done
+            # to the agent's side of the export (its /app) can reach the input the audit compares with
+            twin = like / rel if like is not None and rel.startswith("tests/") and rel not in skip_like else None
             if twin is not None and twin.is_file() and not twin.is_symlink():
                 _link_or_copy(twin, target)
             else:
