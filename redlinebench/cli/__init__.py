@@ -28,6 +28,7 @@ _FAMILIES = (
     "runs",          # redlinebench runs [DIR]         (issue 26)
     "arena",         # redlinebench arena ...          (issue 32)
     "integrations",  # redlinebench export|import|push|verify ... (issue 7)
+    "reproduce",     # redlinebench reproduce (redlinebench-reproduce)    (issue 30)
 )
 
 

@@ -132,9 +132,12 @@ def _export_dataset(source: str | None, out: Path) -> Path:
               help="Docker image the Harbor environment is built from: any image with python3 and its venv "
                    "module (e.g. your registry mirror's python:3.11-slim).")
 @click.option("--overwrite", is_flag=True, help="Replace task directories that already exist.")
+@click.option("--skill/--no-skill", default=True, show_default=True,
+              help="Ship the contract-redliner skill (task.toml skills_dir).")
+@click.option("--mcp", is_flag=True, help="Install the MCP extra and serve the tools (/app/.mcp.json, task.toml).")
 def export_harbor_cmd(out: Path, source: str | None, tasks: str | None, scenarios: tuple[int, ...],
                       turns: tuple[int, ...], wheel: Path | None, package_spec: str | None, wheelhouse: Path | None,
-                      judges: str, base_image: str, overwrite: bool) -> None:
+                      judges: str, base_image: str, overwrite: bool, skill: bool, mcp: bool) -> None:
     """Write runnable Harbor tasks whose tests/test.sh calls `redlinebench verify`.
 
     redlinebench is not on PyPI, so each task's environment/Dockerfile installs it from a wheel
@@ -155,7 +158,7 @@ def export_harbor_cmd(out: Path, source: str | None, tasks: str | None, scenario
     if not len(tasks):
         raise ConfigError("no task matches the filters: nothing to export")
     opts = ExportOptions(package_spec=package_spec, wheel=wheel, wheelhouse=wheelhouse, judges=judges,
-                         base_image=base_image, overwrite=overwrite)
+                         base_image=base_image, overwrite=overwrite, skill=skill, mcp=mcp)
     written = export_harbor(tasks, out, opts)
     echo(f"exported {len(written)} Harbor task(s) to {out}")
     if wheel is None and not package_spec:

@@ -28,12 +28,14 @@ LAYOUT = [(1, 1, 1, "ab", True), (2, 4, 1, "a", False)]
 _REAL_BUILD_WHEEL = _wheel.build_wheel
 #: The Dockerfile line that installs redlinebench (into a venv: Debian's own Python refuses pip).
 VENV_PIP = "RUN python3 -m venv /opt/redlinebench && /opt/redlinebench/bin/pip install --no-cache-dir"
+#: ... and in the same layer removes any embedded task set the install brought (a full wheel from an index).
+STRIP = "/opt/redlinebench/lib/python3*/site-packages/redlinebench/_data/benchmark"
 
 
 @pytest.fixture(scope="session")
 def built_wheel(tmp_path_factory) -> Path:
-    """A real wheel of this checkout, built once per session (pip wheel, offline)."""
-    return _REAL_BUILD_WHEEL(tmp_path_factory.mktemp("wheel"))
+    """A real tools-only wheel of this checkout, built once per session (pip wheel, offline)."""
+    return _REAL_BUILD_WHEEL(tmp_path_factory.mktemp("wheel"), tools_only=True)
 
 
 @pytest.fixture(autouse=True)
@@ -127,14 +129,15 @@ def test_the_default_export_installs_a_wheel_built_from_the_checkout(tree, tmp_p
     env = out / "redline-s1-t1-g01a" / "environment"
     docker = (env / "Dockerfile").read_text().splitlines()
     assert f"COPY {name} /tmp/{name}" in docker
-    assert f"{VENV_PIP} /tmp/{name} && rm -rf /tmp/{name}" in docker
+    assert f"{VENV_PIP} /tmp/{name} && rm -rf /tmp/{name} {STRIP}" in docker
     assert not [line for line in docker if "redlinebench==" in line]
     with zipfile.ZipFile(env / name) as whl:
         names = set(whl.namelist())
         meta = whl.read(f"redlinebench-{__version__}.dist-info/METADATA").decode()
     assert {"redlinebench/__init__.py", "redlinebench/cli/integrations.py",
             "redlinebench/integrations/harbor/_verify.py"} <= names
-    assert any(n.startswith("redlinebench/_data/") for n in names)  # package data is in it
+    assert any(n.startswith("redlinebench/configs/") for n in names)  # package data is in it
+    assert not any(n.startswith("redlinebench/_data/benchmark/") for n in names)  # the answer key is not
     assert not any("__pycache__" in n for n in names)
     assert "Name: redlinebench" in meta and f"Version: {__version__}" in meta
     # the build runs on a copy: the checkout gets no build/ or *.egg-info
@@ -257,7 +260,8 @@ def test_a_wheelhouse_and_a_base_image_make_an_offline_build_on_any_python_base(
         f"{VENV_PIP} --no-index /tmp/wheels/*.whl",
         "COPY redlinebench-0.1.0-py3-none-any.whl /tmp/redlinebench-0.1.0-py3-none-any.whl",
         "RUN /opt/redlinebench/bin/pip install --no-cache-dir --no-index --find-links /tmp/wheels "
-        "/tmp/redlinebench-0.1.0-py3-none-any.whl && rm -rf /tmp/wheels /tmp/redlinebench-0.1.0-py3-none-any.whl",
+        "/tmp/redlinebench-0.1.0-py3-none-any.whl && rm -rf /tmp/wheels /tmp/redlinebench-0.1.0-py3-none-any.whl "
+            f"{STRIP}",
         "ENV PATH=/opt/redlinebench/bin:$PATH"], docker
     assert sorted(p.name for p in (env / "wheels").iterdir()) == ["click-8.1-py3-none-any.whl",
                                                                   "lxml-6.0-cp311-cp311-manylinux_2_28_x86_64.whl"]
@@ -790,7 +794,7 @@ def test_the_oracle_solution_scores_each_task_as_the_golden_baseline(tree, tmp_p
                 for p in run_dir.glob("trials/*/*/*/grade.json")}
     assert len(expected) == 3
     env = _shim(tmp_path)
-    for task in sorted(p for p in out.iterdir() if p.is_dir()):
+    for task in sorted(p for p in out.iterdir() if (p / "task.toml").is_file()):
         assert (task / "solution" / "solve.sh").stat().st_mode & stat.S_IXUSR
         produced = _golden_layout(task, tmp_path / "oracle" / task.name, env)
         logs = tmp_path / "oracle" / task.name / "logs"
@@ -839,6 +843,8 @@ from harbor.models.task.task import Task
 from harbor.utils.env import resolve_env_vars
 out = []
 for d in sorted(Path(sys.argv[1]).iterdir()):
+    if d.name == ".redlinebench":  # the export's own folder (the shared wheel): no task, and Harbor skips it
+        continue
     t = Task(d)
     out.append({"name": d.name, "mode": t.config.verifier.environment_mode.value,
                 "env": resolve_env_vars(t.config.verifier.env), "solve": t.paths.solve_path.is_file(),

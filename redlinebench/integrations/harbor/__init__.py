@@ -26,7 +26,7 @@ order. Trials without a grade become ``errored`` rows, never silently dropped.
 """
 
 from .._common import load_single_task
-from ._export import (ExportOptions, container_instruction, container_mechanics, dockerfile, export_harbor, export_task,
+from ._export import (INTEGRITY_RULES, ExportOptions, container_instruction, container_mechanics, dockerfile, export_harbor, export_task,
                       lint_command, output_note, solution_script, task_toml, verifier_env_keys, verifier_script,
                       write_solution)
 from ._keys import judge_env_keys, missing_keys
@@ -39,6 +39,7 @@ __all__ = [
     "OUTPUT_PATH",
     "TESTS_DIR",
     "VERIFIER_LOGS",
+    "INTEGRITY_RULES",
     "ExportOptions",
     "HarborError",
     "HarborTrial",

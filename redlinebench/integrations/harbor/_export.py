@@ -19,8 +19,9 @@ from ..._atomic import atomic_replace_dir
 from ...errors import ConfigError, TaskError
 from . import _wheel
 from ._keys import judge_env_keys
-from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, OUTPUT_PATH, SOLUTION_DIR, TESTS_DIR, VENV_DIR, VERIFIER_LOGS,
-                      WHEELHOUSE, _SAFE_SPEC, _SKIP_COPY, HarborError)
+from ._skill import SKILL_NAME, SKILL_VERSION, SKILLS_DIR, mcp_config, mcp_server_entry, skill_markdown
+from ._layout import (APP_DIR, DEFAULT_BASE_IMAGE, OUTPUT_PATH, SHARED_DIR, SOLUTION_DIR, TESTS_DIR, VENV_DIR,
+                      VERIFIER_LOGS, WHEELHOUSE, _SAFE_SPEC, _SKIP_COPY, HarborError)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class ExportOptions:
     memory_mb: int = 2048
     overwrite: bool = False
     judge_env: tuple[str, ...] | None = None  # provider keys the judges read; None: worked out from ``judges``
+    mcp: bool = False                         # install the [mcp] extra; task.toml and /app/.mcp.json serve the tools
+    skill: bool = True                        # ship environment/skills/contract-redliner/SKILL.md (skills_dir)
 
 
 def verifier_env_keys(opts: ExportOptions) -> tuple[str, ...]:
@@ -74,22 +77,35 @@ def _install_lines(opts: ExportOptions) -> list[str]:
         venv = ""
         pip += f" --no-index --find-links /tmp/{WHEELHOUSE}"
         scratch.append(f"/tmp/{WHEELHOUSE}")
+    extra = "[mcp]" if opts.mcp else ""
     if opts.wheel is not None:
         name = opts.wheel.name
         lines.append(f"COPY {name} /tmp/{name}")
-        target = f"/tmp/{name}"
-        scratch.append(target)
+        target = f"/tmp/{name}{extra}"
+        scratch.append(f"/tmp/{name}")
     else:
         spec = opts.package_spec
         if not spec:  # redlinebench is not on PyPI: a bare requirement would not install
             raise ConfigError("no way to install redlinebench in the task image: give a wheel or a package spec")
         if any(c in spec for c in "'\"\n\\"):
             raise ConfigError(f"--package-spec: quotes, backslashes and newlines are not allowed: {spec!r}")
-        target = f"'{spec}'"
-    cleanup = f" && rm -rf {' '.join(scratch)}" if scratch else ""
+        target = f"'{spec}'" if not extra or "[" in spec else f"'{_with_extra(spec, extra)}'"
+    # The agent shares this image: whatever installed the package (a full wheel from an index), the
+    # embedded task set (rubrics, goldens) is removed in the same layer, so no layer ever holds it.
+    scratch += [f"{VENV_DIR}/lib/python3*/site-packages/redlinebench/{rel}" for rel in _wheel.ANSWER_KEY_DIRS]
+    cleanup = f" && rm -rf {' '.join(scratch)}"
     lines.append(f"RUN {venv + ' && ' if venv else ''}{pip} {target}{cleanup}")
     lines.append(f"ENV PATH={VENV_DIR}/bin:$PATH")
+    # A login shell (the tmux session of Harbor's terminus agents, `bash -l`) resets PATH from
+    # /etc/profile, which drops the venv: the command is linked where every profile looks.
+    lines.append(f"RUN ln -sf {VENV_DIR}/bin/redlinebench /usr/local/bin/redlinebench")
     return lines
+
+
+def _with_extra(spec: str, extra: str) -> str:
+    """``name==1.0`` -> ``name[mcp]==1.0``: the extra goes after the distribution name."""
+    match = re.match(r"[A-Za-z0-9._-]+", spec)
+    return spec if match is None else spec[:match.end()] + extra + spec[match.end():]
 
 
 def dockerfile(task_id: str, opts: ExportOptions, *, has_skills: bool) -> str:
@@ -103,7 +119,9 @@ def dockerfile(task_id: str, opts: ExportOptions, *, has_skills: bool) -> str:
         f"COPY app/ {APP_DIR}/",
     ]
     if has_skills:
-        lines.append("COPY skills/ /skills/")
+        lines.append(f"COPY skills/ {SKILLS_DIR}/")
+    if opts.mcp:
+        lines.append(f"COPY .mcp.json {APP_DIR}/.mcp.json")
     lines.append(f"RUN mkdir -p {Path(OUTPUT_PATH).parent}")
     return "\n".join(lines) + "\n"
 
@@ -239,6 +257,7 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     for key, value in task.metadata().items() if hasattr(task, "metadata") else ():
         metadata.setdefault(key, value)
     metadata["redlinebench_brief_version"] = BRIEF_VERSION
+    metadata["redlinebench_skill_version"] = SKILL_VERSION
     data["metadata"] = metadata
     output_dir = str(Path(OUTPUT_PATH).parent)
     artifacts = list(data.get("artifacts") or [])
@@ -260,6 +279,13 @@ def task_toml(original: Mapping[str, Any], task: Any, opts: ExportOptions) -> st
     environment = dict(data.get("environment") or {})
     environment.setdefault("cpus", opts.cpus)
     environment.setdefault("memory_mb", opts.memory_mb)
+    if opts.skill:
+        environment["skills_dir"] = SKILLS_DIR  # Harbor copies it to the agent's own skills folder
+    else:
+        environment.pop("skills_dir", None)
+    if opts.mcp:
+        servers = [s for s in environment.get("mcp_servers") or [] if s.get("name") != mcp_server_entry("")["name"]]
+        environment["mcp_servers"] = [*servers, mcp_server_entry(task.author)]
     data["environment"] = environment
     # TOML has no null: drop None values (neither Harbor's reader nor ours needs them).
     return tomli_w.dumps(_drop_none(data))
@@ -313,11 +339,21 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-def _copy_tree(src: Path, dst: Path, *, skip: set[str] = frozenset()) -> None:
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """A hard link where the file system allows one (one copy on disk), else a copy."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+def _copy_tree(src: Path, dst: Path, *, skip: set[str] = frozenset(), like: Path | None = None) -> None:
     """Copy a task folder, hidden files and ``skip`` left out; a symlink is followed only where the
-    task loader follows it (inside the task), so both exports ship the same files."""
+    task loader follows it (inside the task), so both exports ship the same files. A ``tests/`` file
+    that ``like`` already holds at the same relative path (the export's own copy) is hard-linked to it."""
     from ...tasks._files import OUTSIDE, link_stays_inside
 
+    skip_like = _SKIP_COPY | {"task.toml", "instruction.md"}  # rewritten by the export: never shared
     for path in sorted(src.rglob("*")):
         rel = path.relative_to(src).as_posix()
         if rel in skip or any(p.startswith(".") for p in Path(rel).parts):
@@ -333,7 +369,13 @@ def _copy_tree(src: Path, dst: Path, *, skip: set[str] = frozenset()) -> None:
             target.mkdir(parents=True, exist_ok=True)
         elif path.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+            # only the verifier's files (tests/): the agent's inputs stay a copy of their own, so nothing done
+            # to the agent's side of the export (its /app) can reach the input the audit compares with
+            twin = like / rel if like is not None and rel.startswith("tests/") and rel not in skip_like else None
+            if twin is not None and twin.is_file() and not twin.is_symlink():
+                _link_or_copy(twin, target)
+            else:
+                shutil.copyfile(path, target)
 
 
 def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
@@ -349,7 +391,7 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
     tmp.mkdir(parents=True)
     try:
         _copy_tree(src, tmp, skip=_SKIP_COPY)
-        _copy_tree(src, tmp / "tests" / "task" / task.task_id)
+        _copy_tree(src, tmp / "tests" / "task" / task.task_id, like=tmp)
         original: dict[str, Any] = {}
         toml_path = src / "task.toml"
         if toml_path.is_file():
@@ -364,9 +406,17 @@ def export_task(task: Any, out: Path, opts: ExportOptions) -> Path:
         env_dir = tmp / "environment"
         env_dir.mkdir(exist_ok=True)
         if opts.wheel is not None:
-            shutil.copyfile(opts.wheel, env_dir / opts.wheel.name)
+            _link_or_copy(opts.wheel, env_dir / opts.wheel.name)
         if opts.wheelhouse is not None:
             _copy_wheelhouse(opts.wheelhouse, env_dir / WHEELHOUSE, skip_ours=opts.wheel is not None)
+        skill = env_dir / "skills" / SKILL_NAME / "SKILL.md"
+        if not opts.skill:
+            shutil.rmtree(env_dir / "skills", ignore_errors=True)
+        elif not skill.is_file():  # a task's own skill wins
+            skill.parent.mkdir(parents=True, exist_ok=True)
+            skill.write_text(skill_markdown(INTEGRITY_RULES), encoding="utf-8")
+        if opts.mcp:
+            (env_dir / ".mcp.json").write_text(mcp_config(task.author), encoding="utf-8")
         (env_dir / "Dockerfile").write_text(
             dockerfile(task.task_id, opts, has_skills=(env_dir / "skills").is_dir()), encoding="utf-8")
         script = tmp / "tests" / "test.sh"
@@ -409,6 +459,31 @@ def _check_wheelhouse(wheelhouse: Path, *, skip_ours: bool) -> None:
                           "`pip download -d DIR --only-binary=:all: <redlinebench wheel>`)", path=wheelhouse)
 
 
+def _answer_key_files(path: Path) -> list[str]:
+    """The files of a wheel under the embedded task set (rubrics, goldens): none may reach the agent."""
+    import zipfile
+
+    prefixes = tuple(f"redlinebench/{rel}/" for rel in _wheel.ANSWER_KEY_DIRS)
+    with zipfile.ZipFile(path) as zf:
+        return [n for n in zf.namelist() if n.startswith(prefixes)]
+
+
+def _shared_wheel(wheel: Path, out: Path) -> Path:
+    """The export's one copy of the wheel (``out/.redlinebench/``): every environment hard-links it."""
+    shared = out / SHARED_DIR
+    shared.mkdir(exist_ok=True)
+    target = shared / wheel.name
+    if not target.is_file() or target.read_bytes() != wheel.read_bytes():
+        _atomic_replace_file(wheel, target)
+    return target
+
+
+def _atomic_replace_file(src: Path, dst: Path) -> None:
+    tmp = dst.with_name(f".{dst.name}.partial")
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
 def _is_wheel(path: Path) -> bool:
     """A redlinebench wheel: pip would otherwise fail inside every task image's build."""
     import zipfile
@@ -444,6 +519,12 @@ def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | N
         if not _is_wheel(opts.wheel):
             raise ConfigError("not a wheel (a .whl zip archive with a redlinebench-*.dist-info/ inside)",
                               path=opts.wheel)
+        leaked = _answer_key_files(opts.wheel)
+        if leaked:
+            raise ConfigError(f"the wheel carries the embedded task set ({len(leaked)} files such as {leaked[0]}): "
+                              "the agent would find the answer key in its container; leave --wheel out (the "
+                              "export builds a tools-only wheel) or pass one without redlinebench/_data/benchmark",
+                              path=opts.wheel)
     if opts.wheelhouse is not None:  # our wheel is --wheel or built below unless a spec installs it
         _check_wheelhouse(opts.wheelhouse, skip_ours=opts.package_spec is None)
     out = Path(out)
@@ -455,6 +536,9 @@ def export_harbor(tasks: Iterable[Any], out: str | Path, opts: ExportOptions | N
         raise ConfigError(f"cannot create the output directory: {exc.strerror or exc}", path=out) from None
     if opts.wheel is None and not opts.package_spec:
         with tempfile.TemporaryDirectory(prefix="redlinebench-export-") as tmp:
-            wheel = _wheel.build_wheel(Path(tmp))
-            return [export_task(task, out, replace(opts, wheel=wheel)) for task in tasks]
-    return [export_task(task, out, opts) for task in tasks]
+            wheel = _shared_wheel(_wheel.build_wheel(Path(tmp), tools_only=True), out)
+    elif opts.wheel is not None:
+        wheel = _shared_wheel(opts.wheel, out)
+    else:
+        wheel = None
+    return [export_task(task, out, replace(opts, wheel=wheel)) for task in tasks]

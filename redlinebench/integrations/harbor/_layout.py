@@ -18,6 +18,9 @@ DEFAULT_BASE_IMAGE = "python:3.11-slim"
 #: The venv the Dockerfile installs redlinebench into (first on PATH), and the wheelhouse folder in environment/.
 VENV_DIR = "/opt/redlinebench"
 WHEELHOUSE = "wheels"
+#: The export's own folder next to the tasks (Harbor skips it: no task.toml): the one copy of the wheel
+#: every environment hard-links, and the manifest ``reproduce`` reuses an export by.
+SHARED_DIR = ".redlinebench"
 _SKIP_COPY = {"tests/test.sh", "environment/Dockerfile", "solution/solve.sh", "solution/redline.docx"}
 #: What a judge spec may contain once it is written into a shell script.
 _SAFE_SPEC = re.compile(r"[\w.,:/@+=-]+")

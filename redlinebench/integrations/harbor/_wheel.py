@@ -30,6 +30,20 @@ _INSTEAD = "pass --wheel PATH (a redlinebench wheel) or --package-spec SPEC (a r
 #: Files at the checkout root a build may read besides pyproject.toml and the package.
 _ROOT_FILES = ("README.md", "README.rst", "LICENSE", "LICENSE.txt", "MANIFEST.in", "setup.py", "setup.cfg")
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "*.egg-info", ".*")
+#: What a tools-only wheel leaves out, relative to ``redlinebench/``: the embedded task set, whose
+#: rubrics and golden redlines are the answer key an agent in the task container must not find.
+ANSWER_KEY_DIRS = ("_data/benchmark",)
+
+
+def _ignore(pkg: Path, *, tools_only: bool):
+    """shutil.copytree's ``ignore``: build litter always, the embedded task set for a tools-only wheel."""
+    skip = {(pkg / rel).resolve() for rel in ANSWER_KEY_DIRS} if tools_only else set()
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        base = Path(directory).resolve()
+        return set(_IGNORE(directory, names)) | {n for n in names if base / n in skip}
+
+    return ignore
 
 
 def package_dir() -> Path:
@@ -130,8 +144,12 @@ def _checkout(pkg: Path) -> tuple[Path, Path]:
                       f"from), so no wheel can be built for the tasks: {_INSTEAD}")
 
 
-def build_wheel(dest: Path, *, pkg: Path | None = None) -> Path:
+def build_wheel(dest: Path, *, pkg: Path | None = None, tools_only: bool = False) -> Path:
     """Build a wheel of the running redlinebench into ``dest`` and return its path.
+
+    ``tools_only``: without the embedded task set (:data:`ANSWER_KEY_DIRS`), the wheel a task
+    container installs: the agent gets its ``redlinebench doc`` tools and the verifier its grader
+    (which reads the task from ``/tests``), and nothing of any task's rubrics or goldens.
 
     Raises :class:`ConfigError` (one line, saying to pass ``--wheel`` or ``--package-spec``) when
     no checkout can be found, or the build fails (with the line of pip's output that says why).
@@ -153,7 +171,7 @@ def build_wheel(dest: Path, *, pkg: Path | None = None) -> Path:
         for name in _ROOT_FILES:
             if (root / name).is_file():
                 shutil.copyfile(root / name, src / name)
-        shutil.copytree(pkg, src / pkg.name, ignore=_IGNORE)
+        shutil.copytree(pkg, src / pkg.name, ignore=_ignore(pkg, tools_only=tools_only))
         out = Path(tmp) / "dist"
         cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "--disable-pip-version-check",
                "-q", "-w", str(out), str(src)]
