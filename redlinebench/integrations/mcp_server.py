@@ -28,6 +28,7 @@ Requires the optional extra ``mcp`` (``pip install ".[mcp]"`` in the checkout).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
