@@ -42,6 +42,7 @@ from difflib import SequenceMatcher
 from lxml import etree
 
 from .integrity_types import IntegrityFinding, IntegrityReport
+from .integrity_comments import anchored_texts
 from .render import (  # noqa: F401  (the rule's constants, re-exported as the audit's)
     MAX_CONDENSE,
     MAX_SHIFT,
@@ -1283,7 +1284,7 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
             if i1 - i0 > MAX_ANCHOR_PARAGRAPHS:
                 out[cid] = None   # a range over a whole document: not where any comment was
                 continue
-            core, view, full = [], [], []
+            atoms = []
             for i in range(i0, i1 + 1):
                 p = paragraphs[i]
                 if in_unrendered_branch(p):
@@ -1291,20 +1292,9 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
                 w = walk(p)
                 lo = next((m.index for m in w.markers if m.element is start), 0) if p is p0 else 0
                 hi = next((m.index for m in w.markers if m.element is end), len(w.atoms)) if p is p1 else len(w.atoms)
-                for atom in w.atoms[lo:hi]:
-                    text = "".join(unicodedata.normalize("NFC", atom.text or "").split())
-                    if not text:
-                        continue
-                    full.append(text)
-                    rev_author = (atom.rev.get(W_AUTHOR) or "") if atom.rev is not None else None
-                    outer_author = (atom.outer.get(W_AUTHOR) or "") if atom.outer is not None else None
-                    mine = author is not None and rev_author == author
-                    if (mine and atom.kind in _INSERTING) or (author is not None and outer_author == author):
-                        continue
-                    view.append(text)
-                    if atom.kind == "text" or (mine and atom.outer is None):
-                        core.append(text)
-            out[cid] = ("".join(core), "".join(view), "".join(full))
+                atoms.extend(w.atoms[lo:hi])
+            texts = anchored_texts(atoms, author)   # one reading of a range's text, shared with the comment checks
+            out[cid] = (texts.core, texts.view, texts.full)
     return out
 
 

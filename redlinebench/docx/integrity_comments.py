@@ -69,7 +69,9 @@ def _subsequence(short: str, long: str) -> bool:
     return all(ch in it for ch in short)
 
 
-def _texts(atoms, author: str | None) -> _Texts:
+def anchored_texts(atoms, author: str | None) -> _Texts:
+    """A comment range's text three ways: the input's own text (core), what stays with the author's
+    revisions rejected (view), and everything (full); whitespace dropped, NFC."""
     core, view, full = [], [], []
     for atom in atoms:
         text = "".join(unicodedata.normalize("NFC", atom.text or "").split())
@@ -131,7 +133,7 @@ def _places(doc, author: str | None, wanted: set[str], span_limit: int) -> dict[
                 for i in range(i0, i1 + 1):
                     atoms = walk(paragraphs[i]).atoms
                     inside.extend(atoms[lo if i == i0 else 0:hi if i == i1 else len(atoms)])
-                return _texts(w0.atoms[:lo], author), _texts(inside, author), _texts(w1.atoms[hi:], author)
+                return anchored_texts(w0.atoms[:lo], author), anchored_texts(inside, author), anchored_texts(w1.atoms[hi:], author)
             raw = b"".join(etree.tostring(paragraphs[i]) for i in range(i0, i1 + 1))
             out[cid] = _Place(part.rsplit("/", 1)[-1], ranged, raw, read)
     return out

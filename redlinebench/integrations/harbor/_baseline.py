@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
+from ...scoring import redline_overall
 
 
 def summary_rows(data: Any) -> dict[str, dict[str, Any]]:
@@ -60,8 +61,10 @@ def baseline_delta(ours: Any, baseline: Any) -> list[dict[str, Any]]:
             continue
         a, b = _flat(row), _flat(theirs[other])
         for metric in [m for m in a if m in b]:
-            rows.append({"model": model, "baseline_model": other, "metric": metric, "ours": round(100 * a[metric], 1),
-                         "baseline": round(100 * b[metric], 1), "delta": round(100 * (a[metric] - b[metric]), 1)})
+            # points as the leaderboard writes them (one formula: scoring's redline_overall)
+            rows.append({"model": model, "baseline_model": other, "metric": metric,
+                         "ours": redline_overall(a[metric]), "baseline": redline_overall(b[metric]),
+                         "delta": redline_overall(a[metric] - b[metric])})
     return rows
 
 
