@@ -60,11 +60,13 @@ class JudgeError(RedlineBenchError):
 class JudgesUnreachable(JudgeError):
     """A judge's endpoint could not be reached (refused, unresolvable): raised by the run's grader
     after the trial's grade.json is written, so the runner can stop starting episodes whose grading
-    would fail alike. ``document``: the redline grading opened (for the report's pre-render)."""
+    would fail alike. ``document``: the redline grading opened (for the report's pre-render).
+    ``final``: no wait heals it (the account is out of credit or quota): the run stops at once."""
 
-    def __init__(self, message: str, document: object = None) -> None:
+    def __init__(self, message: str, document: object = None, *, final: bool = False) -> None:
         super().__init__(message)
         self.document = document
+        self.final = final
 
 
 class HubError(RedlineBenchError):

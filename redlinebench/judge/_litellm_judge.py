@@ -211,7 +211,7 @@ class LiteLLMJudge:
                     outcome["error"] = error
                     break  # a missing or rejected key: ten more calls would fail the same way
                 if verdict == "quota":
-                    error = outcome["error"] = f"out of credit or quota for {self.model}: {error}"
+                    error = outcome["error"] = f"{QUOTA_PREFIX} {self.model}: {error}"
                     down = True  # every later trial's judging would fail alike: the run stops
                     break
                 if verdict == "fail":
@@ -349,6 +349,10 @@ def json_format(model: str, schema: tuple[str, dict[str, Any]] | None = None) ->
         name, body = schema or ("verdicts", VERDICTS_SCHEMA)
         return {"type": "json_schema", "json_schema": {"name": name, "schema": body}}
     return {"type": "json_object"}
+
+
+#: How a judge's error line says its account is out of credit or quota (the runner stops on it at once).
+QUOTA_PREFIX = "out of credit or quota for"
 
 
 @judge("litellm")

@@ -39,6 +39,7 @@ def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKe
     from ..errors import JudgesUnreachable
     from ..judge import grade_trial
     from ..judge._gate import open_output
+    from ..judge._litellm_judge import QUOTA_PREFIX
 
     async def grade(key: TrialKey, tdir: Path) -> Any:
         redline = tdir / paths.REDLINE
@@ -51,7 +52,8 @@ def make_grader(layout: paths.RunLayout, judges: list[Any]) -> Callable[[TrialKe
         down = [f"judge {name}: {p.get('error')}" for name, p in (getattr(result, "judge_results", None) or {}).items()
                 if isinstance(p, dict) and p.get("unreachable")]
         if down:
-            raise JudgesUnreachable(down[0], document=document)
+            broke = [d for d in down if QUOTA_PREFIX in d]  # out of credit: no later trial can be judged either
+            raise JudgesUnreachable((broke or down)[0], document=document, final=bool(broke))
         return document
 
     return grade

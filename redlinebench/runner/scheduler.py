@@ -197,7 +197,9 @@ def apply_event(plan: Plan, event: Event, on_update: Callable[[Progress], None] 
         state.judge_cost_usd += payload["cost"]
         state.cost_usd += payload["cost"]
         state.judges_unreachable += 1
-        if state.judges_unreachable >= STOP_AFTER_JUDGES_UNREACHABLE:
+        if payload.get("final"):   # out of credit or quota: one trial is proof enough
+            _stop(state, JUDGES, f"{payload['error']}; no new episode was started")
+        elif state.judges_unreachable >= STOP_AFTER_JUDGES_UNREACHABLE:
             _stop(state, JUDGES, f"{payload['error']} ({state.judges_unreachable} trials in a row); no new "
                                  "episode was started")
     elif kind == "grade_failed":
@@ -267,7 +269,8 @@ class TrialPipeline:
         except asyncio.CancelledError:
             raise
         except JudgesUnreachable as exc:  # grade.json is written: judging_incomplete
-            self.emit(("judges_unreachable", idx, {"cost": _judge_cost(tdir), "error": str(exc)}))
+            self.emit(("judges_unreachable", idx, {"cost": _judge_cost(tdir), "error": str(exc),
+                                                   "final": getattr(exc, "final", False)}))
             return exc.document
         except RedlineBenchError as exc:
             self.emit(("grade_failed", idx, str(exc)))

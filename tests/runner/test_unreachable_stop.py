@@ -114,3 +114,17 @@ def test_only_unreachable_episodes_in_a_row_stop_an_entrant_and_a_success_resets
     assert plan.state.stopped is None and plan.state.may_start("openai/x")
     apply_event(plan, ("episode", 5, down))
     assert not plan.state.may_start("openai/x") and "connection refused (2 episodes of openai/x in a row)" in plan.state.stopped
+
+
+def test_a_judge_out_of_quota_stops_the_run_after_its_first_trial(tmp_path, fake_openai):
+    """429 insufficient_quota is no rate limit: no wait heals it, so one judged trial is proof enough (issue 33)."""
+    from tests.fakes.openai_server import Reply
+
+    fake_openai.enqueue(*[Reply.insufficient_quota()] * 40, model="judge-a")
+    spec = RunSpec(entrants=(Entrant("golden"),), filter=TaskFilter(scenario=1), judges="openai/judge-a",
+                   concurrency=1, judge_api_base=fake_openai.url, run_id="judge-broke")
+    result = run(spec, tmp_path / "run", progress=False)
+    grades = [json.loads(p.read_text()) for p in _trials(tmp_path / "run", "grade.json")]
+    assert len(grades) == 1 and grades[0]["status"] == "judging_incomplete"
+    assert "out of credit or quota for openai/judge-a" in result.progress.stopped
+    assert "trials in a row" not in result.progress.stopped and len(fake_openai.requests) == 1
