@@ -42,16 +42,23 @@ from difflib import SequenceMatcher
 from lxml import etree
 
 from .integrity_types import IntegrityFinding, IntegrityReport
-from .integrity_comments import anchored_texts
+from .integrity_comments import anchored_texts, range_atoms
 from .render import (  # noqa: F401  (the rule's constants, re-exported as the audit's)
     MAX_CONDENSE,
     MAX_SHIFT,
     MIN_HALF_POINTS,
     MIN_SCALE,
     W_COLOR,
+    W_DATABINDING,
+    W_FITTEXT,
     W_HIGHLIGHT,
+    W_NUMBERINGCHANGE,
+    W_PPRCHANGE,
     W_RFONTS,
+    W_SDT,
     W_SZ,
+    W_TBLPR,
+    W_TXBXCONTENT,
     _VISUAL,
     RunStyles,
     colour_near,
@@ -60,6 +67,7 @@ from .render import (  # noqa: F401  (the rule's constants, re-exported as the a
     rendering,
     symbol_font,
 )
+from .mc import MC_CHOICE
 from .oxml import qn
 from .textboxes import box_paragraphs
 from .runs import (
@@ -77,6 +85,7 @@ from .runs import (
     W_R,
     W_RPR,
     W_RPRCHANGE,
+    W_SDTCONTENT,
     W_T,
     W_TC,
     W_TR,
@@ -92,25 +101,13 @@ W_DEL_TAG = qn("w:del")
 W_MOVEFROM_TAG = qn("w:moveFrom")
 W_MOVETO_TAG = qn("w:moveTo")
 MC_FALLBACK = qn("mc:Fallback")
-MC_CHOICE = qn("mc:Choice")
 W_COMMENT = qn("w:comment")
 W_VAL = qn("w:val")
 W_PSTYLE = qn("w:pStyle")
-W_COLOR = qn("w:color")
-W_SZ = qn("w:sz")
-W_HIGHLIGHT = qn("w:highlight")
 W_TCPR = qn("w:tcPr")
 W_CELLINS = qn("w:cellIns")
 W_CELLDEL = qn("w:cellDel")
 W_ANCHOR = qn("w:anchor")
-W_NUMBERINGCHANGE = qn("w:numberingChange")
-W_PPRCHANGE = qn("w:pPrChange")
-W_TBLPR = qn("w:tblPr")
-W_FITTEXT = qn("w:fitText")
-W_SDT = qn("w:sdt")
-W_SDTCONTENT = qn("w:sdtContent")
-W_DATABINDING = qn("w:dataBinding")
-W_TXBXCONTENT = qn("w:txbxContent")
 R_ID = qn("r:id")
 
 #: Paragraph mark and embedded object (drawing, text box anchor, note reference) as characters.
@@ -1284,15 +1281,8 @@ def _anchor_texts(doc, author: str | None, wanted: set[str]) -> dict[str, tuple[
             if i1 - i0 > MAX_ANCHOR_PARAGRAPHS:
                 out[cid] = None   # a range over a whole document: not where any comment was
                 continue
-            atoms = []
-            for i in range(i0, i1 + 1):
-                p = paragraphs[i]
-                if in_unrendered_branch(p):
-                    continue
-                w = walk(p)
-                lo = next((m.index for m in w.markers if m.element is start), 0) if p is p0 else 0
-                hi = next((m.index for m in w.markers if m.element is end), len(w.atoms)) if p is p1 else len(w.atoms)
-                atoms.extend(w.atoms[lo:hi])
+            shown = [p for p in paragraphs[i0:i1 + 1] if not in_unrendered_branch(p)]
+            atoms = range_atoms(shown, start, end, walk) if shown else []
             texts = anchored_texts(atoms, author)   # one reading of a range's text, shared with the comment checks
             out[cid] = (texts.core, texts.view, texts.full)
     return out

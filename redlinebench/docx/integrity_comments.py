@@ -69,6 +69,19 @@ def _subsequence(short: str, long: str) -> bool:
     return all(ch in it for ch in short)
 
 
+def range_atoms(paragraphs, start, end, walk) -> list:
+    """The atoms of ``paragraphs`` (a range's paragraphs, in order) from the ``start`` marker in the
+    first to the ``end`` marker in the last; ``walk`` reads (and caches) one paragraph."""
+    atoms: list = []
+    first, last = paragraphs[0], paragraphs[-1]
+    for p in paragraphs:
+        w = walk(p)
+        lo = next((m.index for m in w.markers if m.element is start), 0) if p is first else 0
+        hi = next((m.index for m in w.markers if m.element is end), len(w.atoms)) if p is last else len(w.atoms)
+        atoms.extend(w.atoms[lo:hi])
+    return atoms
+
+
 def anchored_texts(atoms, author: str | None) -> _Texts:
     """A comment range's text three ways: the input's own text (core), what stays with the author's
     revisions rejected (view), and everything (full); whitespace dropped, NFC."""
@@ -129,10 +142,7 @@ def _places(doc, author: str | None, wanted: set[str], span_limit: int) -> dict[
                 w0, w1 = walk(p0), walk(p1)
                 lo = next((m.index for m in w0.markers if m.element is start), 0)
                 hi = next((m.index for m in w1.markers if m.element is end), len(w1.atoms))
-                inside = []
-                for i in range(i0, i1 + 1):
-                    atoms = walk(paragraphs[i]).atoms
-                    inside.extend(atoms[lo if i == i0 else 0:hi if i == i1 else len(atoms)])
+                inside = range_atoms(paragraphs[i0:i1 + 1], start, end, walk)
                 return anchored_texts(w0.atoms[:lo], author), anchored_texts(inside, author), anchored_texts(w1.atoms[hi:], author)
             raw = b"".join(etree.tostring(paragraphs[i]) for i in range(i0, i1 + 1))
             out[cid] = _Place(part.rsplit("/", 1)[-1], ranged, raw, read)
