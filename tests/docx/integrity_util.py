@@ -16,6 +16,11 @@ from redlinebench.docx.integrity import audit
 AUTHOR = "Reviewing Counsel (AgentCo Legal)"
 OTHER = "Opposing Counsel (LargeCo Legal)"
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def w(tag: str) -> str:
+    """A WordprocessingML tag in Clark notation (``w("p")``), for lxml finds in the tests."""
+    return f"{{{W}}}{tag}"
 NSW = {"w": W}
 
 

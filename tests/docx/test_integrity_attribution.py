@@ -12,7 +12,6 @@ from redlinebench.docx.build import Comment, DocumentBuilder
 from tests.docx.integrity_util import (
     AUTHOR,
     OTHER,
-    W,
     base_contract,
     engine,
     fragment,
@@ -20,16 +19,13 @@ from tests.docx.integrity_util import (
     paragraph_with,
     rewrite,
     run_audit,
+    w,
 )
 from tests.docx.util import docx, ins, p, r_
 
 SRC = base_contract()
 DOC = "word/document.xml"
 W15 = "http://schemas.microsoft.com/office/word/2012/wordml"
-
-
-def w(tag: str) -> str:
-    return f"{{{W}}}{tag}"
 
 
 def two_comments() -> bytes:

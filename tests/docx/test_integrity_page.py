@@ -26,15 +26,12 @@ from .integrity_util import (
     python_docx_roundtrip,
     rewrite,
     run_audit,
+    w,
 )
 
 SRC = base_contract()
 DOC = "word/document.xml"
 NUM = "word/numbering.xml"
-
-
-def _w(tag: str) -> str:
-    return f"{{{W}}}{tag}"
 
 
 def _fatal(report, kind: str) -> None:
@@ -44,7 +41,7 @@ def _fatal(report, kind: str) -> None:
 def _labels(data: bytes) -> list:
     doc = open_doc(data)
     model = rendering(doc)
-    ps = list(doc.body.iter(_w("p")))
+    ps = list(doc.body.iter(w("p")))
     labels = model.labels(ps)
     return [labels[p] for p in ps]
 
@@ -70,14 +67,14 @@ def test_labels_are_computed_as_word_draws_them():
 # ------------------------------------------------------------------ clause numbering changed without tracking
 def test_paragraph_rewritten_without_its_numpr_is_untracked():
     def fn(root):
-        ppr = paragraph_with(root, "Insurance cover").find(_w("pPr"))
-        ppr.remove(ppr.find(_w("numPr")))
+        ppr = paragraph_with(root, "Insurance cover").find(w("pPr"))
+        ppr.remove(ppr.find(w("numPr")))
     _fatal(run_audit(SRC, rewrite(SRC, DOC, fn)), "untracked_change")
 
 
 def test_level_demoted_is_untracked():
     def fn(root):
-        paragraph_with(root, "Insurance cover").find(f"{_w('pPr')}/{_w('numPr')}/{_w('ilvl')}").set(_w("val"), "2")
+        paragraph_with(root, "Insurance cover").find(f"{w('pPr')}/{w('numPr')}/{w('ilvl')}").set(w("val"), "2")
     report = run_audit(SRC, rewrite(SRC, DOC, fn))
     _fatal(report, "untracked_change")
     assert any("1.2" in f.detail and "1.1.1" in f.detail for f in report.findings), report.findings
@@ -85,21 +82,21 @@ def test_level_demoted_is_untracked():
 
 def test_list_start_value_changed_is_untracked():
     def fn(root):
-        next(root.iter(_w("start"))).set(_w("val"), "4")
+        next(root.iter(w("start"))).set(w("val"), "4")
     _fatal(run_audit(SRC, rewrite(SRC, NUM, fn)), "untracked_change")
 
 
 def test_start_override_added_is_untracked():
     def fn(root):
-        num = next(root.iter(_w("num")))
+        num = next(root.iter(w("num")))
         num.append(fragment('<w:lvlOverride w:ilvl="0"><w:startOverride w:val="3"/></w:lvlOverride>'))
     _fatal(run_audit(SRC, rewrite(SRC, NUM, fn)), "untracked_change")
 
 
 def test_level_text_changed_is_untracked():
     def fn(root):
-        lvl = next(el for el in root.iter(_w("lvl")) if el.get(_w("ilvl")) == "1")
-        lvl.find(_w("lvlText")).set(_w("val"), "%1.%2.1")
+        lvl = next(el for el in root.iter(w("lvl")) if el.get(w("ilvl")) == "1")
+        lvl.find(w("lvlText")).set(w("val"), "%1.%2.1")
     _fatal(run_audit(SRC, rewrite(SRC, NUM, fn)), "untracked_change")
 
 
@@ -129,7 +126,7 @@ def test_python_docx_round_trip_keeps_labels():
 # ------------------------------------------------------------------ text a reader cannot read
 def _coloured(theme: str) -> bytes:
     def fn(root):
-        run = paragraph_with(root, "third-party claims").find(_w("r"))
+        run = paragraph_with(root, "third-party claims").find(w("r"))
         run.insert(0, fragment(f'<w:rPr><w:color w:val="4472C4" w:themeColor="{theme}"/></w:rPr>'))
     return rewrite(SRC, DOC, fn)
 
@@ -153,7 +150,7 @@ def test_colour_scheme_mapping_remapped_is_hidden_text():
 
 def _black(text: str) -> bytes:
     def fn(root):
-        for run in paragraph_with(root, text).iter(_w("r")):
+        for run in paragraph_with(root, text).iter(w("r")):
             run.insert(0, fragment('<w:rPr><w:color w:val="000000"/></w:rPr>'))
     return rewrite(SRC, DOC, fn)
 
@@ -172,7 +169,7 @@ def test_black_text_on_black_cell_shading_is_hidden_text():
 
     def fn(root):
         tc = paragraph_with(root, "USD 100").getparent()
-        tc.find(_w("tcPr")).append(fragment('<w:shd w:val="clear" w:color="auto" w:fill="000000"/>'))
+        tc.find(w("tcPr")).append(fragment('<w:shd w:val="clear" w:color="auto" w:fill="000000"/>'))
     _fatal(run_audit(src, rewrite(src, DOC, fn)), "hidden_text")
 
 
@@ -186,7 +183,7 @@ def test_frame_off_the_page_is_hidden_text():
 
 def test_fit_text_squeeze_is_hidden_text():
     def fn(root):
-        run = paragraph_with(root, "third-party claims").find(_w("r"))
+        run = paragraph_with(root, "third-party claims").find(w("r"))
         run.insert(0, fragment('<w:rPr><w:fitText w:val="200" w:id="7"/></w:rPr>'))
     _fatal(run_audit(SRC, rewrite(SRC, DOC, fn)), "hidden_text")
 
@@ -194,15 +191,15 @@ def test_fit_text_squeeze_is_hidden_text():
 def test_cell_text_under_a_vertical_merge_is_hidden_text():
     def fn(root):
         fee = paragraph_with(root, "Fee").getparent()
-        fee.find(_w("tcPr")).append(fragment('<w:vMerge w:val="restart"/>'))
+        fee.find(w("tcPr")).append(fragment('<w:vMerge w:val="restart"/>'))
         cell = paragraph_with(root, "USD 100").getparent()
-        cell.find(_w("tcPr")).append(fragment("<w:vMerge/>"))
+        cell.find(w("tcPr")).append(fragment("<w:vMerge/>"))
     _fatal(run_audit(SRC, rewrite(SRC, DOC, fn)), "hidden_text")
 
 
 def test_header_style_made_one_point_is_hidden_text():
     def fn(root):
-        style = next(el for el in root.iter(_w("style")) if el.get(_w("styleId")) == "Header")
+        style = next(el for el in root.iter(w("style")) if el.get(w("styleId")) == "Header")
         style.append(fragment('<w:rPr><w:sz w:val="2"/></w:rPr>'))
     report = run_audit(SRC, rewrite(SRC, "word/styles.xml", fn))
     _fatal(report, "hidden_text")
@@ -211,7 +208,7 @@ def test_header_style_made_one_point_is_hidden_text():
 
 def test_a_run_switched_to_a_symbol_font_is_hidden_text_and_untracked_formatting():
     def fn(root):
-        run = paragraph_with(root, "third-party claims").find(_w("r"))
+        run = paragraph_with(root, "third-party claims").find(w("r"))
         run.insert(0, fragment('<w:rPr><w:rFonts w:ascii="Wingdings" w:hAnsi="Wingdings"/></w:rPr>'))
     report = run_audit(SRC, rewrite(SRC, DOC, fn))
     _fatal(report, "hidden_text")
@@ -225,9 +222,9 @@ def test_authors_new_paragraph_in_a_frame_off_the_page_is_hidden_text():
 
     def fn(root):
         p = paragraph_with(root, "waives all claims")
-        if p.find(_w("pPr")) is None:
+        if p.find(w("pPr")) is None:
             p.insert(0, fragment("<w:pPr/>"))
-        p.find(_w("pPr")).insert(0, fragment('<w:framePr w:w="2000" w:h="200" w:hAnchor="page" w:vAnchor="page" '
+        p.find(w("pPr")).insert(0, fragment('<w:framePr w:w="2000" w:h="200" w:hAnchor="page" w:vAnchor="page" '
                                              'w:x="30000" w:y="200"/>'))
     report = run_audit(SRC, rewrite(out, DOC, fn))
     _fatal(report, "hidden_text")
@@ -288,7 +285,7 @@ def test_paragraph_level_alternate_content_adding_a_clause_is_untracked():
 def test_body_level_fallback_shown_for_an_unknown_choice_is_untracked():
     """Word renders the fallback when it does not understand a choice's namespace."""
     def fn(root):
-        body = root.find(_w("body"))
+        body = root.find(w("body"))
         body.insert(len(body) - 1, etree.fromstring(
             f'<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
             f'xmlns:w="{W}" xmlns:x9="urn:example:unknown">'
@@ -301,9 +298,9 @@ def test_body_level_fallback_shown_for_an_unknown_choice_is_untracked():
 # ------------------------------------------------------------------ comments read in their paragraph
 def test_their_comment_made_hidden_is_hidden_text():
     def fn(root):
-        comment = next(c for c in root.iter(_w("comment")) if "Delaware" in "".join(c.itertext()))
-        for run in comment.iter(_w("r")):
-            if run.find(_w("t")) is not None:
+        comment = next(c for c in root.iter(w("comment")) if "Delaware" in "".join(c.itertext()))
+        for run in comment.iter(w("r")):
+            if run.find(w("t")) is not None:
                 run.insert(0, fragment("<w:rPr><w:vanish/></w:rPr>"))
     _fatal(run_audit(SRC, rewrite(SRC, "word/comments.xml", fn)), "hidden_text")
 
@@ -312,12 +309,12 @@ def test_authors_comment_in_a_one_point_comment_style_is_hidden_text():
     out = engine(SRC, lambda d: d.add_comment(paragraph_id="p-007", text="Please confirm the indemnity scope.", author=AUTHOR))
 
     def fn(root):
-        style = next(el for el in root.iter(_w("style")) if el.get(_w("styleId")) == "CommentText")
-        if style.find(_w("rPr")) is None:
+        style = next(el for el in root.iter(w("style")) if el.get(w("styleId")) == "CommentText")
+        if style.find(w("rPr")) is None:
             style.append(fragment("<w:rPr/>"))
-        for old in style.find(_w("rPr")).findall(_w("sz")):
-            style.find(_w("rPr")).remove(old)
-        style.find(_w("rPr")).append(fragment('<w:sz w:val="2"/>'))
+        for old in style.find(w("rPr")).findall(w("sz")):
+            style.find(w("rPr")).remove(old)
+        style.find(w("rPr")).append(fragment('<w:sz w:val="2"/>'))
     _fatal(run_audit(SRC, rewrite(out, "word/styles.xml", fn)), "hidden_text")
 
 
@@ -325,8 +322,8 @@ def test_authors_comment_in_a_one_point_comment_style_is_hidden_text():
 def test_views_show_the_models_labels_and_hidden_marks():
     def fn(root):
         cell = paragraph_with(root, "USD 100").getparent()
-        cell.find(_w("tcPr")).append(fragment("<w:vMerge/>"))
-        paragraph_with(root, "Fee").getparent().find(_w("tcPr")).append(fragment('<w:vMerge w:val="restart"/>'))
+        cell.find(w("tcPr")).append(fragment("<w:vMerge/>"))
+        paragraph_with(root, "Fee").getparent().find(w("tcPr")).append(fragment('<w:vMerge w:val="restart"/>'))
     doc = open_doc(rewrite(SRC, DOC, fn))
     view = doc.annotated_view()
     line = next(x for x in view.splitlines() if "USD 100" in x)

@@ -25,11 +25,7 @@ import pytest
 from redlinebench.docx.build import DocumentBuilder
 from redlinebench.docx.render import rendering
 
-from .integrity_util import W, fragment, open_doc, paragraph_with, rewrite
-
-
-def _w(tag: str) -> str:
-    return f"{{{W}}}{tag}"
+from .integrity_util import fragment, open_doc, paragraph_with, rewrite, w
 
 
 def _document() -> bytes:
@@ -57,22 +53,22 @@ def _document() -> bytes:
         shaded = paragraph_with(root, "Shaded paragraph")
         shaded.insert(0, fragment('<w:pPr><w:shd w:val="clear" w:color="auto" w:fill="D9D9D9"/></w:pPr>'))
         p = paragraph_with(root, "hidden words")
-        p.find(_w("r")).find(_w("t")).text = "Visible words"
+        p.find(w("r")).find(w("t")).text = "Visible words"
         p.append(fragment('<w:r><w:rPr><w:vanish/></w:rPr><w:t xml:space="preserve"> and hidden words</w:t></w:r>'))
         p.append(fragment('<w:r><w:t xml:space="preserve"> end.</w:t></w:r>'))
         p = paragraph_with(root, "Controlled text")
-        p.remove(p.find(_w("r")))
+        p.remove(p.find(w("r")))
         p.append(fragment('<w:sdt><w:sdtPr><w:alias w:val="Name"/></w:sdtPr><w:sdtContent><w:r><w:t>Controlled '
                           'text here.</w:t></w:r></w:sdtContent></w:sdt>'))
         p = paragraph_with(root, "See clause")
-        p.find(_w("r")).find(_w("t")).text = "See clause"
+        p.find(w("r")).find(w("t")).text = "See clause"
         p.append(fragment('<w:r><w:t xml:space="preserve"> </w:t></w:r>'))
         p.append(fragment('<w:fldSimple w:instr=" QUOTE &quot;7&quot; "><w:r><w:t>7</w:t></w:r></w:fldSimple>'))
         p.append(fragment('<w:r><w:t xml:space="preserve"> now.</w:t></w:r>'))
         top = paragraph_with(root, "Beta").getparent()
-        top.find(_w("tcPr")).append(fragment('<w:vMerge w:val="restart"/>'))
+        top.find(w("tcPr")).append(fragment('<w:vMerge w:val="restart"/>'))
         below = paragraph_with(root, "Delta").getparent()
-        below.find(_w("tcPr")).append(fragment("<w:vMerge/>"))
+        below.find(w("tcPr")).append(fragment("<w:vMerge/>"))
 
     def styled(root):
         root.append(fragment('<w:style w:type="paragraph" w:styleId="Secret"><w:name w:val="Secret"/>'
@@ -115,7 +111,7 @@ def test_model_text_and_labels_are_what_libreoffice_draws(soffice, tmp_path):
     data = _document()
     doc = open_doc(data)
     model = rendering(doc)
-    paragraphs = list(doc.body.iter(_w("p")))
+    paragraphs = list(doc.body.iter(w("p")))
     labels = model.labels(paragraphs, current=True)
     expected = []
     for p in paragraphs:
