@@ -10,22 +10,17 @@ move and redoes the rest. ``game.json`` is written last, once the deal is judged
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import time
-import traceback
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from ..agent.base import NO_OUTPUT, Episode
-from ..agent.redact import redact
 from ..errors import ConfigError, RedlineBenchError
 from . import paths
 from .arena_spec import ArenaSpec, GamePlan
 from .atomic import publish_dir, read_json, write_json
-from .scheduler import metrics_record
+from .scheduler import episode_metrics
 from .spec import Entrant
 
 GAMES = "games"
@@ -188,28 +183,9 @@ async def make_move(ctx: ArenaContext, plan: GamePlan, t: int, seat: str, label:
 
 
 async def run_episode(agent: Any, entrant: Entrant, task: Any, trial: int, workdir: Path) -> dict[str, Any]:
-    """The agent's episode in ``workdir``; its metrics.json (the same head as a run's trial)."""
-    started = time.time()
-    t0 = time.perf_counter()
-    try:
-        episode = await agent.run(task, workdir, trial=trial)
-    except asyncio.CancelledError:
-        raise
-    except RedlineBenchError as exc:
-        episode = Episode("errored", "input_error", {}, error=str(exc))
-    except Exception:  # a bug in one move is recorded with its traceback; the tournament goes on
-        episode = Episode("errored", "exception", {}, error=traceback.format_exc(limit=12))
-    metrics = {**metrics_record(task_id=task.task_id, model=entrant.label, agent=entrant.agent, trial=trial,
-                                status=episode.status, end_reason=episode.end_reason,
-                                started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                                finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                wall_s=round(time.perf_counter() - t0, 4)),
-               **episode.metrics}
-    if episode.error:
-        metrics["error"] = redact(episode.error)
-    if episode.status != "errored" and not (workdir / paths.REDLINE).is_file() and episode.end_reason != NO_OUTPUT:
-        metrics["status"] = "errored"  # as in run: a bug to retry, not a move that forfeits
-        metrics["error"] = "the agent finished without writing redline.docx"
+    """The agent's episode in ``workdir`` and its metrics.json, exactly as a run's trial has them
+    (plugin checks, error lines, a missing redline.docx is an error to retry, not a forfeit)."""
+    metrics = await episode_metrics(agent, entrant, task, trial, workdir)
     write_json(workdir / paths.METRICS, metrics)
     return metrics
 

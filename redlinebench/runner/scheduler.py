@@ -423,13 +423,13 @@ def _quiet_litellm() -> None:
         litellm.suppress_debug_info = True
 
 
-async def _episode_of(agent: Agent, task: Any, staging: Path, key: TrialKey) -> Episode:
+async def _episode_of(agent: Agent, task: Any, staging: Path, entrant: Entrant, trial: int) -> Episode:
     """The agent's episode, or an errored one saying in one line what a plugin did wrong: a
     ``run()`` that is not ``async`` or returns something other than an :class:`Episode`."""
-    if key.entrant.is_plugin:
+    if entrant.is_plugin:
         _quiet_litellm()
-    result = agent.run(task, staging, trial=key.trial)
-    name = key.entrant.agent
+    result = agent.run(task, staging, trial=trial)
+    name = entrant.agent
     if not inspect.isawaitable(result):
         return Episode("errored", "agent_contract", {},
                        error=f"agent {name!r}: run() must be a coroutine (async def run(...)) returning an "
@@ -456,6 +456,38 @@ def previous_attempt(tdir: Path) -> dict[str, bytes] | None:
         return None
 
 
+async def episode_metrics(agent: Agent, entrant: Entrant, task: Any, trial: int, workdir: Path) -> dict[str, Any]:
+    """Run one episode in ``workdir``; its metrics.json record (written by the caller). A run's
+    trial and an arena's move share it: the same plugin checks, error lines and the rule that an
+    agent which finished without writing redline.docx errored (a bug to retry, not a zero)."""
+    started = time.time()
+    t0 = time.perf_counter()
+    try:
+        episode = await _episode_of(agent, task, workdir, entrant, trial)
+    except asyncio.CancelledError:
+        raise
+    except RedlineBenchError as exc:   # e.g. an input .docx that cannot be opened
+        episode = Episode("errored", "input_error", {}, error=str(exc))
+    except Exception as exc:  # a bug in one trial is recorded with its traceback; the run goes on
+        if entrant.is_plugin:  # someone else's code: one line saying where, the traceback beside it
+            episode = Episode("errored", "exception", {"traceback": traceback.format_exc(limit=12)},
+                              error=f"agent {entrant.agent!r}: run() raised {_one_line(exc)}")
+        else:
+            episode = Episode("errored", "exception", {}, error=traceback.format_exc(limit=12))
+    metrics = {**metrics_record(task_id=task.task_id, model=entrant.label, agent=entrant.agent, trial=trial,
+                                status=episode.status, end_reason=episode.end_reason,
+                                started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+                                finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                wall_s=round(time.perf_counter() - t0, 4)),
+               **episode.metrics}
+    if episode.error:
+        metrics["error"] = redact(episode.error)
+    if episode.status != "errored" and not (workdir / paths.REDLINE).is_file() and episode.end_reason != NO_OUTPUT:
+        metrics["status"] = "errored"
+        metrics["error"] = "the agent finished without writing redline.docx"
+    return metrics
+
+
 async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout,
                      carry: dict[str, bytes] | None = None) -> dict[str, Any]:
     """Run one episode in a staging directory, write metrics.json there, publish the directory.
@@ -474,35 +506,11 @@ async def _run_agent(agent: Agent, key: TrialKey, layout: paths.RunLayout,
         (staging / RESUME_DIR).mkdir()
         for name, data in carry.items():
             (staging / RESUME_DIR / name).write_bytes(data)
-    started = time.time()
-    t0 = time.perf_counter()
-    try:
-        episode = await _episode_of(agent, task, staging, key)
-    except asyncio.CancelledError:
-        raise
-    except RedlineBenchError as exc:   # e.g. an input .docx that cannot be opened
-        episode = Episode("errored", "input_error", {}, error=str(exc))
-    except Exception as exc:  # a bug in one trial is recorded with its traceback; the run goes on
-        if key.entrant.is_plugin:  # someone else's code: one line saying where, the traceback beside it
-            episode = Episode("errored", "exception", {"traceback": traceback.format_exc(limit=12)},
-                              error=f"agent {key.entrant.agent!r}: run() raised {_one_line(exc)}")
-        else:
-            episode = Episode("errored", "exception", {}, error=traceback.format_exc(limit=12))
-    metrics = {**metrics_record(task_id=task.task_id, model=key.label, agent=key.entrant.agent, trial=key.trial,
-                                status=episode.status, end_reason=episode.end_reason,
-                                started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                                finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                wall_s=round(time.perf_counter() - t0, 4)),
-               **episode.metrics}
+    metrics = await episode_metrics(agent, key.entrant, task, key.trial, staging)
     if carry:
         shutil.rmtree(staging / RESUME_DIR, ignore_errors=True)
         metrics.setdefault("resumed", {"continued": False, "reason": f"the {key.entrant.agent} agent does not "
                                                                       "continue an errored attempt"})
-    if episode.error:
-        metrics["error"] = redact(episode.error)
-    if episode.status != "errored" and not (staging / paths.REDLINE).is_file() and episode.end_reason != NO_OUTPUT:
-        metrics["status"] = "errored"
-        metrics["error"] = "the agent finished without writing redline.docx"
     write_json(staging / paths.METRICS, metrics)
     publish_dir(staging, layout.trial_dir(key.label, task.task_id, key.trial))
     return metrics
