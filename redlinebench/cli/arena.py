@@ -100,9 +100,9 @@ def _dry_run(spec: Any) -> None:
     models = [p.model for p in spec.players if p.agent == "llm" and p.model]
     missing = missing_keys(models, create_judge_list(spec.run_spec()), api_base=spec.api_base,
                            judge_api_base=spec.judge_api_base)
-    for model, keys in missing.items():
-        echo(f"warning: {model} needs {' or '.join(keys)}, which is not set (or empty); the tournament would refuse to "
-             "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
+    from .run import warn_missing_keys
+
+    warn_missing_keys(missing, "tournament")
     echo("nothing was run (--dry-run)")
 
 

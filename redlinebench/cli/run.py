@@ -279,14 +279,19 @@ def _dry_run(spec: Any, power_from: Path | None = None) -> None:
 
     models = [e.model for e in spec.entrants if e.agent == "llm" and e.model]
     missing = missing_keys(models, judges, api_base=spec.api_base, judge_api_base=spec.judge_api_base)
-    for model, keys in missing.items():
-        echo(f"warning: {model} needs {' or '.join(keys)}, which is not set (or empty); the run would refuse to "
-             "start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
+    warn_missing_keys(missing, "run")
     if not missing:
         echo("credentials: every model and judge has a key (or an explicit endpoint)")
     if power_from is not None:
         _planned_power(tasks, spec.trials, power_from)
     echo("nothing was run (--dry-run)")
+
+
+def warn_missing_keys(missing: dict[str, list[str]], what: str) -> None:
+    """A dry run's line per model whose key is not set (``what``: "run", "tournament")."""
+    for model, keys in missing.items():
+        echo(f"warning: {model} needs {' or '.join(keys)}, which is not set (or empty); the {what} would refuse "
+             "to start (set it, or use --skip-key-check if the provider authenticates another way)", err=True)
 
 
 def register(main: click.Group) -> None:
